@@ -1,0 +1,33 @@
+"""bpeviz: byte-level BPE that records every merge, for seeing how tokens are built.
+
+The public API, in a few explicit names (see each one's docstring):
+
+>>> import bpeviz
+>>> history = bpeviz.train("aaabdaaabac", 259, tie_break="lexmin")
+>>> [(step.pair, step.new_id) for step in history.steps]
+[((97, 97), 256), ((97, 98), 257), ((256, 257), 258)]
+>>> history.tokenizer.encode("aaabdaaabac")
+[258, 100, 258, 97, 99]
+
+Nothing here imports Streamlit; only ``bpeviz.ui`` does, for the app.
+"""
+
+from bpeviz.history import History, PairTable, Segmentation, train
+from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, PRETOKENIZERS, pretokenize
+from bpeviz.tokenizer import Tokenizer, TraceStep
+from bpeviz.train import TIE_BREAKS, MergeStep
+
+__all__ = [
+    "GPT2_SPLIT_PATTERN",
+    "GPT4_SPLIT_PATTERN",
+    "PRETOKENIZERS",
+    "TIE_BREAKS",
+    "History",
+    "MergeStep",
+    "PairTable",
+    "Segmentation",
+    "Tokenizer",
+    "TraceStep",
+    "pretokenize",
+    "train",
+]

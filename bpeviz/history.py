@@ -1,0 +1,226 @@
+"""The merge history: any step of training, shown instantly, without retraining.
+
+Storing the token sequence after every merge would cost text length × steps. Instead, for each
+boundary between two adjacent symbols we keep the step at which it vanished (``death``); a
+chunk edge never vanishes. Then, at step ``k``:
+
+- the tokens are the runs between boundaries still alive (``death > k``);
+- a token's id comes from the last merge inside it: ``base + max(death inside) - 1``
+  (a single symbol keeps its own id);
+- pair counts are those runs' neighbours, counted on the distinct chunks with their weights.
+
+All three are a few vectorised passes over arrays of a few bytes per text byte. The merges
+themselves are a prefix of the final list, so the tokenizer "as of step k" is free too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from bpeviz.corpus import base_size
+from bpeviz.tokenizer import Tokenizer
+from bpeviz.train import NEVER, MergeStep, Pair, TrainingRun, run_training
+
+
+@dataclass(frozen=True)
+class Segmentation:
+    """Tokens of the training text at one step: byte spans ``[starts, ends)`` and ``ids``."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    ids: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+@dataclass(frozen=True)
+class PairTable:
+    """Every adjacent pair at one step with its count, best first (ties in rule order).
+
+    ``first_positions`` is where each pair first occurs in the buffer of distinct chunks (the
+    order the ``first`` rule uses).
+    """
+
+    lefts: np.ndarray
+    rights: np.ndarray
+    counts: np.ndarray
+    first_positions: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    def pairs(self) -> list[Pair]:
+        return list(zip(self.lefts.tolist(), self.rights.tolist(), strict=True))
+
+    def as_dict(self) -> dict[Pair, int]:
+        return dict(zip(self.pairs(), self.counts.tolist(), strict=True))
+
+
+class History:
+    """A finished training run, queryable at any step ``k`` in ``0..len(steps)``.
+
+    Step ``k`` means "after the first ``k`` merges"; ``k = 0`` is the raw bytes.
+
+    >>> history = train("aaabdaaabac", 259)
+    >>> [step.token for step in history.steps]
+    [b'aa', b'aaa', b'aaab']
+    >>> [history.token_count(k) for k in range(4)]
+    [11, 9, 7, 5]
+    """
+
+    def __init__(self, run: TrainingRun) -> None:
+        self.run = run
+        self.steps: tuple[MergeStep, ...] = run.steps
+        self.stop_reason = run.stop_reason
+        self.text: bytes = run.corpus.text
+        self.base = base_size(run.corpus.end_of_word)
+        self.tokenizer = Tokenizer.from_merges(
+            [step.pair for step in self.steps],
+            pretokenizer=run.pretokenizer,
+            pattern=run.pattern,
+            special_tokens=run.special_tokens,
+            end_of_word=run.corpus.end_of_word,
+        )
+
+    @property
+    def merge_count(self) -> int:
+        return len(self.steps)
+
+    @property
+    def vocab_size(self) -> int:
+        """Bytes (and ``</w>``) plus merges; special tokens come after."""
+        return self.base + len(self.steps)
+
+    def _check_step(self, k: int) -> int:
+        if not 0 <= k <= len(self.steps):
+            raise ValueError(f"step {k} is out of range: choose 0..{len(self.steps)}")
+        return int(k)
+
+    def token_count(self, k: int) -> int:
+        """Tokens in the whole training text after ``k`` merges."""
+        k = self._check_step(k)
+        return self.steps[k - 1].tokens_after if k else self.run.corpus.symbol_count
+
+    def compression_ratio(self, k: int) -> float:
+        """Bytes per token after ``k`` merges (1.0 before any merge)."""
+        tokens = self.token_count(k)
+        return len(self.text) / tokens if tokens else 0.0
+
+    def tokenizer_at(self, k: int) -> Tokenizer:
+        """The tokenizer made of the first ``k`` merges (merges are a prefix: no retraining)."""
+        k = self._check_step(k)
+        return self.tokenizer.truncated(k)
+
+    @cached_property
+    def _full_death(self) -> np.ndarray:
+        """Death step of every boundary in the whole text (built once, on first use)."""
+        corpus = self.run.corpus
+        death = np.full(len(corpus.symbols), NEVER, dtype=np.int32)
+        chunk_positions = corpus.gather >= 0
+        death[chunk_positions] = self.run.death[corpus.gather[chunk_positions]]
+        death[corpus.special_inner] = 0  # inside a special token: joined from the start
+        return death
+
+    @cached_property
+    def _special_ids(self) -> np.ndarray:
+        ids = self.tokenizer.special_tokens
+        return np.array([ids[text] for text in self.run.corpus.special_texts], dtype=np.int64)
+
+    def segmentation(self, k: int) -> Segmentation:
+        """Token spans (byte offsets) and ids of the whole training text after ``k`` merges."""
+        k = self._check_step(k)
+        corpus = self.run.corpus
+        death = self._full_death
+        starts, ids = _tokens_at(death, corpus.symbols, k, self.base)
+        if len(corpus.special_starts):
+            where = np.searchsorted(starts, corpus.special_starts)
+            ids[where] = self._special_ids
+        offsets = corpus.symbol_offsets
+        ends = np.empty_like(starts)
+        ends[:-1] = starts[1:]
+        if len(starts):
+            ends[-1] = len(corpus.symbols)
+        return Segmentation(starts=offsets[starts], ends=offsets[ends], ids=ids)
+
+    def pair_table(self, k: int) -> PairTable:
+        """Every adjacent pair after ``k`` merges, with counts, ordered as the trainer chooses.
+
+        The first row is the pair merge ``k + 1`` picks (when there is one).
+        """
+        k = self._check_step(k)
+        corpus = self.run.corpus
+        starts, ids = _tokens_at(self.run.death, corpus.unique_symbols, k, self.base)
+        if len(starts) < 2:
+            empty = np.zeros(0, dtype=np.int64)
+            return PairTable(empty, empty, empty, empty)
+        joined = ~corpus.unique_chunk_start[starts[1:]]
+        lefts, rights = ids[:-1][joined], ids[1:][joined]
+        positions = starts[:-1][joined]
+        weights = corpus.unique_weights[positions]
+        codes = lefts * (1 << 21) + rights
+        unique_codes, first_index, inverse = np.unique(
+            codes, return_index=True, return_inverse=True
+        )
+        counts = np.bincount(inverse, weights=weights, minlength=len(unique_codes))
+        counts = counts.astype(np.int64)
+        pair_lefts, pair_rights = np.divmod(unique_codes, 1 << 21)
+        first_positions = positions[first_index]
+        rule = self.run.tie_break
+        if rule == "first":
+            order = np.lexsort((first_positions, -counts))
+        elif rule == "lexmin":
+            order = np.lexsort((pair_rights, pair_lefts, -counts))
+        else:
+            order = np.lexsort((-pair_rights, -pair_lefts, -counts))
+        return PairTable(
+            lefts=pair_lefts[order],
+            rights=pair_rights[order],
+            counts=counts[order],
+            first_positions=first_positions[order],
+        )
+
+
+def _tokens_at(
+    death: np.ndarray, symbols: np.ndarray, k: int, base: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Start positions and ids of the tokens after ``k`` merges, from boundary deaths."""
+    alive = death > k
+    starts = np.flatnonzero(alive)
+    if not len(starts):
+        return starts, np.zeros(0, dtype=np.int64)
+    inner = np.where(alive, -1, death)  # -1 at token starts, the merge step elsewhere
+    last_merge = np.maximum.reduceat(inner, starts)
+    ids = np.where(last_merge > 0, base + last_merge.astype(np.int64) - 1, symbols[starts])
+    return starts, ids.astype(np.int64)
+
+
+def train(
+    source: str | bytes,
+    vocab_size: int,
+    *,
+    pretokenizer: str = "bytes",
+    tie_break: str = "first",
+    special_tokens: tuple[str, ...] | list[str] = (),
+    end_of_word: bool = False,
+    min_frequency: int = 1,
+    pattern: str | None = None,
+    progress=None,
+) -> History:
+    """Train BPE and return its full :class:`History` (see :func:`bpeviz.train.run_training`)."""
+    return History(
+        run_training(
+            source,
+            vocab_size,
+            pretokenizer=pretokenizer,
+            tie_break=tie_break,
+            special_tokens=special_tokens,
+            end_of_word=end_of_word,
+            min_frequency=min_frequency,
+            pattern=pattern,
+            progress=progress,
+        )
+    )

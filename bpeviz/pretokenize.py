@@ -1,0 +1,167 @@
+"""Pre-tokenization: cut a text into the pieces that BPE merges inside of.
+
+BPE never merges across a piece boundary. Which pieces you get decides what tokens can exist:
+
+- ``bytes``: the whole text is one piece (minbpe's BasicTokenizer), so a token may span
+  words, spaces and punctuation.
+- ``gpt2`` / ``gpt4``: the published GPT-2 and cl100k split patterns, run with the ``regex``
+  package (they need ``\\p{L}`` and possessive quantifiers). A space sticks to the word after it.
+- ``words``: classic whitespace words, as in Sennrich et al. (2016). Words are pieces; the
+  whitespace between them is kept (so decoding gives the text back) but never merged. With
+  ``end_of_word=True`` each word ends in the ``</w>`` marker, a base symbol of its own.
+
+Special tokens (``<|endoftext|>``...) are cut out first and are never split or merged.
+
+Everything is bytes underneath: text that is not valid UTF-8 comes in through
+``surrogateescape``, so every byte survives the round trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
+
+import regex
+
+GPT2_SPLIT_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+GPT4_SPLIT_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+SPLIT_PATTERNS: dict[str, str] = {"gpt2": GPT2_SPLIT_PATTERN, "gpt4": GPT4_SPLIT_PATTERN}
+PRETOKENIZERS: tuple[str, ...] = ("bytes", "gpt2", "gpt4", "words")
+
+END_OF_WORD = "</w>"
+_WHITESPACE_RUN_GROUP = regex.compile(r"(\s+)")
+
+
+class PieceKind(Enum):
+    """What BPE may do with a piece of text."""
+
+    CHUNK = "chunk"  # merged inside, never across its edges
+    FIXED = "fixed"  # kept as raw bytes (whitespace in ``words`` mode)
+    SPECIAL = "special"  # one special token, never split
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A run of the text: its bytes and what BPE may do with it."""
+
+    data: bytes
+    kind: PieceKind
+
+
+def to_text(source: str | bytes) -> str:
+    """Bytes become a ``str`` that round-trips exactly (invalid UTF-8 via surrogateescape).
+
+    >>> to_text(b"caf\\xc3\\xa9 \\xff")
+    'café \\udcff'
+    """
+    if isinstance(source, bytes):
+        return source.decode("utf-8", errors="surrogateescape")
+    return source
+
+
+def to_bytes(text: str) -> bytes:
+    """The inverse of :func:`to_text`."""
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+def check_pretokenizer(name: str) -> None:
+    """Raise a ``ValueError`` naming the valid choices when ``name`` is not one of them."""
+    if name not in PRETOKENIZERS:
+        raise ValueError(
+            f"unknown pre-tokenizer {name!r}: choose one of {', '.join(PRETOKENIZERS)}"
+        )
+
+
+def split_specials(text: str, special_tokens: Iterable[str]) -> list[tuple[str, bool]]:
+    """Cut ``text`` around special tokens: ``[(part, is_special), ...]`` in text order.
+
+    Longer specials win over shorter ones that are their prefix.
+
+    >>> split_specials("a<|e|>b", ["<|e|>"])
+    [('a', False), ('<|e|>', True), ('b', False)]
+    """
+    specials = sorted({s for s in special_tokens if s}, key=len, reverse=True)
+    if not specials:
+        return [(text, False)] if text else []
+    pattern = regex.compile("(" + "|".join(regex.escape(s) for s in specials) + ")")
+    parts = pattern.split(text)
+    # split() with one capturing group alternates: plain, special, plain, special, ...
+    return [(part, index % 2 == 1) for index, part in enumerate(parts) if part]
+
+
+def split_pattern(text: str, pattern: str | regex.Pattern[str]) -> list[str]:
+    """Split with a regex; any text the pattern does not match is kept as its own piece.
+
+    Keeping the gaps means decoding always gives back the whole text, even for a custom
+    pattern that does not cover every character.
+    """
+    compiled = regex.compile(pattern) if isinstance(pattern, str) else pattern
+    pieces: list[str] = []
+    position = 0
+    for match in compiled.finditer(text):
+        if match.start() > position:
+            pieces.append(text[position : match.start()])
+        if match.end() > match.start():
+            pieces.append(match.group())
+        position = match.end()
+    if position < len(text):
+        pieces.append(text[position:])
+    return pieces
+
+
+def _split_plain(text: str, pretokenizer: str, pattern: str | None) -> list[Piece]:
+    if pretokenizer == "bytes" and pattern is None:
+        return [Piece(to_bytes(text), PieceKind.CHUNK)] if text else []
+    if pretokenizer == "words":
+        return [
+            Piece(to_bytes(part), PieceKind.FIXED if index % 2 else PieceKind.CHUNK)
+            for index, part in enumerate(_WHITESPACE_RUN_GROUP.split(text))
+            if part
+        ]
+    compiled = _compiled(pattern if pattern is not None else SPLIT_PATTERNS[pretokenizer])
+    # The published patterns match every character, so the faster findall() is exact.
+    exact = compiled.pattern in (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN)
+    parts = compiled.findall(text) if exact else split_pattern(text, compiled)
+    return [Piece(to_bytes(part), PieceKind.CHUNK) for part in parts]
+
+
+_COMPILED: dict[str, regex.Pattern[str]] = {}
+
+
+def _compiled(pattern: str) -> regex.Pattern[str]:
+    """Compile once per pattern (a handful of patterns exist; the dict stays tiny)."""
+    compiled = _COMPILED.get(pattern)
+    if compiled is None:
+        compiled = _COMPILED[pattern] = regex.compile(pattern)
+    return compiled
+
+
+def pretokenize(
+    source: str | bytes,
+    pretokenizer: str = "bytes",
+    *,
+    special_tokens: Iterable[str] = (),
+    pattern: str | None = None,
+) -> list[Piece]:
+    """Cut ``source`` into pieces, in text order; joining their bytes gives the text back.
+
+    ``pattern`` overrides the split pattern (a minbpe model may carry its own).
+
+    >>> [p.data for p in pretokenize("Hi there", "gpt2")]
+    [b'Hi', b' there']
+    >>> [(p.data, p.kind.value) for p in pretokenize("ab  c", "words")]
+    [(b'ab', 'chunk'), (b'  ', 'fixed'), (b'c', 'chunk')]
+    """
+    check_pretokenizer(pretokenizer)
+    text = to_text(source)
+    pieces: list[Piece] = []
+    for part, is_special in split_specials(text, special_tokens):
+        if is_special:
+            pieces.append(Piece(to_bytes(part), PieceKind.SPECIAL))
+        else:
+            pieces.extend(_split_plain(part, pretokenizer, pattern))
+    return pieces
