@@ -10,18 +10,19 @@ the earliest-appearing chunk that contains it.
 special tokens). Whitespace in ``words`` mode and special tokens are not chunks: they are
 kept so the text can be shown and decoded, but no pair is ever counted across or inside them.
 
-This module also knows how the full text maps onto the unique chunks, which is what lets the
-history rebuild the segmentation of the whole text at any step.
+How the full text maps onto the distinct chunks (:class:`TextLayout`) is only needed to show
+the text, so it is built on demand, from the text, by :func:`text_layout`.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from bpeviz.pretokenize import END_OF_WORD, PieceKind, pretokenize, to_bytes
+from bpeviz.pretokenize import END_OF_WORD, PieceKind, pretokenize_text, to_bytes
 
 BYTE_COUNT = 256
 END_OF_WORD_ID = 256  # the </w> marker, a base symbol after the 256 bytes when enabled
@@ -32,37 +33,32 @@ def base_size(end_of_word: bool) -> int:
     return BYTE_COUNT + 1 if end_of_word else BYTE_COUNT
 
 
+def symbol_bytes(symbol: int) -> bytes:
+    """What a base symbol shows as: its byte, or the ``</w>`` marker text."""
+    return to_bytes(END_OF_WORD) if symbol == END_OF_WORD_ID else bytes([symbol])
+
+
 @dataclass(frozen=True)
 class Corpus:
-    """A text cut into pieces, with its distinct chunks laid end to end for training.
+    """A text and its distinct chunks laid end to end: the sequence BPE trains on.
 
-    Full-text arrays (one entry per symbol of the text; a symbol is a byte or a ``</w>``):
-    ``symbols``, ``symbol_offsets`` (byte offset of each symbol, plus one final entry: the
-    text length), ``gather`` (position in the unique buffer of each chunk symbol, -1 for
-    whitespace and special-token symbols), ``special_starts``/``special_ids`` and
-    ``special_inner`` (symbols inside a special token, after its first).
-
-    Unique buffer (the training sequence): ``unique_symbols``, ``unique_weights`` (weight
-    of the chunk each position belongs to) and ``unique_chunk_start`` (True where a chunk
-    begins: no pair is ever counted across such a position).
+    ``unique_symbols`` is the buffer of chunks (bytes, and ``</w>`` after each chunk when
+    ``end_of_word``), ``unique_weights`` the weight of the chunk each position belongs to,
+    ``unique_chunk_start`` is True where a chunk begins (no pair is counted across it).
+    ``chunk_index`` maps each distinct chunk's text to its index, in order of appearance.
+    ``symbol_count`` is the number of tokens of the whole text before any merge.
     """
 
     text: bytes
+    pretokenizer: str
+    special_tokens: tuple[str, ...]
+    pattern: str | None
     end_of_word: bool
-    symbols: np.ndarray
-    symbol_offsets: np.ndarray
-    gather: np.ndarray
-    special_starts: np.ndarray
-    special_texts: tuple[str, ...]
-    special_inner: np.ndarray
+    chunk_index: dict[str, int]
     unique_symbols: np.ndarray
     unique_weights: np.ndarray
     unique_chunk_start: np.ndarray
-
-    @property
-    def symbol_count(self) -> int:
-        """Tokens of the text before any merge (a special token counts as one)."""
-        return int(len(self.symbols) - self.special_inner.sum())
+    symbol_count: int
 
 
 def build_corpus(
@@ -76,105 +72,152 @@ def build_corpus(
     """Cut ``source`` and lay out its distinct chunks in order of first appearance.
 
     >>> corpus = build_corpus("ab ab", "words")
-    >>> corpus.unique_symbols.tolist(), corpus.unique_weights.tolist()
-    ([97, 98], [2, 2])
+    >>> corpus.unique_symbols.tolist(), corpus.unique_weights.tolist(), corpus.symbol_count
+    ([97, 98], [2, 2], 5)
     """
-    pieces = pretokenize(source, pretokenizer, special_tokens=special_tokens, pattern=pattern)
-    marker = 1 if end_of_word else 0
-
-    unique_index: dict[bytes, int] = {}
-    chunk_counts: list[int] = []
-    piece_unique: list[int] = []  # per piece: its unique chunk, or -1
-    piece_lengths: list[int] = []  # per piece: number of symbols
-    special_piece_texts: list[str] = []
-    for piece in pieces:
-        if piece.kind is PieceKind.CHUNK:
-            index = unique_index.get(piece.data)
-            if index is None:
-                index = unique_index[piece.data] = len(chunk_counts)
-                chunk_counts.append(0)
-            chunk_counts[index] += 1
-            piece_unique.append(index)
-            piece_lengths.append(len(piece.data) + marker)
-        else:
-            piece_unique.append(-1)
-            piece_lengths.append(len(piece.data))
-            if piece.kind is PieceKind.SPECIAL:
-                special_piece_texts.append(piece.data.decode("utf-8", errors="surrogateescape"))
-
-    text = b"".join(piece.data for piece in pieces)
-    chunk_lengths = np.array([len(data) + marker for data in unique_index], dtype=np.int64)
-    unique_starts = np.zeros(len(chunk_lengths) + 1, dtype=np.int64)
-    np.cumsum(chunk_lengths, out=unique_starts[1:])
-    unique_symbols = _lay_out(list(unique_index), end_of_word)
-    unique_weights = np.repeat(np.array(chunk_counts, dtype=np.int64), chunk_lengths)
-    unique_chunk_start = np.zeros(len(unique_symbols), dtype=bool)
-    unique_chunk_start[unique_starts[:-1]] = True
-
-    lengths = np.array(piece_lengths, dtype=np.int64)
-    piece_starts = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=piece_starts[1:])
-    total = int(piece_starts[-1])
-    owner = np.repeat(np.arange(len(lengths)), lengths)  # piece of each symbol
-    uniques = np.array(piece_unique, dtype=np.int64)
-    within = np.arange(total, dtype=np.int64) - piece_starts[:-1][owner]
-    owner_unique = uniques[owner] if total else np.zeros(0, dtype=np.int64)
-    gather = np.where(owner_unique >= 0, unique_starts[:-1][owner_unique] + within, -1)
-
-    is_chunk_piece = uniques >= 0
-    if end_of_word:
-        symbols = np.empty(total, dtype=np.int32)
-        chunk_positions = gather >= 0
-        symbols[chunk_positions] = unique_symbols[gather[chunk_positions]]
-        # Non-chunk symbols are plain bytes of the text, in order.
-        is_marker = symbols == END_OF_WORD_ID
-        is_marker &= chunk_positions
-        byte_of_symbol = np.cumsum(~is_marker) - 1
-        text_array = np.frombuffer(text, dtype=np.uint8).astype(np.int32)
-        symbols[~chunk_positions] = text_array[byte_of_symbol[~chunk_positions]]
-        offsets = np.zeros(total + 1, dtype=np.int64)
-        np.cumsum(~is_marker, out=offsets[1:])
+    specials = tuple(special_tokens)
+    parts, kinds = pretokenize_text(source, pretokenizer, special_tokens=specials, pattern=pattern)
+    if kinds.count(PieceKind.CHUNK) == len(kinds):
+        chunk_counts = Counter(parts)  # keeps first-appearance order
+        other_symbols = 0
     else:
-        symbols = np.frombuffer(text, dtype=np.uint8).astype(np.int32)
-        offsets = np.arange(total + 1, dtype=np.int64)
+        chunk_counts = Counter(
+            part for part, kind in zip(parts, kinds, strict=True) if kind is PieceKind.CHUNK
+        )
+        other_symbols = sum(
+            1 if kind is PieceKind.SPECIAL else len(to_bytes(part))
+            for part, kind in zip(parts, kinds, strict=True)
+            if kind is not PieceKind.CHUNK
+        )
+    del parts, kinds
 
-    is_special_piece = (~is_chunk_piece) & np.array(
-        [piece.kind is PieceKind.SPECIAL for piece in pieces], dtype=bool
-    )
-    special_starts = piece_starts[:-1][is_special_piece]
-    special_inner = np.zeros(total, dtype=bool)
-    if len(special_starts):
-        special_inner[is_special_piece[owner]] = True
-        special_inner[special_starts] = False
-
+    marker = 1 if end_of_word else 0
+    chunks = [to_bytes(part) for part in chunk_counts]
+    counts = np.fromiter(chunk_counts.values(), dtype=np.int64, count=len(chunks))
+    lengths = np.fromiter((len(chunk) + marker for chunk in chunks), np.int64, len(chunks))
+    starts = np.zeros(len(chunks) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    unique_symbols = _lay_out(chunks, end_of_word)
+    unique_chunk_start = np.zeros(len(unique_symbols), dtype=bool)
+    unique_chunk_start[starts[:-1]] = True
+    source_text = source if isinstance(source, str) else None
     return Corpus(
-        text=text,
+        text=to_bytes(source_text) if source_text is not None else bytes(source),
+        pretokenizer=pretokenizer,
+        special_tokens=specials,
+        pattern=pattern,
         end_of_word=end_of_word,
-        symbols=symbols,
-        symbol_offsets=offsets,
-        gather=gather,
-        special_starts=special_starts,
-        special_texts=tuple(special_piece_texts),
-        special_inner=special_inner,
+        chunk_index={part: index for index, part in enumerate(chunk_counts)},
         unique_symbols=unique_symbols,
-        unique_weights=unique_weights,
+        unique_weights=np.repeat(counts, lengths),
         unique_chunk_start=unique_chunk_start,
+        symbol_count=int((counts * lengths).sum()) + other_symbols,
     )
 
 
 def _lay_out(chunks: list[bytes], end_of_word: bool) -> np.ndarray:
     """Concatenate chunks into one symbol array (``</w>`` after each one when asked)."""
+    joined = np.frombuffer(b"".join(chunks), dtype=np.uint8).astype(np.int32)
     if not end_of_word:
-        return np.frombuffer(b"".join(chunks), dtype=np.uint8).astype(np.int32)
-    lengths = np.array([len(chunk) + 1 for chunk in chunks], dtype=np.int64)
-    symbols = np.full(int(lengths.sum()), END_OF_WORD_ID, dtype=np.int32)
-    ends = np.cumsum(lengths) - 1  # marker positions
+        return joined
+    ends = np.cumsum([len(chunk) + 1 for chunk in chunks], dtype=np.int64) - 1
+    symbols = np.full(len(joined) + len(chunks), END_OF_WORD_ID, dtype=np.int32)
     is_byte = np.ones(len(symbols), dtype=bool)
     is_byte[ends] = False
-    symbols[is_byte] = np.frombuffer(b"".join(chunks), dtype=np.uint8)
+    symbols[is_byte] = joined
     return symbols
 
 
-def symbol_bytes(symbol: int) -> bytes:
-    """What a base symbol shows as: its byte, or the ``</w>`` marker text."""
-    return to_bytes(END_OF_WORD) if symbol == END_OF_WORD_ID else bytes([symbol])
+@dataclass(frozen=True)
+class TextLayout:
+    """The whole text as symbols (bytes, and ``</w>`` after each word when used).
+
+    ``symbol_offsets`` holds each symbol's byte offset in the text plus a final entry, the
+    text length (a ``</w>`` takes no bytes). ``gather`` is each symbol's position in the
+    buffer of distinct chunks, or -1 for whitespace and special-token symbols.
+    ``special_starts`` are where special tokens begin (``special_texts`` says which), and
+    ``special_inner`` marks their other symbols.
+    """
+
+    symbols: np.ndarray
+    symbol_offsets: np.ndarray
+    gather: np.ndarray
+    special_starts: np.ndarray
+    special_texts: tuple[str, ...]
+    special_inner: np.ndarray
+
+
+def text_layout(corpus: Corpus) -> TextLayout:
+    """Map every symbol of the text onto the chunk buffer (vectorised; once per history)."""
+    parts, kinds = pretokenize_text(
+        corpus.text,
+        corpus.pretokenizer,
+        special_tokens=corpus.special_tokens,
+        pattern=corpus.pattern,
+    )
+    chunk_index = corpus.chunk_index
+    codes = np.fromiter(
+        (
+            chunk_index[part] if kind is PieceKind.CHUNK else -1
+            for part, kind in zip(parts, kinds, strict=True)
+        ),
+        dtype=np.int64,
+        count=len(parts),
+    )
+    is_chunk_piece = codes >= 0
+    unique_starts = np.flatnonzero(corpus.unique_chunk_start)
+    chunk_lengths = np.diff(np.append(unique_starts, len(corpus.unique_symbols)))
+    piece_lengths = np.fromiter(
+        (
+            0 if kind is PieceKind.CHUNK else len(to_bytes(part))
+            for part, kind in zip(parts, kinds, strict=True)
+        ),
+        dtype=np.int64,
+        count=len(parts),
+    )
+    piece_lengths[is_chunk_piece] = chunk_lengths[codes[is_chunk_piece]]
+    is_special_piece = np.array([kind is PieceKind.SPECIAL for kind in kinds], dtype=bool)
+    special_texts = tuple(
+        part for part, kind in zip(parts, kinds, strict=True) if kind is PieceKind.SPECIAL
+    )
+    del parts, kinds
+
+    piece_starts = np.zeros(len(piece_lengths) + 1, dtype=np.int64)
+    np.cumsum(piece_lengths, out=piece_starts[1:])
+    total = int(piece_starts[-1])
+    owner = np.repeat(np.arange(len(piece_lengths)), piece_lengths)  # piece of each symbol
+    within = np.arange(total, dtype=np.int64) - piece_starts[:-1][owner]
+    owner_code = codes[owner]
+    gather = (
+        np.where(owner_code >= 0, unique_starts[np.maximum(owner_code, 0)] + within, -1)
+        if len(unique_starts)
+        else np.full(total, -1, dtype=np.int64)
+    )
+
+    text_bytes = np.frombuffer(corpus.text, dtype=np.uint8).astype(np.int32)
+    if corpus.end_of_word:
+        chunk_positions = gather >= 0
+        symbols = np.empty(total, dtype=np.int32)
+        symbols[chunk_positions] = corpus.unique_symbols[gather[chunk_positions]]
+        is_marker = chunk_positions & (symbols == END_OF_WORD_ID)
+        byte_of_symbol = np.cumsum(~is_marker) - 1
+        symbols[~chunk_positions] = text_bytes[byte_of_symbol[~chunk_positions]]
+        offsets = np.zeros(total + 1, dtype=np.int64)
+        np.cumsum(~is_marker, out=offsets[1:])
+    else:
+        symbols = text_bytes
+        offsets = np.arange(total + 1, dtype=np.int64)
+
+    special_starts = piece_starts[:-1][is_special_piece]
+    special_inner = np.zeros(total, dtype=bool)
+    if len(special_starts):
+        special_inner[is_special_piece[owner]] = True
+        special_inner[special_starts] = False
+    return TextLayout(
+        symbols=symbols,
+        symbol_offsets=offsets,
+        gather=gather,
+        special_starts=special_starts,
+        special_texts=special_texts,
+        special_inner=special_inner,
+    )

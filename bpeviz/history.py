@@ -20,7 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
-from bpeviz.corpus import base_size
+from bpeviz.corpus import TextLayout, base_size, text_layout
 from bpeviz.tokenizer import Tokenizer
 from bpeviz.train import NEVER, MergeStep, Pair, TrainingRun, run_training
 
@@ -116,35 +116,61 @@ class History:
         return self.tokenizer.truncated(k)
 
     @cached_property
+    def _layout(self) -> TextLayout:
+        return text_layout(self.run.corpus)
+
+    @cached_property
     def _full_death(self) -> np.ndarray:
         """Death step of every boundary in the whole text (built once, on first use)."""
-        corpus = self.run.corpus
-        death = np.full(len(corpus.symbols), NEVER, dtype=np.int32)
-        chunk_positions = corpus.gather >= 0
-        death[chunk_positions] = self.run.death[corpus.gather[chunk_positions]]
-        death[corpus.special_inner] = 0  # inside a special token: joined from the start
+        layout = self._layout
+        death = np.full(len(layout.symbols), NEVER, dtype=np.int32)
+        chunk_positions = layout.gather >= 0
+        death[chunk_positions] = self.run.death[layout.gather[chunk_positions]]
+        death[layout.special_inner] = 0  # inside a special token: joined from the start
         return death
 
     @cached_property
     def _special_ids(self) -> np.ndarray:
         ids = self.tokenizer.special_tokens
-        return np.array([ids[text] for text in self.run.corpus.special_texts], dtype=np.int64)
+        return np.array([ids[text] for text in self._layout.special_texts], dtype=np.int64)
 
     def segmentation(self, k: int) -> Segmentation:
         """Token spans (byte offsets) and ids of the whole training text after ``k`` merges."""
         k = self._check_step(k)
-        corpus = self.run.corpus
-        death = self._full_death
-        starts, ids = _tokens_at(death, corpus.symbols, k, self.base)
-        if len(corpus.special_starts):
-            where = np.searchsorted(starts, corpus.special_starts)
+        layout = self._layout
+        starts, ids = _tokens_at(self._full_death, layout.symbols, k, self.base)
+        if len(layout.special_starts):
+            where = np.searchsorted(starts, layout.special_starts)
             ids[where] = self._special_ids
-        offsets = corpus.symbol_offsets
+        offsets = layout.symbol_offsets
         ends = np.empty_like(starts)
         ends[:-1] = starts[1:]
         if len(starts):
-            ends[-1] = len(corpus.symbols)
+            ends[-1] = len(layout.symbols)
         return Segmentation(starts=offsets[starts], ends=offsets[ends], ids=ids)
+
+    def tied_pairs(self, step: int) -> list[Pair]:
+        """Every pair that shared the top count at merge ``step`` (1-based), winner first.
+
+        The trainer records only the first few (``MergeStep.tied``); this recounts them all
+        from the pair table just before that merge.
+        """
+        if not 1 <= step <= len(self.steps):
+            raise ValueError(f"merge {step} does not exist: choose 1..{len(self.steps)}")
+        table = self.pair_table(step - 1)
+        top = int(np.count_nonzero(table.counts == self.steps[step - 1].count))
+        return table.pairs()[:top] if top > 1 else []
+
+    def memory_bytes(self) -> int:
+        """Approximate size of what the history keeps (arrays, merge records, the text)."""
+        arrays = [self.run.death, self.run.corpus.unique_symbols, self.run.corpus.unique_weights]
+        arrays.append(self.run.corpus.unique_chunk_start)
+        if "_full_death" in self.__dict__:
+            layout = self._layout
+            arrays += [self._full_death, layout.symbols, layout.symbol_offsets, layout.gather]
+            arrays.append(layout.special_inner)
+        step_bytes = 200 * len(self.steps)  # a MergeStep with its token and small tuples
+        return len(self.text) + step_bytes + sum(int(array.nbytes) for array in arrays)
 
     def pair_table(self, k: int) -> PairTable:
         """Every adjacent pair after ``k`` merges, with counts, ordered as the trainer chooses.
@@ -161,14 +187,20 @@ class History:
         lefts, rights = ids[:-1][joined], ids[1:][joined]
         positions = starts[:-1][joined]
         weights = corpus.unique_weights[positions]
-        codes = lefts * (1 << 21) + rights
-        unique_codes, first_index, inverse = np.unique(
-            codes, return_index=True, return_inverse=True
+        # Group equal pairs with one stable argsort over compact codes (int32 when they fit,
+        # which sorts much faster): the first of each group is its first occurrence.
+        width = int(ids.max()) + 1
+        code_type = np.int32 if width * width < 2**31 else np.int64
+        codes = (lefts * width + rights).astype(code_type)
+        order = np.argsort(codes, kind="stable")
+        sorted_codes = codes[order]
+        group_starts = np.flatnonzero(
+            np.concatenate(([True], sorted_codes[1:] != sorted_codes[:-1]))
         )
-        counts = np.bincount(inverse, weights=weights, minlength=len(unique_codes))
-        counts = counts.astype(np.int64)
-        pair_lefts, pair_rights = np.divmod(unique_codes, 1 << 21)
-        first_positions = positions[first_index]
+        unique_codes = sorted_codes[group_starts].astype(np.int64)
+        counts = np.add.reduceat(weights[order], group_starts).astype(np.int64)
+        first_positions = positions[order[group_starts]]
+        pair_lefts, pair_rights = np.divmod(unique_codes, width)
         rule = self.run.tie_break
         if rule == "first":
             order = np.lexsort((first_positions, -counts))

@@ -18,6 +18,7 @@ Everything is bytes underneath: text that is not valid UTF-8 comes in through
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
@@ -30,6 +31,22 @@ GPT4_SPLIT_PATTERN = (
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
 SPLIT_PATTERNS: dict[str, str] = {"gpt2": GPT2_SPLIT_PATTERN, "gpt4": GPT4_SPLIT_PATTERN}
+
+# The same patterns for pure-ASCII text, where \p{L} is [a-zA-Z], \p{N} is [0-9] and \s
+# (with re.ASCII) is exactly Unicode's White_Space: the standard library's ``re`` runs them
+# about twice as fast as ``regex``. The tests hold both to identical splits on ASCII text.
+_ASCII_EQUIVALENTS: dict[str, str] = {
+    GPT2_SPLIT_PATTERN: (
+        r"""'(?:[sdmt]|ll|ve|re)| ?[a-zA-Z]+| ?[0-9]+| ?[^\sa-zA-Z0-9]+|\s+(?!\S)|\s+"""
+    ),
+    GPT4_SPLIT_PATTERN: (
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\na-zA-Z0-9]?+[a-zA-Z]++|[0-9]{1,3}+"""
+        r"""| ?[^\sa-zA-Z0-9]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+    ),
+}
+_ASCII_COMPILED = {
+    pattern: re.compile(equivalent, re.ASCII) for pattern, equivalent in _ASCII_EQUIVALENTS.items()
+}
 PRETOKENIZERS: tuple[str, ...] = ("bytes", "gpt2", "gpt4", "words")
 
 END_OF_WORD = "</w>"
@@ -113,20 +130,30 @@ def split_pattern(text: str, pattern: str | regex.Pattern[str]) -> list[str]:
     return pieces
 
 
-def _split_plain(text: str, pretokenizer: str, pattern: str | None) -> list[Piece]:
+def _split_plain(
+    text: str, pretokenizer: str, pattern: str | None, parts: list[str], kinds: list[PieceKind]
+) -> None:
+    """Append the pieces of ``text`` (which holds no special token) to ``parts``/``kinds``."""
     if pretokenizer == "bytes" and pattern is None:
-        return [Piece(to_bytes(text), PieceKind.CHUNK)] if text else []
-    if pretokenizer == "words":
-        return [
-            Piece(to_bytes(part), PieceKind.FIXED if index % 2 else PieceKind.CHUNK)
-            for index, part in enumerate(_WHITESPACE_RUN_GROUP.split(text))
-            if part
-        ]
-    compiled = _compiled(pattern if pattern is not None else SPLIT_PATTERNS[pretokenizer])
-    # The published patterns match every character, so the faster findall() is exact.
-    exact = compiled.pattern in (GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN)
-    parts = compiled.findall(text) if exact else split_pattern(text, compiled)
-    return [Piece(to_bytes(part), PieceKind.CHUNK) for part in parts]
+        found = [text] if text else []
+        parts.extend(found)
+        kinds.extend([PieceKind.CHUNK] * len(found))
+    elif pretokenizer == "words":
+        # split() with a group alternates word, whitespace, word, ... (empty strings dropped)
+        for index, part in enumerate(_WHITESPACE_RUN_GROUP.split(text)):
+            if part:
+                parts.append(part)
+                kinds.append(PieceKind.FIXED if index % 2 else PieceKind.CHUNK)
+    else:
+        chosen = pattern if pattern is not None else SPLIT_PATTERNS[pretokenizer]
+        if chosen in _ASCII_COMPILED:
+            # The published patterns match every character, so findall() is exact.
+            fast = _ASCII_COMPILED[chosen] if text.isascii() else _compiled(chosen)
+            found = fast.findall(text)
+        else:
+            found = split_pattern(text, _compiled(chosen))
+        parts.extend(found)
+        kinds.extend([PieceKind.CHUNK] * len(found))
 
 
 _COMPILED: dict[str, regex.Pattern[str]] = {}
@@ -138,6 +165,30 @@ def _compiled(pattern: str) -> regex.Pattern[str]:
     if compiled is None:
         compiled = _COMPILED[pattern] = regex.compile(pattern)
     return compiled
+
+
+def pretokenize_text(
+    source: str | bytes,
+    pretokenizer: str = "bytes",
+    *,
+    special_tokens: Iterable[str] = (),
+    pattern: str | None = None,
+) -> tuple[list[str], list[PieceKind]]:
+    """Like :func:`pretokenize`, as two parallel lists of ``str`` parts and their kinds.
+
+    A book has hundreds of thousands of pieces; plain lists keep cutting it cheap.
+    """
+    check_pretokenizer(pretokenizer)
+    text = to_text(source)
+    parts: list[str] = []
+    kinds: list[PieceKind] = []
+    for part, is_special in split_specials(text, special_tokens):
+        if is_special:
+            parts.append(part)
+            kinds.append(PieceKind.SPECIAL)
+        else:
+            _split_plain(part, pretokenizer, pattern, parts, kinds)
+    return parts, kinds
 
 
 def pretokenize(
@@ -156,12 +207,7 @@ def pretokenize(
     >>> [(p.data, p.kind.value) for p in pretokenize("ab  c", "words")]
     [(b'ab', 'chunk'), (b'  ', 'fixed'), (b'c', 'chunk')]
     """
-    check_pretokenizer(pretokenizer)
-    text = to_text(source)
-    pieces: list[Piece] = []
-    for part, is_special in split_specials(text, special_tokens):
-        if is_special:
-            pieces.append(Piece(to_bytes(part), PieceKind.SPECIAL))
-        else:
-            pieces.extend(_split_plain(part, pretokenizer, pattern))
-    return pieces
+    parts, kinds = pretokenize_text(
+        source, pretokenizer, special_tokens=special_tokens, pattern=pattern
+    )
+    return [Piece(to_bytes(part), kind) for part, kind in zip(parts, kinds, strict=True)]
