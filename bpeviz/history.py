@@ -78,12 +78,16 @@ class History:
         self.stop_reason = run.stop_reason
         self.text: bytes = run.corpus.text
         self.base = base_size(run.corpus.end_of_word)
-        self.tokenizer = Tokenizer.from_merges(
+
+    @cached_property
+    def tokenizer(self) -> Tokenizer:
+        """The trained tokenizer: all the merges, special tokens after them."""
+        return Tokenizer.from_merges(
             [step.pair for step in self.steps],
-            pretokenizer=run.pretokenizer,
-            pattern=run.pattern,
-            special_tokens=run.special_tokens,
-            end_of_word=run.corpus.end_of_word,
+            pretokenizer=self.run.pretokenizer,
+            pattern=self.run.pattern,
+            special_tokens=self.run.special_tokens,
+            end_of_word=self.run.corpus.end_of_word,
         )
 
     @property

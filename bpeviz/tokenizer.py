@@ -101,6 +101,8 @@ class Tokenizer:
             (left, right): (rank, new) for rank, (left, right, new) in enumerate(self.merges)
         }
         self._special_by_id = {token_id: text for text, token_id in self.special_tokens.items()}
+        if len(self._special_by_id) < len(self.special_tokens):
+            raise ValueError("two special tokens share one id: give each its own id")
         for text, token_id in self.special_tokens.items():
             if token_id in self.vocab:
                 raise ValueError(f"special token {text!r} reuses id {token_id} of the vocabulary")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ TIE_BREAK_DESCRIPTIONS: dict[str, str] = {
     "lexmax": "the tied pair with the largest token ids",
 }
 MAX_VOCAB_SIZE = 1_000_000
-MAX_TIED_RECORDED = 5
+MAX_TIED_RECORDED = 3
 NEVER = np.iinfo(np.int32).max  # a boundary that no merge removes (a chunk edge)
 SHIFT = 21  # pair key: left << SHIFT | right (ids stay below 2**21 > MAX_VOCAB_SIZE)
 MASK = (1 << SHIFT) - 1
@@ -162,6 +163,8 @@ def run_training(
     with _gc_paused():
         trainer = _IncrementalTrainer(corpus, base, tie_break)
         steps, stop_reason = trainer.run(vocab_size - base, min_frequency, progress)
+        death = np.array(trainer.death, dtype=np.int32)
+        del trainer  # freed by reference counting, before the collector is back
     return TrainingRun(
         corpus=corpus,
         pretokenizer=pretokenizer,
@@ -171,7 +174,7 @@ def run_training(
         requested_vocab_size=vocab_size,
         steps=tuple(steps),
         stop_reason=stop_reason,
-        death=np.array(trainer.death, dtype=np.int32),
+        death=death,
     )
 
 
@@ -179,18 +182,23 @@ class _IncrementalTrainer:
     """The merge loop over a linked list of tokens (see the module docstring).
 
     A pair ``(a, b)`` is keyed by the int ``a << SHIFT | b`` (cheaper to hash than a tuple).
-    Two facts keep the bookkeeping small and exact:
+    Three facts keep the bookkeeping small and exact:
 
     - every occurrence of a pair is born in one merge (the one that creates the later of
       its two tokens; for two bytes, at the start), so each pair's position list is sorted
       and free of duplicates, and a pair's first occurrence only ever moves right;
-    - heap entries may be stale, but never better than the truth (counts only drop, first
+    - no count ever grows past the current top: counts only drop, and a new pair occurs at
+      most as often as the merge that made it. So pairs wait in buckets by count, and only
+      the top bucket needs ordering (a small heap by the tie rule); the others are plain
+      lists, heapified when the top reaches them;
+    - queued entries may be stale, but never better than the truth (counts only drop, first
       positions only grow), so the first entry that checks out is the true best pair.
     """
 
     def __init__(self, corpus: Corpus, base: int, tie_break: str) -> None:
         self.base = base
         self.tie_break = tie_break
+        self.first_rule = tie_break == "first"
         symbols = corpus.unique_symbols
         size = len(symbols)
         self.seq: list[int] = symbols.tolist()  # token id at each live position, -1 if dead
@@ -220,22 +228,30 @@ class _IncrementalTrainer:
             key: sorted_positions[bounds[index] : bounds[index + 1]].tolist()
             for index, key in enumerate(unique_keys.tolist())
         }
-        self.heap: list[tuple[int, ...]] = [
-            self._entry(key, count, self.where[key][0]) for key, count in self.counts.items()
-        ]
-        heapq.heapify(self.heap)
+        self.buckets: dict[int, list[tuple[int, int]]] = {}
+        self.top = max(totals, default=0)
+        for key, count in self.counts.items():
+            self.buckets.setdefault(count, []).append((self._rank(key, self.where[key][0]), key))
+        if self.top:
+            heapq.heapify(self.buckets[self.top])
 
-    def _entry(self, key: int, count: int, first_position: int) -> tuple[int, ...]:
-        """Heap entry: most frequent first, then the tie rule's preference."""
-        if self.tie_break == "first":
-            return (-count, first_position, key)
-        if self.tie_break == "lexmin":
-            return (-count, key)
-        return (-count, -key)
+    def _rank(self, key: int, first_position: int) -> int:
+        """Order inside a bucket (smaller is better): the tie rule's preference."""
+        if self.first_rule:
+            return first_position
+        return key if self.tie_break == "lexmin" else -key
 
-    def _key_of(self, entry: tuple[int, ...]) -> int:
-        key = entry[-1]
-        return -key if self.tie_break == "lexmax" else key
+    def _queue(self, key: int, count: int) -> None:
+        """Put a pair in its count's bucket (a heap only for the top bucket)."""
+        entry = (self._rank(key, self._first_live(key) if self.first_rule else 0), key)
+        if count == self.top:
+            heapq.heappush(self.buckets[self.top], entry)
+        else:
+            bucket = self.buckets.get(count)
+            if bucket is None:
+                self.buckets[count] = [entry]
+            else:
+                bucket.append(entry)
 
     def run(
         self, merges_wanted: int, min_frequency: int, progress: ProgressCallback | None
@@ -251,14 +267,14 @@ class _IncrementalTrainer:
                     "(every piece of the text is already a single token)"
                 )
                 break
-            count = self.counts[best]
+            count = self.top
             if count < min_frequency:
                 reason = (
                     f"stopped after {step - 1} merges: the most frequent pair occurs "
                     f"{count} time(s), below the minimum frequency {min_frequency}"
                 )
                 break
-            tied, more_tied = self._tied_with(best, count)
+            tied, more_tied = self._tied_with(best)
             pair = (best >> SHIFT, best & MASK)
             new_id = self.base + step - 1
             self.token_bytes.append(self.token_bytes[pair[0]] + self.token_bytes[pair[1]])
@@ -286,7 +302,9 @@ class _IncrementalTrainer:
         """Whether the pair ``key`` still occurs at ``position``."""
         seq = self.seq
         following = self.nxt[position]
-        return seq[position] == key >> SHIFT and following >= 0 and seq[following] == key & MASK
+        return (
+            seq[position] == key >> SHIFT and following >= 0 and seq[following] == key & MASK
+        )
 
     def _first_live(self, key: int) -> int:
         """First position where the pair occurs; dead positions before it are dropped."""
@@ -299,54 +317,106 @@ class _IncrementalTrainer:
         return positions[0]
 
     def _pop_best(self) -> int | None:
-        """Pop the best pair's key; stale entries are re-queued at their true priority."""
-        heap, counts, first_rule = self.heap, self.counts, self.tie_break == "first"
-        while heap:
-            entry = heapq.heappop(heap)
-            key = self._key_of(entry)
+        """Pop the best pair's key, moving down to lower buckets as the top one empties."""
+        while self.top > 0:
+            key = self._pop_top()
+            if key is not None:
+                return key
+            del self.buckets[self.top]
+            self.top -= 1
+            while self.top > 0 and self.top not in self.buckets:
+                self.top -= 1
+            if self.top:
+                heapq.heapify(self.buckets[self.top])
+        return None
+
+    def _pop_top(self) -> int | None:
+        """Pop the best valid pair of the top bucket, or None when it has none left.
+
+        A stale entry (its pair's count dropped, or its first occurrence moved) is queued
+        again where it now belongs.
+        """
+        bucket, counts, top = self.buckets.get(self.top), self.counts, self.top
+        while bucket:
+            rank, key = heapq.heappop(bucket)
             current = counts.get(key, 0)
-            if current <= 0:
+            if current != top:
+                if current > 0:
+                    self._queue(key, current)
                 continue
-            if current != -entry[0]:
-                heapq.heappush(heap, self._entry(key, current, self._first_live(key)))
-                continue
-            if first_rule and not self._is_live(key, entry[1]):
-                heapq.heappush(heap, self._entry(key, current, self._first_live(key)))
+            if self.first_rule and not self._is_live(key, rank):
+                heapq.heappush(bucket, (self._first_live(key), key))
                 continue
             return key
         return None
 
-    def _tied_with(self, best: int, count: int) -> tuple[list[int], bool]:
+    def _tied_with(self, best: int) -> tuple[list[int], bool]:
         """The winner and up to ``MAX_TIED_RECORDED - 1`` runners-up with the same count.
 
-        Runners-up are popped in the rule's order and pushed back. Whether more pairs tied
-        is known without counting them all; ``History.tied_pairs`` lists every one.
+        Runners-up are popped in the rule's order and put back. Whether more pairs tied is
+        known without listing them all; ``History.tied_pairs`` recounts every one.
         """
-        heap = self.heap
         runners_up: list[int] = []
-        while len(runners_up) < MAX_TIED_RECORDED - 1:
-            if not heap or heap[0][0] != -count:
-                break
-            key = self._pop_best()
+        more = False
+        while True:
+            key = self._pop_top()
             if key is None:
                 break
-            if self.counts[key] != count:
-                heapq.heappush(heap, self._entry(key, self.counts[key], self._first_live(key)))
-                break
             runners_up.append(key)
-        more = bool(heap) and heap[0][0] == -count and self._has_valid_top(count)
+            if len(runners_up) == MAX_TIED_RECORDED:
+                more = True
+                break
+        bucket = self.buckets[self.top]
         for key in runners_up:
-            heapq.heappush(heap, self._entry(key, count, self._first_live(key)))
-        return ([best, *runners_up] if runners_up else []), more
+            heapq.heappush(bucket, (self._rank(key, self.where[key][0]), key))
+        recorded = runners_up[: MAX_TIED_RECORDED - 1]
+        return ([best, *recorded] if recorded else []), more
 
-    def _has_valid_top(self, count: int) -> bool:
-        """Whether another pair with ``count`` is still queued (stale entries are fixed)."""
-        key = self._pop_best()
-        if key is None:
-            return False
-        current = self.counts[key]
-        heapq.heappush(self.heap, self._entry(key, current, self._first_live(key)))
-        return current == count
+    def _record_new_pairs(
+        self,
+        left_positions: dict[int, list[int]],
+        left_counts: dict[int, int],
+        right_positions: dict[int, list[int]],
+        right_counts: dict[int, int],
+        new_id: int,
+    ) -> None:
+        """Count and queue the pairs a merge created (this runs ~50,000 times a megabyte,
+        hence the inlined checks)."""
+        counts, where, buckets, top = self.counts, self.where, self.buckets, self.top
+        seq, nxt = self.seq, self.nxt
+        first_rule, lexmax = self.first_rule, self.tie_break == "lexmax"
+        new_high = new_id << SHIFT
+        for side_counts, side_positions, left_side in (
+            (left_counts, left_positions, True),
+            (right_counts, right_positions, False),
+        ):
+            for other, count in side_counts.items():
+                if count <= 0:
+                    continue
+                key = (other << SHIFT) | new_id if left_side else new_high | other
+                positions = side_positions[other]
+                counts[key] = count
+                where[key] = positions
+                if first_rule:
+                    first = positions[0]
+                    following = nxt[first]
+                    if not (
+                        seq[first] == key >> SHIFT
+                        and following >= 0
+                        and seq[following] == key & MASK
+                    ):
+                        first = self._first_live(key)
+                    entry = (first, key)
+                else:
+                    entry = (-key if lexmax else key, key)
+                if count == top:
+                    heapq.heappush(buckets[top], entry)
+                else:
+                    bucket = buckets.get(count)
+                    if bucket is None:
+                        buckets[count] = [entry]
+                    else:
+                        bucket.append(entry)
 
     def _merge(self, best: int, new_id: int, step: int) -> int:
         """Replace the pair left to right, keeping neighbours' counts right; return merges.
@@ -357,10 +427,10 @@ class _IncrementalTrainer:
         a, b = best >> SHIFT, best & MASK
         seq, nxt, prv, weight, death = self.seq, self.nxt, self.prv, self.weight, self.death
         counts = self.counts
-        left_positions: dict[int, list[int]] = {}
-        left_counts: dict[int, int] = {}
-        right_positions: dict[int, list[int]] = {}
-        right_counts: dict[int, int] = {}
+        left_positions: defaultdict[int, list[int]] = defaultdict(list)
+        left_counts: defaultdict[int, int] = defaultdict(int)
+        right_positions: defaultdict[int, list[int]] = defaultdict(list)
+        right_counts: defaultdict[int, int] = defaultdict(int)
         replacements = 0
         for i in self.where.pop(best):
             if seq[i] != a:
@@ -376,24 +446,14 @@ class _IncrementalTrainer:
                     right_counts[a] -= w
                 else:
                     counts[(x << SHIFT) | a] -= w
-                found = left_positions.get(x)
-                if found is None:
-                    left_positions[x] = [p]
-                    left_counts[x] = w
-                else:
-                    found.append(p)
-                    left_counts[x] += w
+                left_positions[x].append(p)
+                left_counts[x] += w
             k = nxt[j]
             if k >= 0:
                 y = seq[k]
                 counts[(b << SHIFT) | y] -= w
-                found = right_positions.get(y)
-                if found is None:
-                    right_positions[y] = [i]
-                    right_counts[y] = w
-                else:
-                    found.append(i)
-                    right_counts[y] += w
+                right_positions[y].append(i)
+                right_counts[y] += w
                 prv[k] = i
             seq[i] = new_id
             seq[j] = -1
@@ -401,22 +461,5 @@ class _IncrementalTrainer:
             death[j] = step
             replacements += w
         del counts[best]
-        new_high = new_id << SHIFT
-        self._add_pairs(left_positions, left_counts, lambda x: (x << SHIFT) | new_id)
-        self._add_pairs(right_positions, right_counts, lambda y: new_high | y)
+        self._record_new_pairs(left_positions, left_counts, right_positions, right_counts, new_id)
         return replacements
-
-    def _add_pairs(
-        self,
-        positions_by_other: dict[int, list[int]],
-        counts_by_other: dict[int, int],
-        key_of: Callable[[int], int],
-    ) -> None:
-        """Record the pairs a merge created, and queue them."""
-        for other, count in counts_by_other.items():
-            if count <= 0:
-                continue
-            key = key_of(other)
-            self.counts[key] = count
-            self.where[key] = positions_by_other[other]
-            heapq.heappush(self.heap, self._entry(key, count, self._first_live(key)))

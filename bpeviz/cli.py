@@ -1,0 +1,398 @@
+"""The command line: ``python -m bpeviz train | encode | decode | history``.
+
+- ``train FILE --vocab-size N --out PREFIX`` learns merges and writes minbpe's ``PREFIX.model``
+  and ``PREFIX.vocab``, then prints a one-screen summary (sizes, stop reason, compression,
+  the first and last merges).
+- ``encode`` prints token ids as a JSON list; ``decode`` turns such a list back into the exact
+  bytes of the text. Both use a saved model (``--model x.model`` or ``x.tiktoken``) or GPT-4's
+  ``--encoding cl100k_base``.
+- ``history FILE --vocab-size N`` prints every merge step, as a table or ``--jsonl``.
+
+Bad input never ends in a traceback: the message goes to stderr, with exit status 2 (as
+argparse does for bad options). This module only parses, reads files and prints; the work is
+done by the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from bpeviz.cl100k import CL100K_NAME, Cl100kUnavailable, load_cl100k
+from bpeviz.corpus import base_size, build_corpus
+from bpeviz.formats import load_model_file, render_token, to_minbpe_model, to_minbpe_vocab
+from bpeviz.history import History, train
+from bpeviz.pretokenize import PRETOKENIZERS
+from bpeviz.tokenizer import Tokenizer
+from bpeviz.train import TIE_BREAKS, MergeStep, max_useful_vocab_size
+
+EXIT_BAD_INPUT = 2
+SUMMARY_MERGES = 5  # first and last merges shown after training
+PROGRESS_DELAY = 1.0  # seconds of work before progress appears on stderr
+
+
+class CliError(Exception):
+    """Bad input: the message is shown as is, and the exit status is 2."""
+
+
+# ---- argument parsing ---------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bpeviz",
+        description="Train, inspect and run byte-level BPE tokenizers.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    train_parser = commands.add_parser(
+        "train", help="learn merges from a text file and save PREFIX.model + PREFIX.vocab"
+    )
+    _add_training_options(train_parser)
+    train_parser.add_argument(
+        "--out", required=True, metavar="PREFIX", help="write PREFIX.model and PREFIX.vocab"
+    )
+
+    history_parser = commands.add_parser("history", help="print every merge step of training")
+    _add_training_options(history_parser)
+    history_parser.add_argument(
+        "--jsonl", action="store_true", help="one JSON object per merge instead of a table"
+    )
+
+    encode_parser = commands.add_parser("encode", help="text to token ids (a JSON list)")
+    _add_model_options(encode_parser)
+    source = encode_parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--text", help="the text to encode")
+    source.add_argument("--file", help="a file to encode (its exact bytes)")
+
+    decode_parser = commands.add_parser("decode", help="token ids (a JSON list) to text")
+    _add_model_options(decode_parser)
+    ids = decode_parser.add_mutually_exclusive_group(required=True)
+    ids.add_argument("--ids", help="a JSON list of ids, e.g. '[9906, 11]'")
+    ids.add_argument("--file", help="a file holding a JSON list of ids")
+    return parser
+
+
+def _add_training_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="the text to train on")
+    parser.add_argument(
+        "--vocab-size", type=int, required=True, metavar="N", help="256 bytes + number of merges"
+    )
+    parser.add_argument("--pretokenizer", choices=PRETOKENIZERS, default="bytes")
+    parser.add_argument("--tie-break", choices=TIE_BREAKS, default="first")
+    parser.add_argument(
+        "--special",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="TOKEN",
+        help="special tokens, never split or merged (e.g. '<|endoftext|>')",
+    )
+    parser.add_argument(
+        "--end-of-word", action="store_true", help="end each word with </w> (needs 'words')"
+    )
+    parser.add_argument(
+        "--min-frequency", type=int, default=1, metavar="N", help="stop below this pair count"
+    )
+
+
+def _add_model_options(parser: argparse.ArgumentParser) -> None:
+    model = parser.add_mutually_exclusive_group(required=True)
+    model.add_argument(
+        "--model",
+        metavar="PATH",
+        help="a minbpe .model, or a .tiktoken file (split with cl100k's pattern)",
+    )
+    model.add_argument("--encoding", choices=[CL100K_NAME], help="a built-in tokenizer")
+
+
+# ---- commands -----------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    commands = {"train": _train, "history": _history, "encode": _encode, "decode": _decode}
+    try:
+        commands[args.command](args)
+        sys.stdout.flush()
+    except (CliError, ValueError, Cl100kUnavailable) as error:
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, as the Python docs advise.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        print(f"{parser.prog}: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _train(args: argparse.Namespace) -> None:
+    started = time.perf_counter()
+    source, text_size = _read_training_text(args.file)
+    history = _run_training(args, source)
+    prefix = args.out.removesuffix(".model")
+    written = [_write(Path(f"{prefix}.vocab"), to_minbpe_vocab(history.tokenizer))]
+    try:
+        model_text = to_minbpe_model(history.tokenizer)
+    except ValueError as error:
+        print(f"bpeviz: note: {prefix}.model not written: {error}", file=sys.stderr)
+    else:
+        written.insert(0, _write(Path(f"{prefix}.model"), model_text))
+    print(_summary(args, history, text_size, written, time.perf_counter() - started))
+
+
+def _history(args: argparse.Namespace) -> None:
+    source, _ = _read_training_text(args.file)
+    history = _run_training(args, source)
+    if args.jsonl:
+        for step in history.steps:
+            print(json.dumps(step_record(step, history), ensure_ascii=False))
+        return
+    print(f"{'step':>6}  {'pair':>12}  {'new id':>6}  {'count':>7}  {'merged':>7}  token")
+    for step in history.steps:
+        line = (
+            f"{step.step:>6}  {step.pair!s:>12}  {step.new_id:>6}  {step.count:>7}  "
+            f"{step.replacements:>7}  {_merge_text(step, history.tokenizer)}"
+        )
+        if step.tied:
+            line += f"  (tie of {_tie_count(step, history)}, rule {step.rule})"
+        print(line)
+    print(history.stop_reason)
+
+
+def _encode(args: argparse.Namespace) -> None:
+    tokenizer = _load_tokenizer(args)
+    text: str | bytes = args.text if args.text is not None else _read_bytes(args.file, "file")
+    print(json.dumps(tokenizer.encode(text)))
+
+
+def _decode(args: argparse.Namespace) -> None:
+    tokenizer = _load_tokenizer(args)
+    if args.ids is not None:
+        where, raw = "--ids", args.ids
+    else:
+        where = args.file
+        raw = _read_bytes(args.file, "ids file").decode("utf-8", errors="replace")
+    ids = _parse_ids(raw, where)
+    data = tokenizer.decode_bytes(ids)
+    binary = getattr(sys.stdout, "buffer", None)
+    if binary is None:  # stdout replaced by a text stream (tests): text is all it takes
+        sys.stdout.write(data.decode("utf-8", errors="replace"))
+        return
+    sys.stdout.flush()
+    binary.write(data)  # the exact bytes, so decoding gives a non-UTF-8 file back too
+    binary.flush()
+
+
+# ---- helpers ------------------------------------------------------------------------------
+
+
+def step_record(step: MergeStep, history: History) -> dict[str, Any]:
+    """One merge step as a JSON-ready dict (what ``history --jsonl`` prints per line).
+
+    ``tied`` lists the tied pairs the trainer recorded (winner first); ``tie_count`` is how
+    many pairs shared the top count in all (0 when there was no tie).
+    """
+    tokenizer = history.tokenizer
+    return {
+        "step": step.step,
+        "pair": list(step.pair),
+        "new_id": step.new_id,
+        "token": render_token(step.token),
+        "token_hex": step.token.hex(),
+        "left": render_token(tokenizer.token_bytes(step.pair[0])),
+        "right": render_token(tokenizer.token_bytes(step.pair[1])),
+        "count": step.count,
+        "replacements": step.replacements,
+        "tied": [list(pair) for pair in step.tied],
+        "tie_count": _tie_count(step, history),
+        "rule": step.rule,
+        "tokens_after": step.tokens_after,
+    }
+
+
+def _tie_count(step: MergeStep, history: History) -> int:
+    """How many pairs shared the top count (the trainer records only the first few)."""
+    return len(history.tied_pairs(step.step)) if step.more_tied else len(step.tied)
+
+
+def _read_bytes(path: str, what: str) -> bytes:
+    try:
+        with open(path, "rb") as file:
+            return file.read()
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise CliError(f"cannot read the {what} {path!r}: {reason.lower()}") from None
+
+
+def _write(path: Path, text: str) -> Path:
+    try:
+        with open(path, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise CliError(f"cannot write {str(path)!r}: {reason.lower()}") from None
+    return path
+
+
+def _read_training_text(path: str) -> tuple[str | bytes, str]:
+    """The text to train on, and its size in words; non-UTF-8 files are trained as bytes."""
+    data = _read_bytes(path, "training file")
+    if not data:
+        raise CliError(f"{path!r} is empty: give a text file to train on")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        print(
+            f"bpeviz: note: {path!r} is not UTF-8 text (byte 0x{data[error.start]:02x} at "
+            f"offset {error.start}): training on its raw bytes",
+            file=sys.stderr,
+        )
+        return data, f"{len(data):,} bytes (not UTF-8)"
+    return text, f"{len(data):,} bytes, {len(text):,} characters"
+
+
+def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
+    if args.end_of_word and args.pretokenizer != "words":
+        raise CliError("--end-of-word needs --pretokenizer words (the marker ends each word)")
+    base = base_size(args.end_of_word)
+    if args.vocab_size < base:
+        raise CliError(
+            f"--vocab-size {args.vocab_size} is smaller than the {base} base symbols: use at "
+            f"least {base} (each merge adds one token to the {base})"
+        )
+    if args.min_frequency < 1:
+        raise CliError(f"--min-frequency must be at least 1, got {args.min_frequency}")
+    corpus = build_corpus(
+        source, args.pretokenizer, special_tokens=args.special, end_of_word=args.end_of_word
+    )
+    useful = max_useful_vocab_size(corpus)
+    if useful <= base:
+        raise CliError(
+            f"{args.file!r} is too short to learn anything: no two symbols sit side by side "
+            f"inside one piece (pre-tokenizer {args.pretokenizer!r}), so there is no pair to merge"
+        )
+    if args.vocab_size > useful:
+        raise CliError(
+            f"--vocab-size {args.vocab_size:,} is more than this text can use: at most "
+            f"{useful:,} ({base} base symbols + {useful - base:,} merges, since every merge "
+            "joins two adjacent tokens of the text)"
+        )
+    progress = _Progress(sys.stderr)
+    try:
+        return train(
+            source,
+            args.vocab_size,
+            pretokenizer=args.pretokenizer,
+            tie_break=args.tie_break,
+            special_tokens=args.special,
+            end_of_word=args.end_of_word,
+            min_frequency=args.min_frequency,
+            progress=progress,
+        )
+    finally:
+        progress.close()
+
+
+def _load_tokenizer(args: argparse.Namespace) -> Tokenizer:
+    if args.encoding is not None:
+        return load_cl100k()
+    data = _read_bytes(args.model, "model file")
+    return load_model_file(Path(args.model).name, data)
+
+
+def _parse_ids(raw: str, where: str) -> list[int]:
+    example = "a JSON list of token ids like [9906, 11]"
+    try:
+        ids = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise CliError(f"{where}: expected {example} ({error.msg})") from None
+    if not isinstance(ids, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in ids
+    ):
+        shown = raw if len(raw) <= 60 else raw[:60] + "…"
+        raise CliError(f"{where}: expected {example}, got {shown!r}")
+    return ids
+
+
+def _merge_text(step: MergeStep, tokenizer: Tokenizer) -> str:
+    left, right = (render_token(tokenizer.token_bytes(part)) for part in step.pair)
+    return f"[{left}][{right}] -> [{render_token(step.token)}]"
+
+
+def _summary(
+    args: argparse.Namespace,
+    history: History,
+    text_size: str,
+    written: list[Path],
+    seconds: float,
+) -> str:
+    steps = history.steps
+    last = history.merge_count
+    specials = len(history.tokenizer.special_tokens)
+    lines = [
+        f"trained on {args.file}: {text_size}",
+        f"pre-tokenizer {args.pretokenizer}, tie-break {args.tie_break}"
+        + (", </w> end-of-word marker" if args.end_of_word else ""),
+        f"merges: {last:,} of {args.vocab_size - history.base:,} requested "
+        f"(vocab {history.vocab_size:,} = {history.base} base + {last:,} merges"
+        + (f", plus {specials} special)" if specials else ")"),
+        f"stop: {history.stop_reason}",
+        f"tokens: {history.token_count(0):,} -> {history.token_count(last):,} "
+        f"(compression {history.compression_ratio(last):.2f} bytes per token)",
+    ]
+    shown = steps if len(steps) <= 2 * SUMMARY_MERGES else steps[:SUMMARY_MERGES]
+    if steps:
+        lines.append("merges:" if shown is steps else "first merges:")
+        lines.extend(_summary_line(step, history.tokenizer) for step in shown)
+    if shown is not steps:
+        lines.append("last merges:")
+        lines.extend(_summary_line(step, history.tokenizer) for step in steps[-SUMMARY_MERGES:])
+    lines.append(f"wrote {', '.join(str(path) for path in written)} in {seconds:.1f} s")
+    return "\n".join(lines)
+
+
+def _summary_line(step: MergeStep, tokenizer: Tokenizer) -> str:
+    return f"  {step.step:>6}  {_merge_text(step, tokenizer)}  id {step.new_id}, count {step.count}"
+
+
+class _Progress:
+    """Training progress on stderr, shown only once the work has taken a while."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.started = time.perf_counter()
+        self.tty = stream.isatty()
+        self.last_tenth = -1
+        self.shown = False
+
+    def __call__(self, step: int, total: int) -> None:
+        if time.perf_counter() - self.started < PROGRESS_DELAY:
+            return
+        percent = 100 * step // max(total, 1)
+        message = f"training: {step:,}/{total:,} merges ({percent}%)"
+        if self.tty:
+            self.stream.write("\r" + message)
+        elif percent // 10 != self.last_tenth:
+            self.last_tenth = percent // 10
+            self.stream.write(message + "\n")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown and self.tty:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -1,0 +1,293 @@
+"""Tests for the command line (``python -m bpeviz``), run as a real subprocess.
+
+Each run starts ``sys.executable -m bpeviz`` in ``tmp_path`` with the repository on
+``PYTHONPATH``, as a user would. Bad input must end with exit status 2 and a message on
+stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bpeviz import cli
+from bpeviz.formats import to_minbpe_model, to_tiktoken
+from bpeviz.history import train
+from bpeviz.samples import get_sample
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).parent / "fixtures"
+ENGLISH = get_sample("english").text
+
+
+def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, "-m", "bpeviz", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def stderr_of(result: subprocess.CompletedProcess[bytes]) -> str:
+    return result.stderr.decode("utf-8", errors="replace")
+
+
+def ok(result: subprocess.CompletedProcess[bytes]) -> str:
+    """Stdout of a run that must succeed (its stderr shown if it did not)."""
+    assert result.returncode == 0, stderr_of(result)
+    assert b"Traceback" not in result.stderr
+    return result.stdout.decode("utf-8")
+
+
+# ---- round trips --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pretokenizer", ["bytes", "gpt2", "gpt4"])
+def test_train_encode_decode_round_trip_through_files(pretokenizer: str, tmp_path: Path) -> None:
+    corpus = ENGLISH[:3000] + "<|endoftext|>" + ENGLISH[3000:]
+    (tmp_path / "corpus.txt").write_text(corpus, encoding="utf-8")
+    summary = ok(
+        run_cli(
+            tmp_path,
+            "train",
+            "corpus.txt",
+            "--vocab-size",
+            "320",
+            "--pretokenizer",
+            pretokenizer,
+            "--special",
+            "<|endoftext|>",
+            "--out",
+            "model",
+        )
+    )
+    assert "merges: 64 of 64 requested" in summary and "compression" in summary
+    assert "first merges:" in summary and "last merges:" in summary
+    expected = train(corpus, 320, pretokenizer=pretokenizer, special_tokens=["<|endoftext|>"])
+    model_text = (tmp_path / "model.model").read_text(encoding="utf-8")
+    assert model_text == to_minbpe_model(expected.tokenizer)
+    assert (tmp_path / "model.vocab").read_text(encoding="utf-8").startswith("[\\u0000] 0\n")
+
+    text = "The last merges, again: <|endoftext|> and   spaces.\n"
+    (tmp_path / "text.txt").write_text(text, encoding="utf-8")
+    ids_text = ok(run_cli(tmp_path, "encode", "--model", "model.model", "--file", "text.txt"))
+    ids = json.loads(ids_text)
+    assert ids == expected.tokenizer.encode(text) and 320 in ids  # the special token's id
+    (tmp_path / "ids.json").write_text(ids_text, encoding="utf-8")
+    decoded = run_cli(tmp_path, "decode", "--model", "model.model", "--file", "ids.json")
+    assert decoded.returncode == 0 and decoded.stdout == text.encode("utf-8")
+
+    inline = ok(run_cli(tmp_path, "encode", "--model", "model.model", "--text", text))
+    assert json.loads(inline) == ids
+
+
+def test_non_utf8_file_trains_on_its_bytes_and_says_so(tmp_path: Path) -> None:
+    data = b"caf\xe9 caf\xe9 \xff\xfe latin-1 text, caf\xe9 again\n" * 5
+    (tmp_path / "latin1.txt").write_bytes(data)
+    result = run_cli(tmp_path, "train", "latin1.txt", "--vocab-size", "270", "--out", "m")
+    ok(result)
+    assert "not UTF-8" in stderr_of(result) and "raw bytes" in stderr_of(result)
+    ids = ok(run_cli(tmp_path, "encode", "--model", "m.model", "--file", "latin1.txt"))
+    assert json.loads(ids) == train(data, 270).tokenizer.encode(data)
+    decoded = run_cli(tmp_path, "decode", "--model", "m.model", "--ids", ids)
+    assert decoded.returncode == 0 and decoded.stdout == data
+
+
+def test_cl100k_encode_and_decode(tmp_path: Path) -> None:
+    text = "Hello, how are you doing today?"
+    ids = ok(run_cli(tmp_path, "encode", "--encoding", "cl100k_base", "--text", text))
+    assert json.loads(ids) == [9906, 11, 1268, 527, 499, 3815, 3432, 30]
+    decoded = ok(run_cli(tmp_path, "decode", "--encoding", "cl100k_base", "--ids", ids))
+    assert decoded == text
+
+
+def test_encode_with_a_tiktoken_file(tmp_path: Path) -> None:
+    (tmp_path / "ranks.tiktoken").write_text(
+        to_tiktoken(train("aaabdaaabac", 259).tokenizer), encoding="utf-8"
+    )
+    ids = ok(run_cli(tmp_path, "encode", "--model", "ranks.tiktoken", "--text", "aaabdaaabac"))
+    assert json.loads(ids) == [258, 100, 258, 97, 99]
+
+
+# ---- history ------------------------------------------------------------------------------
+
+
+def test_history_jsonl_on_aaabdaaabac(tmp_path: Path) -> None:
+    """Worked by hand (minbpe's ``first`` order): aa occurs 4 times counting overlaps; then
+    aa+a and a+b tie at 2 and aa+a comes first in the text; then aaa+b, 2 times."""
+    (tmp_path / "a.txt").write_text("aaabdaaabac", encoding="utf-8")
+    out = ok(run_cli(tmp_path, "history", "a.txt", "--vocab-size", "259", "--jsonl"))
+    records = [json.loads(line) for line in out.splitlines()]
+    assert len(records) == 3
+    assert [tuple(r["pair"]) for r in records] == [(97, 97), (256, 97), (257, 98)]
+    assert [r["count"] for r in records] == [4, 2, 2]
+    assert [r["new_id"] for r in records] == [256, 257, 258]
+    assert [r["token"] for r in records] == ["aa", "aaa", "aaab"]
+    assert [r["token_hex"] for r in records] == ["6161", "616161", "61616162"]
+    assert [r["tokens_after"] for r in records] == [9, 7, 5]
+    assert [r["replacements"] for r in records] == [2, 2, 2]
+    assert records[1]["tied"] == [[256, 97], [97, 98]] and records[1]["tie_count"] == 2
+    assert records[0]["tied"] == [] and records[0]["rule"] == "first"
+
+
+def test_history_jsonl_counts_every_tied_pair(tmp_path: Path) -> None:
+    """61 different characters: 60 pairs, each once, all tied for the first merge. The trainer
+    records only the first 50; ``tie_count`` still says 60."""
+    (tmp_path / "t.txt").write_text("".join(map(chr, range(33, 94))), encoding="utf-8")
+    out = ok(run_cli(tmp_path, "history", "t.txt", "--vocab-size", "257", "--jsonl"))
+    (record,) = [json.loads(line) for line in out.splitlines()]
+    assert record["pair"] == [33, 34] and record["count"] == 1
+    assert record["tie_count"] == 60 and record["tied"][:2] == [[33, 34], [34, 35]]
+
+
+def test_history_table_ends_with_the_stop_reason(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("aaabdaaabac", encoding="utf-8")
+    out = ok(run_cli(tmp_path, "history", "a.txt", "--vocab-size", "259", "--tie-break", "lexmin"))
+    lines = out.splitlines()
+    assert "[a][b] -> [ab]" in lines[2] and "tie of 2, rule lexmin" in lines[2]
+    assert lines[-1] == train("aaabdaaabac", 259).stop_reason
+
+
+# ---- what cannot be saved -----------------------------------------------------------------
+
+
+def test_end_of_word_training_writes_the_vocab_and_explains_the_missing_model(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "words.txt").write_text("low lower lowest newer newest " * 3, encoding="utf-8")
+    result = run_cli(
+        tmp_path,
+        "train",
+        "words.txt",
+        "--vocab-size",
+        "265",
+        "--pretokenizer",
+        "words",
+        "--end-of-word",
+        "--out",
+        "w",
+    )
+    summary = ok(result)
+    assert "</w>" in (tmp_path / "w.vocab").read_text(encoding="utf-8")
+    assert not (tmp_path / "w.model").exists()
+    assert "w.model not written" in stderr_of(result) and "</w>" in stderr_of(result)
+    assert "wrote w.vocab" in summary
+
+
+# ---- bad input ----------------------------------------------------------------------------
+
+BAD_INPUTS = [
+    pytest.param({"e.txt": b""}, ["train", "e.txt", "--vocab-size", "300", "--out", "m"],
+                 "'e.txt' is empty", id="empty-file"),
+    pytest.param({"one.txt": b"a"}, ["train", "one.txt", "--vocab-size", "300", "--out", "m"],
+                 "too short to learn anything", id="one-character"),
+    pytest.param({"t.txt": b"abcabc"}, ["train", "t.txt", "--vocab-size", "100", "--out", "m"],
+                 "smaller than the 256 base symbols: use at least 256", id="vocab-too-small"),
+    pytest.param({"t.txt": b"abcabc"}, ["train", "t.txt", "--vocab-size", "5000", "--out", "m"],
+                 "at most 261 (256 base symbols + 5 merges", id="vocab-too-large"),
+    pytest.param({"t.txt": b"abcabc"},
+                 ["train", "t.txt", "--vocab-size", "2000000", "--out", "m"],
+                 "at most 261", id="vocab-huge"),
+    pytest.param({"t.txt": b"abcabc"},
+                 ["train", "t.txt", "--vocab-size", "260", "--pretokenizer", "bpe", "--out", "m"],
+                 "invalid choice: 'bpe'", id="unknown-pretokenizer"),
+    pytest.param({"t.txt": b"abcabc"},
+                 ["train", "t.txt", "--vocab-size", "lots", "--out", "m"],
+                 "invalid int value", id="vocab-not-a-number"),
+    pytest.param({"t.txt": b"abcabc"},
+                 ["train", "t.txt", "--vocab-size", "258", "--end-of-word", "--out", "m"],
+                 "--end-of-word needs --pretokenizer words", id="end-of-word-needs-words"),
+    pytest.param({"t.txt": b"abcabc"},
+                 ["train", "t.txt", "--vocab-size", "258", "--min-frequency", "0", "--out", "m"],
+                 "--min-frequency must be at least 1", id="min-frequency"),
+    pytest.param({}, ["train", "missing.txt", "--vocab-size", "300", "--out", "m"],
+                 "cannot read the training file 'missing.txt': no such file", id="missing-file"),
+    pytest.param({}, ["history", "missing.txt", "--vocab-size", "300"],
+                 "no such file", id="history-missing-file"),
+    pytest.param({"bad.model": b"minbpe v1\n\n0\n97 97\nx y z\n"},
+                 ["encode", "--model", "bad.model", "--text", "hi"],
+                 "line 5 of the .model file: expected two ids 'idx1 idx2', got 'x y z'",
+                 id="malformed-model"),
+    pytest.param({"bad.model": b"minbpe v9\n"}, ["decode", "--model", "bad.model", "--ids", "[1]"],
+                 "line 1 of the .model file: expected 'minbpe v1'", id="wrong-header"),
+    pytest.param({}, ["encode", "--model", "nope.model", "--text", "hi"],
+                 "cannot read the model file 'nope.model'", id="missing-model"),
+    pytest.param({"m.vocab": b"[a] 97\n"}, ["encode", "--model", "m.vocab", "--text", "hi"],
+                 "cannot be read back", id="vocab-is-not-a-model"),
+    pytest.param({"a.model": (FIXTURES / "aaabdaaabac.model").read_bytes()},
+                 ["decode", "--model", "a.model", "--ids", "[97, 999]"],
+                 "id 999 is not in this tokenizer's vocabulary", id="id-outside-vocab"),
+    pytest.param({}, ["decode", "--encoding", "cl100k_base", "--ids", "[100256]"],
+                 "id 100256 is not in this tokenizer's vocabulary", id="cl100k-hole"),
+    pytest.param({}, ["decode", "--encoding", "cl100k_base", "--ids", "[1, 2"],
+                 "--ids: expected a JSON list of token ids", id="ids-not-json"),
+    pytest.param({}, ["decode", "--encoding", "cl100k_base", "--ids", '{"a": 1}'],
+                 "--ids: expected a JSON list of token ids", id="ids-not-a-list"),
+    pytest.param({}, ["decode", "--encoding", "cl100k_base", "--ids", "[1.5]"],
+                 "--ids: expected a JSON list of token ids", id="ids-not-integers"),
+    pytest.param({}, ["encode", "--text", "hi"],
+                 "one of the arguments --model --encoding is required", id="no-model"),
+    pytest.param({}, ["encode", "--encoding", "o200k_base", "--text", "hi"],
+                 "invalid choice: 'o200k_base'", id="unknown-encoding"),
+    pytest.param({}, [], "the following arguments are required: COMMAND", id="no-command"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("files", "args", "message"), BAD_INPUTS)
+def test_bad_input_gives_a_message_and_exit_status_2(
+    files: dict[str, bytes], args: list[str], message: str, tmp_path: Path
+) -> None:
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    result = run_cli(tmp_path, *args)
+    stderr = stderr_of(result)
+    assert result.returncode == 2, stderr
+    assert "Traceback" not in stderr
+    assert message in stderr
+    assert not (tmp_path / "m.model").exists()
+
+
+# ---- progress (in process) ----------------------------------------------------------------
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_progress_is_quiet_for_short_work() -> None:
+    stream = _Stream(tty=False)
+    progress = cli._Progress(stream)
+    progress(50, 100)
+    progress.close()
+    assert stream.getvalue() == ""
+
+
+@pytest.mark.parametrize("tty", [False, True])
+def test_progress_reports_long_work(tty: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)
+    stream = _Stream(tty=tty)
+    progress = cli._Progress(stream)
+    for step in range(1, 101):
+        progress(step, 100)
+    progress.close()
+    text = stream.getvalue()
+    assert "training: 100/100 merges (100%)" in text
+    if tty:
+        assert text.count("\r") == 100 and text.endswith("\n")
+    else:
+        assert len(text.splitlines()) == 11  # 1%, then every tenth
