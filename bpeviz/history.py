@@ -184,10 +184,10 @@ class History:
         k = self._check_step(k)
         corpus = self.run.corpus
         starts, ids = _tokens_at(self.run.death, corpus.unique_symbols, k, self.base)
-        if len(starts) < 2:
+        joined = ~corpus.unique_chunk_start[starts[1:]]
+        if not joined.any():
             empty = np.zeros(0, dtype=np.int64)
             return PairTable(empty, empty, empty, empty)
-        joined = ~corpus.unique_chunk_start[starts[1:]]
         lefts, rights = ids[:-1][joined], ids[1:][joined]
         positions = starts[:-1][joined]
         weights = corpus.unique_weights[positions]

@@ -42,7 +42,7 @@ TIE_BREAK_DESCRIPTIONS: dict[str, str] = {
     "lexmax": "the tied pair with the largest token ids",
 }
 MAX_VOCAB_SIZE = 1_000_000
-MAX_TIED_RECORDED = 3
+MAX_TIED_RECORDED = 2  # MergeStep.tied: the winner and the runner-up
 NEVER = np.iinfo(np.int32).max  # a boundary that no merge removes (a chunk edge)
 SHIFT = 21  # pair key: left << SHIFT | right (ids stay below 2**21 > MAX_VOCAB_SIZE)
 MASK = (1 << SHIFT) - 1
@@ -57,10 +57,11 @@ class MergeStep:
 
     ``step`` counts from 1; the merge creates ``new_id``. ``count`` is the pair's frequency
     (overlaps counted, so ``aaa`` has two ``(a, a)``); ``replacements`` is how many were
-    actually merged (one in ``aaa``). When pairs shared the top count, ``tied`` lists the
-    winner and then runners-up in the rule's order, at most ``MAX_TIED_RECORDED`` of them,
-    and ``more_tied`` says whether there were more (``History.tied_pairs`` has them all);
-    without a tie, ``tied`` is empty.
+    actually merged (one in ``aaa``). When another pair had the same top count, ``tied`` is
+    ``(winner, runner-up)``, the runner-up being the next pair by the rule, else ``()``;
+    ``more_tied`` says whether a third pair tied too. ``History.tied_pairs`` lists every
+    tied pair (recording them all would cost a scan of the tie per merge, and a megabyte
+    of text has dozens of tied pairs at most steps).
     ``tokens_after`` is the token count of the whole training text after this merge.
     """
 
@@ -319,9 +320,9 @@ class _IncrementalTrainer:
     def _pop_best(self) -> int | None:
         """Pop the best pair's key, moving down to lower buckets as the top one empties."""
         while self.top > 0:
-            key = self._pop_top()
-            if key is not None:
-                return key
+            entry = self._pop_top()
+            if entry is not None:
+                return entry[1]
             del self.buckets[self.top]
             self.top -= 1
             while self.top > 0 and self.top not in self.buckets:
@@ -330,47 +331,48 @@ class _IncrementalTrainer:
                 heapq.heapify(self.buckets[self.top])
         return None
 
-    def _pop_top(self) -> int | None:
-        """Pop the best valid pair of the top bucket, or None when it has none left.
+    def _pop_top(self) -> tuple[int, int] | None:
+        """Pop the best valid ``(rank, key)`` of the top bucket, or None when none is left.
 
         A stale entry (its pair's count dropped, or its first occurrence moved) is queued
         again where it now belongs.
         """
         bucket, counts, top = self.buckets.get(self.top), self.counts, self.top
+        seq, nxt, first_rule = self.seq, self.nxt, self.first_rule
         while bucket:
-            rank, key = heapq.heappop(bucket)
+            entry = heapq.heappop(bucket)
+            rank, key = entry
             current = counts.get(key, 0)
             if current != top:
                 if current > 0:
                     self._queue(key, current)
                 continue
-            if self.first_rule and not self._is_live(key, rank):
-                heapq.heappush(bucket, (self._first_live(key), key))
-                continue
-            return key
+            if first_rule:
+                following = nxt[rank]
+                if not (
+                    seq[rank] == key >> SHIFT and following >= 0 and seq[following] == key & MASK
+                ):
+                    heapq.heappush(bucket, (self._first_live(key), key))
+                    continue
+            return entry
         return None
 
     def _tied_with(self, best: int) -> tuple[list[int], bool]:
-        """The winner and up to ``MAX_TIED_RECORDED - 1`` runners-up with the same count.
+        """``[winner, runner-up]`` when another pair has the same count (else ``[]``), and
+        whether a third one does too.
 
-        Runners-up are popped in the rule's order and put back. Whether more pairs tied is
-        known without listing them all; ``History.tied_pairs`` recounts every one.
+        Both are popped by the rule's order and put back; ``History.tied_pairs`` lists them
+        all (recording every tied pair would cost a scan of the tie at every merge).
         """
-        runners_up: list[int] = []
-        more = False
-        while True:
-            key = self._pop_top()
-            if key is None:
-                break
-            runners_up.append(key)
-            if len(runners_up) == MAX_TIED_RECORDED:
-                more = True
-                break
+        runner_up = self._pop_top()
+        if runner_up is None:
+            return [], False
+        third = self._pop_top()
         bucket = self.buckets[self.top]
-        for key in runners_up:
-            heapq.heappush(bucket, (self._rank(key, self.where[key][0]), key))
-        recorded = runners_up[: MAX_TIED_RECORDED - 1]
-        return ([best, *recorded] if recorded else []), more
+        heapq.heappush(bucket, runner_up)
+        if third is not None:
+            heapq.heappush(bucket, third)
+        return [best, runner_up[1]], third is not None
 
     def _record_new_pairs(
         self,
