@@ -107,6 +107,7 @@ class Tokenizer:
             if token_id in self.vocab:
                 raise ValueError(f"special token {text!r} reuses id {token_id} of the vocabulary")
         self._chunk_cache: dict[bytes, tuple[int, ...]] = {}
+        self._text_bytes = self._build_text_bytes()
 
     # ---- construction -------------------------------------------------------------------
 
@@ -185,6 +186,24 @@ class Tokenizer:
                 raise ValueError(f"merge {rank + 1} makes id {new}, which already exists")
             vocab[new] = vocab[left] + vocab[right]
         return vocab
+
+    def _build_text_bytes(self) -> dict[int, bytes]:
+        """What each token contributes to decoded text: its bytes without ``</w>``.
+
+        The marker is always a token's last symbol (it ends every word), so a token ends a
+        word exactly when its right parent does.
+        """
+        if not self.end_of_word:
+            return self.vocab
+        ends_word = {END_OF_WORD_ID}
+        for _left, right, new in self.merges:
+            if right in ends_word:
+                ends_word.add(new)
+        marker = len(_MARKER)
+        return {
+            token_id: token[:-marker] if token_id in ends_word else token
+            for token_id, token in self.vocab.items()
+        }
 
     # ---- properties ---------------------------------------------------------------------
 
@@ -324,12 +343,10 @@ class Tokenizer:
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """Ids to the raw bytes they stand for (``</w>`` markers removed)."""
         pieces: list[bytes] = []
+        text_bytes = self._text_bytes
         for token_id in ids:
-            if token_id in self.vocab:
-                token = self.vocab[token_id]
-                if self.end_of_word and token.endswith(_MARKER) and _ends_word(self, token_id):
-                    token = token[: -len(_MARKER)]
-                pieces.append(token)
+            if token_id in text_bytes:
+                pieces.append(text_bytes[token_id])
             elif token_id in self._special_by_id:
                 pieces.append(to_bytes(self._special_by_id[token_id]))
             else:
@@ -339,13 +356,6 @@ class Tokenizer:
     def decode(self, ids: Iterable[int]) -> str:
         """Ids to text; bytes that are not valid UTF-8 become U+FFFD (never an exception)."""
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
-
-
-def _ends_word(tokenizer: Tokenizer, token_id: int) -> bool:
-    """Whether a token's last symbol is the ``</w>`` marker (not the literal text ``</w>``)."""
-    while token_id >= base_size(True) and tokenizer.merges:
-        token_id = tokenizer.merges[token_id - base_size(True)][1]
-    return token_id == END_OF_WORD_ID
 
 
 def _merge_parts(
