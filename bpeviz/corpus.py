@@ -43,8 +43,9 @@ class Corpus:
     """A text and its distinct chunks laid end to end: the sequence BPE trains on.
 
     ``unique_symbols`` is the buffer of chunks (bytes, and ``</w>`` after each chunk when
-    ``end_of_word``), ``unique_weights`` the weight of the chunk each position belongs to,
-    ``unique_chunk_start`` is True where a chunk begins (no pair is counted across it).
+    ``end_of_word``), ``unique_chunk_start`` is True where a chunk begins (no pair is
+    counted across it), ``chunk_starts`` lists those positions and ``chunk_weights`` says
+    how often each chunk occurs in the text.
     ``chunk_index`` maps each distinct chunk's text to its index, in order of appearance.
     ``symbol_count`` is the number of tokens of the whole text before any merge.
     """
@@ -56,9 +57,15 @@ class Corpus:
     end_of_word: bool
     chunk_index: dict[str, int]
     unique_symbols: np.ndarray
-    unique_weights: np.ndarray
     unique_chunk_start: np.ndarray
+    chunk_starts: np.ndarray
+    chunk_weights: np.ndarray
     symbol_count: int
+
+    def weights_at(self, positions: np.ndarray) -> np.ndarray:
+        """Weight of the chunk each buffer position (sorted or not) belongs to."""
+        chunk = np.searchsorted(self.chunk_starts, positions, side="right") - 1
+        return self.chunk_weights[chunk]
 
 
 def build_corpus(
@@ -72,8 +79,8 @@ def build_corpus(
     """Cut ``source`` and lay out its distinct chunks in order of first appearance.
 
     >>> corpus = build_corpus("ab ab", "words")
-    >>> corpus.unique_symbols.tolist(), corpus.unique_weights.tolist(), corpus.symbol_count
-    ([97, 98], [2, 2], 5)
+    >>> corpus.unique_symbols.tolist(), corpus.chunk_weights.tolist(), corpus.symbol_count
+    ([97, 98], [2], 5)
     """
     specials = tuple(special_tokens)
     parts, kinds = pretokenize_text(source, pretokenizer, special_tokens=specials, pattern=pattern)
@@ -109,19 +116,20 @@ def build_corpus(
         end_of_word=end_of_word,
         chunk_index={part: index for index, part in enumerate(chunk_counts)},
         unique_symbols=unique_symbols,
-        unique_weights=np.repeat(counts, lengths),
         unique_chunk_start=unique_chunk_start,
+        chunk_starts=starts[:-1],
+        chunk_weights=counts,
         symbol_count=int((counts * lengths).sum()) + other_symbols,
     )
 
 
 def _lay_out(chunks: list[bytes], end_of_word: bool) -> np.ndarray:
     """Concatenate chunks into one symbol array (``</w>`` after each one when asked)."""
-    joined = np.frombuffer(b"".join(chunks), dtype=np.uint8).astype(np.int32)
+    joined = np.frombuffer(b"".join(chunks), dtype=np.uint8).astype(np.uint16)
     if not end_of_word:
         return joined
     ends = np.cumsum([len(chunk) + 1 for chunk in chunks], dtype=np.int64) - 1
-    symbols = np.full(len(joined) + len(chunks), END_OF_WORD_ID, dtype=np.int32)
+    symbols = np.full(len(joined) + len(chunks), END_OF_WORD_ID, dtype=np.uint16)
     is_byte = np.ones(len(symbols), dtype=bool)
     is_byte[ends] = False
     symbols[is_byte] = joined
@@ -132,19 +140,21 @@ def _lay_out(chunks: list[bytes], end_of_word: bool) -> np.ndarray:
 class TextLayout:
     """The whole text as symbols (bytes, and ``</w>`` after each word when used).
 
-    ``symbol_offsets`` holds each symbol's byte offset in the text plus a final entry, the
-    text length (a ``</w>`` takes no bytes). ``gather`` is each symbol's position in the
-    buffer of distinct chunks, or -1 for whitespace and special-token symbols.
-    ``special_starts`` are where special tokens begin (``special_texts`` says which), and
-    ``special_inner`` marks their other symbols.
+    ``symbols`` is a view of the text itself when there is no ``</w>``; then symbol *i* is
+    byte *i* and ``symbol_offsets`` is None. With ``</w>`` it holds each symbol's byte
+    offset plus a final entry, the text length (a ``</w>`` takes no bytes). ``gather`` is
+    each symbol's position in the buffer of distinct chunks, or -1 for whitespace and
+    special-token symbols. ``special_starts`` are where special tokens begin
+    (``special_texts`` says which) and ``special_inner`` marks their other symbols (None
+    when the text has no special token).
     """
 
     symbols: np.ndarray
-    symbol_offsets: np.ndarray
-    gather: np.ndarray
+    symbol_offsets: np.ndarray | None
+    gather: np.ndarray | None
     special_starts: np.ndarray
     special_texts: tuple[str, ...]
-    special_inner: np.ndarray
+    special_inner: np.ndarray | None
 
 
 def text_layout(corpus: Corpus) -> TextLayout:
@@ -194,10 +204,11 @@ def text_layout(corpus: Corpus) -> TextLayout:
         else np.full(total, -1, dtype=np.int64)
     )
 
-    text_bytes = np.frombuffer(corpus.text, dtype=np.uint8).astype(np.int32)
+    text_bytes = np.frombuffer(corpus.text, dtype=np.uint8)
+    offsets: np.ndarray | None = None
     if corpus.end_of_word:
         chunk_positions = gather >= 0
-        symbols = np.empty(total, dtype=np.int32)
+        symbols = np.empty(total, dtype=np.uint16)
         symbols[chunk_positions] = corpus.unique_symbols[gather[chunk_positions]]
         is_marker = chunk_positions & (symbols == END_OF_WORD_ID)
         byte_of_symbol = np.cumsum(~is_marker) - 1
@@ -206,11 +217,11 @@ def text_layout(corpus: Corpus) -> TextLayout:
         np.cumsum(~is_marker, out=offsets[1:])
     else:
         symbols = text_bytes
-        offsets = np.arange(total + 1, dtype=np.int64)
 
     special_starts = piece_starts[:-1][is_special_piece]
-    special_inner = np.zeros(total, dtype=bool)
+    special_inner = None
     if len(special_starts):
+        special_inner = np.zeros(total, dtype=bool)
         special_inner[is_special_piece[owner]] = True
         special_inner[special_starts] = False
     return TextLayout(

@@ -15,7 +15,7 @@ themselves are a prefix of the final list, so the tokenizer "as of step k" is fr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -120,37 +120,48 @@ class History:
         return self.tokenizer.truncated(k)
 
     @cached_property
-    def _layout(self) -> TextLayout:
-        return text_layout(self.run.corpus)
+    def _text_index(self) -> tuple[TextLayout, np.ndarray]:
+        """The text's layout and the death step of every boundary in the whole text.
 
-    @cached_property
-    def _full_death(self) -> np.ndarray:
-        """Death step of every boundary in the whole text (built once, on first use)."""
-        layout = self._layout
-        death = np.full(len(layout.symbols), NEVER, dtype=np.int32)
-        chunk_positions = layout.gather >= 0
-        death[chunk_positions] = self.run.death[layout.gather[chunk_positions]]
-        death[layout.special_inner] = 0  # inside a special token: joined from the start
-        return death
+        Built once, on first use. In ``bytes`` mode the text is its own chunk buffer, so the
+        trainer's array is shared rather than copied.
+        """
+        layout = text_layout(self.run.corpus)
+        gather = layout.gather
+        assert gather is not None
+        if len(gather) == len(self.run.death) and np.array_equal(
+            gather, np.arange(len(gather))
+        ):
+            death = self.run.death
+        else:
+            death = np.full(len(gather), NEVER, dtype=np.int32)
+            chunk_positions = gather >= 0
+            death[chunk_positions] = self.run.death[gather[chunk_positions]]
+            if layout.special_inner is not None:
+                death[layout.special_inner] = 0  # inside a special token: joined from the start
+        return replace(layout, gather=None), death
 
     @cached_property
     def _special_ids(self) -> np.ndarray:
         ids = self.tokenizer.special_tokens
-        return np.array([ids[text] for text in self._layout.special_texts], dtype=np.int64)
+        texts = self._text_index[0].special_texts
+        return np.array([ids[text] for text in texts], dtype=np.int64)
 
     def segmentation(self, k: int) -> Segmentation:
         """Token spans (byte offsets) and ids of the whole training text after ``k`` merges."""
         k = self._check_step(k)
-        layout = self._layout
-        starts, ids = _tokens_at(self._full_death, layout.symbols, k, self.base)
+        layout, death = self._text_index
+        starts, ids = _tokens_at(death, layout.symbols, k, self.base)
         if len(layout.special_starts):
             where = np.searchsorted(starts, layout.special_starts)
             ids[where] = self._special_ids
-        offsets = layout.symbol_offsets
         ends = np.empty_like(starts)
         ends[:-1] = starts[1:]
         if len(starts):
             ends[-1] = len(layout.symbols)
+        offsets = layout.symbol_offsets
+        if offsets is None:
+            return Segmentation(starts=starts, ends=ends, ids=ids)
         return Segmentation(starts=offsets[starts], ends=offsets[ends], ids=ids)
 
     def tied_pairs(self, step: int) -> list[Pair]:
@@ -167,14 +178,15 @@ class History:
 
     def memory_bytes(self) -> int:
         """Approximate size of what the history keeps (arrays, merge records, the text)."""
-        arrays = [self.run.death, self.run.corpus.unique_symbols, self.run.corpus.unique_weights]
-        arrays.append(self.run.corpus.unique_chunk_start)
-        if "_full_death" in self.__dict__:
-            layout = self._layout
-            arrays += [self._full_death, layout.symbols, layout.symbol_offsets, layout.gather]
-            arrays.append(layout.special_inner)
+        corpus = self.run.corpus
+        arrays = [self.run.death, corpus.unique_symbols, corpus.unique_chunk_start]
+        arrays += [corpus.chunk_starts, corpus.chunk_weights]
+        if "_text_index" in self.__dict__:
+            layout, death = self._text_index
+            arrays += [death, layout.symbols, layout.symbol_offsets, layout.special_inner]
+        owners = {id(array): array for array in arrays if array is not None and array.base is None}
         step_bytes = 200 * len(self.steps)  # a MergeStep with its token and small tuples
-        return len(self.text) + step_bytes + sum(int(array.nbytes) for array in arrays)
+        return len(self.text) + step_bytes + sum(int(a.nbytes) for a in owners.values())
 
     def pair_table(self, k: int) -> PairTable:
         """Every adjacent pair after ``k`` merges, with counts, ordered as the trainer chooses.
@@ -190,7 +202,7 @@ class History:
             return PairTable(empty, empty, empty, empty)
         lefts, rights = ids[:-1][joined], ids[1:][joined]
         positions = starts[:-1][joined]
-        weights = corpus.unique_weights[positions]
+        weights = corpus.weights_at(positions)
         # Group equal pairs with one stable argsort over compact codes (int32 when they fit,
         # which sorts much faster): the first of each group is its first occurrence.
         width = int(ids.max()) + 1

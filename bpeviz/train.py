@@ -203,7 +203,7 @@ class _IncrementalTrainer:
         symbols = corpus.unique_symbols
         size = len(symbols)
         self.seq: list[int] = symbols.tolist()  # token id at each live position, -1 if dead
-        self.weight: list[int] = corpus.unique_weights.tolist()
+        self.weight: list[int] = corpus.weights_at(np.arange(size)).tolist()
         has_right = np.ones(size, dtype=bool)
         if size:
             has_right[:-1] = ~corpus.unique_chunk_start[1:]
@@ -221,7 +221,7 @@ class _IncrementalTrainer:
         order = np.argsort(keys, kind="stable")  # stable: positions stay sorted per pair
         sorted_keys, sorted_positions = keys[order], left[order]
         unique_keys, group_starts = np.unique(sorted_keys, return_index=True)
-        weights = corpus.unique_weights[sorted_positions]
+        weights = corpus.weights_at(sorted_positions)
         totals = np.add.reduceat(weights, group_starts).tolist() if len(weights) else []
         bounds = [*group_starts.tolist(), len(sorted_keys)]
         self.counts: dict[int, int] = dict(zip(unique_keys.tolist(), totals, strict=True))
