@@ -1,0 +1,167 @@
+"""Altair charts, built by pure functions so tests can read them back with ``chart.to_dict()``.
+
+Only the chart *spec* is made here; drawing it (``st.altair_chart``) is the page's job. The data
+comes from :mod:`bpeviz.compression` in long form (one row per point).
+
+The compression chart has five layers, all on one vocabulary-size axis:
+
+1. one line per (tokenizer, text): colour = the text measured, dash = whether the tokenizer
+   was trained on that text (solid) or on the other language (dashed);
+2. markers where the other-language curves were actually measured (they are sampled);
+3. an invisible layer of every point that lights up the point nearest the pointer and carries
+   the tooltip;
+4. a dotted horizontal rule per text for a reference tokenizer (``cl100k_base``), labelled;
+5. a vertical rule with a label at the vocabulary size chosen in the sidebar.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from bpeviz.compression import CURVE_COLUMNS, OTHER, OWN, REFERENCE_COLUMNS
+
+X_TITLE = "vocabulary size (256 bytes + merges)"
+Y_TITLE = "bytes per token (higher = more compression)"
+PALETTE: tuple[str, ...] = ("#1f77b4", "#e4572e", "#2ca02c", "#9467bd", "#8c564b", "#17becf")
+TOOLTIP_FIELDS: tuple[tuple[str, str, str, str | None], ...] = (
+    ("trained_on", "N", "tokenizer trained on", None),
+    ("measured_on", "N", "measured on", None),
+    ("vocab_size", "Q", "vocab size", ",d"),
+    ("merges", "Q", "merges", ",d"),
+    ("tokens", "Q", "tokens", ",d"),
+    ("bytes_per_token", "Q", "bytes per token", ".3f"),
+)
+
+
+def _tooltip() -> list[alt.Tooltip]:
+    return [
+        alt.Tooltip(f"{field}:{kind}", title=title, **({"format": fmt} if fmt else {}))
+        for field, kind, title, fmt in TOOLTIP_FIELDS
+    ]
+
+
+def compression_chart(
+    curves: pd.DataFrame,
+    *,
+    references: pd.DataFrame | None = None,
+    current_vocab_size: int | None = None,
+    height: int = 380,
+) -> alt.LayerChart:
+    """Vocabulary size against bytes per token, every curve and reference on one chart.
+
+    ``curves`` has the columns of :data:`bpeviz.compression.CURVE_COLUMNS`; ``references`` those
+    of :data:`bpeviz.compression.REFERENCE_COLUMNS`. ``current_vocab_size`` draws the marker.
+    """
+    curves = pd.DataFrame(curves, columns=list(CURVE_COLUMNS))
+    languages = list(dict.fromkeys([*curves["measured_on"].tolist(), *_measured(references)]))
+    color_scale = alt.Scale(domain=languages, range=list(PALETTE[: max(len(languages), 1)]))
+    x_max = _x_max(curves, current_vocab_size)
+    x = alt.X("vocab_size:Q", title=X_TITLE, scale=alt.Scale(domain=[256, x_max], nice=False))
+    y = alt.Y("bytes_per_token:Q", title=Y_TITLE, scale=alt.Scale(zero=False))
+    color = alt.Color("measured_on:N", title="measured on", scale=color_scale)
+    dash = alt.StrokeDash(
+        "kind:N",
+        title="tokenizer trained on",
+        scale=alt.Scale(domain=[OWN, OTHER], range=[[1, 0], [6, 4]]),
+    )
+    nearest = alt.selection_point(
+        name="nearest", nearest=True, on="pointerover", empty=False, clear="pointerout"
+    )
+    base = alt.Chart(curves)
+    lines = base.mark_line(strokeWidth=2).encode(
+        x=x, y=y, color=color, strokeDash=dash, detail="trained_on:N"
+    )
+    measured = (
+        base.transform_filter(alt.datum.kind == OTHER)
+        .mark_point(size=30, filled=True)
+        .encode(x=x, y=y, color=color, tooltip=_tooltip())
+    )
+    hover = (
+        base.mark_circle(size=90)
+        .encode(
+            x=x,
+            y=y,
+            color=color,
+            opacity=alt.when(nearest).then(alt.value(1)).otherwise(alt.value(0)),
+            tooltip=_tooltip(),
+        )
+        .add_params(nearest)
+    )
+    layers: list[alt.Chart] = [lines, measured, hover]
+    if references is not None and not references.empty:
+        layers.extend(_reference_layers(references, x_max, color_scale))
+    if current_vocab_size is not None:
+        layers.extend(_marker_layers(current_vocab_size, x_max))
+    return alt.layer(*layers).properties(height=height)
+
+
+def _measured(references: pd.DataFrame | None) -> list[str]:
+    return [] if references is None else references["measured_on"].tolist()
+
+
+def _x_max(curves: pd.DataFrame, current_vocab_size: int | None) -> int:
+    candidates = [257, *curves["vocab_size"].tolist()]
+    if current_vocab_size is not None:
+        candidates.append(current_vocab_size)
+    return int(max(candidates))
+
+
+def reference_label(row: pd.Series) -> str:
+    """``"cl100k_base on English: 4.23"``: what the dotted reference line stands for."""
+    return f"{row['tokenizer']} on {row['measured_on']}: {row['bytes_per_token']:.2f}"
+
+
+def _reference_layers(
+    references: pd.DataFrame, x_max: int, color_scale: alt.Scale
+) -> list[alt.Chart]:
+    data = pd.DataFrame(references, columns=list(REFERENCE_COLUMNS)).assign(x_end=x_max)
+    data["label"] = [reference_label(row) for _, row in data.iterrows()]
+    color = alt.Color("measured_on:N", title="measured on", scale=color_scale)
+    tooltip = [
+        alt.Tooltip("tokenizer:N", title="tokenizer"),
+        alt.Tooltip("measured_on:N", title="measured on"),
+        alt.Tooltip("tokens:Q", title="tokens", format=",d"),
+        alt.Tooltip("bytes_per_token:Q", title="bytes per token", format=".3f"),
+    ]
+    rules = (
+        alt.Chart(data)
+        .mark_rule(strokeDash=[2, 3], strokeWidth=1.5)
+        .encode(y="bytes_per_token:Q", color=color, tooltip=tooltip)
+    )
+    labels = (
+        alt.Chart(data)
+        .mark_text(align="right", baseline="bottom", dy=-3, fontSize=12)
+        .encode(x=alt.X("x_end:Q"), y="bytes_per_token:Q", text="label:N", color=color)
+    )
+    return [rules, labels]
+
+
+def marker_label(vocab_size: int) -> str:
+    """``"sidebar vocab size: 512"``: the label of the vertical marker."""
+    return f"sidebar vocab size: {vocab_size:,}"
+
+
+def _marker_layers(vocab_size: int, x_max: int) -> list[alt.Chart]:
+    near_right = vocab_size - 256 > 0.7 * (x_max - 256)  # put the label on the left of the rule
+    data = pd.DataFrame({"vocab_size": [vocab_size], "label": [marker_label(vocab_size)]})
+    rule = (
+        alt.Chart(data)
+        .mark_rule(color="#666666", strokeWidth=1.5)
+        .encode(
+            x="vocab_size:Q",
+            tooltip=[alt.Tooltip("label:N", title="marker")],
+        )
+    )
+    text = (
+        alt.Chart(data)
+        .mark_text(
+            align="right" if near_right else "left",
+            baseline="top",
+            dx=-5 if near_right else 5,
+            color="#444444",
+            fontSize=12,
+        )
+        .encode(x="vocab_size:Q", y=alt.value(6), text="label:N")
+    )
+    return [rule, text]

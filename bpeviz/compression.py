@@ -1,0 +1,190 @@
+"""Compression curves: bytes per token against vocabulary size, from one training run each.
+
+The merges of a run are a prefix of each other, so the tokenizer with vocabulary ``256 + k``
+is just the first ``k`` merges. On the training text itself the token count after ``k`` merges
+is already in the history (:meth:`History.token_count`), so a whole curve costs nothing. On
+another text the tokenizer has to encode it, so that curve is measured at a sample of vocabulary
+sizes (:func:`sampled_steps`) instead of at every one.
+
+Everything here returns pandas DataFrames in "long" form (one row per point), which is what the
+chart (:mod:`bpeviz.charts`), the table and the CSV download all use. What is left out: any
+training. The caller passes finished histories (the app trains them once, cached).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from bpeviz.history import History
+from bpeviz.tokenizer import Tokenizer
+
+CURVE_COLUMNS: tuple[str, ...] = (
+    "trained_on",
+    "measured_on",
+    "kind",
+    "vocab_size",
+    "merges",
+    "tokens",
+    "bytes",
+    "bytes_per_token",
+)
+REFERENCE_COLUMNS: tuple[str, ...] = (
+    "tokenizer",
+    "measured_on",
+    "tokens",
+    "bytes",
+    "bytes_per_token",
+)
+OWN = "own text"
+OTHER = "other language"
+DEFAULT_POINTS = 20
+
+
+def bytes_per_token(byte_count: int, token_count: int) -> float:
+    """The compression ratio; an empty text (no tokens) counts as 0.0, not a division error.
+
+    >>> bytes_per_token(11, 5)
+    2.2
+    """
+    return byte_count / token_count if token_count else 0.0
+
+
+def sampled_steps(merge_count: int, points: int = DEFAULT_POINTS) -> list[int]:
+    """About ``points`` merge counts spread evenly over ``0..merge_count``, both ends included.
+
+    >>> sampled_steps(10, 4)
+    [0, 3, 7, 10]
+    >>> sampled_steps(2, 20)
+    [0, 1, 2]
+    """
+    if merge_count < 0:
+        raise ValueError(f"merge_count must be 0 or more, got {merge_count}")
+    if points < 2:
+        raise ValueError(f"a curve needs at least 2 points, got {points}")
+    if merge_count + 1 <= points:
+        return list(range(merge_count + 1))
+    return sorted({round(i * merge_count / (points - 1)) for i in range(points)})
+
+
+def own_curve(history: History, *, language: str) -> pd.DataFrame:
+    """Bytes per token on the training text after every ``k`` merges, ``k = 0..merges``.
+
+    No encoding happens: the token counts come from the history.
+
+    >>> from bpeviz.history import train
+    >>> curve = own_curve(train("aaabdaaabac", 259), language="toy")
+    >>> curve["tokens"].tolist()
+    [11, 9, 7, 5]
+    """
+    byte_count = len(history.text)
+    rows = []
+    for k in range(history.merge_count + 1):
+        tokens = history.token_count(k)
+        rows.append(
+            (language, language, OWN, history.base + k, k, tokens, byte_count,
+             bytes_per_token(byte_count, tokens))
+        )  # fmt: skip
+    return pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
+
+
+def cross_curve(
+    history: History,
+    text: str | bytes,
+    *,
+    trained_on: str,
+    measured_on: str,
+    steps: list[int] | None = None,
+) -> pd.DataFrame:
+    """Bytes per token of ``text`` encoded by the tokenizer after ``k`` merges, for ``k`` in steps.
+
+    ``steps`` defaults to :func:`sampled_steps` of the run (about 20 points): each point is one
+    full encode of ``text``.
+    """
+    data = text.encode("utf-8", errors="surrogateescape") if isinstance(text, str) else text
+    if steps is None:
+        steps = sampled_steps(history.merge_count)
+    rows = []
+    for k in steps:
+        tokens = len(history.tokenizer_at(k).encode(data))
+        rows.append(
+            (trained_on, measured_on, OTHER, history.base + k, k, tokens, len(data),
+             bytes_per_token(len(data), tokens))
+        )  # fmt: skip
+    return pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
+
+
+def compression_curves(
+    histories: Mapping[str, History], *, points: int = DEFAULT_POINTS, cross: bool = True
+) -> pd.DataFrame:
+    """Every tokenizer measured on every training text, one long table.
+
+    ``histories`` maps a language name to the run trained on it. Each run gets its full curve
+    on its own text and, with ``cross``, a sampled curve (``points`` encodes) on each other
+    run's text.
+
+    >>> from bpeviz.history import train
+    >>> data = compression_curves({"a": train("aaab", 257), "b": train("bbba", 257)})
+    >>> data[["trained_on", "measured_on", "tokens"]].values.tolist()
+    [['a', 'a', 4], ['a', 'a', 3], ['a', 'b', 4], ['a', 'b', 4], ['b', 'b', 4], ['b', 'b', 3], \
+['b', 'a', 4], ['b', 'a', 4]]
+    """
+    frames = []
+    for trained_on, history in histories.items():
+        frames.append(own_curve(history, language=trained_on))
+        steps = sampled_steps(history.merge_count, points)
+        for measured_on, other in histories.items():
+            if cross and measured_on != trained_on:
+                frames.append(
+                    cross_curve(
+                        history, other.text, trained_on=trained_on, measured_on=measured_on,
+                        steps=steps,
+                    )
+                )  # fmt: skip
+    if not frames:
+        return pd.DataFrame(columns=list(CURVE_COLUMNS))
+    return pd.concat(frames, ignore_index=True)
+
+
+def reference_ratios(
+    tokenizer: Tokenizer, texts: Mapping[str, str | bytes], *, name: str = "cl100k_base"
+) -> pd.DataFrame:
+    """Bytes per token of a fixed tokenizer (e.g. ``cl100k_base``) on each named text.
+
+    >>> from bpeviz.tokenizer import Tokenizer
+    >>> reference_ratios(Tokenizer(), {"toy": "abcd"})["bytes_per_token"].tolist()
+    [1.0]
+    """
+    rows = []
+    for measured_on, text in texts.items():
+        data = text.encode("utf-8", errors="surrogateescape") if isinstance(text, str) else text
+        tokens = len(tokenizer.encode(data, allow_special=False))
+        rows.append((name, measured_on, tokens, len(data), bytes_per_token(len(data), tokens)))
+    return pd.DataFrame(rows, columns=list(REFERENCE_COLUMNS))
+
+
+def ratio_at(curves: pd.DataFrame, *, trained_on: str, measured_on: str, vocab_size: int) -> float:
+    """The bytes per token of one curve at the largest measured vocab size ``<= vocab_size``.
+
+    Returns ``nan`` when the curve has no point that small (or does not exist).
+    """
+    rows = curves[
+        (curves["trained_on"] == trained_on)
+        & (curves["measured_on"] == measured_on)
+        & (curves["vocab_size"] <= vocab_size)
+    ]
+    if rows.empty:
+        return float("nan")
+    return float(rows.sort_values("vocab_size")["bytes_per_token"].iloc[-1])
+
+
+def curves_csv(curves: pd.DataFrame, references: pd.DataFrame | None = None) -> bytes:
+    """The curves (and reference rows, with ``kind`` = ``reference``) as UTF-8 CSV bytes."""
+    table = curves.copy()
+    if references is not None and not references.empty:
+        extra = references.rename(columns={"tokenizer": "trained_on"}).assign(
+            kind="reference", vocab_size=pd.NA, merges=pd.NA
+        )
+        table = pd.concat([table, extra[list(CURVE_COLUMNS)]], ignore_index=True)
+    return table.to_csv(index=False, float_format="%.4f").encode("utf-8")

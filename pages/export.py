@@ -1,0 +1,114 @@
+"""Export / import: download the trained tokenizer and its history; upload a model to inspect."""
+
+import streamlit as st
+
+from bpeviz import export, ui
+from bpeviz.settings import Message
+
+KEY_UPLOAD = "export_model_files"
+KEY_PATTERN = "export_pattern"
+KEY_LOADED = "_export_loaded"  # (upload signature, LoadedModel or error message)
+MAX_MODEL_UPLOAD_MB = 20
+
+st.title("Export / import")
+
+# ---- download ---------------------------------------------------------------------------
+
+st.header("Download your tokenizer", anchor=False)
+history = ui.current_history()
+text_info = ui.current_text()
+if history is not None:
+    name = text_info.name if text_info is not None else "text"
+    stem = export.file_stem(name, history.vocab_size)
+    st.caption(
+        f"The tokenizer trained in the sidebar: {history.vocab_size:,} tokens "
+        f"({history.merge_count:,} merges), {ui.current_settings().summary()}."
+    )
+    for item in export.export_formats(history.tokenizer, stem=stem):
+        st.markdown(f"**{item.title}**")
+        if item.error is not None:
+            ui.show_messages([Message("warning", f"Not available: {item.error}")])
+            continue
+        with st.container(horizontal=True, gap="small"):
+            for download in item.files:
+                st.download_button(
+                    download.label,
+                    download.data,
+                    file_name=download.file_name,
+                    mime=download.mime,
+                    icon=":material/download:",
+                    key=f"export_{download.file_name}",
+                    on_click="ignore",
+                )
+
+    st.header("Merge history as CSV", anchor=False)
+    st.caption(
+        "One row per merge: the pair (ids and readable), the new token and id, how often the "
+        "pair occurred (overlaps counted) and how many were replaced, the pairs it tied with, "
+        "the tie rule and the token count of the training text afterwards."
+    )
+    frame = export.history_frame(history)
+    st.download_button(
+        "History CSV",
+        frame.to_csv(index=False).encode("utf-8"),
+        file_name=f"{stem}-history.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        key="export_history_csv",
+        on_click="ignore",
+    )
+    st.dataframe(frame, hide_index=True, width="stretch", height=260)
+
+# ---- upload -----------------------------------------------------------------------------
+
+st.header("Inspect a model file", anchor=False)
+st.markdown(
+    "Upload a minbpe `.model`, a tiktoken `.tiktoken`, or a GPT-2 `vocab.json` together with "
+    "its `merges.txt` (select both files). The model is then offered on the **Tokenize** page."
+)
+files = st.file_uploader(
+    "Model file(s)",
+    type=list(export.UPLOAD_TYPES),
+    accept_multiple_files=True,
+    key=KEY_UPLOAD,
+    max_upload_size=MAX_MODEL_UPLOAD_MB,
+)
+pattern = st.selectbox(
+    "Split pattern for files that do not store one (GPT-2 files, .tiktoken)",
+    list(export.PATTERN_CHOICES),
+    format_func=export.PATTERN_LABELS.__getitem__,
+    key=KEY_PATTERN,
+    help="A .model file stores its pattern. GPT-2's vocab.json/merges.txt and tiktoken's "
+    "ranks do not: pick the one the model was trained with (bpeviz's own exports use the "
+    "sidebar's pre-tokenizer).",
+)
+
+if files:
+    signature = (tuple(file.file_id for file in files), pattern)
+    stored = st.session_state.get(KEY_LOADED)
+    if stored is None or stored[0] != signature:
+        try:
+            loaded = export.load_upload(
+                [(file.name, file.getvalue()) for file in files], pattern=pattern
+            )
+        except ValueError as error:
+            stored = (signature, str(error))
+        else:
+            stored = (signature, loaded)
+            ui.remember_imported_tokenizer(f"{loaded.kind}: {loaded.source}", loaded.tokenizer)
+        st.session_state[KEY_LOADED] = stored
+    result = stored[1]
+    if isinstance(result, str):
+        ui.show_messages([Message("error", f"Could not read the upload. {result}")])
+    else:
+        st.success(
+            f"Loaded {result.source} as a {result.kind}. It is now offered on the Tokenize page."
+        )
+        st.page_link("pages/tokenize.py", label="Tokenize with it", icon="✂️")
+        st.dataframe(result.summary.frame(), hide_index=True, width="stretch")
+        st.markdown("**The first learned tokens**")
+        st.dataframe(export.first_tokens_frame(result.tokenizer), hide_index=True, height=300)
+else:
+    imported = ui.imported_tokenizer()
+    if imported is not None:
+        ui.caption(f"Imported this session: {imported[0]} (offered on the Tokenize page).")

@@ -1,0 +1,192 @@
+"""Step through training: merge k, the counts it was picked from, and the text around it.
+
+Convention (said on the page too): step k means k merges are done, and everything shown is
+about merge k, the one that just happened. Step 0 is the raw bytes, with the pair merge 1
+will join outlined.
+"""
+
+import streamlit as st
+
+from bpeviz import display, tables, ui
+
+WINDOW_TOKENS = 4_000
+TOP_PAIRS = 12
+
+st.title("Step through training")
+text = ui.current_text()
+history = ui.current_history()
+if history is None or text is None:
+    st.stop()
+
+settings = ui.current_settings()
+tokenizer = history.tokenizer
+merges = history.merge_count
+ui.caption(f"{text.name} · {len(history.text):,} bytes · {settings.summary()}")
+st.caption(
+    "**Step k** means the first k merges are done. Everything below is about **merge k**: "
+    "the pair it joined, the counts it was picked from, and the text just before and after it."
+)
+if merges:
+    ui.clamp_step(merges)
+else:
+    st.info("This text has no pair of tokens to merge, so there are no steps: it stays bytes.")
+
+
+def step_view() -> None:
+    k = ui.step_controls(merges) if merges else 0
+    step = history.steps[k - 1] if k else None
+    after = history.segmentation(k)
+
+    if step is None:
+        first = history.steps[0] if merges else None
+        card = display.start_card_html(
+            text_bytes=len(history.text), tokens=len(after), first=first, tokenizer=tokenizer
+        )
+    else:
+        all_tied = history.tied_pairs(k) if step.more_tied else None
+        card = display.merge_card_html(
+            step,
+            tokenizer,
+            merge_total=merges,
+            tokens_before=history.token_count(k - 1),
+            all_tied=all_tied,
+        )
+    ui.show_spans(card)
+
+    tokens, ratio = history.token_count(k), history.compression_ratio(k)
+    columns = st.columns(4)
+    columns[0].metric(
+        "Tokens in the text",
+        f"{tokens:,}",
+        delta=f"{-step.replacements:,}" if step else None,
+        delta_color="inverse",
+    )
+    columns[1].metric(
+        "Bytes per token",
+        f"{ratio:.3f}",
+        delta=f"{ratio - history.compression_ratio(k - 1):+.3f}" if step else None,
+    )
+    columns[2].metric("Vocabulary size", f"{history.base + k:,}", help="Base symbols + k merges")
+    columns[3].metric("Merges done", f"{k:,} of {merges:,}")
+
+    text_column, table_column = st.columns([3, 2], gap="medium")
+    with text_column:
+        st.subheader("The text, token by token")
+        if step is not None:
+            when = st.segmented_control(
+                f"Show the text before or after merge {k}",
+                ["Before", "After"],
+                default="After",
+                required=True,
+                key="text_when",
+                bind="query-params",
+            )
+        else:
+            when = "now"
+        if step is not None and when == "Before":
+            shown = history.segmentation(k - 1)
+            marks = display.pair_marks(
+                shown.starts, shown.ends, after.starts, after.ends, after.ids, step.new_id
+            )
+            legend = "pair"
+        elif step is not None:
+            shown, marks, legend = after, display.new_marks(after.ids, step.new_id), "new"
+        elif merges:
+            following = history.segmentation(1)
+            shown = after
+            marks = display.pair_marks(
+                after.starts,
+                after.ends,
+                following.starts,
+                following.ends,
+                following.ids,
+                history.steps[0].new_id,
+            )
+            legend = "pair"
+        else:
+            shown, marks, legend = after, display.new_marks(after.ids, None), None
+        lo, hi = display.window(len(shown), display.first_marked(marks), WINDOW_TOKENS)
+        if (lo, hi) != (0, len(shown)):
+            st.caption(
+                f"The text is long: showing tokens {lo + 1:,}–{hi:,} of {len(shown):,}, from "
+                "just before the first place this merge applies."
+            )
+        views = display.segment_views(
+            history.text,
+            shown.starts,
+            shown.ends,
+            shown.ids,
+            tokenizer,
+            base=history.base,
+            lo=lo,
+            hi=hi,
+        )
+        ui.show_spans(display.legend_html(mark=legend))
+        ui.show_spans(display.tokens_html(views, marks=marks[lo:hi]), scroll=True)
+
+    with table_column:
+        table = history.pair_table(k - 1 if step else 0)
+        if step is not None:
+            st.subheader(f"Pair counts before merge {k}")
+            chosen, note = step.pair, f"◀ merge {k}"
+        else:
+            st.subheader("Pair counts now")
+            chosen, note = (history.steps[0].pair if merges else None), "◀ merge 1"
+        if len(table):
+            frame = tables.pair_frame(
+                table, tokenizer, chosen=chosen, chosen_note=note, limit=TOP_PAIRS
+            )
+            st.dataframe(
+                frame,
+                column_order=("rank", "left", "right", "count", "note"),
+                column_config={
+                    "rank": st.column_config.NumberColumn("#", width=36),
+                    "left": st.column_config.TextColumn("left", width=56),
+                    "right": st.column_config.TextColumn("right", width=56),
+                    "count": st.column_config.ProgressColumn(
+                        "count", min_value=0, max_value=int(table.counts[0]), format="%d"
+                    ),
+                    "note": st.column_config.TextColumn("", width=84),
+                },
+                hide_index=True,
+                key="pair_table",
+            )
+            st.caption(
+                f"Top {len(frame)} of {len(table):,} distinct pairs, best first: the top row is "
+                "the pair the merge picks; ties are marked."
+            )
+            if not ui.presentation_mode():
+                st.download_button(
+                    f"Download all {len(table):,} pairs (CSV)",
+                    data=lambda: tables.pair_csv(table, tokenizer, chosen=chosen),
+                    file_name=f"pairs_before_merge_{max(k, 1)}.csv",
+                    mime="text/csv",
+                    key="pairs_csv",
+                )
+        else:
+            st.caption("No pairs: every piece of the text is a single token.")
+        if merges:
+            st.altair_chart(tables.token_count_chart(history, k), width="stretch")
+
+    st.subheader("Vocabulary learned so far")
+    if k:
+        st.dataframe(
+            tables.vocab_frame(history, k, newest_first=True),
+            column_order=("merge", "id", "token", "left", "right", "count"),
+            hide_index=True,
+            height=min(260, 35 * (k + 1) + 3),
+            key="vocab_table",
+        )
+        if not ui.presentation_mode():
+            st.download_button(
+                f"Download merges 1–{k:,} (CSV)",
+                data=lambda: tables.history_csv(history, k),
+                file_name=f"merges_1_to_{k}.csv",
+                mime="text/csv",
+                key="merges_csv",
+            )
+    else:
+        st.caption(f"Nothing learned yet: the vocabulary is the {history.base} base symbols.")
+
+
+ui.fragment(step_view, run_every=ui.autoplay_interval() if merges else None)

@@ -1,0 +1,118 @@
+"""Tokenize text: any text through the trained tokenizer or cl100k_base, and why a word splits."""
+
+import streamlit as st
+
+from bpeviz import display, tables, ui
+from bpeviz.pretokenize import to_bytes
+
+MAX_SHOWN_TOKENS = 5_000
+DEFAULT_TEXT = (
+    "The printer counted pairs: “th”, “he”, “in”… 1234 times a day!\n"
+    "駅前の小さな本屋で、子どもは文字を覚えた。 🙂 <|endoftext|>"
+)
+
+st.title("Tokenize text")
+history = ui.current_history()
+text_info = ui.current_text()
+imported = ui.imported_tokenizer()
+
+text = ui.linked_text_area("Text to tokenize", key="tok_text", default=DEFAULT_TEXT, height=130)
+
+# Option names are short and stable: they are what the link holds (?tok_model=cl100k_base).
+choices = {"cl100k_base": "GPT-4's tokenizer, 100,256 tokens"}
+if history is not None and text_info is not None:
+    choices = {"Trained here": f"{history.vocab_size:,} tokens, from the sidebar's text", **choices}
+if imported is not None:
+    choices["Imported"] = "the model loaded on the Export / import page"
+model_column, view_column = st.columns([3, 2])
+with model_column:
+    model = st.radio(
+        "Tokenizer",
+        list(choices),
+        captions=list(choices.values()),
+        key="tok_model",
+        bind="query-params",
+    )
+with view_column:
+    view = st.segmented_control(
+        "Show",
+        ["Text", "Token ids"],
+        default="Text",
+        required=True,
+        key="tok_view",
+        bind="query-params",
+    )
+    group = st.toggle(
+        "Group the bytes of one character",
+        value=True,
+        key="tok_group",
+        help="Tokens that are only part of a character (shown as hex) are grouped under the "
+        "character they spell.",
+    )
+
+if model == "Trained here" and history is not None:
+    tokenizer = history.tokenizer
+    ids = ui.encode(tokenizer, ui.history_key(history), text)
+    rank_label = "merge {}".format
+elif model == "Imported" and imported is not None:
+    tokenizer = imported[1]
+    ids = tokenizer.encode(text)
+    rank_label = "rank {:,}".format if tokenizer.ranks is not None else "merge {}".format
+else:
+    try:
+        tokenizer = ui.cl100k()
+    except RuntimeError as error:
+        st.error(f"cl100k_base is not available: {error}")
+        st.stop()
+    ids = ui.encode(tokenizer, "cl100k", text)
+    rank_label = "rank {:,}".format
+
+if not text:
+    st.info("Type or paste some text above to see its tokens.")
+    st.stop()
+
+stats = tables.text_stats(text, len(ids))
+columns = st.columns(4)
+columns[0].metric("Characters", f"{stats.characters:,}")
+columns[1].metric("Bytes (UTF-8)", f"{stats.bytes:,}")
+columns[2].metric("Tokens", f"{stats.tokens:,}")
+columns[3].metric("Bytes per token", f"{stats.bytes_per_token:.2f}")
+
+shown = ids[:MAX_SHOWN_TOKENS]
+if len(ids) > len(shown):
+    st.caption(f"Showing the first {len(shown):,} of {len(ids):,} tokens.")
+ui.show_spans(display.legend_html(mark=None))
+ui.show_spans(
+    display.tokens_html(
+        display.id_views(tokenizer, shown),
+        show="ids" if view == "Token ids" else "text",
+        group_chars=group,
+    ),
+    scroll=True,
+)
+
+st.subheader("Why was this word split like this?")
+chunks = tables.distinct_chunks(tokenizer, text)
+if not chunks:
+    st.caption("There is no piece of ordinary text to replay here (only special tokens).")
+    st.stop()
+if tokenizer.pretokenizer == "bytes" and tokenizer.pattern is None:
+    st.caption(
+        "With the bytes pre-tokenizer the whole text is one piece; here each word (with the "
+        "spaces before it) is replayed on its own."
+    )
+else:
+    st.caption(
+        "The text is first cut into pieces by the pre-tokenizer; merges happen inside a piece."
+    )
+word = st.selectbox(
+    "Piece of the text",
+    chunks,
+    index=tables.interesting_chunk(tokenizer, chunks),
+    format_func=lambda chunk: display.label(to_bytes(chunk)),
+    key="tok_word",
+)
+trace = tokenizer.encode_trace(word)
+encoded = tokenizer.encode(word, allow_special=False)
+ui.show_spans(display.trace_summary_html(to_bytes(word), trace, encoded))
+ui.show_spans(display.trace_html(tokenizer, to_bytes(word), trace, rank_label=rank_label))

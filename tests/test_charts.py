@@ -1,0 +1,186 @@
+"""Tests for bpeviz.charts, read back through ``chart.to_dict()`` (AppTest cannot see charts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import pytest
+
+from bpeviz.charts import (
+    X_TITLE,
+    Y_TITLE,
+    compression_chart,
+    marker_label,
+    reference_label,
+)
+from bpeviz.compression import (
+    CURVE_COLUMNS,
+    compression_curves,
+    reference_ratios,
+)
+from bpeviz.history import train
+from bpeviz.tokenizer import Tokenizer
+
+
+@pytest.fixture(scope="module")
+def curves() -> pd.DataFrame:
+    """English: ``aaabdaaabac``, 3 merges (11, 9, 7, 5 tokens). Japanese: ``日本日本``, 2 merges."""
+    return compression_curves(
+        {"English": train("aaabdaaabac", 259), "Japanese": train("日本日本", 258)}
+    )
+
+
+@pytest.fixture(scope="module")
+def references() -> pd.DataFrame:
+    return reference_ratios(Tokenizer(), {"English": "aaabdaaabac", "Japanese": "日本日本"})
+
+
+@pytest.fixture(scope="module")
+def spec(curves, references) -> dict[str, Any]:
+    return compression_chart(curves, references=references, current_vocab_size=258).to_dict()
+
+
+def layer_rows(spec: dict[str, Any], layer: dict[str, Any]) -> list[dict[str, Any]]:
+    """The data rows a layer draws (Altair moves inline data to the top-level ``datasets``)."""
+    data = layer.get("data", spec.get("data"))
+    if "values" in data:
+        return data["values"]
+    return spec["datasets"][data["name"]]
+
+
+def layers_with_mark(spec: dict[str, Any], mark: str) -> list[dict[str, Any]]:
+    def kind(layer: dict[str, Any]) -> str:
+        return layer["mark"] if isinstance(layer["mark"], str) else layer["mark"]["type"]
+
+    return [layer for layer in spec["layer"] if kind(layer) == mark]
+
+
+def test_the_chart_is_a_layer_chart(curves) -> None:
+    assert isinstance(compression_chart(curves), alt.LayerChart)
+
+
+def test_lines_show_both_languages_with_the_hand_computed_ratios(spec) -> None:
+    (lines,) = layers_with_mark(spec, "line")
+    assert lines["encoding"]["x"]["field"] == "vocab_size"
+    assert lines["encoding"]["x"]["title"] == X_TITLE
+    assert lines["encoding"]["y"]["field"] == "bytes_per_token"
+    assert lines["encoding"]["y"]["title"] == Y_TITLE
+    assert lines["encoding"]["color"]["field"] == "measured_on"
+    assert lines["encoding"]["color"]["scale"]["domain"] == ["English", "Japanese"]
+    rows = layer_rows(spec, lines)
+    english = [
+        (row["vocab_size"], row["bytes_per_token"])
+        for row in rows
+        if row["trained_on"] == row["measured_on"] == "English"
+    ]
+    # Wikipedia's walk-through: 11, 9, 7, 5 tokens for 11 bytes.
+    assert english == [(256, 11 / 11), (257, 11 / 9), (258, 11 / 7), (259, 11 / 5)]
+    japanese = [row for row in rows if row["trained_on"] == row["measured_on"] == "Japanese"]
+    assert [row["tokens"] for row in japanese] == [12, 10, 8]  # 日 and 本 each lose 2 bytes
+
+
+def test_lines_are_dashed_when_the_tokenizer_learned_the_other_language(spec) -> None:
+    (lines,) = layers_with_mark(spec, "line")
+    dash = lines["encoding"]["strokeDash"]
+    assert dash["field"] == "kind"
+    assert dash["scale"]["domain"] == ["own text", "other language"]
+    assert dash["scale"]["range"][0] == [1, 0]  # solid
+    assert lines["encoding"]["detail"]["field"] == "trained_on"
+
+
+def test_points_carry_tooltips(spec) -> None:
+    expected = ["trained_on", "measured_on", "vocab_size", "merges", "tokens", "bytes_per_token"]
+    tooltip_layers = [layer for layer in spec["layer"] if layer.get("encoding", {}).get("tooltip")]
+    point_layers = [
+        layer for layer in tooltip_layers if layer["mark"]["type"] in ("point", "circle")
+    ]
+    assert len(point_layers) == 2
+    for layer in point_layers:
+        assert [item["field"] for item in layer["encoding"]["tooltip"]] == expected
+
+
+def test_the_hover_layer_highlights_the_nearest_point(spec) -> None:
+    (hover,) = layers_with_mark(spec, "circle")
+    (param,) = spec["params"]  # Altair lifts layer params to the top, naming their view
+    assert param["views"] == [hover["name"]]
+    assert param["select"]["nearest"] is True
+    assert param["select"]["on"] == "pointerover"
+    assert hover["encoding"]["opacity"]["condition"][0]["param"] == param["name"]
+    assert hover["encoding"]["opacity"]["value"] == 0
+
+
+def test_cross_language_points_are_marked_where_they_were_measured(spec) -> None:
+    (measured,) = layers_with_mark(spec, "point")
+    assert measured["transform"] == [{"filter": "(datum.kind === 'other language')"}]
+
+
+def test_marker_at_the_current_vocab_size(spec) -> None:
+    marker_rules = [
+        layer
+        for layer in layers_with_mark(spec, "rule")
+        if layer["encoding"].get("x", {}).get("field") == "vocab_size"
+    ]
+    assert len(marker_rules) == 1
+    assert layer_rows(spec, marker_rules[0]) == [
+        {"vocab_size": 258, "label": "sidebar vocab size: 258"}
+    ]
+    texts = [
+        layer
+        for layer in layers_with_mark(spec, "text")
+        if layer["encoding"]["x"]["field"] == "vocab_size"
+    ]
+    assert [row["label"] for row in layer_rows(spec, texts[0])] == ["sidebar vocab size: 258"]
+
+
+def test_no_marker_without_a_current_vocab_size(curves) -> None:
+    spec = compression_chart(curves).to_dict()
+    assert layers_with_mark(spec, "rule") == []
+    assert layers_with_mark(spec, "text") == []
+
+
+def test_marker_label_moves_left_of_the_rule_near_the_right_edge(curves) -> None:
+    spec = compression_chart(curves, current_vocab_size=259).to_dict()
+    (text,) = layers_with_mark(spec, "text")
+    assert text["mark"]["align"] == "right"
+    spec = compression_chart(curves, current_vocab_size=256).to_dict()
+    (text,) = layers_with_mark(spec, "text")
+    assert text["mark"]["align"] == "left"
+
+
+def test_marker_beyond_the_curves_widens_the_axis(curves) -> None:
+    spec = compression_chart(curves, current_vocab_size=4096).to_dict()
+    (lines,) = layers_with_mark(spec, "line")
+    assert lines["encoding"]["x"]["scale"]["domain"] == [256, 4096]
+
+
+def test_reference_lines_are_horizontal_and_labelled(spec) -> None:
+    (reference,) = [layer for layer in layers_with_mark(spec, "rule") if "y" in layer["encoding"]]
+    assert "x" not in reference["encoding"]  # spans the whole width
+    assert reference["encoding"]["y"]["field"] == "bytes_per_token"
+    rows = layer_rows(spec, reference)
+    assert [(row["measured_on"], row["bytes_per_token"]) for row in rows] == [
+        ("English", 1.0),
+        ("Japanese", 1.0),
+    ]
+    labels = [
+        row["label"]
+        for layer in layers_with_mark(spec, "text")
+        if layer["encoding"]["x"]["field"] == "x_end"
+        for row in layer_rows(spec, layer)
+    ]
+    assert labels == ["cl100k_base on English: 1.00", "cl100k_base on Japanese: 1.00"]
+
+
+def test_labels() -> None:
+    row = pd.Series(
+        {"tokenizer": "cl100k_base", "measured_on": "English", "bytes_per_token": 4.236}
+    )
+    assert reference_label(row) == "cl100k_base on English: 4.24"
+    assert marker_label(1024) == "sidebar vocab size: 1,024"
+
+
+def test_an_empty_table_still_makes_a_valid_chart() -> None:
+    spec = compression_chart(pd.DataFrame(columns=list(CURVE_COLUMNS))).to_dict()
+    assert len(spec["layer"]) == 3

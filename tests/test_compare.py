@@ -1,0 +1,170 @@
+"""Tests for bpeviz.compare: two tokenizations of one text and the cuts where they differ."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpeviz.compare import (
+    BOUNDARY_COLUMNS,
+    DEFAULT_COMPARE_TEXT,
+    boundaries,
+    boundary_diff,
+    boundary_table,
+    compare,
+    cut_kinds,
+    start_marks,
+    summary_frame,
+    token_spans,
+    tokenize,
+)
+from bpeviz.history import train
+from bpeviz.tokenizer import Tokenizer
+
+AA = Tokenizer.from_merges([(97, 97)])  # one merge: a + a
+AB = Tokenizer.from_merges([(97, 98)])  # one merge: a + b
+
+
+def test_hand_worked_boundary_diff() -> None:
+    """``aaabdaaabac`` cut by hand.
+
+    With only ``aa``: aa|a|b|d|aa|a|b|a|c, cuts at 2 3 4 5 7 8 9 10.
+    With only ``ab``: a|a|ab|d|a|a|ab|a|c, cuts at 1 2 4 5 6 7 9 10.
+    Only the first cuts at 3 and 8 (inside ``ab``); only the second at 1 and 6 (inside ``aa``).
+    """
+    result = compare("aaabdaaabac", AA, AB, names=("aa", "ab"))
+    assert sorted(result.ours.boundaries) == [2, 3, 4, 5, 7, 8, 9, 10]
+    assert sorted(result.theirs.boundaries) == [1, 2, 4, 5, 6, 7, 9, 10]
+    assert sorted(result.diff.only_ours) == [3, 8]
+    assert sorted(result.diff.only_theirs) == [1, 6]
+    assert sorted(result.diff.shared) == [2, 4, 5, 7, 9, 10]
+    assert result.diff.differing == 4
+    assert (result.ours.token_count, result.theirs.token_count) == (9, 9)
+
+
+def test_boundary_table_by_hand() -> None:
+    result = compare("aaabdaaabac", AA, AB, names=("aa", "ab"))
+    table = boundary_table(result, context=2)
+    assert list(table.columns) == list(BOUNDARY_COLUMNS)
+    assert table.values.tolist() == [
+        [1, "ab", "a", "aa"],
+        [3, "aa", "aa", "bd"],
+        [6, "ab", "da", "aa"],
+        [8, "aa", "aa", "ba"],
+    ]
+
+
+def test_boundary_table_shows_cuts_inside_a_character_as_hex() -> None:
+    """No merges: 日 (E6 97 A5) is cut after each byte; one merge E6+97 keeps only the 2nd cut."""
+    merged = Tokenizer.from_merges([(0xE6, 0x97)])
+    result = compare("日", Tokenizer(), merged, names=("bytes", "merged"))
+    assert sorted(result.ours.boundaries) == [1, 2]
+    assert sorted(result.theirs.boundaries) == [2]
+    table = boundary_table(result)
+    assert table.values.tolist() == [[1, "bytes", "<E6>", "<97><A5>"]]
+
+
+def test_boundary_table_is_limited() -> None:
+    result = compare("a" * 50, Tokenizer(), Tokenizer.from_merges([(97, 97)]))
+    assert len(boundary_table(result, limit=5)) == 5
+
+
+def test_spaces_are_visible_in_the_context() -> None:
+    result = compare("a b", Tokenizer(), Tokenizer.from_merges([(32, 98)]))
+    assert boundary_table(result).values.tolist() == [[2, "ours", "a␣", "b"]]
+
+
+def test_cut_kinds_lists_every_cut_in_order() -> None:
+    result = compare("aaab", AA, AB)
+    assert cut_kinds(result) == [(1, "theirs"), (2, "shared"), (3, "ours")]
+
+
+def test_identical_tokenizers_agree_everywhere() -> None:
+    result = compare("the cat sat on the mat", AA, AA)
+    assert result.diff.differing == 0
+    assert boundary_table(result).empty
+
+
+def test_empty_text_compares_to_nothing() -> None:
+    result = compare("", AA, AB)
+    assert result.ours.token_count == result.theirs.token_count == 0
+    assert result.diff.differing == 0
+    summary = summary_frame(result)
+    assert summary["bytes_per_token"].tolist() == [0.0, 0.0]
+    assert boundary_table(result).empty
+    assert cut_kinds(result) == []
+
+
+def test_summary_frame() -> None:
+    result = compare("aaabdaaabac", AA, AB, names=("aa", "ab"))
+    summary = summary_frame(result)
+    assert summary.to_dict("records") == [
+        {
+            "tokenizer": "aa",
+            "tokens": 9,
+            "bytes": 11,
+            "bytes_per_token": 1.222,
+            "cuts_only_here": 2,
+        },
+        {
+            "tokenizer": "ab",
+            "tokens": 9,
+            "bytes": 11,
+            "bytes_per_token": 1.222,
+            "cuts_only_here": 2,
+        },
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "a", "🙂", "日本語のテキスト", "tab\tand\nnewline", DEFAULT_COMPARE_TEXT],
+    ids=["empty", "one-char", "emoji", "cjk", "whitespace", "default"],
+)
+def test_spans_tile_the_text(text: str) -> None:
+    history = train("the cat sat on the mat 日本 日本", 270, pretokenizer="gpt4")
+    result = tokenize(history.tokenizer, text, name="ours")
+    data = text.encode("utf-8")
+    assert result.byte_count == len(data)
+    assert sum(end - start for start, end in result.spans) == len(data)
+    assert all(a[1] == b[0] for a, b in zip(result.spans, result.spans[1:], strict=False))
+    assert b"".join(data[start:end] for start, end in result.spans) == data
+
+
+def test_end_of_word_markers_take_no_bytes() -> None:
+    """``</w>`` is part of a token's name, not of the text: spans still tile the bytes."""
+    history = train("low lower lowest", 262, pretokenizer="words", end_of_word=True)
+    ids = history.tokenizer.encode("low lower")
+    spans = token_spans(history.tokenizer, ids)
+    assert spans[-1][1] == len(b"low lower")
+    assert boundaries(spans) == frozenset({3, 4})
+
+
+def test_special_tokens_count_as_one_token_and_keep_their_bytes() -> None:
+    tokenizer = Tokenizer.from_merges([], special_tokens=["<|x|>"])
+    result = compare("a<|x|>b", tokenizer, Tokenizer())
+    assert result.ours.ids == [97, 256, 98]
+    assert result.ours.spans == [(0, 1), (1, 6), (6, 7)]
+    assert sorted(result.diff.only_theirs) == [2, 3, 4, 5]
+
+
+def test_precomputed_ids_are_used() -> None:
+    result = compare("aaab", AA, AB, ids=([256, 97, 98], [97, 97, 256]))
+    assert sorted(result.diff.only_ours) == [3]
+    with pytest.raises(ValueError, match="not this text's tokens"):
+        compare("aaab", AA, AB, ids=([256], [97, 97, 256]))
+
+
+def test_boundary_helpers() -> None:
+    assert boundaries([]) == frozenset()
+    assert boundaries([(0, 3)]) == frozenset()
+    diff = boundary_diff(frozenset({1, 2}), frozenset({2, 3}))
+    assert (diff.shared, diff.only_ours, diff.only_theirs) == ({2}, {1}, {3})
+
+
+def test_start_marks_outline_tokens_after_a_cut_only_one_side_makes() -> None:
+    """Hand example: aa|a|b|d|aa|a|b|a|c; cuts only here at 3 and 8 start ``b`` and ``b``."""
+    result = compare("aaabdaaabac", AA, AB, names=("aa", "ab"))
+    marks = start_marks(result.ours, result.diff.only_ours, mark="new")
+    assert marks == ["", "", "new", "", "", "", "new", "", ""]
+    theirs = start_marks(result.theirs, result.diff.only_theirs, mark="new")
+    assert theirs == ["", "new", "", "", "", "new", "", "", ""]

@@ -1,0 +1,459 @@
+"""Tests for bpeviz.display: escaping, colours, visible bytes, marks, and the merge card."""
+
+from __future__ import annotations
+
+import doctest
+import html
+import random
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+import bpeviz.display as display_module
+from bpeviz.display import (
+    MARK_NEW,
+    MARK_PAIR_END,
+    MARK_PAIR_START,
+    PALETTE,
+    TokenView,
+    char_groups,
+    colour_indices,
+    count_sentence,
+    first_marked,
+    id_views,
+    legend_html,
+    merge_card_html,
+    new_marks,
+    pair_marks,
+    segment_views,
+    start_card_html,
+    stylesheet,
+    tie_sentence,
+    tokens_html,
+    trace_html,
+    trace_summary_html,
+    visible_html,
+    window,
+)
+from bpeviz.history import History, train
+from bpeviz.samples import get_sample
+from bpeviz.tokenizer import Tokenizer
+
+HOSTILE_TEXTS = {
+    "script": "<script>alert('x')</script> & done",
+    "img-onerror": '<img src=x onerror="alert(1)"> \'quoted\' "double"',
+    "attribute-break": '" onmouseover="alert(1)" x="',
+    "entities": "&lt; &amp; &#60; AT&T",
+}
+DANGEROUS_TAGS = {"script", "img", "iframe", "svg", "object", "embed", "style", "a"}
+
+
+class _Collector(HTMLParser):
+    """Every start tag and attribute name in a piece of HTML."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.attributes: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attributes.extend(name for name, _ in attrs)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def parse(markup: str) -> _Collector:
+    collector = _Collector()
+    collector.feed(markup)
+    collector.close()
+    return collector
+
+
+def assert_safe(markup: str) -> None:
+    """No tag or event attribute from user text survives; the text itself is shown."""
+    collector = parse(markup)
+    assert not DANGEROUS_TAGS & set(collector.tags), collector.tags
+    assert not [name for name in collector.attributes if name.startswith("on")]
+    assert set(collector.attributes) <= {"class", "title", "data-char"}
+    assert "<script" not in markup.lower()
+    assert "<img" not in markup.lower()
+    assert not re.search(r"<[^>]*\bonerror\s*=", markup, flags=re.IGNORECASE)
+
+
+def span_texts(markup: str) -> list[str]:
+    """The text inside each token span (``bpe-t``), unescaped."""
+    return [
+        html.unescape(m)
+        for m in re.findall(r'<span class="bpe-t[^"]*" title="[^"]*">(.*?)</span>', markup)
+    ]
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(display_module).failed == 0
+
+
+# ---- escaping -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS.values(), ids=HOSTILE_TEXTS.keys())
+@pytest.mark.parametrize("merges", [0, 40], ids=["bytes", "merged"])
+def test_training_text_spans_escape_everything(text: str, merges: int) -> None:
+    history = train(text * 3, 256 + merges, pretokenizer="bytes")
+    k = min(merges, history.merge_count)
+    seg = history.segmentation(k)
+    views = segment_views(
+        history.text, seg.starts, seg.ends, seg.ids, history.tokenizer, base=history.base
+    )
+    markup = tokens_html(views, marks=new_marks(seg.ids, None))
+    assert_safe(markup)
+    assert "".join(parse(markup).text).replace("␣", " ") == text * 3
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS.values(), ids=HOSTILE_TEXTS.keys())
+@pytest.mark.parametrize("show", ["text", "ids"])
+def test_id_spans_escape_everything(text: str, show: str) -> None:
+    tokenizer = train(text * 4, 300, pretokenizer="gpt4").tokenizer
+    markup = tokens_html(id_views(tokenizer, tokenizer.encode(text)), show=show)
+    assert_safe(markup)
+
+
+def test_a_special_token_with_markup_is_escaped() -> None:
+    special = "<img src=x onerror=alert(1)>"
+    history = train(f"ab{special}ab", 258, special_tokens=(special,))
+    seg = history.segmentation(0)
+    views = segment_views(
+        history.text, seg.starts, seg.ends, seg.ids, history.tokenizer, base=history.base
+    )
+    markup = tokens_html(views)
+    assert_safe(markup)
+    assert html.escape(special.replace(" ", "␣")) in markup
+
+
+def test_character_group_labels_are_escaped() -> None:
+    views = [
+        TokenView(1, b'"\xe9', "t"),
+        TokenView(2, b"\xa7\x85", "t"),
+        TokenView(3, b"<", "t"),
+    ]
+    markup = tokens_html(views)
+    assert_safe(markup)
+    assert 'data-char="&quot;駅"' in markup
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS.values(), ids=HOSTILE_TEXTS.keys())
+def test_merge_card_and_trace_escape_token_text(text: str) -> None:
+    history = train(text * 5, 270, pretokenizer="bytes")
+    tokenizer = history.tokenizer
+    for step in history.steps:
+        card = merge_card_html(
+            step, tokenizer, merge_total=history.merge_count, tokens_before=10, all_tied=None
+        )
+        assert_safe(card)
+    word = text.encode()
+    trace = tokenizer.encode_trace(word)
+    assert_safe(trace_html(tokenizer, word, trace, rank_label="merge {}".format))
+    assert_safe(trace_summary_html(word, trace, tokenizer.encode(word)))
+
+
+# ---- colours ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_neighbouring_tokens_never_share_a_colour(seed: int) -> None:
+    rng = random.Random(seed)
+    ids = [rng.choice([0, 8, 16, 97, 105, 300]) for _ in range(500)]
+    colours = colour_indices(ids)
+    assert all(a != b for a, b in zip(colours, colours[1:], strict=False))
+    assert all(0 <= colour < len(PALETTE) for colour in colours)
+
+
+def test_neighbouring_spans_in_html_never_share_a_colour() -> None:
+    history = train(get_sample("english").text, 300, pretokenizer="gpt4")
+    seg = history.segmentation(44)
+    views = segment_views(
+        history.text, seg.starts, seg.ends, seg.ids, history.tokenizer, base=history.base
+    )
+    classes = re.findall(r'class="bpe-t (bpe-c\d)', tokens_html(views, group_chars=False))
+    assert len(classes) == len(seg)
+    assert all(a != b for a, b in zip(classes, classes[1:], strict=False))
+
+
+def test_repeated_tokens_keep_their_colour_when_they_can() -> None:
+    assert colour_indices([97, 32, 97, 32]) == [97 % 8, 32 % 8, 97 % 8, 32 % 8]
+
+
+# ---- visible bytes ------------------------------------------------------------------------
+
+
+def test_whitespace_is_visible_and_newlines_also_break_the_line() -> None:
+    markup = tokens_html(id_views(Tokenizer.from_merges([]), list(b"a b\n\tc")))
+    assert span_texts(markup) == ["a", "␣", "b", "↵", "⇥", "c"]
+    assert markup.count("<br>") == 1
+
+
+def test_partial_utf8_is_shown_as_hex() -> None:
+    content, newlines = visible_html("駅".encode()[:2])
+    assert content == '<span class="bpe-hex">&lt;E9&gt;&lt;A7&gt;</span>'
+    assert newlines == 0
+
+
+def test_invalid_bytes_from_a_binary_text_are_hex_too() -> None:
+    content, _ = visible_html(b"ok\xff\xfe")
+    assert content.startswith("ok") and content.count("bpe-hex") == 2
+    assert "&lt;FF&gt;" in content and "&lt;FE&gt;" in content
+
+
+def test_tokens_that_split_a_character_are_grouped_under_it() -> None:
+    tokenizer = Tokenizer.from_merges([])
+    markup = tokens_html(id_views(tokenizer, list("a駅".encode())))
+    assert markup.count('class="bpe-g"') == 1
+    assert 'data-char="駅"' in markup
+    assert 'class="bpe-g"' not in tokens_html(
+        id_views(tokenizer, list("a駅".encode())), group_chars=False
+    )
+
+
+def test_char_groups_ignore_bytes_that_never_make_a_character() -> None:
+    assert char_groups([b"\xff", b"\x80", b"a"]) == []
+    assert char_groups([b"ab", b"cd"]) == []
+
+
+def test_ids_view_shows_each_id() -> None:
+    tokenizer = train("hello hello", 260).tokenizer
+    ids = tokenizer.encode("hello")
+    assert span_texts(tokens_html(id_views(tokenizer, ids), show="ids")) == [str(i) for i in ids]
+    with pytest.raises(ValueError, match="show"):
+        tokens_html([], show="bytes")
+
+
+def test_hover_title_has_id_hex_bytes_and_origin() -> None:
+    history = train("aaabdaaabac", 259, tie_break="lexmin")
+    views = id_views(history.tokenizer, [258, 100])
+    assert views[0].title == "id 258 · bytes 61 61 61 62 · made by merge 3"
+    assert views[1].title == "id 100 · bytes 64 · a single byte"
+
+
+# ---- special tokens and </w> --------------------------------------------------------------
+
+
+def test_special_tokens_are_marked_distinctly() -> None:
+    history = train("ab<|endoftext|>ab", 257, special_tokens=("<|endoftext|>",))
+    seg = history.segmentation(1)
+    views = segment_views(
+        history.text, seg.starts, seg.ends, seg.ids, history.tokenizer, base=history.base
+    )
+    special = [view for view in views if view.special]
+    assert len(special) == 1 and special[0].data == b"<|endoftext|>"
+    markup = tokens_html(views)
+    assert markup.count("bpe-special") == 1
+    assert "special token" in special[0].title
+
+
+def test_end_of_word_marker_is_drawn_after_the_word() -> None:
+    history = train("low low lower", 262, pretokenizer="words", end_of_word=True)
+    seg = history.segmentation(history.merge_count)
+    views = segment_views(
+        history.text, seg.starts, seg.ends, seg.ids, history.tokenizer, base=history.base
+    )
+    assert any(view.marker for view in views)
+    assert 'class="bpe-eow">&lt;/w&gt;' in tokens_html(views)
+    texts = [view.data for view in views]
+    assert b"".join(texts) == history.text
+
+
+# ---- marks --------------------------------------------------------------------------------
+
+
+def test_pair_marks_are_exactly_the_occurrences_merged_left_to_right() -> None:
+    """aaabdaaabac: merge 1 (lexmin) is (a, a); in each "aaa" only the first two merge."""
+    history = train("aaabdaaabac", 259, tie_break="lexmin")
+    before, after = history.segmentation(0), history.segmentation(1)
+    marks = pair_marks(
+        before.starts, before.ends, after.starts, after.ends, after.ids, history.steps[0].new_id
+    )
+    assert marks == ["ps", "pe", "", "", "", "ps", "pe", "", "", "", ""]
+    assert marks.count(MARK_PAIR_START) == history.steps[0].replacements
+
+
+def test_pair_marks_do_not_cross_piece_boundaries() -> None:
+    """In words mode "ab ab": the "b" then "a" across the space must never be marked."""
+    history = train("ab ba ab", 257, pretokenizer="words")
+    step = history.steps[0]
+    before, after = history.segmentation(0), history.segmentation(1)
+    marks = pair_marks(before.starts, before.ends, after.starts, after.ends, after.ids, step.new_id)
+    marked = [
+        history.text[s:e] for s, e, m in zip(before.starts, before.ends, marks, strict=True) if m
+    ]
+    assert len(marked) == 2 * step.replacements
+
+
+def test_new_marks_flag_every_new_token() -> None:
+    ids = np.array([256, 97, 256, 98])
+    assert new_marks(ids, 256) == [MARK_NEW, "", MARK_NEW, ""]
+    assert new_marks(ids, None) == ["", "", "", ""]
+    assert first_marked(new_marks(ids, 256)) == 0
+    assert first_marked(["", "", MARK_PAIR_END]) == 2
+    assert first_marked(["", ""]) is None
+
+
+def test_marks_become_classes() -> None:
+    views = id_views(Tokenizer.from_merges([]), [97, 98, 99])
+    markup = tokens_html(views, marks=[MARK_PAIR_START, MARK_PAIR_END, MARK_NEW])
+    assert "bpe-ps" in markup and "bpe-pe" in markup and "bpe-new" in markup
+
+
+@pytest.mark.parametrize(
+    ("count", "focus", "size", "expected"),
+    [
+        (10, None, 4000, (0, 10)),
+        (10_000, None, 4000, (0, 4000)),
+        (10_000, 9_990, 4000, (6000, 10_000)),
+        (10_000, 5000, 4000, (4600, 8600)),
+    ],
+)
+def test_window(count: int, focus: int | None, size: int, expected: tuple[int, int]) -> None:
+    lo, hi = window(count, focus, size)
+    assert (lo, hi) == expected
+    assert hi - lo == min(count, size)
+    if focus is not None:
+        assert lo <= focus < hi
+
+
+# ---- sentences and cards ------------------------------------------------------------------
+
+
+def ties_history(rule: str, pretokenizer: str = "words") -> History:
+    sample = get_sample("ties")
+    return train(sample.text, 258, pretokenizer=pretokenizer, tie_break=rule)
+
+
+@pytest.mark.parametrize(
+    ("rule", "winner", "reason"),
+    [
+        ("first", "“b” + “a”", "appears first in the text"),
+        ("lexmin", "“a” + “t”", "smallest"),
+        ("lexmax", "“c” + “a”", "largest"),
+    ],
+)
+def test_tie_sentence_names_the_tied_pairs_the_rule_and_why(
+    rule: str, winner: str, reason: str
+) -> None:
+    """samples.json: with words, (b,a), (c,a), (a,t) tie at 2; first/lexmin/lexmax pick
+    (b,a) / (a,t) / (c,a)."""
+    history = ties_history(rule)
+    step = history.steps[0]
+    sentence = tie_sentence(step, history.tokenizer, history.tied_pairs(1))
+    assert sentence is not None
+    assert sentence.startswith("3 pairs occurred 2 times each")
+    for pair in ("“b” + “a”", "“c” + “a”", "“a” + “t”"):
+        assert pair in sentence
+    assert f"The rule “{rule}” picked {winner}" in sentence
+    assert reason in sentence
+    assert "and more" not in sentence
+
+
+def test_tie_sentence_without_the_full_list_says_at_least() -> None:
+    history = ties_history("first")
+    step = history.steps[0]
+    assert step.more_tied
+    sentence = tie_sentence(step, history.tokenizer)
+    assert sentence is not None and sentence.startswith("At least 3 pairs")
+
+
+def test_no_tie_no_sentence() -> None:
+    history = train("aaabdaaabac", 257)
+    assert tie_sentence(history.steps[0], history.tokenizer) is None
+
+
+def test_count_sentence_explains_overlaps() -> None:
+    """(a, a) occurs 4 times in aaabdaaabac counting overlaps, but only 2 merge."""
+    history = train("aaabdaaabac", 257)
+    step = history.steps[0]
+    assert (step.count, step.replacements) == (4, 2)
+    sentence = count_sentence(step, 11)
+    assert "4 times" in sentence and "2 were replaced" in sentence and "11 to 9" in sentence
+
+
+def test_merge_card_shows_parents_new_token_ids_and_counts() -> None:
+    history = train(get_sample("english").text, 300, pretokenizer="gpt4")
+    step = history.steps[9]
+    card = merge_card_html(
+        step,
+        history.tokenizer,
+        merge_total=history.merge_count,
+        tokens_before=history.token_count(9),
+    )
+    assert f"Merge 10 of {history.merge_count}" in card
+    for token_id in (*step.pair, step.new_id):
+        assert f"id {token_id}<" in card
+    assert f"{step.count:,} times" in card
+    assert "bpe-new" in card
+
+
+def test_start_card_names_the_first_merge() -> None:
+    history = train("aaabdaaabac", 259, tie_break="lexmin")
+    card = start_card_html(
+        text_bytes=11, tokens=11, first=history.steps[0], tokenizer=history.tokenizer
+    )
+    assert "Merge 1 will join “a” + “a”" in card and "(4 times)" in card
+    empty = start_card_html(text_bytes=1, tokens=1, first=None, tokenizer=history.tokenizer)
+    assert "nothing to merge" in empty
+
+
+# ---- trace --------------------------------------------------------------------------------
+
+
+def test_trace_has_one_row_per_merge_plus_the_start() -> None:
+    tokenizer = train("the cat the hat the mat", 265, pretokenizer="gpt4").tokenizer
+    trace = tokenizer.encode_trace(" the")
+    markup = trace_html(tokenizer, b" the", trace, rank_label="merge {}".format)
+    assert markup.count('class="bpe-trace-row"') == len(trace) + 1
+    assert markup.count("bpe-new") == len(trace)
+    assert "merge 1: “t” + “h”" in markup or "merge 1:" in markup
+
+
+def test_trace_is_cut_after_max_steps() -> None:
+    text = "abcdefghijklmnop" * 4
+    tokenizer = train(text, 300).tokenizer
+    word = text.encode()
+    trace = tokenizer.encode_trace(word)
+    assert len(trace) > 5
+    markup = trace_html(tokenizer, word, trace, rank_label=str, max_steps=5)
+    assert markup.count('class="bpe-trace-row"') == 5 + 1 + 1
+    assert f"{len(trace) - 5} more merges not shown" in markup
+
+
+def test_trace_summary_says_when_a_piece_is_taken_whole() -> None:
+    ranks = {bytes([value]): value for value in range(256)}
+    ranks[b"abc"] = 256
+    tokenizer = Tokenizer.from_ranks(ranks, pattern="")
+    word = b"abc"
+    assert tokenizer.encode(word) == [256] and tokenizer.encode_trace(word) == []
+    summary = trace_summary_html(word, [], [256])
+    assert "takes “abc” whole" in summary
+    merged = train("abcabc", 258).tokenizer
+    assert "whole" not in trace_summary_html(word, merged.encode_trace(word), merged.encode(word))
+
+
+# ---- legend and stylesheet ----------------------------------------------------------------
+
+
+def test_legend_explains_the_marks() -> None:
+    assert "the pair about to merge" in legend_html(mark="pair")
+    assert "the new token" in legend_html(mark="new")
+    assert "special token" in legend_html(mark=None)
+    assert_safe(legend_html(mark="pair"))
+
+
+def test_stylesheet_defines_every_colour_and_grows_for_presentation() -> None:
+    normal, big = stylesheet(), stylesheet(presentation=True)
+    for index, (background, border) in enumerate(PALETTE):
+        assert f".bpe-c{index}{{background:{background};border-color:{border};}}" in normal
+    assert normal.startswith("<style>") and normal.endswith("</style>")
+    assert "1.45rem" in big and "1.45rem" not in normal
+    assert "stMainMenu" in big and "stMainMenu" not in normal

@@ -1,0 +1,78 @@
+"""AppTest for the Compression page (charts are checked in test_charts; here: it runs, and says)."""
+
+from __future__ import annotations
+
+import apptest_support
+import pytest
+from apptest_support import open_page
+from streamlit.testing.v1 import AppTest
+
+PAGE = "pages/compression.py"
+
+
+@pytest.fixture(autouse=True)
+def _app(monkeypatch: pytest.MonkeyPatch):
+    yield from apptest_support.prepare(monkeypatch)
+
+
+def metric_labels(at: AppTest) -> list[str]:
+    return [metric.label for metric in at.metric]
+
+
+def test_page_shows_both_languages_and_cl100k() -> None:
+    at = open_page(PAGE)
+    assert at.title[0].value == "Compression"
+    assert metric_labels(at) == [
+        "English on English",
+        "Japanese on Japanese",
+        "cl100k_base on English",
+        "cl100k_base on Japanese",
+    ]
+    # Hand-checkable anchors: cl100k_base on the English sample is 5,034 bytes in 1,159 tokens.
+    assert at.metric[2].value == "4.34"
+    assert len(at.get("vega_lite_chart")) == 1
+    assert [button.label for button in at.get("download_button")] == ["Download the curves as CSV"]
+    assert "(512)" in at.caption[0].value
+
+
+def test_the_marker_follows_the_sidebar_vocab_size() -> None:
+    at = open_page(PAGE)
+    at.number_input(key="vocab").set_value(300).run()
+    assert not at.exception
+    assert "(300)" in at.caption[0].value
+    assert "vocab size 300" in at.markdown[1].value
+
+
+def test_toggles_drop_the_reference_and_the_cross_measurements() -> None:
+    at = open_page(PAGE)
+    at.toggle(key="compression_cl100k").set_value(False).run()
+    assert not at.exception
+    assert not any("cl100k" in label for label in metric_labels(at))
+    at.toggle(key="compression_cross").set_value(False).run()
+    assert not at.exception
+    assert len(at.get("vega_lite_chart")) == 1
+
+
+def test_a_large_vocab_says_where_the_samples_run_out() -> None:
+    at = open_page(PAGE)
+    at.select_slider(key="compression_vocab").set_value(4096).run()
+    assert not at.exception
+    infos = [info.value for info in at.info]
+    assert any("English sample ran out of pairs" in text for text in infos)
+    assert any("Japanese sample ran out of pairs" in text for text in infos)
+
+
+def test_bad_sidebar_settings_do_not_break_the_page() -> None:
+    at = open_page(PAGE)
+    at.number_input(key="vocab").set_value(10).run()
+    assert not at.exception
+    assert len(at.get("vega_lite_chart")) == 1
+    assert any("below 256" in caption.value for caption in at.caption)
+    assert len(at.metric) == 0
+
+
+def test_a_sidebar_vocab_above_the_trained_range_is_explained() -> None:
+    at = open_page(PAGE)
+    at.number_input(key="vocab").set_value(2000).run()
+    assert not at.exception
+    assert any("above the 1,024 trained here" in caption.value for caption in at.caption)

@@ -1,0 +1,119 @@
+"""AppTest for the Export / import page: download buttons, </w> models, uploads good and bad."""
+
+from __future__ import annotations
+
+import re
+
+import apptest_support
+import pytest
+from apptest_support import open_page
+
+from bpeviz import formats, ui
+from bpeviz.history import train
+
+PAGE = "pages/export.py"
+DOWNLOADS = [
+    ".model",
+    ".vocab (for reading)",
+    "vocab.json",
+    "merges.txt",
+    ".tiktoken",
+    "History CSV",
+]
+
+
+@pytest.fixture(autouse=True)
+def _app(monkeypatch: pytest.MonkeyPatch):
+    yield from apptest_support.prepare(monkeypatch)
+
+
+def plain(text: str) -> str:
+    """A message as the reader sees it (``ui.show_messages`` backslash-escapes Markdown)."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def download_labels(at) -> list[str]:
+    return [button.label for button in at.get("download_button")]
+
+
+def test_every_format_and_the_history_are_offered() -> None:
+    at = open_page(PAGE)
+    assert at.title[0].value == "Export / import"
+    assert download_labels(at) == DOWNLOADS
+    history = at.dataframe[0].value
+    assert list(history.columns[:4]) == ["step", "left", "right", "pair"]
+    assert len(history) == 256  # the English sample opens at vocab size 512
+
+
+def test_end_of_word_models_explain_why_there_are_no_files() -> None:
+    at = open_page(PAGE)
+    at.selectbox(key="pretok").set_value("words").run()
+    at.checkbox(key="eow").check().run()
+    assert not at.exception
+    assert download_labels(at) == ["History CSV"]
+    warnings = [plain(warning.value) for warning in at.warning]
+    assert len(warnings) == 3
+    assert all("end-of-word marker" in text for text in warnings)
+
+
+def test_uploading_a_model_shows_it_and_offers_it_to_the_tokenize_page() -> None:
+    at = open_page(PAGE)
+    model = formats.to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
+    at.file_uploader(key="export_model_files").upload("wiki.model", model).run()
+    assert not at.exception
+    assert any("Loaded wiki.model as a minbpe .model" in s.value for s in at.success)
+    summary = at.dataframe[-2].value
+    assert summary.values.tolist()[:3] == [
+        ["kind", "minbpe .model"],
+        ["vocab size", "259"],
+        ["merges", "3"],
+    ]
+    first = at.dataframe[-1].value
+    assert first["token"].tolist() == ["aa", "aaa", "aaab"]
+    name, tokenizer = at.session_state[ui.KEY_IMPORTED]
+    assert name == "minbpe .model: wiki.model"
+    assert tokenizer.encode("aaabdaaabac") == [258, 100, 258, 97, 99]
+    # The Tokenize page now offers it.
+    at.switch_page("pages/tokenize.py").run()
+    assert not at.exception
+    assert any("Imported" in option for option in at.radio(key="tok_model").options)
+
+
+def test_uploading_a_gpt2_pair() -> None:
+    at = open_page(PAGE)
+    vocab_json, merges_txt = formats.to_gpt2_files(train("the cat sat", 260).tokenizer)
+    uploader = at.file_uploader(key="export_model_files")
+    uploader.set_value(
+        [
+            ("vocab.json", vocab_json.encode(), "application/json"),
+            ("merges.txt", merges_txt.encode(), "text/plain"),
+        ]
+    ).run()
+    assert not at.exception
+    assert any("GPT-2 vocab.json + merges.txt" in s.value for s in at.success)
+
+
+def test_a_malformed_model_names_the_line() -> None:
+    at = open_page(PAGE)
+    bad = b"minbpe v1\n\n0\n97 97\n97 oops\n"
+    at.file_uploader(key="export_model_files").upload("bad.model", bad).run()
+    assert not at.exception
+    errors = [plain(error.value) for error in at.error]
+    assert len(errors) == 1
+    assert "line 5 of the .model file" in errors[0]
+    assert ui.KEY_IMPORTED not in at.session_state
+
+
+def test_a_lone_vocab_json_asks_for_its_merges() -> None:
+    at = open_page(PAGE)
+    at.file_uploader(key="export_model_files").upload("vocab.json", b"{}").run()
+    assert not at.exception
+    assert any("half of a GPT-2 tokenizer" in plain(error.value) for error in at.error)
+
+
+def test_impossible_sidebar_settings_still_allow_uploads() -> None:
+    at = open_page(PAGE)
+    at.number_input(key="vocab").set_value(10).run()
+    assert not at.exception
+    assert download_labels(at) == []
+    assert len(at.file_uploader) == 1
