@@ -202,31 +202,44 @@ class _IncrementalTrainer:
         self.first_rule = tie_break == "first"
         symbols = corpus.unique_symbols
         size = len(symbols)
+        # One int object per position, shared by every list below: a megabyte of text would
+        # otherwise hold several million separate ints (28 bytes each).
+        ints = list(range(size + 1))
         self.seq: list[int] = symbols.tolist()  # token id at each live position, -1 if dead
         self.weight: list[int] = corpus.weights_at(np.arange(size)).tolist()
-        has_right = np.ones(size, dtype=bool)
+        self.nxt: list[int] = ints[1:]  # next live position in the chunk, or -1
+        self.prv: list[int] = [-1, *ints[: size - 1]] if size else []
+        chunk_starts = corpus.chunk_starts.tolist()
+        for start in chunk_starts:
+            self.prv[start] = -1
+            if start:
+                self.nxt[start - 1] = -1
         if size:
-            has_right[:-1] = ~corpus.unique_chunk_start[1:]
-            has_right[-1] = False
-        positions = np.arange(size, dtype=np.int64)
-        self.nxt: list[int] = np.where(has_right, positions + 1, -1).tolist()
-        self.prv: list[int] = np.where(corpus.unique_chunk_start, -1, positions - 1).tolist()
+            self.nxt[size - 1] = -1
         self.death: list[int] = [NEVER] * size
         self.tokens_total = corpus.symbol_count
         self.token_bytes: list[bytes] = [symbol_bytes(s) for s in range(base)]
 
         # Initial pair counts and positions, vectorised: group positions by pair key.
-        left = positions[has_right]
+        has_right = np.ones(size, dtype=bool)
+        if size:
+            has_right[:-1] = ~corpus.unique_chunk_start[1:]
+            has_right[-1] = False
+        left = np.flatnonzero(has_right)
         keys = (symbols[left].astype(np.int64) << SHIFT) | symbols[left + 1]
         order = np.argsort(keys, kind="stable")  # stable: positions stay sorted per pair
         sorted_keys, sorted_positions = keys[order], left[order]
+        del keys, order, left, has_right
         unique_keys, group_starts = np.unique(sorted_keys, return_index=True)
+        del sorted_keys
         weights = corpus.weights_at(sorted_positions)
         totals = np.add.reduceat(weights, group_starts).tolist() if len(weights) else []
-        bounds = [*group_starts.tolist(), len(sorted_keys)]
+        del weights
+        bounds = [*group_starts.tolist(), len(sorted_positions)]
         self.counts: dict[int, int] = dict(zip(unique_keys.tolist(), totals, strict=True))
+        shared = ints.__getitem__
         self.where: dict[int, list[int]] = {
-            key: sorted_positions[bounds[index] : bounds[index + 1]].tolist()
+            key: list(map(shared, sorted_positions[bounds[index] : bounds[index + 1]].tolist()))
             for index, key in enumerate(unique_keys.tolist())
         }
         self.buckets: dict[int, list[tuple[int, int]]] = {}
