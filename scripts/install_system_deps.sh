@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Debian packages the browser tests need: Chromium (driven by Playwright, never downloaded
-# by it) and a CJK font so Japanese renders. Installed only when missing and only as root;
+# by it), a CJK font so Japanese renders and an emoji font. Installed only when missing and only as root;
 # otherwise the browser tests skip and say why.
 set -euo pipefail
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)
 fc-list 2>/dev/null | grep -qi "noto sans cjk" || need+=(fonts-noto-cjk)
+fc-list 2>/dev/null | grep -qi "noto color emoji" || need+=(fonts-noto-color-emoji)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
   echo "note: not root or no apt-get; missing ${need[*]}: browser tests will be skipped" >&2
