@@ -11,17 +11,34 @@ from bpeviz import ui
 
 st.set_page_config(
     page_title="bpeviz: byte-level BPE, merge by merge",
-    page_icon=":material/token:",
+    page_icon="🧩",
     layout="wide",
     initial_sidebar_state="collapsed" if st.query_params.get(ui.KEY_PRESENT) else "auto",
 )
 ui.init_state()
 
 pages = [
-    st.Page("pages/step.py", title="Step through training", icon=":material/footprint:", default=True),
-    st.Page("pages/tokenize.py", title="Tokenize text", icon=":material/content_cut:", url_path="tokenize"),
-    st.Page("pages/compression.py", title="Compression", icon=":material/trending_down:", url_path="compression"),
-    st.Page("pages/compare.py", title="Compare with cl100k", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page(
+        "pages/step.py", title="Step through training", icon=":material/footprint:", default=True
+    ),
+    st.Page(
+        "pages/tokenize.py",
+        title="Tokenize text",
+        icon=":material/content_cut:",
+        url_path="tokenize",
+    ),
+    st.Page(
+        "pages/compression.py",
+        title="Compression",
+        icon=":material/trending_down:",
+        url_path="compression",
+    ),
+    st.Page(
+        "pages/compare.py",
+        title="Compare with cl100k",
+        icon=":material/compare_arrows:",
+        url_path="compare",
+    ),
     st.Page("pages/export.py", title="Export / import", icon=":material/save:", url_path="export"),
     st.Page("pages/about.py", title="About", icon=":material/info:", url_path="about"),
 ]

@@ -585,7 +585,7 @@ def stylesheet(*, presentation: bool = False) -> str:
  border-radius:4px 0 0 4px;}}
 .bpe-pe{{border:3px solid #000;border-left:0;border-radius:0 4px 4px 0;}}
 .bpe-new{{border:3px solid #000;font-weight:700;box-shadow:0 0 0 2px #fff inset;}}
-.bpe-g{{display:inline-block;position:relative;padding-top:1.1em;margin-right:2px;
+.bpe-g{{display:inline-block;position:relative;padding-top:1.1em;margin:.15em 2px 0 0;
  white-space:nowrap;vertical-align:bottom;line-height:1.5;}}
 .bpe-g::before{{content:attr(data-char);position:absolute;top:0;left:0;right:2px;
  text-align:center;font-size:.72em;line-height:1.3;color:#111;border-top:1px solid #777;}}
@@ -605,6 +605,7 @@ def stylesheet(*, presentation: bool = False) -> str:
 .bpe-legend{{display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;font-size:.85rem;color:#222;
  margin:.2rem 0 .4rem;align-items:center;}}
 .bpe-legend .bpe-t{{font-size:.85rem;}}
+.bpe-caption{{margin:0;color:#333;font-size:.95rem;}}
 .bpe-trace{{font-size:{text_size};}}
 .bpe-trace-row{{padding:.2rem 0 .3rem;border-bottom:1px solid #e4e4e4;}}
 .bpe-trace-label{{display:block;font-family:sans-serif;font-size:.78em;color:#333;}}
@@ -616,6 +617,7 @@ def stylesheet(*, presentation: bool = False) -> str:
 .stMainBlockContainer{padding-top:2.2rem;}
 .stMain h1{font-size:2.6rem;}
 .stMain p,.stMain li,.stMain label{font-size:1.2rem;}
+.stMain textarea{font-size:1.2rem;}
 .stMain [data-testid="stMetricValue"] p{font-size:2.6rem;}
 .stMain [data-testid="stMetricLabel"] p{font-size:1.15rem;}
 """

@@ -129,9 +129,7 @@ class History:
         layout = text_layout(self.run.corpus)
         gather = layout.gather
         assert gather is not None
-        if len(gather) == len(self.run.death) and np.array_equal(
-            gather, np.arange(len(gather))
-        ):
+        if len(gather) == len(self.run.death) and np.array_equal(gather, np.arange(len(gather))):
             death = self.run.death
         else:
             death = np.full(len(gather), NEVER, dtype=np.int32)

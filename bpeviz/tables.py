@@ -75,7 +75,7 @@ def pair_frame(
     >>> history = train("bad cab bat cat", 258, pretokenizer="words")
     >>> frame = pair_frame(history.pair_table(0), history.tokenizer, chosen=(98, 97))
     >>> frame[["pair", "count", "tied"]].head(3).values.tolist()
-    [['b a', 2, True], ['c a', 2, True], ['a t', 2, True]]
+    [['b + a', 2, True], ['c + a', 2, True], ['a + t', 2, True]]
     >>> frame["note"].tolist()[:2]
     ['◀ chosen', 'tied']
     """
@@ -97,7 +97,7 @@ def pair_frame(
         rows.append(
             (
                 index + 1,
-                f"{left_label} {right_label}",
+                f"{left_label} + {right_label}",
                 left_label,
                 right_label,
                 left,

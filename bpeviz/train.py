@@ -316,9 +316,7 @@ class _IncrementalTrainer:
         """Whether the pair ``key`` still occurs at ``position``."""
         seq = self.seq
         following = self.nxt[position]
-        return (
-            seq[position] == key >> SHIFT and following >= 0 and seq[following] == key & MASK
-        )
+        return seq[position] == key >> SHIFT and following >= 0 and seq[following] == key & MASK
 
     def _first_live(self, key: int) -> int:
         """First position where the pair occurs; dead positions before it are dropped."""

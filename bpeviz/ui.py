@@ -462,7 +462,17 @@ def _move(delta: int | None = None, *, to: int | None = None, last: int = 0) -> 
 
 
 def _jump(last: int) -> None:
-    _move(to=int(st.session_state.get(KEY_JUMP) or 0), last=last)
+    """Callback of the "Go to step" box: move there, then empty the box.
+
+    The box is never written while the script runs: a value pushed into it on every run
+    came back from the browser as a "change" while the slider was moving fast, and the
+    jump it then made sent the step backwards.
+    """
+    target = st.session_state.get(KEY_JUMP)
+    if target is None:
+        return
+    _move(to=int(target), last=last)
+    st.session_state[KEY_JUMP] = None
 
 
 def _toggle_play(last: int) -> None:
@@ -509,7 +519,6 @@ def step_controls(merge_count: int) -> int:
         help="Step k shows the text after k merges, and merge k itself.",
     )
     k = min(max(int(k), 0), last)
-    state[KEY_JUMP] = k
     with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
         st.button(
             "First",
@@ -571,7 +580,9 @@ def step_controls(merge_count: int) -> int:
             "Go to step",
             min_value=0,
             max_value=last,
+            value=None,
             step=1,
+            placeholder=f"0–{last:,}",
             key=KEY_JUMP,
             on_change=_jump,
             args=(last,),

@@ -138,18 +138,20 @@ def step_view() -> None:
             )
             st.dataframe(
                 frame,
-                column_order=("rank", "left", "right", "count", "note"),
+                column_order=("rank", "pair", "count", "note"),
                 column_config={
                     "rank": st.column_config.NumberColumn("#", width=36),
-                    "left": st.column_config.TextColumn("left", width=56),
-                    "right": st.column_config.TextColumn("right", width=56),
+                    "pair": st.column_config.TextColumn("left + right", width=128),
                     "count": st.column_config.ProgressColumn(
-                        "count", min_value=0, max_value=int(table.counts[0]), format="%d"
+                        "count",
+                        min_value=0,
+                        max_value=int(table.counts[0]),
+                        format="%d",
+                        width=110,
                     ),
-                    "note": st.column_config.TextColumn("", width=84),
+                    "note": st.column_config.TextColumn("", width=100),
                 },
                 hide_index=True,
-                key="pair_table",
             )
             st.caption(
                 f"Top {len(frame)} of {len(table):,} distinct pairs, best first: the top row is "
@@ -175,7 +177,6 @@ def step_view() -> None:
             column_order=("merge", "id", "token", "left", "right", "count"),
             hide_index=True,
             height=min(260, 35 * (k + 1) + 3),
-            key="vocab_table",
         )
         if not ui.presentation_mode():
             st.download_button(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import html
+import itertools
 import random
 import re
 from html.parser import HTMLParser
@@ -168,7 +169,7 @@ def test_neighbouring_tokens_never_share_a_colour(seed: int) -> None:
     rng = random.Random(seed)
     ids = [rng.choice([0, 8, 16, 97, 105, 300]) for _ in range(500)]
     colours = colour_indices(ids)
-    assert all(a != b for a, b in zip(colours, colours[1:], strict=False))
+    assert all(a != b for a, b in itertools.pairwise(colours))
     assert all(0 <= colour < len(PALETTE) for colour in colours)
 
 
@@ -180,7 +181,7 @@ def test_neighbouring_spans_in_html_never_share_a_colour() -> None:
     )
     classes = re.findall(r'class="bpe-t (bpe-c\d)', tokens_html(views, group_chars=False))
     assert len(classes) == len(seg)
-    assert all(a != b for a, b in zip(classes, classes[1:], strict=False))
+    assert all(a != b for a, b in itertools.pairwise(classes))
 
 
 def test_repeated_tokens_keep_their_colour_when_they_can() -> None:
