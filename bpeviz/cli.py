@@ -168,7 +168,7 @@ def _history(args: argparse.Namespace) -> None:
             f"{step.replacements:>7}  {_merge_text(step, history.tokenizer)}"
         )
         if step.tied:
-            line += f"  (tie of {_tie_count(step, history)}, rule {step.rule})"
+            line += f"  (tie of {history.tie_count(step.step)}, rule {step.rule})"
         print(line)
     print(history.stop_reason)
 
@@ -218,15 +218,10 @@ def step_record(step: MergeStep, history: History) -> dict[str, Any]:
         "count": step.count,
         "replacements": step.replacements,
         "tied": [list(pair) for pair in step.tied],
-        "tie_count": _tie_count(step, history),
+        "tie_count": history.tie_count(step.step),
         "rule": step.rule,
         "tokens_after": step.tokens_after,
     }
-
-
-def _tie_count(step: MergeStep, history: History) -> int:
-    """How many pairs shared the top count (the trainer records only the first few)."""
-    return len(history.tied_pairs(step.step)) if step.more_tied else len(step.tied)
 
 
 def _read_bytes(path: str, what: str) -> bytes:

@@ -161,20 +161,20 @@ def segment_views(
     for start, end, token_id in zip(
         starts[lo:hi].tolist(), ends[lo:hi].tolist(), ids[lo:hi].tolist(), strict=True
     ):
-        data = text[start:end]
-        if tokenizer.is_special(token_id):
-            views.append(TokenView(token_id, data, f"id {token_id} · special token", True))
-            continue
-        full = tokenizer.token_bytes(token_id)
-        views.append(
-            TokenView(
-                token_id,
-                data,
-                _title(token_id, full, origin(token_id)),
-                marker=len(full) != len(data),
-            )
-        )
+        views.append(_view(tokenizer, token_id, text[start:end], origin))
     return views
+
+
+def _view(
+    tokenizer: Tokenizer, token_id: int, data: bytes, origin: Callable[[int], str]
+) -> TokenView:
+    """One token showing ``data``; ``marker`` when its bytes differ (``</w>``, or special)."""
+    if tokenizer.is_special(token_id):
+        return TokenView(token_id, data, f"id {token_id} · special token", True)
+    full = tokenizer.token_bytes(token_id)
+    return TokenView(
+        token_id, data, _title(token_id, full, origin(token_id)), marker=len(full) != len(data)
+    )
 
 
 def id_views(
@@ -187,23 +187,17 @@ def id_views(
             if tokenizer.ranks is not None
             else trained_origin(257 if tokenizer.end_of_word else 256)
         )
-    views = []
-    for token_id in ids:
-        if tokenizer.is_special(token_id):
-            data = tokenizer.token_bytes(token_id)
-            views.append(TokenView(token_id, data, f"id {token_id} · special token", True))
-            continue
-        full = tokenizer.token_bytes(token_id)
-        data = tokenizer.decode_bytes([token_id])
-        views.append(
-            TokenView(
-                token_id,
-                data,
-                _title(token_id, full, origin(token_id)),
-                marker=len(full) != len(data),
-            )
+    return [
+        _view(
+            tokenizer,
+            token_id,
+            tokenizer.token_bytes(token_id)
+            if tokenizer.is_special(token_id)
+            else tokenizer.decode_bytes([token_id]),
+            origin,
         )
-    return views
+        for token_id in ids
+    ]
 
 
 # ---- spans ------------------------------------------------------------------------------

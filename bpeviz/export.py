@@ -29,7 +29,6 @@ HISTORY_COLUMNS: tuple[str, ...] = (
     "count",
     "replacements",
     "tied_pairs",
-    "tie_count",
     "more_tied",
     "rule",
     "tokens_after",
@@ -45,7 +44,9 @@ def history_frame(history: History) -> pd.DataFrame:
 
     ``left``/``right``/``new_id`` are ids; ``pair`` and ``token`` are readable (``␣`` for a
     space, ``<E3>`` for a stray byte); ``tied_pairs`` lists the pairs that shared the top
-    count, winner first, as ``[left][right]`` separated by spaces (empty when there was no tie).
+    count, winner then runner-up, as ``[left][right]`` separated by spaces (empty when there
+    was no tie), and ``more_tied`` says whether a third pair tied too (the Step page and
+    ``History.tied_pairs`` list them all).
 
     >>> from bpeviz.history import train
     >>> history_frame(train("aaabdaaabac", 258)).iloc[1][["pair", "tied_pairs"]].tolist()
@@ -66,7 +67,6 @@ def history_frame(history: History) -> pd.DataFrame:
                 _bracketed(tokenizer, left) + _bracketed(tokenizer, right)
                 for left, right in step.tied
             ),
-            len(step.tied),
             step.more_tied,
             step.rule,
             step.tokens_after,

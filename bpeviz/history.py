@@ -174,6 +174,11 @@ class History:
         top = int(np.count_nonzero(table.counts == self.steps[step - 1].count))
         return table.pairs()[:top] if top > 1 else []
 
+    def tie_count(self, step: int) -> int:
+        """How many pairs shared the top count at merge ``step`` (0 when there was no tie)."""
+        record = self.steps[step - 1]
+        return len(self.tied_pairs(step)) if record.more_tied else len(record.tied)
+
     def memory_bytes(self) -> int:
         """Approximate size of what the history keeps (arrays, merge records, the text)."""
         corpus = self.run.corpus

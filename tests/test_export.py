@@ -64,7 +64,6 @@ def test_history_csv_columns_and_a_hand_checked_row() -> None:
         "count": 2,
         "replacements": 2,
         "tied_pairs": "[aa][a] [a][b]",
-        "tie_count": 2,
         "more_tied": False,
         "rule": "first",
         "tokens_after": 7,
