@@ -141,16 +141,24 @@ def main() -> int:
     ours = best_time(lambda: train(text, 4096, pretokenizer="gpt4"), args.runs)
     theirs = hugging_face_seconds(text, 4096, args.runs)
     print(f"     gpt4 4096: ours {ours:.3f} s, Hugging Face tokenizers {theirs:.3f} s")
-    report("1. gpt4 vocab 4096, ours / Hugging Face (time ratio)", ours / theirs, "<= 1.0",
-           ours / theirs <= 1.0)
+    report(
+        "1. gpt4 vocab 4096, ours / Hugging Face (time ratio)",
+        ours / theirs,
+        "<= 1.0",
+        ours / theirs <= 1.0,
+    )
 
     # 2. bytes: textbook loop vs ours on 100 KB, and ours alone on the whole text.
     head = text.encode()[:100_000].decode(errors="ignore")
     ours_small = best_time(lambda: train(head, 512, pretokenizer="bytes"), args.runs)
     textbook = minbpe_seconds(head, 512)
     print(f"     bytes 512 on 100 KB: minbpe {textbook:.3f} s, ours {ours_small:.3f} s")
-    report("2a. bytes vocab 512 on 100 KB, minbpe / ours (speed-up)", textbook / ours_small,
-           ">= 25", textbook / ours_small >= 25)
+    report(
+        "2a. bytes vocab 512 on 100 KB, minbpe / ours (speed-up)",
+        textbook / ours_small,
+        ">= 25",
+        textbook / ours_small >= 25,
+    )
     bytes_history = None
 
     def fit_bytes() -> None:
@@ -169,13 +177,19 @@ def main() -> int:
         steps = [rng.randint(0, history.merge_count) for _ in range(20)]
         segmentation = median_ms(history.segmentation, steps)
         pairs = median_ms(history.pair_table, steps)
-        report(f"3. {name}: segmentation + ids of the whole text (ms, median)", segmentation,
-               "<= 20", segmentation <= 20)
+        report(
+            f"3. {name}: segmentation + ids of the whole text (ms, median)",
+            segmentation,
+            "<= 20",
+            segmentation <= 20,
+        )
         report(f"3. {name}: full pair table (ms, median)", pairs, "<= 100", pairs <= 100)
     fresh = train(text, 4096, pretokenizer="gpt4")
     first_view = best_time(lambda: fresh.segmentation(0), 1) * 1000
-    print(f"     (first segmentation of a new gpt4 history, building its text index: "
-          f"{first_view:.0f} ms)")
+    print(
+        f"     (first segmentation of a new gpt4 history, building its text index: "
+        f"{first_view:.0f} ms)"
+    )
 
     # 4. cl100k encode: our encoder vs tiktoken.
     import tiktoken
@@ -191,20 +205,26 @@ def main() -> int:
     encode_seconds = best_time(encode_cold, args.runs)
     assert ours_encoder.encode(text) == reference.encode(text, allowed_special="all")
     print(f"     cl100k encode: ours {encode_seconds:.3f} s, tiktoken {tiktoken_seconds:.3f} s")
-    report("4. cl100k_base encode, ours / tiktoken (time ratio)",
-           encode_seconds / tiktoken_seconds, "<= 25", encode_seconds / tiktoken_seconds <= 25)
+    report(
+        "4. cl100k_base encode, ours / tiktoken (time ratio)",
+        encode_seconds / tiktoken_seconds,
+        "<= 25",
+        encode_seconds / tiktoken_seconds <= 25,
+    )
 
     # 5. Memory.
     grown_mb, _ = peak_memory_mb(text)
-    report("5. peak memory, bytes vocab 4096 (MB above start)", grown_mb, "<= 250",
-           grown_mb <= 250)
+    report("5. peak memory, bytes vocab 4096 (MB above start)", grown_mb, "<= 250", grown_mb <= 250)
     assert bytes_history is not None
     per_byte = bytes_history.memory_bytes() / size
-    report("5. history size, bytes mode (bytes per text byte)", per_byte, "<= 10",
-           per_byte <= 10)
+    report("5. history size, bytes mode (bytes per text byte)", per_byte, "<= 10", per_byte <= 10)
     per_byte_gpt4 = gpt4_history.memory_bytes() / size
-    report("5. history size, gpt4 mode (bytes per text byte)", per_byte_gpt4, "<= 10",
-           per_byte_gpt4 <= 10)
+    report(
+        "5. history size, gpt4 mode (bytes per text byte)",
+        per_byte_gpt4,
+        "<= 10",
+        per_byte_gpt4 <= 10,
+    )
 
     missed = [name for name, _, _, ok in results if not ok]
     print(f"\n{len(results) - len(missed)} of {len(results)} figures within target")
