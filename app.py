@@ -19,28 +19,33 @@ ui.init_state()
 
 pages = [
     st.Page(
-        "pages/step.py", title="Step through training", icon=":material/footprint:", default=True
+        "app_pages/step.py",
+        title="Step through training",
+        icon=":material/footprint:",
+        default=True,
     ),
     st.Page(
-        "pages/tokenize.py",
+        "app_pages/tokenize.py",
         title="Tokenize text",
         icon=":material/content_cut:",
         url_path="tokenize",
     ),
     st.Page(
-        "pages/compression.py",
+        "app_pages/compression.py",
         title="Compression",
         icon=":material/trending_down:",
         url_path="compression",
     ),
     st.Page(
-        "pages/compare.py",
+        "app_pages/compare.py",
         title="Compare with cl100k",
         icon=":material/compare_arrows:",
         url_path="compare",
     ),
-    st.Page("pages/export.py", title="Export / import", icon=":material/save:", url_path="export"),
-    st.Page("pages/about.py", title="About", icon=":material/info:", url_path="about"),
+    st.Page(
+        "app_pages/export.py", title="Export / import", icon=":material/save:", url_path="export"
+    ),
+    st.Page("app_pages/about.py", title="About", icon=":material/info:", url_path="about"),
 ]
 page = st.navigation(pages)
 ui.sidebar()

@@ -15,7 +15,7 @@ Nothing here imports Streamlit; only ``bpeviz.ui`` does, for the app.
 from bpeviz.history import History, PairTable, Segmentation, train
 from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, PRETOKENIZERS, pretokenize
 from bpeviz.tokenizer import Tokenizer, TraceStep
-from bpeviz.train import TIE_BREAKS, MergeStep
+from bpeviz.trainer import TIE_BREAKS, MergeStep
 
 __all__ = [
     "GPT2_SPLIT_PATTERN",

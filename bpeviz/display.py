@@ -30,7 +30,7 @@ import numpy as np
 from bpeviz.corpus import END_OF_WORD_ID
 from bpeviz.readable import hex_bytes, readable, split_utf8
 from bpeviz.tokenizer import Tokenizer, TraceStep
-from bpeviz.train import MergeStep, Pair
+from bpeviz.trainer import MergeStep, Pair
 
 # Okabe–Ito colours as light tints (35% colour on white) with the full colour as border,
 # ordered so that consecutive entries are far apart in hue.

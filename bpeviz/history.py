@@ -22,7 +22,7 @@ import numpy as np
 
 from bpeviz.corpus import TextLayout, base_size, text_layout
 from bpeviz.tokenizer import Tokenizer
-from bpeviz.train import NEVER, MergeStep, Pair, TrainingRun, run_training
+from bpeviz.trainer import NEVER, MergeStep, Pair, TrainingRun, run_training
 
 
 @dataclass(frozen=True)
@@ -261,7 +261,7 @@ def train(
     pattern: str | None = None,
     progress=None,
 ) -> History:
-    """Train BPE and return its full :class:`History` (see :func:`bpeviz.train.run_training`)."""
+    """Train BPE and return its full :class:`History` (see :func:`bpeviz.trainer.run_training`)."""
     return History(
         run_training(
             source,

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from bpeviz.corpus import base_size
 from bpeviz.pretokenize import PRETOKENIZERS
 from bpeviz.samples import DEFAULT_SAMPLE_KEY, Sample, get_sample, list_samples
-from bpeviz.train import MAX_VOCAB_SIZE, TIE_BREAKS
+from bpeviz.trainer import MAX_VOCAB_SIZE, TIE_BREAKS
 
 SOURCES: tuple[str, ...] = ("sample", "paste", "upload")
 SOURCE_LABELS: dict[str, str] = {"sample": "Sample", "paste": "Paste", "upload": "Upload"}

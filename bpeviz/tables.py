@@ -28,7 +28,7 @@ from bpeviz.display import token_label
 from bpeviz.history import History, PairTable
 from bpeviz.pretokenize import PieceKind, pretokenize_text, to_bytes, to_text
 from bpeviz.tokenizer import Tokenizer
-from bpeviz.train import Pair
+from bpeviz.trainer import Pair
 
 PAIR_COLUMNS: tuple[str, ...] = (
     "rank",

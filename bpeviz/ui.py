@@ -39,7 +39,7 @@ from bpeviz.display import esc, stylesheet
 from bpeviz.history import History, train
 from bpeviz.samples import get_sample, list_samples
 from bpeviz.tokenizer import Tokenizer
-from bpeviz.train import TIE_BREAK_DESCRIPTIONS, TIE_BREAKS
+from bpeviz.trainer import TIE_BREAK_DESCRIPTIONS, TIE_BREAKS
 
 KEY_PRESENT = "present"
 KEY_STEP = "step"

@@ -1,6 +1,6 @@
 """The textbook BPE trainer: slow, short and obviously right. The tests' reference.
 
-It is written from the spec, not from ``bpeviz/train.py``, in the plainest way there is
+It is written from the spec, not from ``bpeviz/trainer.py``, in the plainest way there is
 (minbpe's ``get_stats`` / ``merge`` loop):
 
 1. pre-tokenize the text into a list of chunks in **text order, every repetition kept**
@@ -23,7 +23,7 @@ from itertools import pairwise
 from hypothesis import strategies as st
 
 from bpeviz.pretokenize import PieceKind, pretokenize
-from bpeviz.train import MergeStep
+from bpeviz.trainer import MergeStep
 
 Pair = tuple[int, int]
 END_OF_WORD_ID = 256

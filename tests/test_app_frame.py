@@ -2,8 +2,7 @@
 
 Every run is followed by ``assert not at.exception`` (see :func:`run`). Widgets are found by
 their keys, which are also the names of their query parameters. The autouse fixture comes
-from ``apptest_support``: it clears Streamlit's caches and works around AppTest running a
-page without ``app.py`` when a ``pages/`` folder exists.
+from ``apptest_support``: it clears Streamlit's caches.
 """
 
 from __future__ import annotations
@@ -21,18 +20,18 @@ from bpeviz.settings import MAX_PASTE_BYTES, MAX_UPLOAD_MB
 
 APP = Path(__file__).parents[1] / "app.py"
 PAGES = [
-    "pages/step.py",
-    "pages/tokenize.py",
-    "pages/compression.py",
-    "pages/compare.py",
-    "pages/export.py",
-    "pages/about.py",
+    "app_pages/step.py",
+    "app_pages/tokenize.py",
+    "app_pages/compression.py",
+    "app_pages/compare.py",
+    "app_pages/export.py",
+    "app_pages/about.py",
 ]
 
 
 @pytest.fixture(autouse=True)
 def _app(monkeypatch: pytest.MonkeyPatch):
-    """Clean caches, and keep AppTest on st.navigation (see ``apptest_support``)."""
+    """Clean Streamlit caches around each test (see ``apptest_support``)."""
     yield from apptest_support.prepare(monkeypatch)
 
 
@@ -119,8 +118,8 @@ def test_every_page_is_in_the_navigation() -> None:
     for page in PAGES:
         at.switch_page(page)  # raises ValueError for a page st.navigation does not list
     for page, title in [
-        ("pages/tokenize.py", "Tokenize text"),
-        ("pages/step.py", "Step through training"),
+        ("app_pages/tokenize.py", "Tokenize text"),
+        ("app_pages/step.py", "Step through training"),
     ]:
         run(at.switch_page(page))
         assert at.title[0].value == title

@@ -9,7 +9,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("streamlit", "pandas", "altair")
-ENGINE = ("bpeviz", "bpeviz.pretokenize", "bpeviz.corpus", "bpeviz.train", "bpeviz.history",
+ENGINE = ("bpeviz", "bpeviz.pretokenize", "bpeviz.corpus", "bpeviz.trainer", "bpeviz.history",
           "bpeviz.tokenizer")  # fmt: skip
 
 

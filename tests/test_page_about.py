@@ -8,7 +8,7 @@ from apptest_support import open_page
 
 from bpeviz.samples import list_samples
 
-PAGE = "pages/about.py"
+PAGE = "app_pages/about.py"
 
 
 @pytest.fixture(autouse=True)

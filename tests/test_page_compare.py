@@ -6,7 +6,7 @@ import apptest_support
 import pytest
 from apptest_support import open_page
 
-PAGE = "pages/compare.py"
+PAGE = "app_pages/compare.py"
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ import pytest
 from apptest_support import open_page
 from streamlit.testing.v1 import AppTest
 
-PAGE = "pages/compression.py"
+PAGE = "app_pages/compression.py"
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from apptest_support import open_page
 from bpeviz import formats, ui
 from bpeviz.history import train
 
-PAGE = "pages/export.py"
+PAGE = "app_pages/export.py"
 DOWNLOADS = [
     ".model",
     ".vocab (for reading)",
@@ -74,7 +74,7 @@ def test_uploading_a_model_shows_it_and_offers_it_to_the_tokenize_page() -> None
     assert name == "minbpe .model: wiki.model"
     assert tokenizer.encode("aaabdaaabac") == [258, 100, 258, 97, 99]
     # The Tokenize page now offers it.
-    at.switch_page("pages/tokenize.py").run()
+    at.switch_page("app_pages/tokenize.py").run()
     assert not at.exception
     assert any("Imported" in option for option in at.radio(key="tok_model").options)
 

@@ -1,6 +1,6 @@
 """AppTest: the Step page shows exactly what the trainer recorded, at any step.
 
-Expected values come from ``bpeviz.train`` called here directly, not from the page. The autouse
+Expected values come from ``bpeviz.trainer`` called here directly, not from the page. The autouse
 fixture (``apptest_support.prepare``) clears caches around each test.
 """
 
@@ -22,7 +22,7 @@ APP = Path(__file__).parents[1] / "app.py"
 
 @pytest.fixture(autouse=True)
 def _app(monkeypatch: pytest.MonkeyPatch):
-    """Clean caches, and keep AppTest on st.navigation (see ``apptest_support``)."""
+    """Clean Streamlit caches around each test (see ``apptest_support``)."""
     yield from apptest_support.prepare(monkeypatch)
 
 

@@ -1,6 +1,6 @@
 """AppTest: the Tokenize page shows the ids ``encode`` gives, and replays how a piece is built.
 
-Expected ids come from the tokenizers built here directly (``bpeviz.train``, and
+Expected ids come from the tokenizers built here directly (``bpeviz.trainer``, and
 ``load_cl100k`` for the real cl100k_base). ``apptest_support.prepare``
 clears caches around each test.
 """
@@ -21,7 +21,7 @@ from bpeviz.settings import MAX_LINK_TEXT_CHARS
 from bpeviz.tokenizer import Tokenizer
 
 APP = Path(__file__).parents[1] / "app.py"
-PAGE = "pages/tokenize.py"
+PAGE = "app_pages/tokenize.py"
 TEXTS = {
     "english": "The printer counted pairs, 1234 times a day!",
     "japanese": "駅前の小さな本屋で、子どもは文字を覚えた。",
@@ -31,7 +31,7 @@ TEXTS = {
 
 @pytest.fixture(autouse=True)
 def _app(monkeypatch: pytest.MonkeyPatch):
-    """Clean caches, and keep AppTest on st.navigation (see ``apptest_support``)."""
+    """Clean Streamlit caches around each test (see ``apptest_support``)."""
     yield from apptest_support.prepare(monkeypatch)
 
 

@@ -36,7 +36,7 @@ from bpeviz.settings import (
     text_from_paste,
     text_from_upload,
 )
-from bpeviz.train import MAX_VOCAB_SIZE
+from bpeviz.trainer import MAX_VOCAB_SIZE
 
 
 def levels(messages) -> list[str]:

@@ -24,7 +24,7 @@ from oracle import (
 )
 
 from bpeviz.history import History, train
-from bpeviz.train import TIE_BREAKS
+from bpeviz.trainer import TIE_BREAKS
 
 REPO = Path(__file__).resolve().parents[1]
 SHAKESPEARE = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "tinyshakespeare.txt"

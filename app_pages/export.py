@@ -104,7 +104,7 @@ if files:
         st.success(
             f"Loaded {result.source} as a {result.kind}. It is now offered on the Tokenize page."
         )
-        st.page_link("pages/tokenize.py", label="Tokenize with it", icon="✂️")
+        st.page_link("app_pages/tokenize.py", label="Tokenize with it", icon="✂️")
         st.dataframe(result.summary.frame(), hide_index=True, width="stretch")
         st.markdown("**The first learned tokens**")
         st.dataframe(export.first_tokens_frame(result.tokenizer), hide_index=True, height=300)
