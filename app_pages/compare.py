@@ -44,7 +44,12 @@ st.caption(
 )
 panes = st.columns(2)
 for pane, tokenization, only, title in (
-    (panes[0], result.ours, result.diff.only_ours, f"Yours: {settings.summary()}"),
+    (
+        panes[0],
+        result.ours,
+        result.diff.only_ours,
+        f"Yours: {ui.escape_markdown(settings.summary())}",
+    ),
     (panes[1], result.theirs, result.diff.only_theirs, "cl100k_base: GPT-4, 100,256 tokens"),
 ):
     with pane:

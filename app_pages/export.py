@@ -8,7 +8,7 @@ from bpeviz.settings import Message
 KEY_UPLOAD = "export_model_files"
 KEY_PATTERN = "export_pattern"
 KEY_LOADED = "_export_loaded"  # (upload signature, LoadedModel or error message)
-MAX_MODEL_UPLOAD_MB = 20
+MAX_MODEL_UPLOAD_MB = 10  # the server refuses more (.streamlit/config.toml)
 
 st.title("Export / import")
 
@@ -20,7 +20,7 @@ text_info = ui.current_text()
 if history is not None:
     name = text_info.name if text_info is not None else "text"
     stem = export.file_stem(name, history.vocab_size)
-    st.caption(
+    ui.caption(
         f"The tokenizer trained in the sidebar: {history.vocab_size:,} tokens "
         f"({history.merge_count:,} merges), {ui.current_settings().summary()}."
     )
@@ -102,7 +102,8 @@ if files:
         ui.show_messages([Message("error", f"Could not read the upload. {result}")])
     else:
         st.success(
-            f"Loaded {result.source} as a {result.kind}. It is now offered on the Tokenize page."
+            f"Loaded {ui.escape_markdown(result.source)} as a {result.kind}. "
+            "It is now offered on the Tokenize page."
         )
         st.page_link("app_pages/tokenize.py", label="Tokenize with it", icon="✂️")
         st.dataframe(result.summary.frame(), hide_index=True, width="stretch")

@@ -6,6 +6,13 @@ from bpeviz import display, tables, ui
 from bpeviz.pretokenize import to_bytes
 
 MAX_SHOWN_TOKENS = 5_000
+
+
+def _merge_number(rank: int) -> str:
+    """Merge ranks count from 0; the Step page numbers merges from 1."""
+    return f"merge {rank + 1:,}"
+
+
 DEFAULT_TEXT = (
     "The printer counted pairs: “th”, “he”, “in”… 1234 times a day!\n"
     "駅前の小さな本屋で、子どもは文字を覚えた。 🙂 <|endoftext|>"
@@ -53,11 +60,11 @@ with view_column:
 if model == "Trained here" and history is not None:
     tokenizer = history.tokenizer
     ids = ui.encode(tokenizer, ui.history_key(history), text)
-    rank_label = "merge {}".format
+    rank_label = _merge_number
 elif model == "Imported" and imported is not None:
     tokenizer = imported[1]
     ids = tokenizer.encode(text)
-    rank_label = "rank {:,}".format if tokenizer.ranks is not None else "merge {}".format
+    rank_label = "rank {:,}".format if tokenizer.ranks is not None else _merge_number
 else:
     try:
         tokenizer = ui.cl100k()

@@ -1,0 +1,584 @@
+"""Browser tests: the real app, served by ``streamlit run``, driven in Debian's Chromium.
+
+What AppTest cannot see is checked here: the page a person gets (no exception box, no
+console error), what is escaped, which fonts draw, what clicks and links do, and how the
+server holds up under big inputs and a classroom of sessions.
+
+Fixtures
+- ``app_server`` (session): ``streamlit run app.py`` on a free localhost port, its output in
+  a log file; stopped (terminate, then kill) at the end. A failing test shows the log's tail.
+- ``browser`` (session): ``/usr/bin/chromium`` through Playwright (never a downloaded build).
+  Without it, every browser test is skipped and the reason is printed by ``-ra``.
+- ``app`` (function): an :class:`AppPage`, a fresh browser context (a new Streamlit session)
+  with console errors collected; its helpers open a page and wait for Streamlit to finish.
+- ``new_page`` (function): a factory of more pages, in new contexts or as tabs beside one.
+- ``screenshots``, ``report_figure``: the screenshot folder; a line for the figures section
+  printed after the run (the classroom test's memory and timings).
+
+Screenshots go to ``$BPEVIZ_SCREENSHOTS`` (default ``artifacts/screenshots``, git-ignored);
+a failing test also leaves a screenshot of its page under ``failures/`` there.
+
+``benchmarks/browser_latency.py`` and ``benchmarks/classroom_load.py`` load this file as
+their harness (``start_server``, ``new_app_page``, ``AppPage``...): keep those names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+
+try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+except ImportError:  # the fixtures skip, saying why
+    PlaywrightTimeout = TimeoutError
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+VIEWPORT = {"width": 1366, "height": 900}
+SERVER_START_SECONDS = 60
+RUN_TIMEOUT_MS = 90_000  # one Streamlit run, training included; generous on 2 cores
+
+# Page paths, as app.py names them (url_path); "" is the default page (Step).
+PAGES: dict[str, str] = {
+    "step": "",
+    "tokenize": "tokenize",
+    "compression": "compression",
+    "compare": "compare",
+    "export": "export",
+    "about": "about",
+}
+
+# Counts the messages the server sends over Streamlit's websocket, and when the last one
+# came. A run always sends some (new session, deltas, script finished), so a test can wait
+# for the run its own click started: a short run can come and go without the page's
+# data-test-script-state ever showing "running" (React renders the last state only).
+_MESSAGE_COUNTER_JS = """
+(() => {
+  if (window.top !== window || window.__bpevizMessages !== undefined) return;
+  window.__bpevizMessages = 0;
+  window.__bpevizLastMessage = 0;
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", () => {
+        window.__bpevizMessages += 1;
+        window.__bpevizLastMessage = performance.now();
+      });
+    }
+  };
+})();
+"""
+QUIET_MS = 250  # no message from the server for this long (with the script not running)
+
+# Why the app is not idle yet (an empty list: idle and drawn). Idle: connected, no script
+# running, no message for QUIET_MS, no skeleton or spinner, nothing stale, and the main
+# block holds the page's title.
+_BUSY_JS = """
+(quietMs) => {
+  const why = [];
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app) return ["no stApp"];
+  const connection = app.getAttribute("data-test-connection-state");
+  if (connection !== "CONNECTED") why.push("connection " + connection);
+  const script = app.getAttribute("data-test-script-state");
+  if (script !== "notRunning") why.push("script " + script);
+  const quiet = performance.now() - (window.__bpevizLastMessage || 0);
+  if (quiet < quietMs) why.push("message " + Math.round(quiet) + " ms ago");
+  if (document.querySelector('[data-testid="stSkeleton"], [data-testid="stSpinner"]'))
+    why.push("skeleton or spinner");
+  if (document.querySelector('[data-testid="stMain"] [data-stale="true"]'))
+    why.push("stale elements");
+  const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  if (!(main && main.querySelector("h1"))) why.push("no h1 in the main block");
+  return why;
+}
+"""
+
+
+def screenshot_dir() -> Path:
+    """``$BPEVIZ_SCREENSHOTS`` (relative paths are taken from the repository root)."""
+    folder = Path(os.environ.get("BPEVIZ_SCREENSHOTS") or "artifacts/screenshots")
+    return folder if folder.is_absolute() else REPO / folder
+
+
+def chromium_missing_reason() -> str | None:
+    """Why the browser tests cannot run here, or ``None`` when they can."""
+    if not CHROMIUM.exists():
+        return (
+            f"{CHROMIUM} not found: install Debian's chromium (scripts/install_system_deps.sh, "
+            "run by `make test` as root); Playwright's own browser download is not used"
+        )
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright Python package is not installed (requirements-dev.txt)"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def http_get(url: str, timeout: float = 5.0) -> str:
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        return response.read().decode("utf-8", "replace")
+
+
+# ---- the server ---------------------------------------------------------------------------
+
+
+@dataclass
+class AppServer:
+    """A ``streamlit run app.py`` process on localhost, with its log file."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def healthy(self) -> bool:
+        """The process is alive and ``/_stcore/health`` answers ``ok``."""
+        if self.process.poll() is not None:
+            return False
+        try:
+            return http_get(f"{self.url}/_stcore/health", timeout=10).strip() == "ok"
+        except (OSError, urllib.error.URLError):
+            return False
+
+    def rss_mb(self) -> float:
+        """The server's resident memory (VmRSS), in MB."""
+        status = Path(f"/proc/{self.pid}/status").read_text()
+        match = re.search(r"^VmRSS:\s+(\d+)\s+kB", status, re.MULTILINE)
+        assert match, "no VmRSS line in /proc/<pid>/status"
+        return int(match.group(1)) / 1024
+
+    def cpu_seconds(self) -> float:
+        """CPU time the server has used so far (user + system), in seconds."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def log_tail(self, lines: int = 60) -> str:
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return "(no server log)"
+        return "\n".join(text.splitlines()[-lines:]) or "(server log is empty)"
+
+
+def start_server(log_path: Path, *, port: int | None = None) -> AppServer:
+    """Start the app on a free localhost port and wait until it answers its health check.
+
+    Also used by the benchmarks. Raises ``RuntimeError`` with the log when it does not start.
+    """
+    port = port or free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        # The sources are not edited while a test runs; no watcher, no surprise reruns.
+        "--server.fileWatcherType",
+        "none",
+    ]
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+    server = AppServer(f"http://127.0.0.1:{port}", process, log_path)
+    deadline = time.monotonic() + SERVER_START_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {process.returncode}:\n{server.log_tail()}")
+        if server.healthy():
+            return server
+        time.sleep(0.25)
+    stop_server(server)
+    raise RuntimeError(
+        f"streamlit did not answer within {SERVER_START_SECONDS} s:\n{server.log_tail()}"
+    )
+
+
+def stop_server(server: AppServer) -> None:
+    """Terminate the server, then kill it if it does not stop within 10 s."""
+    if server.process.poll() is None:
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            server.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    reason = chromium_missing_reason()
+    if reason:
+        pytest.skip(reason)
+    shutil.rmtree(screenshot_dir() / "failures", ignore_errors=True)  # last run's
+    server = start_server(tmp_path_factory.mktemp("streamlit") / "server.log")
+    try:
+        yield server
+    finally:
+        stop_server(server)
+
+
+# ---- the browser --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def browser(app_server: AppServer) -> Iterator[Any]:
+    reason = chromium_missing_reason()
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@dataclass
+class AppPage:
+    """One browser page on the app (its own context: its own Streamlit session)."""
+
+    page: Any
+    base_url: str
+    errors: list[str] = field(default_factory=list)
+    poll_ms: int = 50  # how often waits look (raise it when many pages share two cores)
+
+    # -- opening and waiting --
+
+    def url_for(self, page: str = "step", **params: Any) -> str:
+        query = urlencode({key: str(value) for key, value in params.items()})
+        return f"{self.base_url}/{PAGES[page]}" + (f"?{query}" if query else "")
+
+    def open(self, page: str = "step", **params: Any) -> AppPage:
+        """Go to one of :data:`PAGES` with query parameters, and wait until it is drawn."""
+        return self.goto(self.url_for(page, **params))
+
+    def goto(self, url: str) -> AppPage:
+        self.page.goto(url, wait_until="domcontentloaded")
+        self.wait_idle()
+        return self
+
+    def wait_idle(self, timeout: float = RUN_TIMEOUT_MS) -> None:
+        """Wait until Streamlit has finished running and the main block is drawn."""
+        try:
+            self.page.wait_for_function(
+                f"() => ({_BUSY_JS})({QUIET_MS}).length === 0",
+                timeout=timeout,
+                polling=self.poll_ms,
+            )
+        except PlaywrightTimeout:
+            why = self.page.evaluate(_BUSY_JS, QUIET_MS)
+            raise AssertionError(f"app not idle after {timeout / 1000:.0f} s: {why}") from None
+
+    def messages(self) -> int:
+        return int(self.page.evaluate("window.__bpevizMessages || 0"))
+
+    def rerun(self, action: Callable[[], Any], timeout: float = RUN_TIMEOUT_MS) -> None:
+        """Do ``action`` (a click, a key), wait for the server's answer, then for idle."""
+        before = self.messages()
+        action()
+        try:
+            self.page.wait_for_function(
+                "n => (window.__bpevizMessages || 0) > n",
+                arg=before,
+                timeout=timeout,
+                polling=self.poll_ms,
+            )
+        except PlaywrightTimeout:
+            raise AssertionError(
+                f"no answer from the server {timeout / 1000:.0f} s after the action"
+            ) from None
+        self.wait_idle(timeout)
+
+    # -- reading what a person sees --
+
+    def main_text(self) -> str:
+        return str(self.page.locator('[data-testid="stMain"]').inner_text())
+
+    def exceptions(self) -> list[str]:
+        boxes = self.page.locator('[data-testid="stException"]')
+        return [str(text) for text in boxes.all_inner_texts()]
+
+    def alerts(self, kind: str = "Error") -> list[str]:
+        """Texts of ``st.error`` (``kind="Error"``), ``Warning``, ``Info`` boxes."""
+        boxes = self.page.locator(f'[data-testid="stAlertContent{kind}"]')
+        return [str(text) for text in boxes.all_inner_texts()]
+
+    def assert_clean(self) -> None:
+        """No exception box on the page and no console error or page error so far."""
+        exceptions = self.exceptions()
+        assert not exceptions, f"exception box on {self.page.url}:\n" + "\n---\n".join(exceptions)
+        assert not self.errors, f"console errors on {self.page.url}:\n" + "\n".join(self.errors)
+
+    def canary(self) -> Any:
+        """``window.__x``: set only if injected markup ran (``None`` when undefined)."""
+        return self.page.evaluate("window.__x")
+
+    # -- the Step page --
+
+    def card_title(self) -> str:
+        return str(self.page.locator(".bpe-card-title").inner_text())
+
+    def shown_merge(self) -> tuple[int, int, list[int]]:
+        """The merge on the Step page's card: ``(k, total, [left id, right id, new id])``."""
+        title = re.fullmatch(r"Merge ([\d,]+) of ([\d,]+)", self.card_title().strip())
+        assert title, f"the card does not show a merge: {self.card_title()!r}"
+        ids = self.page.locator(".bpe-card .bpe-chipid").all_inner_texts()
+        k, total = (int(group.replace(",", "")) for group in title.groups())
+        return k, total, [int(text.removeprefix("id ")) for text in ids]
+
+    def click_next(self, *, at_once: bool = False) -> None:
+        """Click the Step page's "Next" (without waiting for the run it starts).
+
+        ``at_once`` clicks from inside the page, skipping Playwright's wait for the button to
+        be visible and still: many pages can then be clicked within a moment of each other.
+        """
+        button = self.page.locator(".st-key-step_next button:visible").first
+        if at_once:
+            button.evaluate("button => button.click()")
+        else:
+            button.click()
+
+    def spans(self, scope: str = ".bpe-scroll") -> list[dict[str, str]]:
+        """The coloured token spans in ``scope``: their class, visible text and hover title."""
+        return list(
+            self.page.locator(f"{scope} .bpe-t").evaluate_all(
+                "els => els.map(e => ({cls: e.className, text: e.textContent, title: e.title}))"
+            )
+        )
+
+    def table_rows(self, index: int = 0, rows: int = 3, *, first_has: str = "") -> list[str]:
+        """The first ``rows`` rows of the ``index``-th dataframe, cells joined by ``|``.
+
+        The grid draws on a canvas and fills its accessible cells a moment after the run
+        ends; ``first_has`` waits until the first row contains that text.
+        """
+        grid = self.page.locator('[data-testid="stDataFrame"]').nth(index)
+        grid.scroll_into_view_if_needed()
+        self.page.wait_for_function(
+            """([el, text]) => {
+              const cell = (c) => el.querySelector(`[data-testid="glide-cell-${c}-0"]`);
+              if (!cell(0)) return false;
+              let row = "";
+              for (let c = 0; cell(c); c++) row += cell(c).textContent + "|";
+              return row.includes(text);
+            }""",
+            arg=[grid.element_handle(), first_has],
+            timeout=15_000,
+        )
+        return list(
+            grid.evaluate(
+                """(el, rows) => {
+                  const out = [];
+                  for (let r = 0; r < rows; r++) {
+                    const cells = [];
+                    for (let c = 0; ; c++) {
+                      const cell = el.querySelector(`[data-testid="glide-cell-${c}-${r}"]`);
+                      if (!cell) break;
+                      cells.push(cell.textContent);
+                    }
+                    if (cells.length) out.push(cells.join("|"));
+                  }
+                  return out;
+                }""",
+                rows,
+            )
+        )
+
+    def screenshot(self, path: Path) -> None:
+        """A full-page screenshot of the app (its main area scrolls, not the document)."""
+        full_page_screenshot(self.page, path)
+
+
+def full_page_screenshot(page: Any, path: Path) -> None:
+    """Screenshot the whole page, viewport width unchanged.
+
+    Streamlit scrolls its main area inside a fixed-height box, so Playwright's
+    ``full_page`` only sees one screen. The viewport is made as tall as the main area's
+    content for the shot, and restored afterwards.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    size = dict(page.viewport_size)
+    measure = """() => {
+      const main = document.querySelector('[data-testid="stMain"]');
+      const side = document.querySelector(
+        '[data-testid="stSidebar"][data-collapsed="false"] [data-testid="stSidebarContent"]');
+      return Math.max(main ? main.scrollHeight : 0, side ? side.scrollHeight : 0);
+    }"""
+    try:
+        height = size["height"]
+        for _ in range(4):  # content sized in vh grows with the viewport; settle it
+            wanted = max(size["height"], int(page.evaluate(measure)))
+            if wanted <= height:
+                break
+            height = min(wanted, 16_000)
+            page.set_viewport_size({"width": size["width"], "height": height})
+            page.wait_for_timeout(150)  # let layout and charts settle after the resize
+        page.screenshot(path=str(path), full_page=True, animations="disabled")
+    finally:
+        page.set_viewport_size(size)
+
+
+# Streamlit's own probe when a page is opened by its own URL (/tokenize): the frontend
+# first asks /tokenize/_stcore/health and /tokenize/_stcore/host-config (404), then the
+# right base path (streamlit/streamlit#7074). Only these exact 404s are not counted.
+_KNOWN_NOISE = re.compile(r"^https?://[^/]+/[^/?#]+/_stcore/(health|host-config)$")
+
+
+def _watch_console(page: Any, errors: list[str]) -> None:
+    def on_console(message: Any) -> None:
+        if message.type != "error":
+            return
+        url = (message.location or {}).get("url", "")
+        if "404" in message.text and _KNOWN_NOISE.match(url):
+            return
+        errors.append(f"console.error: {message.text} ({url})")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+
+
+def new_app_page(browser: Any, base_url: str, context: Any = None) -> AppPage:
+    """A page on the app, console errors collected: in a new context, or in ``context``.
+
+    Every page is its own Streamlit session (its own websocket), even next to others in
+    one context; a new context also starts with no cookies or storage.
+    """
+    if context is None:
+        context = browser.new_context(viewport=VIEWPORT, locale="en-US")
+        context.add_init_script(_MESSAGE_COUNTER_JS)
+        context.set_default_timeout(30_000)
+    page = context.new_page()
+    app_page = AppPage(page, base_url)
+    _watch_console(page, app_page.errors)
+    return app_page
+
+
+@pytest.fixture
+def app(browser: Any, app_server: AppServer, request: pytest.FixtureRequest) -> Iterator[AppPage]:
+    app_page = new_app_page(browser, app_server.url)
+    try:
+        yield app_page
+    finally:
+        _screenshot_if_failed(request, app_page.page)
+        app_page.page.context.close()
+
+
+@pytest.fixture
+def new_page(
+    browser: Any, app_server: AppServer, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., AppPage]]:
+    """A factory of further pages: ``new_page()`` in a fresh context (a fresh browser),
+    ``new_page(beside=other)`` as another tab in ``other``'s context."""
+    opened: list[AppPage] = []
+
+    def make(beside: AppPage | None = None) -> AppPage:
+        context = beside.page.context if beside is not None else None
+        opened.append(new_app_page(browser, app_server.url, context))
+        return opened[-1]
+
+    try:
+        yield make
+    finally:
+        for index, app_page in enumerate(opened):
+            _screenshot_if_failed(request, app_page.page, suffix=f"-extra{index}")
+        for app_page in opened:
+            with contextlib.suppress(Exception):
+                app_page.page.context.close()
+
+
+def _screenshot_if_failed(request: pytest.FixtureRequest, page: Any, suffix: str = "") -> None:
+    report = getattr(request.node, "rep_call", None)
+    if report is None or not report.failed:
+        return
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
+    with contextlib.suppress(Exception):
+        page.screenshot(path=str(screenshot_dir() / "failures" / f"{name}{suffix}.png"))
+
+
+# ---- reporting ----------------------------------------------------------------------------
+
+_FIGURES = pytest.StashKey[list[str]]()
+
+
+@pytest.fixture
+def report_figure(request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """Add a line to the "bpeviz browser figures" section printed after the run."""
+    return request.config.stash.setdefault(_FIGURES, []).append
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    """The folder for screenshots (``$BPEVIZ_SCREENSHOTS``), created."""
+    folder = screenshot_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    lines = config.stash.get(_FIGURES, [])
+    if lines:
+        terminalreporter.section("bpeviz browser figures")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Keep each phase's report on the item; add the server log to a browser test's failure."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    if report.failed and "app_server" in getattr(item, "fixturenames", ()):
+        server = getattr(item, "funcargs", {}).get("app_server")
+        if isinstance(server, AppServer):
+            report.sections.append(("streamlit server log (last lines)", server.log_tail()))
+    return report

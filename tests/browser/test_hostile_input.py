@@ -1,0 +1,165 @@
+"""Hostile text is shown, never run: markup, Markdown, LaTeX and emoji shortcodes stay literal.
+
+Each payload would set ``window.__x`` if the browser ran it, or would change how it looks
+if it went through Markdown (``**b**`` bold, ``$x$`` as LaTeX, ``:smile:`` as 😄). The page
+must show every character of it and ``window.__x`` must stay undefined: in the Tokenize box,
+as the sidebar's training text on the Step page (and in the link that carries it), and as an
+uploaded file's name.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from bpeviz import formats, train
+
+if TYPE_CHECKING:
+    from conftest import AppPage
+
+pytestmark = pytest.mark.browser
+
+PAYLOADS = [
+    "<script>window.__x=1</script>",
+    '<img src=x onerror="window.__x=1">',
+    '"><svg onload=window.__x=1>',
+    "$x$",
+    ":smile:",
+    "**b**",
+]
+HOSTILE = " ".join(PAYLOADS)
+# Elements that exist only if the payload was parsed as markup or Markdown/LaTeX.
+INJECTED = (
+    '[data-testid="stMain"] script, [data-testid="stMain"] img[src="x"], svg[onload], '
+    '[data-testid="stMain"] .katex, [data-testid="stSidebar"] .katex'
+)
+
+
+def spans_text(app: AppPage, scope: str = ".bpe-scroll") -> str:
+    """The text of the token spans, read in order, with ``␣`` back to a space."""
+    return "".join(span["text"] for span in app.spans(scope)).replace("␣", " ")
+
+
+def assert_inert(app: AppPage) -> None:
+    assert app.canary() is None, "window.__x was set: injected markup ran"
+    assert app.page.locator(INJECTED).count() == 0
+    app.assert_clean()
+
+
+def test_tokenize_shows_hostile_text_literally(app: AppPage) -> None:
+    app.open("tokenize")
+    box = app.page.locator(".st-key-tok_text textarea")
+    box.fill(HOSTILE)
+    app.rerun(lambda: box.press("Control+Enter"))
+
+    assert HOSTILE in spans_text(app)
+    for payload in PAYLOADS:
+        assert payload in spans_text(app), payload
+    # The "why was this word split" replay shows its piece literally too.
+    assert app.page.locator(".bpe-trace .bpe-t").count() > 0
+    assert_inert(app)
+
+    # The same in the ids view and back (a rerun redraws every span).
+    option = app.page.locator(".st-key-tok_view").get_by_text("Token ids").first
+    app.rerun(option.click)
+    option = app.page.locator(".st-key-tok_view").get_by_text("Text").first
+    app.rerun(option.click)
+    assert HOSTILE in spans_text(app)
+    assert_inert(app)
+
+
+def choose_source(app: AppPage, label: str) -> None:
+    radio = app.page.locator(".st-key-src").get_by_text(label, exact=True)
+    app.rerun(radio.click)
+
+
+def train_on_paste(app: AppPage, text: str) -> None:
+    choose_source(app, "Paste")
+    box = app.page.locator(".st-key-paste textarea")
+    box.fill(text)
+    app.rerun(lambda: box.press("Control+Enter"))
+
+
+def test_step_page_shows_a_hostile_training_text_literally(app: AppPage, new_page: Any) -> None:
+    app.open("step")
+    train_on_paste(app, "\n".join([HOSTILE] * 3))
+    assert app.card_title() == "Step 0: no merges yet"
+    assert HOSTILE in spans_text(app)
+    assert_inert(app)
+
+    app.rerun(app.page.locator(".st-key-step_next button:visible").first.click)
+    assert app.card_title().startswith("Merge 1 of ")
+    assert HOSTILE in spans_text(app)
+    assert_inert(app)
+
+    # The pasted text travels in the link; opening the link is just as safe.
+    assert "paste=" in app.page.url
+    other = new_page()
+    other.goto(app.page.url)
+    assert other.card_title().startswith("Merge 1 of ")
+    assert HOSTILE in spans_text(other)
+    assert_inert(other)
+
+
+def test_a_hostile_link_is_shown_literally(app: AppPage) -> None:
+    """A crafted link (``?src=paste&paste=<script>…``) opened straight away."""
+    app.open("step", src="paste", paste=HOSTILE, step=1)
+    assert app.card_title().startswith("Merge 1 of ")
+    assert HOSTILE in spans_text(app)
+    assert_inert(app)
+    app.open("tokenize", src="paste", paste=HOSTILE, tok_text=HOSTILE)
+    assert HOSTILE in spans_text(app)
+    assert_inert(app)
+
+
+def test_a_hostile_file_name_is_shown_literally(app: AppPage) -> None:
+    # No double quote: Chromium sends it as %22 in the multipart file name.
+    name = "<img src=x onerror=window.__x=1>**b**.txt"
+    app.open("step")
+    choose_source(app, "Upload")
+    upload = app.page.locator(".st-key-upload input[type=file]")
+    app.rerun(
+        lambda: upload.set_input_files(
+            files=[{"name": name, "mimeType": "text/plain", "buffer": b"low lower lowest " * 20}]
+        )
+    )
+    assert app.card_title() == "Step 0: no merges yet"
+    assert name in app.page.locator('[data-testid="stSidebar"]').inner_text()
+    assert name in app.main_text()
+    assert_inert(app)
+
+
+def test_compare_shows_hostile_text_literally(app: AppPage) -> None:
+    app.open("compare", compare_text=HOSTILE)
+    panes = app.page.locator(".bpe-scroll")
+    assert panes.count() == 2
+    for index in range(2):
+        texts = (
+            panes.nth(index).locator(".bpe-t").evaluate_all("els => els.map(e => e.textContent)")
+        )
+        assert HOSTILE in "".join(texts).replace("␣", " "), f"pane {index}"
+    assert_inert(app)
+
+
+@pytest.mark.parametrize("page", ["step", "compare", "export"])
+def test_hostile_special_tokens_are_shown_literally(app: AppPage, page: str) -> None:
+    """The special tokens typed in the sidebar are named in the settings summary."""
+    app.open(page, special=HOSTILE)
+    summary = app.page.get_by_text("· specials: ").first.inner_text()
+    for payload in PAYLOADS:
+        assert payload in summary, f"{payload} not shown literally on {page}: {summary!r}"
+    assert_inert(app)
+
+
+def test_a_hostile_model_file_name_is_shown_literally(app: AppPage) -> None:
+    """The Export page names an uploaded model file in its messages."""
+    name = "$x$ **b** :smile: <img src=x onerror=window.__x=1>.model"
+    model = formats.to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
+    app.open("export")
+    field = app.page.locator(".st-key-export_model_files input[type=file]")
+    files = [{"name": name, "mimeType": "application/octet-stream", "buffer": model}]
+    app.rerun(lambda: field.set_input_files(files=files))
+    loaded = app.page.locator('[data-testid="stAlertContentSuccess"]').inner_text()
+    assert name in loaded, loaded
+    assert_inert(app)

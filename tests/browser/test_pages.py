@@ -1,0 +1,62 @@
+"""Every page opens cleanly, on the English and on the Japanese sample.
+
+The sample is chosen by the link (``?sample=japanese``), as a shared link would choose it.
+Clean means what a person would call clean: the page's title is drawn, the sidebar names the
+chosen sample, and there is no exception box, no error box and no browser console error.
+Each page also leaves a full-page screenshot, ``<page>-<sample>.png``, in
+``$BPEVIZ_SCREENSHOTS``: look at them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from bpeviz.samples import get_sample
+
+if TYPE_CHECKING:
+    from conftest import AppPage
+
+pytestmark = pytest.mark.browser
+
+TITLES = {
+    "step": "Step through training",
+    "tokenize": "Tokenize text",
+    "compression": "Compression",
+    "compare": "Compare with cl100k",
+    "export": "Export / import",
+    "about": "About bpeviz",
+}
+SAMPLES = ["english", "japanese"]
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+@pytest.mark.parametrize("page", list(TITLES))
+def test_page_opens_without_errors(app: AppPage, screenshots: Path, page: str, sample: str) -> None:
+    app.open(page, sample=sample)
+    app.screenshot(screenshots / f"{page}-{sample}.png")
+
+    heading = app.page.locator('[data-testid="stMain"] h1').first
+    assert heading.inner_text().strip().startswith(TITLES[page])
+    chosen = app.page.locator('[data-testid="stSidebar"] .st-key-sample input').input_value()
+    assert chosen == get_sample(sample).title
+    assert app.alerts("Error") == []
+    app.assert_clean()
+
+
+def test_navigating_between_pages_keeps_the_sample(app: AppPage) -> None:
+    """Clicking through the sidebar's page links: each page draws, on the sample chosen."""
+    app.open("step", sample="japanese")
+    for page, title in TITLES.items():
+        link = app.page.locator('[data-testid="stSidebarNav"] a').filter(has_text=_nav_label(page))
+        app.rerun(link.click)
+        heading = app.page.locator('[data-testid="stMain"] h1').first
+        assert heading.inner_text().strip().startswith(title)
+        assert "sample=japanese" in app.page.url
+        app.assert_clean()
+
+
+def _nav_label(page: str) -> str:
+    return {"step": "Step through training", "about": "About"}.get(page, TITLES[page])

