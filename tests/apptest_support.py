@@ -8,8 +8,10 @@ would run a page without the frame. ``open_page`` checks that the frame ran.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import streamlit as st
@@ -37,3 +39,23 @@ def open_page(page: str) -> AppTest:
     assert not at.exception
     assert at.sidebar.children, "the frame (app.py) did not run around the page"
     return at
+
+
+def new_app(**params: str) -> AppTest:
+    """The app as opened from a link with these query parameters (not run yet)."""
+    at = AppTest.from_file(APP, default_timeout=30)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at
+
+
+def run(target: Any) -> AppTest:
+    """Run the app (or the app a changed widget belongs to); no exception allowed."""
+    at = target.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def plain(markdown: str) -> str:
+    """Message text without the backslashes that keep it literal in Markdown."""
+    return re.sub(r"\\(.)", r"\1", markdown)

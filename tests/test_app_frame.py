@@ -7,11 +7,11 @@ from ``apptest_support``: it clears Streamlit's caches.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import apptest_support
 import pytest
+from apptest_support import new_app, plain, run
 from streamlit.testing.v1 import AppTest
 
 from bpeviz.history import train
@@ -33,26 +33,6 @@ PAGES = [
 def _app(monkeypatch: pytest.MonkeyPatch):
     """Clean Streamlit caches around each test (see ``apptest_support``)."""
     yield from apptest_support.prepare(monkeypatch)
-
-
-def new_app(**params: str) -> AppTest:
-    """An app opened from a link with these query parameters."""
-    at = AppTest.from_file(APP, default_timeout=30)
-    for key, value in params.items():
-        at.query_params[key] = value
-    return at
-
-
-def run(target) -> AppTest:
-    """Run the app (or the app a changed widget belongs to); no exception allowed."""
-    at = target.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def plain(markdown: str) -> str:
-    """Message text without the backslashes that keep it literal in Markdown."""
-    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def messages(elements) -> list[str]:

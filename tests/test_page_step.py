@@ -7,11 +7,11 @@ fixture (``apptest_support.prepare``) clears caches around each test.
 from __future__ import annotations
 
 import html
-import re
 from pathlib import Path
 
 import apptest_support
 import pytest
+from apptest_support import new_app, plain, run
 from streamlit.testing.v1 import AppTest
 
 from bpeviz.history import History, train
@@ -24,23 +24,6 @@ APP = Path(__file__).parents[1] / "app.py"
 def _app(monkeypatch: pytest.MonkeyPatch):
     """Clean Streamlit caches around each test (see ``apptest_support``)."""
     yield from apptest_support.prepare(monkeypatch)
-
-
-def new_app(**params: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=30)
-    for key, value in params.items():
-        at.query_params[key] = value
-    return at
-
-
-def run(target) -> AppTest:
-    at = target.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def plain(markdown: str) -> str:
-    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def sample_history(key: str, **overrides) -> History:

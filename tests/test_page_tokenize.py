@@ -13,6 +13,7 @@ from pathlib import Path
 
 import apptest_support
 import pytest
+from apptest_support import run
 from streamlit.testing.v1 import AppTest
 
 from bpeviz.history import train
@@ -43,12 +44,6 @@ def cl100k() -> Tokenizer:
         return load_cl100k()
     except Cl100kUnavailable as error:  # pragma: no cover - depends on the machine
         pytest.skip(str(error))
-
-
-def run(target) -> AppTest:
-    at = target.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def tokenize_page(**params: str) -> AppTest:
