@@ -22,10 +22,12 @@ settings = ui.current_settings()
 tokenizer = history.tokenizer
 merges = history.merge_count
 ui.caption(f"{text.name} · {len(history.text):,} bytes · {settings.summary()}")
-st.caption(
-    "**Step k** means the first k merges are done. Everything below is about **merge k**: "
-    "the pair it joined, the counts it was picked from, and the text just before and after it."
-)
+if not ui.presentation_mode():  # on a projector, room for the text matters more
+    st.caption(
+        "**Step k** means the first k merges are done. Everything below is about **merge k**: "
+        "the pair it joined, the counts it was picked from, and the text just before and "
+        "after it."
+    )
 if merges:
     ui.clamp_step(merges)
 else:
