@@ -61,7 +61,7 @@ def test_uploading_a_model_shows_it_and_offers_it_to_the_tokenize_page() -> None
     model = formats.to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
     at.file_uploader(key="export_model_files").upload("wiki.model", model).run()
     assert not at.exception
-    assert any("Loaded wiki.model as a minbpe .model" in s.value for s in at.success)
+    assert any("Loaded wiki.model as a minbpe .model" in plain(s.value) for s in at.success)
     summary = at.dataframe[-2].value
     assert summary.values.tolist()[:3] == [
         ["kind", "minbpe .model"],
