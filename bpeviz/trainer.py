@@ -237,11 +237,12 @@ class _IncrementalTrainer:
         del weights
         bounds = [*group_starts.tolist(), len(sorted_positions)]
         self.counts: dict[int, int] = dict(zip(unique_keys.tolist(), totals, strict=True))
-        shared = ints.__getitem__
+        positions = list(map(ints.__getitem__, sorted_positions.tolist()))
         self.where: dict[int, list[int]] = {
-            key: list(map(shared, sorted_positions[bounds[index] : bounds[index + 1]].tolist()))
+            key: positions[bounds[index] : bounds[index + 1]]
             for index, key in enumerate(unique_keys.tolist())
         }
+        del positions
         self.buckets: dict[int, list[tuple[int, int]]] = {}
         self.top = max(totals, default=0)
         for key, count in self.counts.items():
