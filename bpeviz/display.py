@@ -507,6 +507,55 @@ def legend_html(*, mark: str | None) -> str:
 # ---- "why was this word split like this?" -------------------------------------------------
 
 
+@dataclass(frozen=True)
+class TraceRow:
+    """One merge rule applied to a piece: every place it joined, and the tokens after."""
+
+    rank: int
+    left: int
+    right: int
+    new_positions: tuple[int, ...]  # where the new token sits in ``tokens_after``
+    tokens_after: tuple[int, ...]
+
+    @property
+    def places(self) -> int:
+        return len(self.new_positions)
+
+
+def trace_rows(trace: Sequence[TraceStep]) -> list[TraceRow]:
+    """The trace with each run of the same merge folded into one row.
+
+    The encoder joins one pair at a time (leftmost first, as tiktoken does), so a merge that
+    applies at four places is four trace steps; tutorials (and minbpe's loop) show it as one
+    step that replaces every occurrence. Folding gives that view without losing a place.
+
+    >>> t = [TraceStep(0, 97, 97, 256, 0, (256, 97, 97)), TraceStep(0, 97, 97, 256, 1, (256, 256))]
+    >>> trace_rows(t)[0].new_positions, trace_rows(t)[0].tokens_after
+    ((0, 1), (256, 256))
+    """
+    rows: list[TraceRow] = []
+    for step in trace:
+        previous = rows[-1] if rows else None
+        if previous is None or previous.rank != step.rank:
+            rows.append(TraceRow(step.rank, step.left, step.right, (), ()))
+            previous = rows[-1]
+        kept: list[int] = []
+        for position in previous.new_positions:
+            if position < step.position:
+                kept.append(position)
+            elif position > step.position + 1:
+                kept.append(position - 1)  # one token fewer before it
+            # a marked token joined again is covered by the new mark at step.position
+        rows[-1] = TraceRow(
+            step.rank,
+            step.left,
+            step.right,
+            tuple(sorted({*kept, step.position})),
+            step.tokens_after,
+        )
+    return rows
+
+
 def trace_html(
     tokenizer: Tokenizer,
     word: bytes,
@@ -515,34 +564,39 @@ def trace_html(
     rank_label: Callable[[int], str],
     max_steps: int = 80,
 ) -> str:
-    """The merges that build ``word``, one row each: the rule applied and the tokens after.
+    """The merges that build ``word``, one row per merge rule: the rule and the tokens after.
 
-    The first row is the word as bytes (plus ``</w>``); each later row outlines the token
-    that merge made. ``rank_label(rank)`` names a merge (``merge 14``, ``rank 1917``).
+    The first row is the word as bytes (plus ``</w>``); each later row outlines every token
+    that merge made (see :func:`trace_rows`). ``rank_label(rank)`` names a merge
+    (``merge 14``, ``rank 1917``).
     """
     start_ids = [tokenizer.byte_ids[value] for value in word]
     if tokenizer.end_of_word and tokenizer.ranks is None:
         start_ids.append(END_OF_WORD_ID)
-    rows = [_trace_row("start", tokenizer, start_ids, None)]
-    for step in trace[:max_steps]:
+    rows = [_trace_row("start", tokenizer, start_ids, ())]
+    folded = trace_rows(trace)
+    for row in folded[:max_steps]:
         name = (
-            f"{rank_label(step.rank)}: {quoted(token_label(tokenizer, step.left))} + "
-            f"{quoted(token_label(tokenizer, step.right))}"
+            f"{rank_label(row.rank)}: {quoted(token_label(tokenizer, row.left))} + "
+            f"{quoted(token_label(tokenizer, row.right))}"
         )
-        rows.append(_trace_row(name, tokenizer, list(step.tokens_after), step.position))
-    if len(trace) > max_steps:
+        if row.places > 1:
+            name += f", at {row.places} places"
+        rows.append(_trace_row(name, tokenizer, list(row.tokens_after), row.new_positions))
+    if len(folded) > max_steps:
         rows.append(
             f'<div class="bpe-trace-row"><span class="bpe-trace-label">'
-            f"… {len(trace) - max_steps:,} more merges not shown</span></div>"
+            f"… {len(folded) - max_steps:,} more merges not shown</span></div>"
         )
     return '<div class="bpe-trace">' + "".join(rows) + "</div>"
 
 
-def _trace_row(name: str, tokenizer: Tokenizer, ids: list[int], position: int | None) -> str:
+def _trace_row(name: str, tokenizer: Tokenizer, ids: list[int], new: Sequence[int]) -> str:
     views = id_views(tokenizer, ids)
     marks = ["" for _ in views]
-    if position is not None and position < len(marks):
-        marks[position] = MARK_NEW
+    for position in new:
+        if position < len(marks):
+            marks[position] = MARK_NEW
     spans = tokens_html(views, marks=marks, group_chars=False, css_class="bpe-inline")
     return (
         f'<div class="bpe-trace-row"><span class="bpe-trace-label">{esc(name)}</span>{spans}</div>'
@@ -584,7 +638,7 @@ def stylesheet(*, presentation: bool = False) -> str:
 .bpe-g::before{{content:attr(data-char);position:absolute;top:0;left:0;right:2px;
  text-align:center;font-size:.72em;line-height:1.3;color:#111;border-top:1px solid #777;}}
 .bpe-card{{border:1px solid #bbb;border-radius:8px;padding:10px 16px;background:#fafafa;
- min-height:{"14rem" if presentation else "9.5rem"};color:#111;
+ min-height:{"10rem" if presentation else "9.5rem"};color:#111;
  font-size:{"1.35rem" if presentation else "1rem"};}}
 .bpe-card p{{margin:.35em 0;}}
 .bpe-card-title{{font-weight:700;font-size:1.05em;margin-bottom:.25em;}}
@@ -614,6 +668,11 @@ def stylesheet(*, presentation: bool = False) -> str:
 .stMain textarea{font-size:1.2rem;}
 .stMain [data-testid="stMetricValue"] p{font-size:2.6rem;}
 .stMain [data-testid="stMetricLabel"] p{font-size:1.15rem;}
+.bpe-card:has(.bpe-eq){display:grid;grid-template-columns:fit-content(55%) 1fr;
+ column-gap:2rem;align-items:center;}
+.bpe-card-title{grid-column:1/-1;}
+.bpe-card .bpe-eq{grid-column:1;grid-row:2/span 3;}
+.bpe-card:has(.bpe-eq) p{grid-column:2;}
 """
     return f"<style>{css}</style>"
 
@@ -626,10 +685,13 @@ def trace_summary_html(word: bytes, trace: Sequence[TraceStep], encoded: Sequenc
     """
     name = quoted(label(word))
     tokens = f"{len(encoded)} token" + ("" if len(encoded) == 1 else "s")
-    merges = f"{len(trace)} merge" + ("" if len(trace) == 1 else "s")
+    rules = len(trace_rows(trace))
+    merges = f"{rules} merge" + ("" if rules == 1 else "s")
+    if len(trace) > rules:  # some merges join the same pair at several places
+        merges += f" ({len(trace)} joins)"
     sentence = (
         f"{name} is {tokens}. Starting from its {len(word)} bytes, {merges} "
-        f"{'applies' if len(trace) == 1 else 'apply'}, always "
+        f"{'applies' if rules == 1 else 'apply'}, always "
         "the one learned earliest (the lowest rank) first:"
     )
     parts = [f'<p class="bpe-summary">{esc(sentence)}</p>']

@@ -19,6 +19,7 @@ from bpeviz.display import (
     MARK_PAIR_START,
     PALETTE,
     TokenView,
+    TraceRow,
     char_groups,
     colour_indices,
     count_sentence,
@@ -34,13 +35,14 @@ from bpeviz.display import (
     tie_sentence,
     tokens_html,
     trace_html,
+    trace_rows,
     trace_summary_html,
     visible_html,
     window,
 )
 from bpeviz.history import History, train
 from bpeviz.samples import get_sample
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.tokenizer import Tokenizer, TraceStep
 
 HOSTILE_TEXTS = {
     "script": "<script>alert('x')</script> & done",
@@ -418,15 +420,43 @@ def test_trace_has_one_row_per_merge_plus_the_start() -> None:
     assert "merge 1: “t” + “h”" in markup or "merge 1:" in markup
 
 
+def test_a_merge_applied_at_several_places_is_one_row() -> None:
+    """``aaaaa`` with the one merge a+a: joined at 0, then at 1 (leftmost first): aa aa a."""
+    tokenizer = Tokenizer.from_merges([(97, 97)])
+    trace = tokenizer.encode_trace(b"aaaaa")
+    assert [(step.position, step.tokens_after) for step in trace] == [
+        (0, (256, 97, 97, 97)),
+        (1, (256, 256, 97)),
+    ]
+    assert trace_rows(trace) == [TraceRow(0, 97, 97, (0, 1), (256, 256, 97))]
+    markup = trace_html(tokenizer, b"aaaaa", trace, rank_label=lambda rank: f"merge {rank + 1}")
+    assert markup.count('class="bpe-trace-row"') == 2
+    assert "merge 1: “a” + “a”, at 2 places" in html.unescape(markup)
+    assert markup.count("bpe-new") == 2
+    summary = html.unescape(trace_summary_html(b"aaaaa", trace, tokenizer.encode(b"aaaaa")))
+    assert "is 3 tokens. Starting from its 5 bytes, 1 merge (2 joins) applies" in summary
+
+
+def test_folding_keeps_marks_in_place_when_a_later_join_is_to_their_left() -> None:
+    """Joins out of left-to-right order (any rank table may cause them) shift the marks."""
+    steps = [
+        TraceStep(3, 98, 99, 300, 3, (98, 99, 97, 300)),
+        TraceStep(3, 98, 99, 300, 0, (300, 97, 300)),
+    ]
+    assert trace_rows(steps)[0].new_positions == (0, 2)
+
+
 def test_trace_is_cut_after_max_steps() -> None:
     text = "abcdefghijklmnop" * 4
     tokenizer = train(text, 300).tokenizer
     word = text.encode()
     trace = tokenizer.encode_trace(word)
-    assert len(trace) > 5
+    # The block repeats 4 times, so most merges join at several places: fewer rows than joins.
+    rows = trace_rows(trace)
+    assert len(rows) > 5 and len(trace) > len(rows)
     markup = trace_html(tokenizer, word, trace, rank_label=str, max_steps=5)
     assert markup.count('class="bpe-trace-row"') == 5 + 1 + 1
-    assert f"{len(trace) - 5} more merges not shown" in markup
+    assert f"{len(rows) - 5} more merges not shown" in markup
 
 
 def test_trace_summary_says_when_a_piece_is_taken_whole() -> None:

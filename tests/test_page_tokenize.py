@@ -16,6 +16,7 @@ import pytest
 from apptest_support import run
 from streamlit.testing.v1 import AppTest
 
+from bpeviz.display import trace_rows
 from bpeviz.history import train
 from bpeviz.samples import get_sample
 from bpeviz.settings import MAX_LINK_TEXT_CHARS
@@ -141,7 +142,8 @@ def test_why_was_this_word_split_replays_the_merges() -> None:
     trace = tokenizer.encode_trace(" printer")
     rows = [h.value for h in at.html if h.value.startswith('<div class="bpe-trace">')]
     assert len(rows) == 1
-    assert rows[0].count('class="bpe-trace-row"') == len(trace) + 1
+    assert rows[0].count('class="bpe-trace-row"') == len(trace_rows(trace)) + 1
+    assert rows[0].count("bpe-new") == len(trace)
     summary = next(h.value for h in at.html if 'class="bpe-summary"' in h.value)
     count = len(tokenizer.encode(" printer"))
     assert f"is {count} token" in html.unescape(summary)
