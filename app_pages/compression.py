@@ -60,7 +60,7 @@ if reference:
 
 marker = settings.vocab_size if settings.vocab_size >= settings.base_size else None
 chart = charts.compression_chart(curves, references=references, current_vocab_size=marker)
-st.altair_chart(chart, width="stretch")
+ui.show_chart(chart)
 st.caption(
     f"The grey line marks the vocab size chosen in the sidebar ({settings.vocab_size:,}). "
     "Hover a line for its numbers. The dashed lines stay near 1 byte per token: a tokenizer "

@@ -8,6 +8,7 @@ will join outlined.
 import streamlit as st
 
 from bpeviz import display, tables, ui
+from bpeviz.trainer import MergeStep
 
 WINDOW_TOKENS = 4_000
 TOP_PAIRS = 12
@@ -34,6 +35,25 @@ else:
     st.info("This text has no pair of tokens to merge, so there are no steps: it stays bytes.")
 
 
+def show_counts(k: int, step: MergeStep | None) -> None:
+    """Tokens, bytes per token, vocabulary size and merges done at step k."""
+    tokens, ratio = history.token_count(k), history.compression_ratio(k)
+    columns = st.columns(4)
+    columns[0].metric(
+        "Tokens in the text",
+        f"{tokens:,}",
+        delta=f"{-step.replacements:,}" if step else None,
+        delta_color="inverse",
+    )
+    columns[1].metric(
+        "Bytes per token",
+        f"{ratio:.3f}",
+        delta=f"{ratio - history.compression_ratio(k - 1):+.3f}" if step else None,
+    )
+    columns[2].metric("Vocabulary size", f"{history.base + k:,}", help="Base symbols + k merges")
+    columns[3].metric("Merges done", f"{k:,} of {merges:,}")
+
+
 def step_view() -> None:
     k = ui.step_controls(merges) if merges else 0
     step = history.steps[k - 1] if k else None
@@ -55,21 +75,9 @@ def step_view() -> None:
         )
     ui.show_spans(card)
 
-    tokens, ratio = history.token_count(k), history.compression_ratio(k)
-    columns = st.columns(4)
-    columns[0].metric(
-        "Tokens in the text",
-        f"{tokens:,}",
-        delta=f"{-step.replacements:,}" if step else None,
-        delta_color="inverse",
-    )
-    columns[1].metric(
-        "Bytes per token",
-        f"{ratio:.3f}",
-        delta=f"{ratio - history.compression_ratio(k - 1):+.3f}" if step else None,
-    )
-    columns[2].metric("Vocabulary size", f"{history.base + k:,}", help="Base symbols + k merges")
-    columns[3].metric("Merges done", f"{k:,} of {merges:,}")
+    projector = ui.presentation_mode()
+    if not projector:  # on a projector the text comes first, the numbers after it
+        show_counts(k, step)
 
     text_column, table_column = st.columns([3, 2], gap="medium")
     with text_column:
@@ -80,8 +88,10 @@ def step_view() -> None:
                 ["Before", "After"],
                 default="After",
                 required=True,
+                format_func=lambda when: f"{when} merge {k:,}",
                 key="text_when",
                 bind="query-params",
+                label_visibility="collapsed",
             )
         else:
             when = "now"
@@ -110,8 +120,8 @@ def step_view() -> None:
         lo, hi = display.window(len(shown), display.first_marked(marks), WINDOW_TOKENS)
         if (lo, hi) != (0, len(shown)):
             st.caption(
-                f"The text is long: showing tokens {lo + 1:,}–{hi:,} of {len(shown):,}, from "
-                "just before the first place this merge applies."
+                f"Long text: showing tokens {lo + 1:,}–{hi:,} of {len(shown):,}, from just "
+                "before this merge's first place."
             )
         views = display.segment_views(
             history.text,
@@ -159,7 +169,7 @@ def step_view() -> None:
                 f"Top {len(frame)} of {len(table):,} distinct pairs, best first: the top row is "
                 "the pair the merge picks; ties are marked."
             )
-            if not ui.presentation_mode():
+            if not projector:
                 st.download_button(
                     f"Download all {len(table):,} pairs (CSV)",
                     data=lambda: tables.pair_csv(table, tokenizer, chosen=chosen),
@@ -170,8 +180,10 @@ def step_view() -> None:
         else:
             st.caption("No pairs: every piece of the text is a single token.")
         if merges:
-            st.altair_chart(tables.token_count_chart(history, k), width="stretch")
+            ui.show_chart(tables.token_count_chart(history, k))
 
+    if projector:
+        show_counts(k, step)
     st.subheader("Vocabulary learned so far")
     if k:
         st.dataframe(
@@ -180,7 +192,7 @@ def step_view() -> None:
             hide_index=True,
             height=min(260, 35 * (k + 1) + 3),
         )
-        if not ui.presentation_mode():
+        if not projector:
             st.download_button(
                 f"Download merges 1–{k:,} (CSV)",
                 data=lambda: tables.history_csv(history, k),

@@ -22,7 +22,7 @@ import pandas as pd
 from bpeviz.compression import CURVE_COLUMNS, OTHER, OWN, REFERENCE_COLUMNS
 
 X_TITLE = "vocabulary size (256 bytes + merges)"
-Y_TITLE = "bytes per token (higher = more compression)"
+Y_TITLE: tuple[str, ...] = ("bytes per token", "(higher = more compression)")  # two lines
 PALETTE: tuple[str, ...] = ("#1f77b4", "#e4572e", "#2ca02c", "#9467bd", "#8c564b", "#17becf")
 TOOLTIP_FIELDS: tuple[tuple[str, str, str, str | None], ...] = (
     ("trained_on", "N", "tokenizer trained on", None),
@@ -58,7 +58,7 @@ def compression_chart(
     color_scale = alt.Scale(domain=languages, range=list(PALETTE[: max(len(languages), 1)]))
     x_max = _x_max(curves, current_vocab_size)
     x = alt.X("vocab_size:Q", title=X_TITLE, scale=alt.Scale(domain=[256, x_max], nice=False))
-    y = alt.Y("bytes_per_token:Q", title=Y_TITLE, scale=alt.Scale(zero=False))
+    y = alt.Y("bytes_per_token:Q", title=list(Y_TITLE), scale=alt.Scale(zero=False))
     color = alt.Color("measured_on:N", title="measured on", scale=color_scale)
     dash = alt.StrokeDash(
         "kind:N",
@@ -131,7 +131,7 @@ def _reference_layers(
     )
     labels = (
         alt.Chart(data)
-        .mark_text(align="right", baseline="bottom", dy=-3, fontSize=12)
+        .mark_text(align="right", baseline="bottom", dy=-3)
         .encode(x=alt.X("x_end:Q"), y="bytes_per_token:Q", text="label:N", color=color)
     )
     return [rules, labels]
@@ -160,8 +160,24 @@ def _marker_layers(vocab_size: int, x_max: int) -> list[alt.Chart]:
             baseline="top",
             dx=-5 if near_right else 5,
             color="#444444",
-            fontSize=12,
         )
         .encode(x="vocab_size:Q", y=alt.value(6), text="label:N")
     )
     return [rule, text]
+
+
+PROJECTOR_LABEL_SIZE = 16
+PROJECTOR_TITLE_SIZE = 18
+
+
+def projector_type(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """The same chart with axis and legend text big enough to read from the back of a room.
+
+    Vega-Lite's default 10–11 px labels vanish on a projector; presentation mode passes every
+    chart through here rather than giving each chart function a size argument.
+    """
+    return (
+        chart.configure_axis(labelFontSize=PROJECTOR_LABEL_SIZE, titleFontSize=PROJECTOR_TITLE_SIZE)
+        .configure_legend(labelFontSize=PROJECTOR_LABEL_SIZE, titleFontSize=PROJECTOR_TITLE_SIZE)
+        .configure_text(fontSize=PROJECTOR_LABEL_SIZE)
+    )

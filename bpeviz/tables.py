@@ -177,7 +177,7 @@ def token_count_chart(history: History, k: int, *, height: int = 180) -> alt.Lay
     frame = token_count_frame(history)
     here = pd.DataFrame({"step": [k], "tokens": [history.token_count(k)]})
     x = alt.X("step:Q", title="step (merges done)", scale=alt.Scale(nice=False))
-    y = alt.Y("tokens:Q", title="tokens in the text", scale=alt.Scale(zero=False))
+    y = alt.Y("tokens:Q", title="tokens", scale=alt.Scale(zero=False))
     line = (
         alt.Chart(frame)
         .mark_line(color="#0072B2", strokeWidth=2)

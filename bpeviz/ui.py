@@ -34,6 +34,7 @@ from typing import Any
 
 import streamlit as st
 
+from bpeviz import charts
 from bpeviz import settings as cfg
 from bpeviz.display import esc, stylesheet
 from bpeviz.history import History, train
@@ -237,6 +238,13 @@ def show_spans(html: str, *, scroll: bool = False) -> None:
     if scroll:
         html = f'<div class="bpe-scroll">{html}</div>'
     st.html(html)
+
+
+def show_chart(chart: Any) -> None:
+    """Draw an Altair chart full width; in presentation mode with projector-sized text."""
+    if presentation_mode():
+        chart = charts.projector_type(chart)
+    st.altair_chart(chart, width="stretch")
 
 
 def linked_text_area(label: str, *, key: str, default: str = "", **kwargs: Any) -> str:
@@ -528,6 +536,7 @@ def step_controls(merge_count: int) -> int:
             kwargs={"to": 0, "last": last},
             disabled=k == 0,
             shortcut="Home",
+            help="Reset: back to step 0, the raw bytes (Home).",
         )
         st.button(
             "Previous",
@@ -571,10 +580,12 @@ def step_controls(merge_count: int) -> int:
         ):
             st.rerun()  # the whole app: the fragment's timer starts or stops
         st.select_slider(
-            "Seconds per step",
+            "Pace",
             SPEEDS,
+            format_func=lambda seconds: f"{seconds:g} s",
             key=KEY_SPEED,
-            width=180,
+            help="Autoplay: seconds between steps.",
+            width=120,
         )
         st.number_input(
             "Go to step",
@@ -586,7 +597,7 @@ def step_controls(merge_count: int) -> int:
             key=KEY_JUMP,
             on_change=_jump,
             args=(last,),
-            width=150,
+            width=130,
         )
     if playing and state.get("_speed_seen") not in (None, state[KEY_SPEED]):
         state["_speed_seen"] = state[KEY_SPEED]

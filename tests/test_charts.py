@@ -13,6 +13,7 @@ from bpeviz.charts import (
     Y_TITLE,
     compression_chart,
     marker_label,
+    projector_type,
     reference_label,
 )
 from bpeviz.compression import (
@@ -66,7 +67,7 @@ def test_lines_show_both_languages_with_the_hand_computed_ratios(spec) -> None:
     assert lines["encoding"]["x"]["field"] == "vocab_size"
     assert lines["encoding"]["x"]["title"] == X_TITLE
     assert lines["encoding"]["y"]["field"] == "bytes_per_token"
-    assert lines["encoding"]["y"]["title"] == Y_TITLE
+    assert lines["encoding"]["y"]["title"] == list(Y_TITLE)
     assert lines["encoding"]["color"]["field"] == "measured_on"
     assert lines["encoding"]["color"]["scale"]["domain"] == ["English", "Japanese"]
     rows = layer_rows(spec, lines)
@@ -184,3 +185,15 @@ def test_labels() -> None:
 def test_an_empty_table_still_makes_a_valid_chart() -> None:
     spec = compression_chart(pd.DataFrame(columns=list(CURVE_COLUMNS))).to_dict()
     assert len(spec["layer"]) == 3
+
+
+def test_projector_type_enlarges_axis_and_legend_text_and_keeps_the_layers(curves) -> None:
+    chart = compression_chart(curves, current_vocab_size=258)
+    plain, projected = chart.to_dict(), projector_type(chart).to_dict()
+    assert "axis" not in plain.get("config", {})  # Vega-Lite's defaults are 10-11 px
+    assert projected["config"]["axis"] == {"labelFontSize": 16, "titleFontSize": 18}
+    assert projected["config"]["legend"] == {"labelFontSize": 16, "titleFontSize": 18}
+    assert projected["config"]["text"] == {"fontSize": 16}  # the reference and marker labels
+    labels = [layer for layer in projected["layer"] if layer["mark"]["type"] == "text"]
+    assert labels and all("fontSize" not in layer["mark"] for layer in labels)
+    assert projected["layer"] == plain["layer"]

@@ -177,7 +177,7 @@ def test_a_long_text_shows_a_window_and_says_so() -> None:
     run(at.text_area(key="paste").input(text))
     run(at.selectbox(key="pretok").set_value("bytes"))
     caption = " ".join(c.value for c in at.caption)
-    assert "The text is long: showing tokens 1–4,000" in caption
+    assert "Long text: showing tokens 1–4,000" in caption
     assert spans(at).count('class="bpe-t ') == 4000
 
 

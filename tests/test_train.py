@@ -159,6 +159,7 @@ def test_eat_matches_hugging_face_bpe_trainer() -> None:
     ``WhitespaceSplit`` drops the spaces, which are never merged in ``words`` mode anyway.
     """
     import tokenizers
+
     text = "eat eats eating eaten"
     alphabet = sorted(set(text) - {" "})  # a e g i n s t
     model = tokenizers.Tokenizer(tokenizers.models.BPE())

@@ -28,6 +28,11 @@ def test_presentation_mode_on_every_page(app: AppPage, screenshots: Path) -> Non
     chrome = app.page.locator('[data-testid="stMainMenu"], [data-testid="stAppDeployButton"]')
     assert not any(element.is_visible() for element in chrome.all())
     app.page.screenshot(path=str(screenshots / "step-present-screen.png"))
+    # The merge and the text it changes share the one screen a projector shows.
+    screen_height = app.page.viewport_size["height"]
+    for selector in (".bpe-card", ".bpe-scroll .bpe-t"):
+        box = app.page.locator(selector).first.bounding_box()
+        assert box and box["y"] + box["height"] <= screen_height, f"{selector} below the fold"
     size = app.page.locator(".bpe-text").first.evaluate("e => getComputedStyle(e).fontSize")
     assert float(size.removesuffix("px")) >= 20, f"token text is {size} on a projector"
 
