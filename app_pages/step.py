@@ -180,7 +180,8 @@ def step_view() -> None:
         else:
             st.caption("No pairs: every piece of the text is a single token.")
         if merges:
-            ui.show_chart(tables.token_count_chart(history, k))
+            spec = tables.token_count_spec(history, k, projector=ui.presentation_mode())
+            st.vega_lite_chart(spec=spec, width="stretch")
 
     if projector:
         show_counts(k, step)

@@ -21,6 +21,7 @@ tokenizer). What is left out: choosing which tokens to show (pages and ``bpeviz.
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -157,11 +158,16 @@ def segment_views(
     """
     hi = len(ids) if hi is None else hi
     origin = trained_origin(base)
+    made: dict[tuple[int, bytes], TokenView] = {}  # a text repeats its tokens: build each once
     views: list[TokenView] = []
     for start, end, token_id in zip(
         starts[lo:hi].tolist(), ends[lo:hi].tolist(), ids[lo:hi].tolist(), strict=True
     ):
-        views.append(_view(tokenizer, token_id, text[start:end], origin))
+        data = text[start:end]
+        view = made.get((token_id, data))
+        if view is None:
+            view = made[token_id, data] = _view(tokenizer, token_id, data, origin)
+        views.append(view)
     return views
 
 
@@ -203,10 +209,12 @@ def id_views(
 # ---- spans ------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def visible_html(data: bytes) -> tuple[str, int]:
     """Escaped, visible-whitespace HTML of some bytes, and how many newlines they hold.
 
-    Bytes that are not whole UTF-8 characters become hex in a ``bpe-hex`` span.
+    Bytes that are not whole UTF-8 characters become hex in a ``bpe-hex`` span. Cached: a
+    text of thousands of tokens holds a few hundred distinct ones, and every step redraws it.
 
     >>> visible_html(b"a <b>\\n")
     ('a␣&lt;b&gt;↵', 1)
@@ -270,6 +278,7 @@ def tokens_html(
     ]
     group_end = -1
     pending_breaks = 0
+    titles: dict[str, str] = {}  # escaped hover titles, one per distinct token
     for index, view in enumerate(views):
         if index == group_end:
             out.append("</span>")
@@ -297,7 +306,10 @@ def tokens_html(
             content += '<span class="bpe-eow">&lt;/w&gt;</span>'
         if not content:
             content = "&#8203;"
-        out.append(f'<span class="{" ".join(classes)}" title="{esc(view.title)}">{content}</span>')
+        title = titles.get(view.title)
+        if title is None:
+            title = titles[view.title] = esc(view.title)
+        out.append(f'<span class="{" ".join(classes)}" title="{title}">{content}</span>')
         pending_breaks += newlines
     if group_end >= 0:
         out.append("</span>")
