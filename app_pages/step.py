@@ -85,17 +85,16 @@ def step_view() -> None:
         if step is not None:
             when = st.segmented_control(
                 f"Show the text before or after merge {k}",
-                ["Before", "After"],
-                default="After",
+                ["Before merge", "After merge"],  # the option text is what the link holds
+                default="After merge",
                 required=True,
-                format_func=lambda when: f"{when} merge {k:,}",
                 key="text_when",
                 bind="query-params",
                 label_visibility="collapsed",
             )
         else:
             when = "now"
-        if step is not None and when == "Before":
+        if step is not None and when == "Before merge":
             shown = history.segmentation(k - 1)
             marks = display.pair_marks(
                 shown.starts, shown.ends, after.starts, after.ends, after.ids, step.new_id
@@ -134,15 +133,17 @@ def step_view() -> None:
             hi=hi,
         )
         ui.show_spans(display.legend_html(mark=legend))
-        ui.show_spans(display.tokens_html(views, marks=marks[lo:hi]), scroll=True)
+        ui.show_spans(
+            display.tokens_html(views, marks=marks[lo:hi]), scroll=True, focus=f"{k}-{when}"
+        )
 
     with table_column:
         table = history.pair_table(k - 1 if step else 0)
         if step is not None:
-            st.subheader(f"Pair counts before merge {k}")
+            st.subheader(f"Pairs before merge {k:,}")
             chosen, note = step.pair, f"◀ merge {k}"
         else:
-            st.subheader("Pair counts now")
+            st.subheader("Pairs now")
             chosen, note = (history.steps[0].pair if merges else None), "◀ merge 1"
         if len(table):
             frame = tables.pair_frame(
@@ -152,16 +153,16 @@ def step_view() -> None:
                 frame,
                 column_order=("rank", "pair", "count", "note"),
                 column_config={
-                    "rank": st.column_config.NumberColumn("#", width=36),
-                    "pair": st.column_config.TextColumn("left + right", width=128),
+                    "rank": st.column_config.NumberColumn("#", width=32),
+                    "pair": st.column_config.TextColumn("left + right", width=104),
                     "count": st.column_config.ProgressColumn(
                         "count",
                         min_value=0,
                         max_value=int(table.counts[0]),
                         format="%d",
-                        width=110,
+                        width=96,
                     ),
-                    "note": st.column_config.TextColumn("", width=100),
+                    "note": st.column_config.TextColumn("", width=112),
                 },
                 hide_index=True,
             )

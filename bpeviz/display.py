@@ -364,6 +364,32 @@ def window(count: int, focus: int | None, size: int) -> tuple[int, int]:
     return lo, lo + size
 
 
+# Scrolls each token box that carries ``data-focus`` to its first outlined token, once per
+# new value of ``data-focus`` (the step shown), and only when that token is out of sight:
+# at merge 150 the first place it applies can sit hundreds of lines down. Constant text: no
+# user or token text ever goes into it, so it is the only script the app runs.
+FOCUS_SCRIPT = """<script>
+(() => {
+  if (window.bpevizFocus) return;
+  window.bpevizFocus = true;
+  const focus = () => {
+    for (const box of document.querySelectorAll(".bpe-scroll[data-focus]")) {
+      if (box.dataset.focused === box.dataset.focus) continue;
+      box.dataset.focused = box.dataset.focus;
+      const mark = box.querySelector(".bpe-new, .bpe-ps");
+      if (!mark) continue;
+      const top = mark.getBoundingClientRect().top - box.getBoundingClientRect().top;
+      if (top + mark.offsetHeight > box.clientHeight) {
+        box.scrollTop += top - box.clientHeight / 4;
+      }
+    }
+  };
+  new MutationObserver(focus).observe(document.body, {childList: true, subtree: true});
+  focus();
+})();
+</script>"""
+
+
 def first_marked(marks: Sequence[str]) -> int | None:
     """Index of the first marked token, if any."""
     for index, mark in enumerate(marks):

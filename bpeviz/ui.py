@@ -36,7 +36,7 @@ import streamlit as st
 
 from bpeviz import charts
 from bpeviz import settings as cfg
-from bpeviz.display import esc, stylesheet
+from bpeviz.display import FOCUS_SCRIPT, esc, stylesheet
 from bpeviz.history import History, train
 from bpeviz.samples import get_sample, list_samples
 from bpeviz.tokenizer import Tokenizer
@@ -229,15 +229,20 @@ def inject_css() -> None:
     st.html(stylesheet(presentation=presentation_mode()))
 
 
-def show_spans(html: str, *, scroll: bool = False) -> None:
+def show_spans(html: str, *, scroll: bool = False, focus: str | None = None) -> None:
     """Draw HTML built by ``bpeviz.display`` (already escaped) with ``st.html``.
 
     ``scroll`` puts it in a box of fixed height that scrolls, so long texts do not push the
-    rest of the page around.
+    rest of the page around. ``focus`` (a key, such as the step) scrolls that box to its first
+    outlined token whenever the key changes; see ``display.FOCUS_SCRIPT``.
     """
     if scroll:
-        html = f'<div class="bpe-scroll">{html}</div>'
+        key = f' data-focus="{esc(focus)}"' if focus is not None else ""
+        html = f'<div class="bpe-scroll"{key}>{html}</div>'
     st.html(html)
+    if focus is not None:
+        # Its own element, with the app's one constant script: user text never runs.
+        st.html(FOCUS_SCRIPT, unsafe_allow_javascript=True)
 
 
 def show_chart(chart: Any) -> None:

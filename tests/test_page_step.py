@@ -14,6 +14,7 @@ import pytest
 from apptest_support import new_app, plain, run
 from streamlit.testing.v1 import AppTest
 
+from bpeviz.display import FOCUS_SCRIPT
 from bpeviz.history import History, train
 from bpeviz.samples import get_sample
 
@@ -45,7 +46,7 @@ def card(at: AppTest) -> str:
 
 
 def spans(at: AppTest) -> str:
-    texts = [h.value for h in at.html if h.value.startswith('<div class="bpe-scroll">')]
+    texts = [h.value for h in at.html if h.value.startswith('<div class="bpe-scroll"')]
     assert len(texts) == 1
     return texts[0]
 
@@ -134,9 +135,25 @@ def test_before_and_after_outline_the_pair_then_the_new_token() -> None:
     at = goto(run(new_app(sample="aaabdaaabac")), 1)
     replacements = history.steps[0].replacements
     assert spans(at).count("bpe-new") == replacements
-    run(at.segmented_control(key="text_when").set_value("Before"))
+    run(at.segmented_control(key="text_when").set_value("Before merge"))
     assert spans(at).count("bpe-ps") == spans(at).count("bpe-pe") == replacements
     assert "bpe-new" not in spans(at)
+
+
+def test_a_link_reproduces_the_text_before_the_merge() -> None:
+    """``text_when`` travels in the URL as its option text, the same at every step."""
+    at = run(new_app(sample="aaabdaaabac", step="2", text_when="Before merge"))
+    assert at.segmented_control(key="text_when").value == "Before merge"
+    # Merge 2 of the walk-through joins (aa, a) twice: both halves outlined, nothing new yet.
+    assert spans(at).count("bpe-ps") == spans(at).count("bpe-pe") == 2
+    assert "bpe-new" not in spans(at)
+
+
+def test_the_one_script_on_the_page_is_the_constant_focus_script() -> None:
+    """Token text is drawn without scripts; the scroll helper is a constant, keyed by step."""
+    at = goto(run(new_app(sample="aaabdaaabac")), 1)
+    assert [h.value for h in at.html if "<script" in h.value] == [FOCUS_SCRIPT]
+    assert spans(at).startswith('<div class="bpe-scroll" data-focus="1-After merge">')
 
 
 def test_the_step_is_kept_in_range_when_training_gets_shorter() -> None:

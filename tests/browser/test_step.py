@@ -125,6 +125,29 @@ def test_a_link_to_a_step_opens_there(app: AppPage) -> None:
     app.assert_clean()
 
 
+MARK_IN_BOX = """box => {
+    const mark = box.querySelector(".bpe-new");
+    const top = mark.getBoundingClientRect().top - box.getBoundingClientRect().top;
+    return top >= 0 && top + mark.offsetHeight <= box.clientHeight;
+}"""
+
+
+def test_the_text_scrolls_to_where_a_late_merge_first_applies(app: AppPage) -> None:
+    """Merge 150's first place is far down the text: the box scrolls there, and back at 2."""
+    app.open("step", step=150)
+    assert_shows_merge(app, "english", 150)
+    box = app.page.locator(".bpe-scroll").first
+    app.page.wait_for_function(f"() => ({MARK_IN_BOX})(document.querySelector('.bpe-scroll'))")
+    assert box.evaluate("box => box.scrollTop") > 0  # scrolled, the text above still there
+    app.rerun(button(app, "step_next").click)
+    assert_shows_merge(app, "english", 151)
+    app.page.wait_for_function(f"() => ({MARK_IN_BOX})(document.querySelector('.bpe-scroll'))")
+    app.open("step", step=2)
+    assert_shows_merge(app, "english", 2)
+    assert box.evaluate("box => box.scrollTop") == 0  # in sight already: no scrolling
+    app.assert_clean()
+
+
 def test_autoplay_advances_and_pause_stops(app: AppPage) -> None:
     app.open("step", step=5)
     assert_shows_merge(app, "english", 5)
