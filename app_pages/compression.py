@@ -19,6 +19,10 @@ st.markdown(
     "`<E3><81>`, the lead bytes of most hiragana), and Japanese passes 3 bytes per token as "
     "soon as its tokens are about one character each."
 )
+st.caption(
+    "This page always trains on the two bundled samples (gpt4 pre-tokenizer, tie rule first), "
+    "whatever text the sidebar holds; only the sidebar's vocab size is marked on the chart."
+)
 
 settings = ui.current_settings()
 left, right = st.columns([3, 2])

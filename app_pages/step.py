@@ -8,6 +8,7 @@ will join outlined.
 import streamlit as st
 
 from bpeviz import display, tables, ui
+from bpeviz.readable import counted
 from bpeviz.trainer import MergeStep
 
 WINDOW_TOKENS = 4_000
@@ -30,9 +31,7 @@ if not ui.presentation_mode():  # on a projector, room for the text matters more
         "after it."
     )
 if merges:
-    ui.clamp_step(merges)
-else:
-    st.info("This text has no pair of tokens to merge, so there are no steps: it stays bytes.")
+    ui.clamp_step(merges)  # with no merge at all, the step-0 card says why
 
 
 def show_counts(k: int, step: MergeStep | None) -> None:
@@ -45,10 +44,14 @@ def show_counts(k: int, step: MergeStep | None) -> None:
         delta=f"{-step.replacements:,}" if step else None,
         delta_color="inverse",
     )
+    per_token = "The text's bytes divided by its tokens."
+    if tokenizer.end_of_word:
+        per_token += " Each word's </w> marker is a token too, so this starts below 1."
     columns[1].metric(
         "Bytes per token",
         f"{ratio:.3f}",
         delta=f"{ratio - history.compression_ratio(k - 1):+.3f}" if step else None,
+        help=per_token,
     )
     columns[2].metric("Vocabulary size", f"{history.base + k:,}", help="Base symbols + k merges")
     columns[3].metric("Merges done", f"{k:,} of {merges:,}")
@@ -132,7 +135,7 @@ def step_view() -> None:
             lo=lo,
             hi=hi,
         )
-        ui.show_spans(display.legend_html(mark=legend))
+        ui.show_spans(display.legend_html(mark=legend, views=views))
         ui.show_spans(
             display.tokens_html(views, marks=marks[lo:hi]), scroll=True, focus=f"{k}-{when}"
         )
@@ -172,7 +175,7 @@ def step_view() -> None:
             )
             if not projector:
                 st.download_button(
-                    f"Download all {len(table):,} pairs (CSV)",
+                    f"Download all {counted(len(table), 'pair')} (CSV)",
                     data=lambda: tables.pair_csv(table, tokenizer, chosen=chosen),
                     file_name=f"pairs_before_merge_{max(k, 1)}.csv",
                     mime="text/csv",
@@ -196,7 +199,7 @@ def step_view() -> None:
         )
         if not projector:
             st.download_button(
-                f"Download merges 1–{k:,} (CSV)",
+                "Download merge 1 (CSV)" if k == 1 else f"Download merges 1–{k:,} (CSV)",
                 data=lambda: tables.history_csv(history, k),
                 file_name=f"merges_1_to_{k}.csv",
                 mime="text/csv",

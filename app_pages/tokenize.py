@@ -88,10 +88,11 @@ columns[3].metric("Bytes per token", f"{stats.bytes_per_token:.2f}")
 shown = ids[:MAX_SHOWN_TOKENS]
 if len(ids) > len(shown):
     st.caption(f"Showing the first {len(shown):,} of {len(ids):,} tokens.")
-ui.show_spans(display.legend_html(mark=None))
+views = display.id_views(tokenizer, shown)
+ui.show_spans(display.legend_html(mark=None, views=views))
 ui.show_spans(
     display.tokens_html(
-        display.id_views(tokenizer, shown),
+        views,
         show="ids" if view == "Token ids" else "text",
         group_chars=group,
     ),

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bpeviz.corpus import END_OF_WORD_ID
-from bpeviz.readable import hex_bytes, readable, split_utf8
+from bpeviz.readable import counted, hex_bytes, readable, split_utf8
 from bpeviz.tokenizer import Tokenizer, TraceStep
 from bpeviz.trainer import MergeStep, Pair
 
@@ -475,16 +475,17 @@ def merge_card_html(
 ) -> str:
     """The merge at the heart of step ``k``: the two parents, the new token, and why."""
     left, right = step.pair
-    colours = colour_indices([left, right])
+    # Each chip in its id's own colour: in ``a + a`` both halves are the same token and look
+    # it (only neighbours in running text are forced apart).
     equation = (
-        chip_html(token_label(tokenizer, left), left, colour=colours[0])
+        chip_html(token_label(tokenizer, left), left, colour=left % len(PALETTE))
         + '<span class="bpe-op">+</span>'
-        + chip_html(token_label(tokenizer, right), right, colour=colours[1])
+        + chip_html(token_label(tokenizer, right), right, colour=right % len(PALETTE))
         + '<span class="bpe-op">→</span>'
         + chip_html(
             token_label(tokenizer, step.new_id),
             step.new_id,
-            colour=colour_indices([step.new_id])[0],
+            colour=step.new_id % len(PALETTE),
             new=True,
         )
     )
@@ -502,14 +503,37 @@ def merge_card_html(
     return "".join(parts)
 
 
+def start_sentence(
+    text_bytes: int, tokens: int, *, end_of_word: bool = False, specials: bool = False
+) -> str:
+    """What step 0 is: one token per byte, and why the count differs when it does.
+
+    >>> start_sentence(1, 1)
+    'The text is 1 byte: 1 token, one per byte.'
+    >>> start_sentence(15, 19, end_of_word=True)
+    'The text is 15 bytes: 19 tokens, one per byte plus a </w> marker after each word.'
+    """
+    each = "one per byte"
+    if tokens != text_bytes:
+        each += " plus a </w> marker after each word" if end_of_word else ""
+        each += ", a special token counting as one" if specials else ""
+    return f"The text is {counted(text_bytes, 'byte')}: {counted(tokens, 'token')}, {each}."
+
+
 def start_card_html(
     *, text_bytes: int, tokens: int, first: MergeStep | None, tokenizer: Tokenizer
 ) -> str:
     """Step 0: the text as bytes, and which pair merge 1 will join."""
+    start = start_sentence(
+        text_bytes,
+        tokens,
+        end_of_word=tokenizer.end_of_word,
+        specials=bool(tokenizer.special_tokens),
+    )
     parts = [
         '<div class="bpe-card">',
         '<div class="bpe-card-title">Step 0: no merges yet</div>',
-        f"<p>{esc(f'The text is {text_bytes:,} bytes: {tokens:,} tokens, one per byte.')}</p>",
+        f"<p>{esc(start)}</p>",
     ]
     if first is not None:
         sentence = (
@@ -523,8 +547,22 @@ def start_card_html(
     return "".join(parts)
 
 
-def legend_html(*, mark: str | None) -> str:
-    """A one-line key to the spans: what an outline, a dashed border, hex and ␣ ↵ mean."""
+def _whole_characters(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def legend_html(*, mark: str | None, views: Sequence[TokenView] | None = None) -> str:
+    """A one-line key to the spans: what an outline, a dashed border, hex and ␣ ↵ mean.
+
+    Given the ``views`` drawn, it keys only what they hold: no "special token" entry for a
+    text without one, no hex entry for a text whose tokens are all whole characters.
+    """
+    specials = views is None or any(view.special for view in views)
+    partial = views is None or not all(_whole_characters(view.data) for view in views)
     items = []
     if mark == "pair":
         items.append(
@@ -533,11 +571,13 @@ def legend_html(*, mark: str | None) -> str:
         )
     elif mark == "new":
         items.append('<span class="bpe-t bpe-c0 bpe-new">ab</span> the new token')
-    items.append('<span class="bpe-t bpe-special">&lt;|x|&gt;</span> special token')
-    items.append(
-        '<span class="bpe-t bpe-c2"><span class="bpe-hex">&lt;E3&gt;</span></span>'
-        " a byte that is only part of a character"
-    )
+    if specials:
+        items.append('<span class="bpe-t bpe-special">&lt;|x|&gt;</span> special token')
+    if partial:
+        items.append(
+            '<span class="bpe-t bpe-c2"><span class="bpe-hex">&lt;E3&gt;</span></span>'
+            " a byte that is only part of a character"
+        )
     items.append("␣ space · ↵ newline · ⇥ tab")
     return '<div class="bpe-legend">' + "".join(f"<span>{item}</span>" for item in items) + "</div>"
 
@@ -722,19 +762,26 @@ def trace_summary_html(word: bytes, trace: Sequence[TraceStep], encoded: Sequenc
     piece, as tiktoken does) and the merges alone would split it otherwise, it says so.
     """
     name = quoted(label(word))
-    tokens = f"{len(encoded)} token" + ("" if len(encoded) == 1 else "s")
+    tokens = counted(len(encoded), "token")
+    size = counted(len(word), "byte")
+    final = list(trace[-1].tokens_after) if trace else None
+    whole = len(encoded) == 1 and len(word) > 1 and final != list(encoded)
     rules = len(trace_rows(trace))
-    merges = f"{rules} merge" + ("" if rules == 1 else "s")
+    merges = counted(rules, "merge")
     if len(trace) > rules:  # some merges join the same pair at several places
         merges += f" ({len(trace)} joins)"
-    sentence = (
-        f"{name} is {tokens}. Starting from its {len(word)} bytes, {merges} "
-        f"{'applies' if rules == 1 else 'apply'}, always "
-        "the one learned earliest (the lowest rank) first:"
-    )
+    if trace:
+        sentence = (
+            f"{name} is {tokens}. Starting from its {size}, {merges} "
+            f"{'applies' if rules == 1 else 'apply'}, always "
+            "the one learned earliest (the lowest rank) first:"
+        )
+    elif whole:
+        sentence = f"{name} is {tokens}."
+    else:
+        sentence = f"{name} is {tokens}: no learned merge applies to its {size}."
     parts = [f'<p class="bpe-summary">{esc(sentence)}</p>']
-    final = list(trace[-1].tokens_after) if trace else None
-    if len(encoded) == 1 and len(word) > 1 and final != list(encoded):
+    if whole:
         note = (
             f"The tokenizer takes {name} whole, as tiktoken does, because it is itself a token "
             f"(id {encoded[0]:,}); the replay below shows what the merges alone make of it."

@@ -19,6 +19,16 @@ VISIBLE_WHITESPACE: dict[str, str] = {
 }
 
 
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """``1 byte``, ``2 bytes``, ``1,024 merges``: a count and its noun, in agreement.
+
+    >>> counted(1, "merge"), counted(0, "merge"), counted(12_000, "pair")
+    ('1 merge', '0 merges', '12,000 pairs')
+    """
+    word = noun if number == 1 else (plural or f"{noun}s")
+    return f"{number:,} {word}"
+
+
 def hex_bytes(data: bytes) -> str:
     """``b"\\xe3\\x81"`` -> ``"<E3><81>"``."""
     return "".join(f"<{value:02X}>" for value in data)

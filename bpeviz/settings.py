@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from bpeviz.corpus import base_size
 from bpeviz.pretokenize import PRETOKENIZERS
+from bpeviz.readable import counted
 from bpeviz.samples import DEFAULT_SAMPLE_KEY, Sample, get_sample, list_samples
 from bpeviz.trainer import MAX_VOCAB_SIZE, TIE_BREAKS
 
@@ -374,8 +375,8 @@ def outcome_messages(settings: Settings, merge_count: int, stop_reason: str) -> 
     return [
         Message(
             "info",
-            f"Training stopped early: vocab size {settings.vocab_size:,} asks for {wanted:,} "
-            f"merges, and this text allowed {merge_count:,} "
+            f"Training stopped early: vocab size {settings.vocab_size:,} asks for "
+            f"{counted(wanted, 'merge')}, and this text allowed {merge_count:,} "
             f"(vocab size {settings.base_size + merge_count:,}). Why: {stop_reason}.",
         )
     ]

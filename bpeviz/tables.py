@@ -207,8 +207,15 @@ def token_count_spec(history: History, k: int, *, projector: bool = False) -> di
 def _token_count_chart(history: History, *, height: int = 180) -> alt.LayerChart:
     frame = token_count_frame(history)
     here = alt.InlineData(values=[{"step": 0, "tokens": history.token_count(0)}], name=MARKER_DATA)
-    x = alt.X("step:Q", title="step (merges done)", scale=alt.Scale(nice=False))
-    y = alt.Y("tokens:Q", title="tokens", scale=alt.Scale(zero=False))
+    # Whole numbers on both axes (3 merges must not read 0.5, 1.0, ...), and tokens from 0
+    # so the drop is drawn to scale.
+    x = alt.X(
+        "step:Q",
+        title="step (merges done)",
+        scale=alt.Scale(nice=False),
+        axis=alt.Axis(tickMinStep=1, format="d"),
+    )
+    y = alt.Y("tokens:Q", title="tokens", axis=alt.Axis(tickMinStep=1, format=",d"))
     line = (
         alt.Chart(frame)
         .mark_line(color="#0072B2", strokeWidth=2)

@@ -34,6 +34,7 @@ import numpy as np
 
 from bpeviz.corpus import Corpus, base_size, build_corpus, symbol_bytes
 from bpeviz.pretokenize import check_pretokenizer
+from bpeviz.readable import counted
 
 TIE_BREAKS: tuple[str, ...] = ("first", "lexmin", "lexmax")
 TIE_BREAK_DESCRIPTIONS: dict[str, str] = {
@@ -278,15 +279,15 @@ class _IncrementalTrainer:
             best = self._pop_best()
             if best is None:
                 reason = (
-                    f"stopped after {step - 1} merges: no pair left to merge "
+                    f"stopped after {counted(step - 1, 'merge')}: no pair left to merge "
                     "(every piece of the text is already a single token)"
                 )
                 break
             count = self.top
             if count < min_frequency:
                 reason = (
-                    f"stopped after {step - 1} merges: the most frequent pair occurs "
-                    f"{count} time(s), below the minimum frequency {min_frequency}"
+                    f"stopped after {counted(step - 1, 'merge')}: the most frequent pair "
+                    f"occurs {counted(count, 'time')}, below the minimum frequency {min_frequency}"
                 )
                 break
             tied, more_tied = self._tied_with(best)

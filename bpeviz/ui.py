@@ -74,10 +74,16 @@ def init_state() -> None:
 
 
 def _apply_sample_suggestions() -> None:
-    """Callback of the sample picker: a new sample brings its suggested settings."""
+    """Callback of the sample picker: a new sample brings its suggested settings.
+
+    It also starts at step 0 with autoplay off: a teacher switching to the ties example wants
+    to land before its tie, not at whatever step the last sample was on.
+    """
     sample = get_sample(st.session_state[cfg.KEY_SAMPLE])
     for key, value in cfg.suggested_state(sample).items():
         st.session_state[key] = value
+    st.session_state[KEY_STEP] = 0
+    st.session_state[KEY_PLAYING] = False
 
 
 def _store_upload() -> None:
@@ -171,7 +177,7 @@ def sidebar() -> None:
         st.text_input(
             "Special tokens",
             key=cfg.KEY_SPECIALS,
-            placeholder="<|endoftext|>",
+            placeholder="none (e.g. <|endoftext|>)",
             help="Separated by spaces or commas. A special token is never split or merged.",
         )
         st.checkbox(
@@ -391,7 +397,8 @@ def current_history(*, show: bool = True) -> History | None:
         except ValueError as error:
             messages.append(cfg.Message("error", f"Cannot train: {error}."))
         else:
-            messages += cfg.outcome_messages(settings, history.merge_count, history.stop_reason)
+            if len(text.data) > 1:  # a single character has its own warning already
+                messages += cfg.outcome_messages(settings, history.merge_count, history.stop_reason)
     if show:
         show_messages(messages)
     return history

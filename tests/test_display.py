@@ -398,6 +398,14 @@ def test_merge_card_shows_parents_new_token_ids_and_counts() -> None:
     assert "bpe-new" in card
 
 
+def test_merge_card_colours_the_same_token_the_same() -> None:
+    """``aaabdaaabac``'s first merge is a + a: both chips are id 97 and share its colour."""
+    history = train("aaabdaaabac", 259)
+    card = merge_card_html(history.steps[0], history.tokenizer, merge_total=3, tokens_before=11)
+    chips = re.findall(r'class="bpe-chip (bpe-c\d+)[^"]*">([^<]*)<', card)
+    assert chips[:2] == [(f"bpe-c{97 % len(PALETTE)}", "a")] * 2
+
+
 def test_start_card_names_the_first_merge() -> None:
     history = train("aaabdaaabac", 259, tie_break="lexmin")
     card = start_card_html(
@@ -466,7 +474,9 @@ def test_trace_summary_says_when_a_piece_is_taken_whole() -> None:
     word = b"abc"
     assert tokenizer.encode(word) == [256] and tokenizer.encode_trace(word) == []
     summary = trace_summary_html(word, [], [256])
-    assert "takes “abc” whole" in summary
+    assert "takes “abc” whole" in summary and "“abc” is 1 token." in summary
+    untouched = trace_summary_html(b"x", [], [120])
+    assert "“x” is 1 token: no learned merge applies to its 1 byte." in untouched
     merged = train("abcabc", 258).tokenizer
     assert "whole" not in trace_summary_html(word, merged.encode_trace(word), merged.encode(word))
 
@@ -478,6 +488,13 @@ def test_legend_explains_the_marks() -> None:
     assert "the pair about to merge" in legend_html(mark="pair")
     assert "the new token" in legend_html(mark="new")
     assert "special token" in legend_html(mark=None)
+    tokenizer = Tokenizer.from_merges([], special_tokens=["<|e|>"])
+    plain_views = id_views(tokenizer, tokenizer.encode("ab"))
+    assert "special token" not in legend_html(mark=None, views=plain_views)
+    assert "part of a character" not in legend_html(mark=None, views=plain_views)
+    mixed = id_views(tokenizer, tokenizer.encode("駅<|e|>"))
+    assert "special token" in legend_html(mark=None, views=mixed)  # 駅 is 3 one-byte tokens
+    assert "part of a character" in legend_html(mark=None, views=mixed)
     assert_safe(legend_html(mark="pair"))
 
 

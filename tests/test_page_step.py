@@ -156,6 +156,13 @@ def test_the_one_script_on_the_page_is_the_constant_focus_script() -> None:
     assert spans(at).startswith('<div class="bpe-scroll" data-focus="1-After merge">')
 
 
+def test_choosing_another_sample_starts_it_at_step_zero() -> None:
+    at = goto(run(new_app()), 3)
+    run(at.selectbox(key="sample").set_value("ties"))
+    assert at.slider(key="step").value == 0
+    assert card(at).startswith('<div class="bpe-card"><div class="bpe-card-title">Step 0')
+
+
 def test_the_step_is_kept_in_range_when_training_gets_shorter() -> None:
     at = goto(run(new_app()), 200)
     run(at.selectbox(key="sample").set_value("cat_sat"))
@@ -225,8 +232,10 @@ def test_training_that_stops_early_says_how_far_it_got() -> None:
 def test_a_text_with_nothing_to_merge_has_no_steps() -> None:
     at = run(new_app(src="paste", paste="a"))
     assert not at.slider
-    assert any("no pair of tokens to merge" in i.value for i in at.info)
     assert "nothing to merge" in card(at)
+    assert "The text is 1 byte: 1 token, one per byte." in card(at)
+    # One warning says it; the card repeats it where the step would be, and nothing else does.
+    assert len(at.warning) == 1 and not at.info
 
 
 def test_bad_settings_stop_the_page_with_a_message() -> None:

@@ -163,6 +163,10 @@ def test_token_count_chart_marks_step_k() -> None:
     ]
     here = [{"step": 7, "tokens": history.token_count(7)}]
     assert rule["data"]["values"] == here and dot["data"]["values"] == here
+    # Whole-number ticks (a 3-merge history must not read 0.5), tokens drawn from zero.
+    for channel in ("x", "y"):
+        assert line["encoding"][channel]["axis"]["tickMinStep"] == 1
+    assert line["encoding"]["y"].get("scale", {}).get("zero", True) is True
 
 
 def test_token_count_spec_moves_only_the_marker_and_never_edits_an_earlier_spec() -> None:
