@@ -57,7 +57,13 @@ if history is not None:
         key="export_history_csv",
         on_click="ignore",
     )
-    st.dataframe(frame, hide_index=True, width="stretch", height=260)
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        height=260,
+        column_config=export.HISTORY_LABELS,
+    )
 
 # ---- upload -----------------------------------------------------------------------------
 

@@ -34,6 +34,18 @@ HISTORY_COLUMNS: tuple[str, ...] = (
     "tokens_after",
 )
 
+# How the page labels the CSV's columns (the file keeps the plain names above).
+HISTORY_LABELS: dict[str, str] = {
+    "step": "merge",
+    "left": "left id",
+    "right": "right id",
+    "new_id": "new id",
+    "replacements": "replaced",
+    "tied_pairs": "tied with",
+    "more_tied": "3+ tied",
+    "tokens_after": "tokens after",
+}
+
 
 def _bracketed(tokenizer: Tokenizer, token_id: int) -> str:
     return f"[{readable(tokenizer.token_bytes(token_id))}]"

@@ -288,3 +288,10 @@ def test_published_split_patterns_are_named() -> None:
     assert pattern_description(PATTERN_CHOICES["gpt2"]).startswith("GPT-2's pattern: ")
     assert pattern_description(r"\w+") == r"\w+"
     assert pattern_description("").startswith("(none")
+
+
+def test_the_page_labels_name_real_csv_columns() -> None:
+    from bpeviz.export import HISTORY_COLUMNS, HISTORY_LABELS
+
+    assert set(HISTORY_LABELS) <= set(HISTORY_COLUMNS)
+    assert HISTORY_LABELS["step"] == "merge"  # the page speaks of merges, as the Step page does
