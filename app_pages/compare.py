@@ -42,7 +42,7 @@ st.caption(
     "A bold outline marks a token that starts where the other tokenizer does not cut. "
     "Hover a token for its id and bytes."
 )
-panes = st.columns(2)
+panes = ui.columns(2, key="compare_panes")
 for pane, tokenization, only, title in (
     (
         panes[0],
@@ -50,11 +50,16 @@ for pane, tokenization, only, title in (
         result.diff.only_ours,
         f"Yours: {ui.escape_markdown(settings.summary())}",
     ),
-    (panes[1], result.theirs, result.diff.only_theirs, "cl100k_base: GPT-4, 100,256 tokens"),
+    (
+        panes[1],
+        result.theirs,
+        result.diff.only_theirs,
+        "cl100k_base: GPT-4, 100,256 tokens",
+    ),
 ):
     with pane:
         st.subheader(title, anchor=False)
-        numbers = st.columns(3)
+        numbers = st.columns(3)  # the panes stack when narrow; three numbers fit then
         numbers[0].metric("Tokens", f"{tokenization.token_count:,}")
         numbers[1].metric("Bytes per token", f"{tokenization.bytes_per_token:.2f}")
         numbers[2].metric("Cuts only here", f"{len(only):,}")
@@ -70,7 +75,7 @@ for pane, tokenization, only, title in (
 
 st.subheader("Where the cuts differ", anchor=False)
 diff = result.diff
-counts = st.columns(3)
+counts = ui.columns(3, key="compare_counts", pairs=True)
 counts[0].metric("Cuts both make", f"{len(diff.shared):,}")
 counts[1].metric("Only yours", f"{len(diff.only_ours):,}")
 counts[2].metric("Only cl100k_base", f"{len(diff.only_theirs):,}")

@@ -25,7 +25,7 @@ st.caption(
 )
 
 settings = ui.current_settings()
-left, right = st.columns([3, 2])
+left, right = ui.columns([3, 2], key="compression_controls")
 with left:
     max_vocab = st.select_slider(
         "Train each sample up to vocab size",
@@ -87,7 +87,11 @@ else:
             f"That is above the {max_vocab:,} trained here: the own-text numbers are those at "
             f"{max_vocab:,}. Raise “Train each sample up to” to reach it."
         )
-    columns = st.columns(len(histories) + (len(references) if references is not None else 0))
+    columns = ui.columns(
+        len(histories) + (len(references) if references is not None else 0),
+        key="compression_numbers",
+        pairs=True,
+    )
     for column, name in zip(columns, histories, strict=False):
         ratio = compression.ratio_at(curves, trained_on=name, measured_on=name, vocab_size=marker)
         column.metric(

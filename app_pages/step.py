@@ -37,7 +37,7 @@ if merges:
 def show_counts(k: int, step: MergeStep | None) -> None:
     """Tokens, bytes per token, vocabulary size and merges done at step k."""
     tokens, ratio = history.token_count(k), history.compression_ratio(k)
-    columns = st.columns(4)
+    columns = ui.columns(4, key="step_counts", pairs=True)
     columns[0].metric(
         "Tokens in the text",
         f"{tokens:,}",
@@ -82,7 +82,7 @@ def step_view() -> None:
     if not projector:  # on a projector the text comes first, the numbers after it
         show_counts(k, step)
 
-    text_column, table_column = st.columns([3, 2], gap="medium")
+    text_column, table_column = ui.columns([3, 2], key="step_panes", gap="medium")
     with text_column:
         st.subheader("The text, token by token")
         if step is not None:

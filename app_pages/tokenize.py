@@ -31,7 +31,7 @@ if history is not None and text_info is not None:
     choices = {"Trained here": f"{history.vocab_size:,} tokens, from the sidebar's text", **choices}
 if imported is not None:
     choices["Imported"] = "the model loaded on the Export / import page"
-model_column, view_column = st.columns([3, 2])
+model_column, view_column = ui.columns([3, 2], key="tokenize_choices")
 with model_column:
     model = st.radio(
         "Tokenizer",
@@ -79,7 +79,7 @@ if not text:
     st.stop()
 
 stats = tables.text_stats(text, len(ids))
-columns = st.columns(4)
+columns = ui.columns(4, key="tokenize_counts", pairs=True)
 columns[0].metric("Characters", f"{stats.characters:,}")
 columns[1].metric("Bytes (UTF-8)", f"{stats.bytes:,}")
 columns[2].metric("Tokens", f"{stats.tokens:,}")

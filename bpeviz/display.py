@@ -684,6 +684,10 @@ def _trace_row(name: str, tokenizer: Tokenizer, ids: list[int], new: Sequence[in
 # ---- stylesheet -------------------------------------------------------------------------
 
 
+# Below this width (the main area's, sidebar or not) side-by-side panes stack; see ui.columns.
+STACK_BELOW_PX = 640
+
+
 def stylesheet(*, presentation: bool = False) -> str:
     """The ``<style>`` for every class above (bigger and bolder in presentation mode)."""
     text_size = "1.45rem" if presentation else "0.98rem"
@@ -735,6 +739,12 @@ def stylesheet(*, presentation: bool = False) -> str:
 .bpe-trace{{font-size:{text_size};}}
 .bpe-trace-row{{padding:.2rem 0 .3rem;border-bottom:1px solid #e4e4e4;}}
 .bpe-trace-label{{display:block;font-family:sans-serif;font-size:.78em;color:#333;}}
+[class*="st-key-stack_"]{{container-type:inline-size;}}
+@container (max-width:{STACK_BELOW_PX}px){{
+ [class*="st-key-stack_"] [data-testid="stHorizontalBlock"]{{flex-wrap:wrap;}}
+ [class*="st-key-stack_"] [data-testid="stColumn"]{{flex:1 1 100% !important;min-width:100%;}}
+ [class*="st-key-stack_pairs"] [data-testid="stColumn"]{{flex:1 1 40% !important;min-width:40%;}}
+}}
 """
     if presentation:
         css += """

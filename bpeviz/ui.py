@@ -251,6 +251,17 @@ def show_spans(html: str, *, scroll: bool = False, focus: str | None = None) -> 
         st.html(FOCUS_SCRIPT, unsafe_allow_javascript=True)
 
 
+def columns(spec: int | list[int], *, key: str, pairs: bool = False, **kwargs: Any) -> list[Any]:
+    """``st.columns`` that stack when the main area is narrow (a phone, or 800 px with the
+    sidebar open), instead of squeezing tables and numbers until they are cut off.
+
+    Below ``display.STACK_BELOW_PX`` each column takes the full width; with ``pairs`` they
+    go two to a row (four numbers become a 2 × 2 block).
+    """
+    with st.container(key=f"stack_{'pairs_' if pairs else ''}{key}"):
+        return st.columns(spec, **kwargs)
+
+
 def show_chart(chart: Any) -> None:
     """Draw an Altair chart full width; in presentation mode with projector-sized text."""
     if presentation_mode():

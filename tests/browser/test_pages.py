@@ -60,3 +60,40 @@ def test_navigating_between_pages_keeps_the_sample(app: AppPage) -> None:
 
 def _nav_label(page: str) -> str:
     return {"step": "Step through training", "about": "About"}.get(page, TITLES[page])
+
+
+# Everything a reader needs must be inside the window, not cut at its right edge.
+CUT_OFF = """() => {
+    const width = document.documentElement.clientWidth;
+    const cut = [];
+    for (const e of document.querySelectorAll(
+        '[data-testid="stMain"] [data-testid="stMetric"], [data-testid="stMain"] [data-testid="stDataFrame"]'
+    )) {
+        const box = e.getBoundingClientRect();
+        if (box.right > width + 1) cut.push(e.dataset.testid + " ends at " + box.right);
+    }
+    for (const e of document.querySelectorAll('[data-testid="stMetricLabel"] *')) {
+        if (e.scrollWidth > e.clientWidth + 1) cut.push("label cut: " + e.textContent);
+    }
+    return cut;
+}"""
+
+
+@pytest.mark.parametrize("page", ["step", "tokenize", "compare", "compression"])
+def test_an_800_pixel_window_with_the_sidebar_open_cuts_nothing_off(
+    app: AppPage, screenshots: Path, page: str
+) -> None:
+    """Side-by-side panes stack when the main area is narrow (about 480 px here)."""
+    app.page.set_viewport_size({"width": 800, "height": 900})
+    try:
+        app.open(page, step=150) if page == "step" else app.open(page)
+        sidebar = app.page.locator('[data-testid="stSidebar"]')
+        assert sidebar.bounding_box()["width"] > 200, "the test means the sidebar open"
+        assert app.page.evaluate(CUT_OFF) == []
+        table = app.page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]')
+        if page == "step":  # the pair table has room for all four of its columns
+            assert table.first.bounding_box()["width"] >= 340
+        app.screenshot(screenshots / f"{page}-800px.png")
+        app.assert_clean()
+    finally:
+        app.page.set_viewport_size({"width": 1366, "height": 900})
