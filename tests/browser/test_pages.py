@@ -66,9 +66,9 @@ def _nav_label(page: str) -> str:
 CUT_OFF = """() => {
     const width = document.documentElement.clientWidth;
     const cut = [];
-    for (const e of document.querySelectorAll(
-        '[data-testid="stMain"] [data-testid="stMetric"], [data-testid="stMain"] [data-testid="stDataFrame"]'
-    )) {
+    const main = document.querySelector('[data-testid="stMain"]');
+    const shown = '[data-testid="stMetric"], [data-testid="stDataFrame"]';
+    for (const e of main.querySelectorAll(shown)) {
         const box = e.getBoundingClientRect();
         if (box.right > width + 1) cut.push(e.dataset.testid + " ends at " + box.right);
     }
