@@ -756,6 +756,8 @@ def stylesheet(*, presentation: bool = False) -> str:
 .stMain textarea{font-size:1.2rem;}
 .stMain [data-testid="stMetricValue"] p{font-size:2.6rem;}
 .stMain [data-testid="stMetricLabel"] p{font-size:1.15rem;}
+.stMain [data-testid="stSliderThumbValue"],.stMain [data-testid="stSliderThumbValue"] p{
+ font-size:1rem;}
 .bpe-card:has(.bpe-eq){display:grid;grid-template-columns:fit-content(55%) 1fr;
  column-gap:2rem;align-items:center;}
 .bpe-card-title{grid-column:1/-1;}
