@@ -2,9 +2,9 @@
 
 The recipe is the textbook one: count adjacent pairs, take the most frequent (ties broken by a
 named rule), give it the next id, replace its occurrences left to right, record the merge,
-repeat. The textbook loop recounts the whole text for every merge; this one does the same
-work incrementally, and gives exactly the same merges (``tests/oracle.py`` is the textbook
-loop, and the tests hold the two equal):
+repeat. Read it first in ``bpeviz/textbook.py``, the textbook recipe in a few short
+functions. That loop recounts the whole text for every merge; this one does the same work
+incrementally and gives exactly the same merges (the tests hold the two equal):
 
 - the text is a buffer of distinct chunks weighted by their frequency (``corpus.py``);
 - tokens are nodes of a linked list over buffer positions (a token lives at the position

@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracle import MODES, SPECIAL, OracleRun, oracle_train, training_texts
+from oracle import MODES, SPECIAL, training_texts
 
+from bpeviz import textbook
 from bpeviz.history import History, train
 from bpeviz.trainer import TIE_BREAKS
 
 
-def assert_history_matches(history: History, run: OracleRun, text: str) -> None:
+def assert_history_matches(history: History, run: textbook.TextbookRun, text: str) -> None:
     """Every step the oracle kept: ids, byte spans, token counts and the ordered pair table."""
     data = text.encode("utf-8", errors="surrogateescape")
     assert history.text == data
@@ -66,7 +67,7 @@ def test_every_step_equals_the_textbook_loop(
     }
     vocab_size = (257 if end_of_word else 256) + merges
     history = train(text, vocab_size, **options)
-    run = oracle_train(text, vocab_size, **options)
+    run = textbook.train(text, vocab_size, **options)
     assert len(history.steps) == len(run.steps)
     assert_history_matches(history, run, text)
 

@@ -2,7 +2,7 @@
 
 Every expected number here comes from counting by hand (the counts are written in the
 docstrings), from a published walk-through, from Hugging Face ``tokenizers`` run live, or
-from ``tests/oracle.py`` -- never from the engine's own output.
+from the textbook recipe ``bpeviz/textbook.py`` -- never from the engine's own output.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from oracle import (
     MODES,
     SPECIAL,
     assert_same_steps,
-    oracle_train,
     training_texts,
 )
 
+from bpeviz import textbook
 from bpeviz.history import History, train
 from bpeviz.trainer import TIE_BREAKS
 
@@ -447,7 +447,7 @@ def test_trainer_equals_the_textbook_loop(
         "min_frequency": min_frequency,
     }
     history = train(text, base + merges, **options)
-    run = oracle_train(text, base + merges, snapshots=(), **options)
+    run = textbook.train(text, base + merges, snapshots=(), **options)
     assert_same_steps(history.steps, run, rule, history.stop_reason)
 
 
@@ -493,7 +493,7 @@ def test_real_text_at_vocab_512_equals_the_textbook_loop(name: str, mode: str, r
     }
     checked = (0, 1, 100, 255, 256)
     history = train(text, 512, **options)
-    run = oracle_train(text, 512, snapshots=checked, **options)
+    run = textbook.train(text, 512, snapshots=checked, **options)
     assert_same_steps(history.steps, run, rule, history.stop_reason)
     assert len(history.steps) == 512 - run.base
     for k in sorted(run.pair_counts):
