@@ -9,6 +9,7 @@ Hand-worked examples live in ``tests/fixtures`` (see its README for the arithmet
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 from pathlib import Path
@@ -271,10 +272,10 @@ def test_bytes_to_unicode_is_hugging_face_alphabet() -> None:
     assert set(bytes_to_unicode().values()) == set(pre_tokenizers.ByteLevel.alphabet())
 
 
-def _hf_tokenizer(vocab_json: str, merges_txt: str, pretokenizer: str) -> HFTokenizer:
-    vocab = json.loads(vocab_json)
-    merges = [tuple(line.split(" ")) for line in merges_txt.splitlines()[1:]]
-    hf = HFTokenizer(models.BPE(vocab, merges))
+def _set_byte_level(hf: HFTokenizer, pretokenizer: str) -> None:
+    """HF's ByteLevel pre-tokenizer with ``use_regex=True`` is GPT-2's pattern; with
+    ``use_regex=False`` the whole text is one piece (our ``bytes``); cl100k's pattern goes in
+    a ``Split`` before it. Merges are applied lowest rank first in both, so ids agree."""
     if pretokenizer == "bytes":
         hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
     elif pretokenizer == "gpt2":
@@ -287,22 +288,119 @@ def _hf_tokenizer(vocab_json: str, merges_txt: str, pretokenizer: str) -> HFToke
             ]
         )
     hf.decoder = decoders.ByteLevel()
-    hf.add_special_tokens(["<|endoftext|>"])
-    return hf
 
 
 @pytest.mark.parametrize("pretokenizer", ["bytes", "gpt2", "gpt4"])
-def test_gpt2_files_load_in_hugging_face_and_encode_identically(pretokenizer: str) -> None:
-    """HF's ByteLevel pre-tokenizer with ``use_regex=True`` is GPT-2's pattern; with
-    ``use_regex=False`` the whole text is one piece (our ``bytes``); cl100k's pattern goes in
-    a ``Split`` before it. Merges are applied lowest rank first in both, so ids agree."""
-    history = train(CORPUS, 256 + 120, pretokenizer=pretokenizer, special_tokens=["<|endoftext|>"])
-    vocab_json, merges_txt = to_gpt2_files(history.tokenizer)
-    hf = _hf_tokenizer(vocab_json, merges_txt, pretokenizer)
-    for name, text in VARIED_TEXTS.items():
-        ours = history.tokenizer.encode(text)
-        assert hf.encode(text).ids == ours, name
-        assert hf.decode(ours, skip_special_tokens=False) == text, name
+def test_gpt2_files_load_in_hugging_face_and_encode_identically(
+    pretokenizer: str, export_dir: Path
+) -> None:
+    ours = trained_with_specials(pretokenizer, tuple(OVERLAPPING_SPECIALS))
+    hf = hugging_face_from_files(pretokenizer, export_dir / pretokenizer)
+    for name, text in {**VARIED_TEXTS, "specials": "a<|endoftext|>!!|><|fim|>b"}.items():
+        ids = ours.encode(text)
+        assert hf.encode(text).ids == ids, name
+        assert hf.decode(ids, skip_special_tokens=False) == text, name
+    # Longest first, leftmost first: "<|endoftext|>!!" (377), then "|><|" (378), "fim|>" is text.
+    assert ours.encode("<|endoftext|>!!|><|fim|>")[:2] == [377, 378]
+    assert ours.decode(ours.encode("<|endoftext|>!!|><|fim|>")[2:]) == "fim|>"
+
+
+# Special tokens that overlap: one is a prefix of another, one straddles the end of one and
+# the start of the next. Both sides take the longest special token at the leftmost place.
+OVERLAPPING_SPECIALS = ["<|endoftext|>", "<|endoftext|>!!", "|><|", "<|fim|>"]
+SPECIAL_FRAGMENTS = [
+    *OVERLAPPING_SPECIALS, "<|", "|>", "!!", "!", "end", "of", "text", " the", "a", " ", "  ",
+    "\n", "\r\n", "\t", "日本", "語", "é", "😀", "'s", "123", "def", "(x)",
+]  # fmt: skip
+
+
+def texts_with_specials() -> st.SearchStrategy[str]:
+    """Text the tokenizer never saw: fragments around the special tokens, or any Unicode."""
+    return st.one_of(
+        st.lists(st.sampled_from(SPECIAL_FRAGMENTS), max_size=30).map("".join),
+        st.text(max_size=40),
+    )
+
+
+@functools.cache
+def trained_with_specials(pretokenizer: str, specials: tuple[str, ...]) -> Tokenizer:
+    return train(
+        CORPUS, 256 + 120, pretokenizer=pretokenizer, special_tokens=list(specials)
+    ).tokenizer
+
+
+@functools.cache
+def hugging_face_from_files(pretokenizer: str, directory: Path) -> HFTokenizer:
+    """Hugging Face's own loaders on our exported ``vocab.json`` and ``merges.txt``."""
+    ours = trained_with_specials(pretokenizer, tuple(OVERLAPPING_SPECIALS))
+    directory.mkdir(exist_ok=True)
+    save_gpt2(ours, directory / "vocab.json", directory / "merges.txt")
+    hf = HFTokenizer(
+        models.BPE.from_file(str(directory / "vocab.json"), str(directory / "merges.txt"))
+    )
+    _set_byte_level(hf, pretokenizer)
+    hf.add_special_tokens(list(ours.special_tokens))  # already in vocab.json: ids kept
+    return hf
+
+
+@pytest.fixture(scope="module")
+def export_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("exports")
+
+
+@pytest.mark.parametrize("pretokenizer", ["bytes", "gpt2", "gpt4"])
+@settings(max_examples=60, deadline=None)
+@given(text=texts_with_specials())
+def test_hugging_face_loaders_read_our_gpt2_files_and_encode_identically(
+    pretokenizer: str, text: str, export_dir: Path
+) -> None:
+    """``models.BPE.from_file`` + ByteLevel + our special tokens (taken from vocab.json by
+    name) encodes any text to our ids, and decodes them back."""
+    ours = trained_with_specials(pretokenizer, tuple(OVERLAPPING_SPECIALS))
+    hf = hugging_face_from_files(pretokenizer, export_dir / pretokenizer)
+    assert [hf.token_to_id(s) for s in OVERLAPPING_SPECIALS] == [376, 377, 378, 379]
+    ids = ours.encode(text)
+    assert hf.encode(text).ids == ids
+    assert hf.decode(ids, skip_special_tokens=False) == text
+
+
+# tiktoken looks special tokens up in a hash map's order, so overlapping ones would be
+# ambiguous there: two that do not overlap.
+TIKTOKEN_SPECIALS = ("<|endoftext|>", "<|fim|>")
+
+
+@functools.cache
+def tiktoken_from_file(pretokenizer: str, directory: Path) -> tiktoken.Encoding:
+    """tiktoken's own loader on our exported ``.tiktoken``, specials passed in code."""
+    ours = trained_with_specials(pretokenizer, TIKTOKEN_SPECIALS)
+    directory.mkdir(exist_ok=True)
+    save_tiktoken(ours, directory / "ours.tiktoken")
+    return tiktoken.Encoding(
+        name=f"bpeviz_{pretokenizer}",
+        pat_str=ours.split_pattern or r"[\s\S]+",  # tiktoken needs a pattern: one piece
+        mergeable_ranks=tiktoken.load.load_tiktoken_bpe(str(directory / "ours.tiktoken")),
+        special_tokens=ours.special_tokens,
+    )
+
+
+@pytest.mark.parametrize("pretokenizer", ["bytes", "gpt2", "gpt4"])
+@settings(max_examples=60, deadline=None)
+@given(text=texts_with_specials())
+def test_tiktoken_reads_our_file_with_special_tokens_and_encodes_identically(
+    pretokenizer: str, text: str, export_dir: Path
+) -> None:
+    ours = trained_with_specials(pretokenizer, TIKTOKEN_SPECIALS)
+    encoding = tiktoken_from_file(pretokenizer, export_dir / f"tiktoken_{pretokenizer}")
+    assert encoding.special_tokens_set == set(TIKTOKEN_SPECIALS)
+    loaded = load_tiktoken(
+        export_dir / f"tiktoken_{pretokenizer}" / "ours.tiktoken",
+        pattern=ours.split_pattern,
+        special_tokens=ours.special_tokens,
+    )
+    ids = encoding.encode(text, allowed_special="all")
+    assert ours.encode(text) == ids
+    assert loaded.encode(text) == ids
+    assert encoding.decode(ids) == text
 
 
 @pytest.mark.parametrize("pretokenizer", ["bytes", "gpt2", "gpt4"])
