@@ -16,8 +16,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracle import FRAGMENTS, MODES, SPECIAL, training_texts
+from oracle import FRAGMENTS, MODES, SPECIAL, training_bytes, training_texts
 
+from bpeviz import textbook
 from bpeviz.history import History, train
 from bpeviz.tokenizer import Tokenizer
 
@@ -45,6 +46,54 @@ any_text = st.one_of(
     st.text(max_size=60),
     st.lists(st.sampled_from(FRAGMENTS)).map("".join),
 )
+
+
+# ---- the textbook encoder as an independent oracle ----------------------------------------
+
+# Special tokens that overlap: a prefix of another, one inside another, one straddling two.
+OVERLAPPING_SPECIALS = [SPECIAL, f"{SPECIAL}!", "e|><|", "|e"]
+UNSEEN_FRAGMENTS = [*FRAGMENTS, *OVERLAPPING_SPECIALS, "<|e", "!", "</w>", "e", "<"]
+UNSEEN_MODEL_TEXT = TRAINING_TEXT + "".join(OVERLAPPING_SPECIALS) * 2
+
+
+def unseen_texts() -> st.SearchStrategy[str | bytes]:
+    """Text the model never saw: fragments around overlapping specials, any Unicode, or
+    bytes that are not UTF-8."""
+    return st.one_of(
+        st.lists(st.sampled_from(UNSEEN_FRAGMENTS), max_size=40).map("".join),
+        st.text(max_size=40),
+        training_bytes(),
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+@settings(max_examples=120, deadline=None)
+@given(
+    text=unseen_texts(),
+    merges=st.integers(0, 120),
+    rule=st.sampled_from(["first", "lexmin", "lexmax"]),
+    specials=st.lists(st.sampled_from(OVERLAPPING_SPECIALS), unique=True, max_size=4),
+)
+def test_encode_equals_the_textbook_encoder_on_text_training_never_saw(
+    mode: str, text: str | bytes, merges: int, rule: str, specials: list[str]
+) -> None:
+    """The textbook recipe cuts specials and pieces itself and merges naively (earliest
+    learned pair present, everywhere, again): our encoder gives the same ids."""
+    pretokenizer, end_of_word = MODES[mode]
+    base = 257 if end_of_word else 256
+    history = train(
+        UNSEEN_MODEL_TEXT,
+        base + merges,
+        pretokenizer=pretokenizer,
+        tie_break=rule,
+        special_tokens=specials,
+        end_of_word=end_of_word,
+    )
+    learned = [step.pair for step in history.steps]
+    expected = textbook.encode(
+        text, learned, pretokenizer=pretokenizer, special_tokens=specials, end_of_word=end_of_word
+    )
+    assert history.tokenizer.encode(text) == expected
 
 
 # ---- round trips ---------------------------------------------------------------------------
