@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # Debian packages the browser tests need: Chromium (driven by Playwright, never downloaded
-# by it), a CJK font so Japanese renders and an emoji font. Installed only when missing and only as root;
-# otherwise the browser tests skip and say why.
+# by it), a CJK font so Japanese renders and an emoji font. Installed only when missing and only as root.
+# Without root (or apt-get) the browser tests skip and say why; under BPEVIZ_REQUIRE_BROWSER=1
+# (CI, .ci/run) this script fails instead, so CI never passes without its browser tests.
 set -euo pipefail
+chromium="${BPEVIZ_CHROMIUM:-/usr/bin/chromium}"  # another path only to test this script
 need=()
-[ -x /usr/bin/chromium ] || need+=(chromium)
-fc-list 2>/dev/null | grep -qi "noto sans cjk" || need+=(fonts-noto-cjk)
-fc-list 2>/dev/null | grep -qi "noto color emoji" || need+=(fonts-noto-color-emoji)
+[ -x "$chromium" ] || need+=(chromium)
+# grep reads the whole list (no -q): with pipefail, fc-list killed by SIGPIPE when grep -q
+# stopped early made an installed font look missing.
+fc-list 2>/dev/null | grep -i "noto sans cjk" >/dev/null || need+=(fonts-noto-cjk)
+fc-list 2>/dev/null | grep -i "noto color emoji" >/dev/null || need+=(fonts-noto-color-emoji)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+  if [ -n "${BPEVIZ_REQUIRE_BROWSER:-}" ] && [ "${BPEVIZ_REQUIRE_BROWSER}" != 0 ]; then
+    echo "error: missing ${need[*]} and cannot install them (not root or no apt-get);" \
+      "BPEVIZ_REQUIRE_BROWSER=1 requires the browser tests to run" >&2
+    exit 1
+  fi
   echo "note: not root or no apt-get; missing ${need[*]}: browser tests will be skipped" >&2
   exit 0
 fi

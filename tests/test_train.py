@@ -8,6 +8,8 @@ from the textbook recipe ``bpeviz/textbook.py`` -- never from the engine's own o
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 
@@ -28,7 +30,12 @@ from bpeviz.history import History, train
 from bpeviz.trainer import TIE_BREAKS
 
 REPO = Path(__file__).resolve().parents[1]
-SHAKESPEARE = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "tinyshakespeare.txt"
+SHAKESPEARE = Path(
+    os.environ.get(
+        "BPEVIZ_SHAKESPEARE",
+        Path(__file__).resolve().parents[2] / "shared" / "corpora" / "tinyshakespeare.txt",
+    )
+)
 EOW = "</w>"
 
 
@@ -589,10 +596,12 @@ REAL_CASES = [
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "mode", "rule"), REAL_CASES)
-def test_real_text_at_vocab_512_equals_the_textbook_loop(name: str, mode: str, rule: str) -> None:
+def test_real_text_at_vocab_512_equals_the_textbook_loop(
+    name: str, mode: str, rule: str, unavailable: Callable[[str], None]
+) -> None:
     """32 KB of Tiny Shakespeare, and the two bundled samples joined by a special token."""
     if name not in REAL_TEXTS:
-        pytest.skip(f"{SHAKESPEARE} is absent (a test corpus, not shipped with bpeviz)")
+        unavailable(f"{SHAKESPEARE} is absent (a test corpus, not shipped with bpeviz)")
     text, specials = REAL_TEXTS[name]
     assert len(text.encode()) >= (30 * 1024 if name == "shakespeare" else 10_000)
     pretokenizer, end_of_word = MODES[mode]

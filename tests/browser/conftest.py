@@ -7,8 +7,10 @@ server holds up under big inputs and a classroom of sessions.
 Fixtures
 - ``app_server`` (session): ``streamlit run app.py`` on a free localhost port, its output in
   a log file; stopped (terminate, then kill) at the end. A failing test shows the log's tail.
-- ``browser`` (session): ``/usr/bin/chromium`` through Playwright (never a downloaded build).
-  Without it, every browser test is skipped and the reason is printed by ``-ra``.
+- ``browser`` (session): ``/usr/bin/chromium`` through Playwright (never a downloaded build;
+  ``$BPEVIZ_CHROMIUM`` names another path, e.g. a missing one to check the next line).
+  Without it, every browser test is skipped and the reason is printed by ``-ra``; under
+  ``BPEVIZ_REQUIRE_BROWSER=1`` (CI) every browser test fails with that reason instead.
 - ``app`` (function): an :class:`AppPage`, a fresh browser context (a new Streamlit session)
   with console errors collected; its helpers open a page and wait for Streamlit to finish.
 - ``new_page`` (function): a factory of more pages, in new contexts or as tabs beside one.
@@ -49,7 +51,7 @@ except ImportError:  # the fixtures skip, saying why
     PlaywrightTimeout = TimeoutError
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("BPEVIZ_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -251,10 +253,12 @@ def stop_server(server: AppServer) -> None:
 
 
 @pytest.fixture(scope="session")
-def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+def app_server(
+    tmp_path_factory: pytest.TempPathFactory, unavailable: Callable[[str], None]
+) -> Iterator[AppServer]:
     reason = chromium_missing_reason()
     if reason:
-        pytest.skip(reason)
+        unavailable(reason)
     shutil.rmtree(screenshot_dir() / "failures", ignore_errors=True)  # last run's
     server = start_server(tmp_path_factory.mktemp("streamlit") / "server.log")
     try:
@@ -267,10 +271,10 @@ def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
 
 
 @pytest.fixture(scope="session")
-def browser(app_server: AppServer) -> Iterator[Any]:
+def browser(app_server: AppServer, unavailable: Callable[[str], None]) -> Iterator[Any]:
     reason = chromium_missing_reason()
     if reason:
-        pytest.skip(reason)
+        unavailable(reason)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

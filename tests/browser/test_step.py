@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from conftest import AppPage
 
 pytestmark = pytest.mark.browser
-expect = pytest.importorskip("playwright.sync_api").expect
 
 
 @cache
@@ -149,6 +148,8 @@ def test_the_text_scrolls_to_where_a_late_merge_first_applies(app: AppPage) -> N
 
 
 def test_autoplay_advances_and_pause_stops(app: AppPage) -> None:
+    from playwright.sync_api import expect  # here: without Playwright, the fixture says why
+
     app.open("step", step=5)
     assert_shows_merge(app, "english", 5)
     play = button(app, "step_play")

@@ -1,0 +1,40 @@
+"""What every test may lean on: skipping only where a machine lacks something, never in CI.
+
+The browser tests need Debian's Chromium and Playwright, and a few training tests need the
+Tiny Shakespeare corpus from ``../shared/corpora``. On a developer's machine without them
+those tests skip and ``-ra`` prints why. CI sets ``BPEVIZ_REQUIRE_BROWSER=1`` (``.ci/run``):
+there the same absence fails the run, so a green CI always ran them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import NoReturn
+
+import pytest
+
+REQUIRE_VARIABLE = "BPEVIZ_REQUIRE_BROWSER"
+
+
+def required() -> bool:
+    """Whether this run must run every browser and corpus test (CI)."""
+    return os.environ.get(REQUIRE_VARIABLE, "") not in ("", "0")
+
+
+def skip_or_fail(reason: str) -> NoReturn:
+    """Skip with ``reason``; under ``BPEVIZ_REQUIRE_BROWSER=1``, fail with it."""
+    if required():
+        pytest.fail(
+            f"{reason}. {REQUIRE_VARIABLE}=1 (set by .ci/run) requires these tests to run: "
+            "install what is missing (as root, scripts/install_system_deps.sh) instead",
+            pytrace=False,
+        )
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def unavailable() -> Callable[[str], NoReturn]:
+    """:func:`skip_or_fail`, for fixtures in sub-folders (their conftest cannot import this
+    one by name: ``benchmarks/`` load ``tests/browser/conftest.py`` on its own)."""
+    return skip_or_fail
