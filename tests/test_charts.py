@@ -35,7 +35,10 @@ def curves() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def references() -> pd.DataFrame:
-    return reference_ratios(Tokenizer(), {"English": "aaabdaaabac", "Japanese": "日本日本"})
+    """A bytes-only tokenizer (one token per byte: 1.00 bytes per token), named as such."""
+    return reference_ratios(
+        Tokenizer(), {"English": "aaabdaaabac", "Japanese": "日本日本"}, name="bytes only"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -171,7 +174,7 @@ def test_reference_lines_are_horizontal_and_labelled(spec) -> None:
         if layer["encoding"]["x"]["field"] == "x_end"
         for row in layer_rows(spec, layer)
     ]
-    assert labels == ["cl100k_base on English: 1.00", "cl100k_base on Japanese: 1.00"]
+    assert labels == ["bytes only on English: 1.00", "bytes only on Japanese: 1.00"]
 
 
 def test_labels() -> None:

@@ -20,6 +20,7 @@ from bpeviz import cli
 from bpeviz.formats import to_minbpe_model, to_tiktoken
 from bpeviz.history import train
 from bpeviz.samples import get_sample
+from bpeviz.trainer import MAX_TIED_RECORDED
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -142,12 +143,14 @@ def test_history_jsonl_on_aaabdaaabac(tmp_path: Path) -> None:
 
 def test_history_jsonl_counts_every_tied_pair(tmp_path: Path) -> None:
     """61 different characters: 60 pairs, each once, all tied for the first merge. The trainer
-    records only the first 50; ``tie_count`` still says 60."""
+    records only the first ``MAX_TIED_RECORDED`` (2: the winner and the runner-up, in text
+    order); ``tie_count`` still says 60."""
     (tmp_path / "t.txt").write_text("".join(map(chr, range(33, 94))), encoding="utf-8")
     out = ok(run_cli(tmp_path, "history", "t.txt", "--vocab-size", "257", "--jsonl"))
     (record,) = [json.loads(line) for line in out.splitlines()]
     assert record["pair"] == [33, 34] and record["count"] == 1
-    assert record["tie_count"] == 60 and record["tied"][:2] == [[33, 34], [34, 35]]
+    assert record["tie_count"] == 60
+    assert record["tied"] == [[33, 34], [34, 35]] and len(record["tied"]) == MAX_TIED_RECORDED
 
 
 def test_history_table_ends_with_the_stop_reason(tmp_path: Path) -> None:

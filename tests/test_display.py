@@ -284,15 +284,19 @@ def test_pair_marks_are_exactly_the_occurrences_merged_left_to_right() -> None:
 
 
 def test_pair_marks_do_not_cross_piece_boundaries() -> None:
-    """In words mode "ab ab": the "b" then "a" across the space must never be marked."""
-    history = train("ab ba ab", 257, pretokenizer="words")
+    """gpt4 cuts digits in threes: "34 34 1234" is ``34`` ``␣`` ``34`` ``␣`` ``123`` ``4``.
+    Merge 1 is (3, 4), twice (inside the two ``34``); the "3" then "4" of ``1234`` lie across
+    a piece boundary, so they are never merged and must not be marked."""
+    history = train("34 34 1234", 257, pretokenizer="gpt4")
     step = history.steps[0]
+    assert step.pair == (ord("3"), ord("4")) and step.replacements == 2
     before, after = history.segmentation(0), history.segmentation(1)
     marks = pair_marks(before.starts, before.ends, after.starts, after.ends, after.ids, step.new_id)
+    assert marks == ["ps", "pe", "", "ps", "pe", "", "", "", "", ""]
     marked = [
         history.text[s:e] for s, e, m in zip(before.starts, before.ends, marks, strict=True) if m
     ]
-    assert len(marked) == 2 * step.replacements
+    assert marked == [b"3", b"4", b"3", b"4"]
 
 
 def test_new_marks_flag_every_new_token() -> None:
@@ -420,12 +424,16 @@ def test_start_card_names_the_first_merge() -> None:
 
 
 def test_trace_has_one_row_per_merge_plus_the_start() -> None:
+    """gpt4 pieces ``the`` `` cat`` `` the`` `` hat`` `` the`` `` mat``, counted by hand:
+    t+h, h+e and a+t occur 3 times, t+h first (merge 1); then th+e 3 (merge 2), a+t 3
+    (merge 3), then space+the 2 (merge 4). `` the`` replays merges 1, 2 and 4."""
     tokenizer = train("the cat the hat the mat", 265, pretokenizer="gpt4").tokenizer
     trace = tokenizer.encode_trace(" the")
-    markup = trace_html(tokenizer, b" the", trace, rank_label="merge {}".format)
-    assert markup.count('class="bpe-trace-row"') == len(trace) + 1
+    markup = trace_html(tokenizer, b" the", trace, rank_label=lambda rank: f"merge {rank + 1}")
+    assert markup.count('class="bpe-trace-row"') == len(trace) + 1 == 4
     assert markup.count("bpe-new") == len(trace)
-    assert "merge 1: “t” + “h”" in markup or "merge 1:" in markup
+    labels = re.findall(r'<span class="bpe-trace-label">([^<]*)</span>', markup)
+    assert labels == ["start", "merge 1: “t” + “h”", "merge 2: “th” + “e”", "merge 4: “␣” + “the”"]
 
 
 def test_a_merge_applied_at_several_places_is_one_row() -> None:

@@ -83,11 +83,16 @@ def test_pair_labels_are_readable() -> None:
 
 
 def test_pair_table_limit_and_a_chosen_pair_that_is_not_first() -> None:
+    """The third pair of the table is named as chosen: it is shown (rank 3) but not marked,
+    since only the top row can be the pair the trainer picks."""
     history = train(get_sample("english").text, 300)
     table = history.pair_table(0)
-    frame = pair_frame(table, history.tokenizer, chosen=(1, 2), limit=5)
-    assert len(frame) == 5 and CHOSEN_NOTE not in frame["note"].tolist()
-    assert frame["rank"].tolist() == [1, 2, 3, 4, 5]
+    third = (int(table.lefts[2]), int(table.rights[2]))
+    assert third != history.steps[0].pair
+    frame = pair_frame(table, history.tokenizer, chosen=third, limit=5)
+    assert len(frame) == 5 and frame["rank"].tolist() == [1, 2, 3, 4, 5]
+    assert (frame["left_id"][2], frame["right_id"][2]) == third
+    assert CHOSEN_NOTE not in frame["note"].tolist()
 
 
 def test_pair_csv_holds_every_pair() -> None:
