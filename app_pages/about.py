@@ -1,7 +1,10 @@
 """About: what BPE is, how to read each page, and where every number comes from."""
 
+import inspect
+
 import streamlit as st
 
+from bpeviz import textbook
 from bpeviz.about import samples_frame
 
 st.title("About bpeviz")
@@ -27,6 +30,14 @@ if need be. Nothing is ever lost: joining the bytes of the tokens gives back the
 Encoding new text later replays the merges in the order they were learned.
 """
 )
+
+with st.expander("The whole recipe in Python: bpeviz/textbook.py"):
+    st.caption(
+        "The textbook algorithm in a few short functions, plain and slow on purpose. The app's "
+        "trainer is built for speed, and the test suite holds it equal to this recipe, merge "
+        "by merge."
+    )
+    st.code(inspect.getsource(textbook), language="python")
 
 st.markdown(
     """

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
+
 import apptest_support
 import pytest
 from apptest_support import open_page
 
+from bpeviz import textbook
 from bpeviz.samples import list_samples
 
 PAGE = "app_pages/about.py"
@@ -39,3 +42,14 @@ def test_about_page_survives_impossible_settings() -> None:
     at.number_input(key="vocab").set_value(10).run()
     assert not at.exception
     assert at.title[0].value == "About bpeviz"
+
+
+def test_about_page_shows_the_textbook_recipe_source() -> None:
+    """The recipe a reader meets before the fast trainer: ``bpeviz/textbook.py``, verbatim."""
+    at = open_page(PAGE)
+    (expander,) = [e for e in at.expander if "bpeviz/textbook.py" in e.label]
+    (code,) = expander.code
+    assert code.value.strip() == inspect.getsource(textbook).strip()
+    assert code.language == "python"
+    for name in ("def get_stats", "def merge", "def best_pair", "def train", "def encode"):
+        assert name in code.value
