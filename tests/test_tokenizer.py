@@ -52,7 +52,9 @@ any_text = st.one_of(
 
 # Special tokens that overlap: a prefix of another, one inside another, one straddling two.
 OVERLAPPING_SPECIALS = [SPECIAL, f"{SPECIAL}!", "e|><|", "|e"]
-UNSEEN_FRAGMENTS = [*FRAGMENTS, *OVERLAPPING_SPECIALS, "<|e", "!", "</w>", "e", "<"]
+# Runs of one symbol too: where equal pairs overlap, only leftmost-first is right.
+UNSEEN_FRAGMENTS = [*FRAGMENTS, *OVERLAPPING_SPECIALS, "<|e", "!", "</w>", "e", "<", "aaa",
+                    "aaaaa", "   ", "\t\t\t", "ababab", "日本日本日本"]  # fmt: skip
 UNSEEN_MODEL_TEXT = TRAINING_TEXT + "".join(OVERLAPPING_SPECIALS) * 2
 
 
