@@ -15,6 +15,9 @@ from typing import NoReturn
 import pytest
 
 REQUIRE_VARIABLE = "BPEVIZ_REQUIRE_BROWSER"
+# ``--doctest-modules`` would import this file again as a module named ``conftest``, which
+# ``tests/browser/conftest.py`` already is: it has no doctests, so it is not collected.
+collect_ignore = ["conftest.py"]
 
 
 def required() -> bool:

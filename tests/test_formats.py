@@ -74,7 +74,8 @@ def assert_encodes_like_minbpe(tokenizer: Tokenizer, model: str) -> None:
 
 
 def test_minbpe_fixtures_are_rich() -> None:
-    """The stored outputs exercise what they should: specials, broken UTF-8, many texts."""
+    """The stored outputs exercise what they should: CRLF and control bytes in the corpus,
+    special tokens (one id each), and over 200 texts."""
     assert len(MINBPE_TEXTS) > 200 and "\r\n" in CORPUS and "\x00" in CORPUS
     assert minbpe_file("minbpe_gpt4.model").splitlines()[2:4] == ["1", "<|endoftext|> 100257"]
     assert MINBPE_IDS["gpt4"]["special"].count(336) == 1  # the special token, as one id
