@@ -14,6 +14,7 @@ answers true whether or not the font exists, so it is only asked for completenes
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -26,21 +27,7 @@ pytestmark = pytest.mark.browser
 CJK_FAMILIES = ("Noto Sans CJK JP", "Noto Sans Mono CJK JP")
 PROBE = "日本語のひらがなカタカナ"
 
-# Mark the first token span (any span when the view names them otherwise) whose text holds
-# kana or kanji; return its text and its computed font (the font stack the page gives it).
-_MARK_JAPANESE_SPAN_JS = """
-() => {
-  const japanese = /[\\u3040-\\u30ff\\u4e00-\\u9fff]/;
-  const main = document.querySelector('[data-testid="stMain"]');
-  const candidates = [...main.querySelectorAll(".bpe-t"), ...main.querySelectorAll("span")];
-  const span = candidates.find(
-    (s) => s.children.length === 0 && japanese.test(s.textContent));
-  if (!span) return null;
-  span.setAttribute("data-cjk-probe", "1");
-  const style = getComputedStyle(span);
-  return {text: span.textContent, font: style.fontFamily};
-}
-"""
+JAPANESE = re.compile("[\u3040-\u30ff\u4e00-\u9fff]")  # kana and kanji
 
 # Draw each character alone on a canvas in ``family`` at 32 px; return its width, a hash of
 # its pixels and how many it inked. A missing glyph is the same box (or nothing) every time.
@@ -66,14 +53,20 @@ _GLYPHS_JS = """
 """
 
 
-def platform_fonts(app: AppPage) -> list[dict[str, Any]]:
-    """The fonts Chromium used for the marked span's glyphs, with how many glyphs each drew."""
+def platform_fonts(app: AppPage, element: Any) -> list[dict[str, Any]]:
+    """The fonts Chromium used for ``element``'s glyphs, with how many glyphs each drew.
+
+    The element is handed over as a JavaScript object, so it is found even inside a
+    component's shadow root.
+    """
+    element.evaluate("(el) => { window.__bpevizFontProbe = el; }")
     session = app.page.context.new_cdp_session(app.page)
     try:
         session.send("DOM.enable")
         session.send("CSS.enable")
-        root = session.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
-        node = session.send("DOM.querySelector", {"nodeId": root, "selector": "[data-cjk-probe]"})
+        session.send("DOM.getDocument", {"depth": 0})
+        probe = session.send("Runtime.evaluate", {"expression": "window.__bpevizFontProbe"})
+        node = session.send("DOM.requestNode", {"objectId": probe["result"]["objectId"]})
         return session.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})["fonts"]
     finally:
         session.detach()
@@ -81,13 +74,17 @@ def platform_fonts(app: AppPage) -> list[dict[str, Any]]:
 
 def test_japanese_sample_renders_in_the_cjk_font(app: AppPage) -> None:
     app.open("step", sample="japanese", step=200)  # by then tokens are whole characters
-    span = app.page.evaluate(_MARK_JAPANESE_SPAN_JS)
-    assert span is not None, "no token span with Japanese text on the Japanese sample's page"
+    main = app.page.locator('[data-testid="stMain"]')
+    element = main.locator(".bpe-t").filter(has_text=JAPANESE).first  # pierces shadow roots
+    element.wait_for(timeout=30_000)
+    span = element.evaluate(
+        "(el) => ({text: el.textContent, font: getComputedStyle(el).fontFamily})"
+    )
     assert any(family in span["font"] for family in CJK_FAMILIES), span["font"]
 
-    fonts = platform_fonts(app)
+    fonts = platform_fonts(app, element)
     cjk_glyphs = sum(f["glyphCount"] for f in fonts if f["familyName"] in CJK_FAMILIES)
-    japanese = sum(1 for char in span["text"] if "\u3040" <= char <= "\u9fff")
+    japanese = len(JAPANESE.findall(span["text"]))
     assert japanese > 0 and cjk_glyphs >= japanese, (span["text"], fonts)
 
     glyphs = app.page.evaluate(_GLYPHS_JS, [span["font"], [*PROBE, "\U0010fffd"]])
