@@ -15,6 +15,8 @@ answers true whether or not the font exists, so it is only asked for completenes
 from __future__ import annotations
 
 import re
+import subprocess
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -72,7 +74,25 @@ def platform_fonts(app: AppPage, element: Any) -> list[dict[str, Any]]:
         session.detach()
 
 
-def test_japanese_sample_renders_in_the_cjk_font(app: AppPage) -> None:
+def cjk_font_missing_reason() -> str | None:
+    """Why this machine cannot draw Noto Sans CJK (fontconfig does not list it), or ``None``."""
+    try:
+        listed = subprocess.run(
+            ["fc-list", ":lang=ja", "family"], capture_output=True, text=True, check=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        return f"fc-list could not list the fonts ({error}): install fontconfig"
+    if "Noto Sans CJK JP" not in listed:
+        return "fonts-noto-cjk is not installed (scripts/install_system_deps.sh, as root)"
+    return None
+
+
+def test_japanese_sample_renders_in_the_cjk_font(
+    app: AppPage, unavailable: Callable[[str], None]
+) -> None:
+    reason = cjk_font_missing_reason()
+    if reason:
+        unavailable(reason)
     app.open("step", sample="japanese", step=200)  # by then tokens are whole characters
     main = app.page.locator('[data-testid="stMain"]')
     element = main.locator(".bpe-t").filter(has_text=JAPANESE).first  # pierces shadow roots
