@@ -2,8 +2,16 @@
 
 import streamlit as st
 
-from bpeviz import export, ui
-from bpeviz.settings import Message
+from bpeviz.app import export
+from bpeviz.app.settings import Message
+from bpeviz.app.state import (
+    current_settings,
+    current_text,
+    imported_tokenizer,
+    remember_imported_tokenizer,
+)
+from bpeviz.app.training import current_history
+from bpeviz.app.widgets import caption, escape_markdown, show_messages
 
 KEY_UPLOAD = "export_model_files"
 KEY_PATTERN = "export_pattern"
@@ -15,19 +23,19 @@ st.title("Export / import")
 # ---- download ---------------------------------------------------------------------------
 
 st.header("Download your tokenizer", anchor=False)
-history = ui.current_history()
-text_info = ui.current_text()
+history = current_history()
+text_info = current_text()
 if history is not None:
     name = text_info.name if text_info is not None else "text"
     stem = export.file_stem(name, history.vocab_size)
-    ui.caption(
+    caption(
         f"The tokenizer trained in the sidebar: {history.vocab_size:,} tokens "
-        f"({history.merge_count:,} merges), {ui.current_settings().summary()}."
+        f"({history.merge_count:,} merges), {current_settings().summary()}."
     )
     for item in export.export_formats(history.tokenizer, stem=stem):
         st.markdown(f"**{item.title}**")
         if item.error is not None:
-            ui.show_messages([Message("warning", f"Not available: {item.error}")])
+            show_messages([Message("warning", f"Not available: {item.error}")])
             continue
         with st.container(horizontal=True, gap="small"):
             for download in item.files:
@@ -101,14 +109,14 @@ if files:
             stored = (signature, str(error))
         else:
             stored = (signature, loaded)
-            ui.remember_imported_tokenizer(f"{loaded.kind}: {loaded.source}", loaded.tokenizer)
+            remember_imported_tokenizer(f"{loaded.kind}: {loaded.source}", loaded.tokenizer)
         st.session_state[KEY_LOADED] = stored
     result = stored[1]
     if isinstance(result, str):
-        ui.show_messages([Message("error", f"Could not read the upload. {result}")])
+        show_messages([Message("error", f"Could not read the upload. {result}")])
     else:
         st.success(
-            f"Loaded {ui.escape_markdown(result.source)} as a {result.kind}. "
+            f"Loaded {escape_markdown(result.source)} as a {result.kind}. "
             "It is now offered on the Tokenize page."
         )
         st.page_link("app_pages/tokenize.py", label="Tokenize with it", icon="✂️")
@@ -116,6 +124,6 @@ if files:
         st.markdown("**The first learned tokens**")
         st.dataframe(export.first_tokens_frame(result.tokenizer), hide_index=True, height=300)
 else:
-    imported = ui.imported_tokenizer()
+    imported = imported_tokenizer()
     if imported is not None:
-        ui.caption(f"Imported this session: {imported[0]} (offered on the Tokenize page).")
+        caption(f"Imported this session: {imported[0]} (offered on the Tokenize page).")

@@ -9,7 +9,7 @@ The public API, in a few explicit names (see each one's docstring):
 >>> history.tokenizer.encode("aaabdaaabac")
 [258, 100, 258, 97, 99]
 
-Nothing here imports Streamlit; only ``bpeviz.ui`` does, for the app.
+Nothing here imports Streamlit; only the app layer (``bpeviz.app``) does.
 """
 
 from bpeviz.history import History, PairTable, Segmentation, train

@@ -1,4 +1,4 @@
-"""Tests for bpeviz.charts, read back through ``chart.to_dict()`` (AppTest cannot see charts)."""
+"""Tests for bpeviz.app.charts, read back through ``chart.to_dict()`` (AppTest cannot see them)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from bpeviz.charts import (
+from bpeviz.app.charts import (
     X_TITLE,
     Y_TITLE,
     compression_chart,
@@ -16,11 +16,7 @@ from bpeviz.charts import (
     projector_type,
     reference_label,
 )
-from bpeviz.compression import (
-    CURVE_COLUMNS,
-    compression_curves,
-    reference_ratios,
-)
+from bpeviz.app.compression import CURVE_COLUMNS, compression_curves, reference_ratios
 from bpeviz.history import train
 from bpeviz.tokenizer import Tokenizer
 

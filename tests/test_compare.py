@@ -1,10 +1,10 @@
-"""Tests for bpeviz.compare: two tokenizations of one text and the cuts where they differ."""
+"""Tests for bpeviz.app.compare: two tokenizations of one text and the cuts where they differ."""
 
 from __future__ import annotations
 
 import pytest
 
-from bpeviz.compare import (
+from bpeviz.app.compare import (
     BOUNDARY_COLUMNS,
     DEFAULT_COMPARE_TEXT,
     boundaries,

@@ -1,4 +1,4 @@
-"""Tests for bpeviz.compression: bytes-per-token curves from one training run each."""
+"""Tests for bpeviz.app.compression: bytes-per-token curves from one training run each."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from bpeviz.compression import (
+from bpeviz.app.compression import (
     CURVE_COLUMNS,
     OTHER,
     OWN,

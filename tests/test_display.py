@@ -1,4 +1,4 @@
-"""Tests for bpeviz.display: escaping, colours, visible bytes, marks, and the merge card."""
+"""Tests for the HTML views (spans, marks, card, trace, styles): escaping, colours, the card."""
 
 from __future__ import annotations
 
@@ -12,34 +12,30 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-import bpeviz.display as display_module
-from bpeviz.display import (
+from bpeviz.app import card, marks, spans, styles, trace
+from bpeviz.app.card import count_sentence, merge_card_html, start_card_html, tie_sentence
+from bpeviz.app.marks import (
     MARK_NEW,
     MARK_PAIR_END,
     MARK_PAIR_START,
-    PALETTE,
-    TokenView,
-    TraceRow,
-    char_groups,
-    colour_indices,
-    count_sentence,
     first_marked,
-    id_views,
     legend_html,
-    merge_card_html,
     new_marks,
     pair_marks,
-    segment_views,
-    start_card_html,
-    stylesheet,
-    tie_sentence,
-    tokens_html,
-    trace_html,
-    trace_rows,
-    trace_summary_html,
-    visible_html,
     window,
 )
+from bpeviz.app.spans import (
+    PALETTE,
+    TokenView,
+    char_groups,
+    colour_indices,
+    id_views,
+    segment_views,
+    tokens_html,
+    visible_html,
+)
+from bpeviz.app.styles import stylesheet
+from bpeviz.app.trace import TraceRow, trace_html, trace_rows, trace_summary_html
 from bpeviz.history import History, train
 from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer, TraceStep
@@ -97,7 +93,8 @@ def span_texts(markup: str) -> list[str]:
 
 
 def test_doctests() -> None:
-    assert doctest.testmod(display_module).failed == 0
+    for module in (card, marks, spans, styles, trace):
+        assert doctest.testmod(module).failed == 0
 
 
 # ---- escaping -----------------------------------------------------------------------------

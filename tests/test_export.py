@@ -1,4 +1,4 @@
-"""Tests for bpeviz.export: download payloads, the history CSV, and reading uploads back."""
+"""Tests for bpeviz.app.export: download payloads, the history CSV, and reading uploads back."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpeviz import formats
-from bpeviz.export import (
+from bpeviz.app.export import (
     HISTORY_COLUMNS,
     PATTERN_CHOICES,
     export_formats,
@@ -291,7 +291,7 @@ def test_published_split_patterns_are_named() -> None:
 
 
 def test_the_page_labels_name_real_csv_columns() -> None:
-    from bpeviz.export import HISTORY_COLUMNS, HISTORY_LABELS
+    from bpeviz.app.export import HISTORY_COLUMNS, HISTORY_LABELS
 
     assert set(HISTORY_LABELS) <= set(HISTORY_COLUMNS)
     assert HISTORY_LABELS["step"] == "merge"  # the page speaks of merges, as the Step page does

@@ -8,7 +8,8 @@ import apptest_support
 import pytest
 from apptest_support import open_page
 
-from bpeviz import formats, ui
+from bpeviz import formats
+from bpeviz.app.state import KEY_IMPORTED
 from bpeviz.history import train
 
 PAGE = "app_pages/export.py"
@@ -28,7 +29,7 @@ def _app(monkeypatch: pytest.MonkeyPatch):
 
 
 def plain(text: str) -> str:
-    """A message as the reader sees it (``ui.show_messages`` backslash-escapes Markdown)."""
+    """A message as the reader sees it (``show_messages`` backslash-escapes Markdown)."""
     return re.sub(r"\\(.)", r"\1", text)
 
 
@@ -70,7 +71,7 @@ def test_uploading_a_model_shows_it_and_offers_it_to_the_tokenize_page() -> None
     ]
     first = at.dataframe[-1].value
     assert first["token"].tolist() == ["aa", "aaa", "aaab"]
-    name, tokenizer = at.session_state[ui.KEY_IMPORTED]
+    name, tokenizer = at.session_state[KEY_IMPORTED]
     assert name == "minbpe .model: wiki.model"
     assert tokenizer.encode("aaabdaaabac") == [258, 100, 258, 97, 99]
     # The Tokenize page now offers it.
@@ -101,7 +102,7 @@ def test_a_malformed_model_names_the_line() -> None:
     errors = [plain(error.value) for error in at.error]
     assert len(errors) == 1
     assert "line 5 of the .model file" in errors[0]
-    assert ui.KEY_IMPORTED not in at.session_state
+    assert KEY_IMPORTED not in at.session_state
 
 
 def test_a_lone_vocab_json_asks_for_its_merges() -> None:

@@ -14,7 +14,7 @@ import pytest
 from apptest_support import new_app, plain, run
 from streamlit.testing.v1 import AppTest
 
-from bpeviz.display import FOCUS_SCRIPT
+from bpeviz.app.marks import FOCUS_SCRIPT
 from bpeviz.history import History, train
 from bpeviz.samples import get_sample
 

@@ -1,4 +1,4 @@
-"""Tests for bpeviz.tables: pair and vocabulary tables, CSV payloads, the chart, text stats."""
+"""Tests for bpeviz.app.tables: pair and vocabulary tables, CSV payloads, the chart, text stats."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ import io
 import pandas as pd
 import pytest
 
-import bpeviz.tables as tables_module
-from bpeviz.history import train
-from bpeviz.samples import get_sample
-from bpeviz.tables import (
+import bpeviz.app.tables as tables_module
+from bpeviz.app.tables import (
     CHOSEN_NOTE,
     PAIR_COLUMNS,
     TIED_NOTE,
@@ -26,6 +24,8 @@ from bpeviz.tables import (
     token_count_spec,
     vocab_frame,
 )
+from bpeviz.history import train
+from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
 
 

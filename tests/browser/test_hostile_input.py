@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from bpeviz import formats, train
-from bpeviz.display import FOCUS_SCRIPT
+from bpeviz.app.marks import FOCUS_SCRIPT
 
 if TYPE_CHECKING:
     from conftest import AppPage

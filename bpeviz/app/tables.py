@@ -11,7 +11,7 @@ are visible in a table cell too.
 - :func:`token_count_frame` / :func:`token_count_spec`: tokens in the text against the step;
 - :func:`text_stats` and :func:`distinct_chunks`: what the Tokenize page counts and lists.
 
-What is left out: the big comparison charts (``bpeviz.charts``) and HTML (``bpeviz.display``).
+What is left out: the big comparison charts (``bpeviz.app.charts``) and HTML (``bpeviz.app.spans``).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 import regex
 
-from bpeviz import charts
-from bpeviz.display import token_label
+from bpeviz.app import charts
+from bpeviz.app.spans import token_label
 from bpeviz.history import History, PairTable
 from bpeviz.pretokenize import PieceKind, pretokenize_text, to_bytes, to_text
 from bpeviz.tokenizer import Tokenizer

@@ -167,9 +167,6 @@ def summarize(tokenizer: Tokenizer, kind: str) -> ModelSummary:
     )
 
 
-# ---- downloads ----------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Download:
     """One file to offer for download."""
@@ -252,8 +249,6 @@ def file_stem(name: str, vocab_size: int) -> str:
     slug = "-".join(re.findall(r"[a-z0-9]+", name.lower()))[:40].strip("-")
     return f"bpeviz-{slug}-{vocab_size}" if slug else f"bpeviz-{vocab_size}"
 
-
-# ---- uploads ------------------------------------------------------------------------------
 
 PATTERN_CHOICES: dict[str, str] = {
     "gpt4": GPT4_SPLIT_PATTERN,

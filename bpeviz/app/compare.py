@@ -6,7 +6,7 @@ offsets, and their symmetric difference is exactly "where they disagree". Offset
 bytes, not characters, because a byte-level tokenizer may cut inside a character (half of a
 three-byte Japanese character is a perfectly good token).
 
-What is left out: drawing. The page colours the tokens with :mod:`bpeviz.display`; this module
+What is left out: drawing. The page colours the tokens with :mod:`bpeviz.app.spans`; this module
 only computes (and makes a small table of the differing cuts with some context).
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from bpeviz.compression import bytes_per_token
+from bpeviz.app.compression import bytes_per_token
 from bpeviz.pretokenize import to_bytes
 from bpeviz.readable import readable
 from bpeviz.tokenizer import Tokenizer
@@ -217,7 +217,7 @@ def start_marks(result: Tokenization, cuts: frozenset[int], *, mark: str) -> lis
     """One mark per token: ``mark`` on each token that starts at one of ``cuts``, else "".
 
     With ``cuts`` = the cuts only this tokenizer makes, the marked tokens are where the other
-    tokenizer keeps going (for :func:`bpeviz.display.tokens_html`'s ``marks``).
+    tokenizer keeps going (for :func:`bpeviz.app.spans.tokens_html`'s ``marks``).
 
     >>> result = tokenize(Tokenizer.from_merges([(97, 97)]), "aaab", name="aa")
     >>> start_marks(result, frozenset({3}), mark="new")

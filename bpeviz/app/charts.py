@@ -19,7 +19,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from bpeviz.compression import CURVE_COLUMNS, OTHER, OWN, REFERENCE_COLUMNS
+from bpeviz.app.compression import CURVE_COLUMNS, OTHER, OWN, REFERENCE_COLUMNS
 
 X_TITLE = "vocabulary size (256 bytes + merges)"
 Y_TITLE: tuple[str, ...] = ("bytes per token", "(higher = more compression)")  # two lines
