@@ -12,6 +12,7 @@ from bpeviz.app.state import (
 )
 from bpeviz.app.training import current_history
 from bpeviz.app.widgets import caption, escape_markdown, show_messages
+from bpeviz.pretokenize import PRETOKENIZER_REGISTRY
 
 KEY_UPLOAD = "export_model_files"
 KEY_PATTERN = "export_pattern"
@@ -90,7 +91,7 @@ files = st.file_uploader(
 pattern = st.selectbox(
     "Split pattern for files that do not store one (GPT-2 files, .tiktoken)",
     list(export.PATTERN_CHOICES),
-    format_func=export.PATTERN_LABELS.__getitem__,
+    format_func=lambda name: PRETOKENIZER_REGISTRY[name].label,
     key=KEY_PATTERN,
     help="A .model file stores its pattern. GPT-2's vocab.json/merges.txt and tiktoken's "
     "ranks do not: pick the one the model was trained with (bpeviz's own exports use the "

@@ -15,7 +15,7 @@ import pandas as pd
 
 from bpeviz import formats
 from bpeviz.history import History
-from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
+from bpeviz.pretokenize import GPT4_SPLIT_PATTERN, PRETOKENIZER_REGISTRY
 from bpeviz.readable import readable
 from bpeviz.tokenizer import Tokenizer
 
@@ -142,13 +142,16 @@ def pattern_description(pattern: str) -> str:
 
     >>> pattern_description("")
     '(none: the whole text is one piece)'
+    >>> from bpeviz.pretokenize import GPT2_SPLIT_PATTERN
     >>> pattern_description(GPT2_SPLIT_PATTERN)[:22]
     "GPT-2's pattern: '(?:["
     """
     if not pattern:
-        return "(none: the whole text is one piece)"
-    names = {GPT4_SPLIT_PATTERN: "GPT-4's (cl100k) pattern", GPT2_SPLIT_PATTERN: "GPT-2's pattern"}
-    return f"{names[pattern]}: {pattern}" if pattern in names else pattern
+        return f"({PRETOKENIZER_REGISTRY['bytes'].label})"
+    for info in PRETOKENIZER_REGISTRY.values():
+        if info.pattern == pattern:
+            return f"{info.label}: {pattern}"
+    return pattern
 
 
 def summarize(tokenizer: Tokenizer, kind: str) -> ModelSummary:
@@ -250,15 +253,9 @@ def file_stem(name: str, vocab_size: int) -> str:
     return f"bpeviz-{slug}-{vocab_size}" if slug else f"bpeviz-{vocab_size}"
 
 
+# The split patterns a rank table or GPT-2 files may be read with (they store none).
 PATTERN_CHOICES: dict[str, str] = {
-    "gpt4": GPT4_SPLIT_PATTERN,
-    "gpt2": GPT2_SPLIT_PATTERN,
-    "bytes": "",
-}
-PATTERN_LABELS: dict[str, str] = {
-    "gpt4": "GPT-4 / cl100k pattern",
-    "gpt2": "GPT-2 pattern",
-    "bytes": "none (the whole text is one piece)",
+    name: PRETOKENIZER_REGISTRY[name].pattern for name in ("gpt4", "gpt2", "bytes")
 }
 UPLOAD_TYPES: tuple[str, ...] = ("model", "tiktoken", "json", "txt", "vocab")
 

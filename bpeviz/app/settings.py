@@ -21,12 +21,6 @@ from bpeviz.trainer import MAX_VOCAB_SIZE, TIE_BREAKS
 
 SOURCES: tuple[str, ...] = ("sample", "paste", "upload")
 SOURCE_LABELS: dict[str, str] = {"sample": "Sample", "paste": "Paste", "upload": "Upload"}
-PRETOKENIZER_LABELS: dict[str, str] = {
-    "bytes": "bytes: the whole text is one piece",
-    "gpt2": "gpt2: GPT-2's split pattern",
-    "gpt4": "gpt4: GPT-4's (cl100k) split pattern",
-    "words": "words: split on whitespace",
-}
 
 
 # Session-state keys; each is also the name of its query parameter.

@@ -16,7 +16,6 @@ from bpeviz.app.settings import (
     KEY_SPECIALS,
     KEY_TIE_BREAK,
     KEY_VOCAB,
-    PRETOKENIZER_LABELS,
     SOURCE_LABELS,
     SOURCES,
     STATE_KEYS,
@@ -25,7 +24,7 @@ from bpeviz.app.settings import (
 from bpeviz.app.state import KEY_PLAYING, KEY_PRESENT, KEY_STEP, KEY_UPLOAD_WIDGET, KEY_UPLOADED
 from bpeviz.app.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB, format_size
 from bpeviz.app.widgets import caption
-from bpeviz.pretokenize import PRETOKENIZERS
+from bpeviz.pretokenize import PRETOKENIZER_REGISTRY, PRETOKENIZERS
 from bpeviz.samples import get_sample, list_samples
 from bpeviz.trainer import MAX_VOCAB_SIZE, TIE_BREAK_DESCRIPTIONS, TIE_BREAKS
 
@@ -121,7 +120,7 @@ def sidebar() -> None:
             "Pre-tokenizer",
             PRETOKENIZERS,
             key=KEY_PRETOKENIZER,
-            format_func=PRETOKENIZER_LABELS.__getitem__,
+            format_func=lambda name: f"{name}: {PRETOKENIZER_REGISTRY[name].help}",
             help="How the text is cut into pieces first; merges never cross a piece boundary.",
         )
         st.selectbox(
