@@ -29,8 +29,9 @@ from bpeviz.corpus import base_size, build_corpus
 from bpeviz.formats import load_model_file, render_token, to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History, train
 from bpeviz.pretokenize import PRETOKENIZERS
+from bpeviz.tie_rules import TIE_BREAKS
 from bpeviz.tokenizer import Tokenizer
-from bpeviz.trainer import TIE_BREAKS, MergeStep, max_useful_vocab_size
+from bpeviz.trainer import MergeStep, max_useful_vocab_size
 
 EXIT_BAD_INPUT = 2
 SUMMARY_MERGES = 5  # first and last merges shown after training

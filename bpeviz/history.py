@@ -21,6 +21,7 @@ from functools import cached_property
 import numpy as np
 
 from bpeviz.corpus import TextLayout, base_size, text_layout
+from bpeviz.tie_rules import pair_order, tie_rule
 from bpeviz.tokenizer import Tokenizer
 from bpeviz.trainer import NEVER, MergeStep, Pair, TrainingRun, run_training
 
@@ -220,13 +221,8 @@ class History:
         counts = np.add.reduceat(weights[order], group_starts).astype(np.int64)
         first_positions = positions[order[group_starts]]
         pair_lefts, pair_rights = np.divmod(unique_codes, width)
-        rule = self.run.tie_break
-        if rule == "first":
-            order = np.lexsort((first_positions, -counts))
-        elif rule == "lexmin":
-            order = np.lexsort((pair_rights, pair_lefts, -counts))
-        else:
-            order = np.lexsort((-pair_rights, -pair_lefts, -counts))
+        rule = tie_rule(self.run.tie_break)
+        order = pair_order(rule, counts, first_positions, pair_lefts, pair_rights)
         return PairTable(
             lefts=pair_lefts[order],
             rights=pair_rights[order],

@@ -35,13 +35,8 @@ import numpy as np
 from bpeviz.corpus import Corpus, base_size, build_corpus, symbol_bytes
 from bpeviz.pretokenize import check_pretokenizer
 from bpeviz.readable import counted
+from bpeviz.tie_rules import tie_rule
 
-TIE_BREAKS: tuple[str, ...] = ("first", "lexmin", "lexmax")
-TIE_BREAK_DESCRIPTIONS: dict[str, str] = {
-    "first": "the tied pair that occurs first in the text (minbpe's rule)",
-    "lexmin": "the tied pair with the smallest token ids (Hugging Face tokenizers' rule)",
-    "lexmax": "the tied pair with the largest token ids",
-}
 MAX_VOCAB_SIZE = 1_000_000
 MAX_TIED_RECORDED = 2  # MergeStep.tied: the winner and the runner-up
 NEVER = np.iinfo(np.int32).max  # a boundary that no merge removes (a chunk edge)
@@ -109,12 +104,6 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def check_tie_break(name: str) -> None:
-    """Raise a ``ValueError`` naming the valid rules when ``name`` is not one of them."""
-    if name not in TIE_BREAKS:
-        raise ValueError(f"unknown tie-break rule {name!r}: choose one of {', '.join(TIE_BREAKS)}")
-
-
 def max_useful_vocab_size(corpus: Corpus) -> int:
     """Vocab size past which no merge is possible: each merge removes at least one token."""
     symbols = len(corpus.unique_symbols)
@@ -140,7 +129,7 @@ def run_training(
     no sense. Stopping early is not an error: ``stop_reason`` says why it stopped.
     """
     check_pretokenizer(pretokenizer)
-    check_tie_break(tie_break)
+    tie_rule(tie_break)
     if end_of_word and pretokenizer != "words":
         raise ValueError("the </w> end-of-word marker needs the 'words' pre-tokenizer")
     base = base_size(end_of_word)
@@ -200,7 +189,8 @@ class _IncrementalTrainer:
     def __init__(self, corpus: Corpus, base: int, tie_break: str) -> None:
         self.base = base
         self.tie_break = tie_break
-        self.first_rule = tie_break == "first"
+        self.first_rule = tie_rule(tie_break).by_position
+        self.largest_ids = tie_rule(tie_break).largest_ids
         symbols = corpus.unique_symbols
         size = len(symbols)
         # One int object per position, shared by every list below: a megabyte of text would
@@ -255,7 +245,7 @@ class _IncrementalTrainer:
         """Order inside a bucket (smaller is better): the tie rule's preference."""
         if self.first_rule:
             return first_position
-        return key if self.tie_break == "lexmin" else -key
+        return -key if self.largest_ids else key
 
     def _queue(self, key: int, count: int) -> None:
         """Put a pair in its count's bucket (a heap only for the top bucket)."""
@@ -377,15 +367,18 @@ class _IncrementalTrainer:
         Both are popped by the rule's order and put back; ``History.tied_pairs`` lists them
         all (recording every tied pair would cost a scan of the tie at every merge).
         """
-        runner_up = self._pop_top()
-        if runner_up is None:
+        popped = []  # the recorded runners-up, and one more to tell whether more pairs tied
+        while len(popped) < MAX_TIED_RECORDED:
+            entry = self._pop_top()
+            if entry is None:
+                break
+            popped.append(entry)
+        if not popped:
             return [], False
-        third = self._pop_top()
-        bucket = self.buckets[self.top]
-        heapq.heappush(bucket, runner_up)
-        if third is not None:
-            heapq.heappush(bucket, third)
-        return [best, runner_up[1]], third is not None
+        for entry in popped:
+            heapq.heappush(self.buckets[self.top], entry)
+        runners_up = [key for _, key in popped[: MAX_TIED_RECORDED - 1]]
+        return [best, *runners_up], len(popped) >= MAX_TIED_RECORDED
 
     def _record_new_pairs(
         self,
@@ -399,7 +392,7 @@ class _IncrementalTrainer:
         hence the inlined checks)."""
         counts, where, buckets, top = self.counts, self.where, self.buckets, self.top
         seq, nxt = self.seq, self.nxt
-        first_rule, lexmax = self.first_rule, self.tie_break == "lexmax"
+        first_rule, lexmax = self.first_rule, self.largest_ids
         new_high = new_id << SHIFT
         for side_counts, side_positions, left_side in (
             (left_counts, left_positions, True),

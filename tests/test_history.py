@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from oracle import MODES, SPECIAL, OracleRun, oracle_train, training_texts
 
 from bpeviz.history import History, train
-from bpeviz.trainer import TIE_BREAKS
+from bpeviz.tie_rules import TIE_BREAKS
 
 
 def assert_history_matches(history: History, run: OracleRun, text: str) -> None:

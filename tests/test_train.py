@@ -24,7 +24,7 @@ from oracle import (
 )
 
 from bpeviz.history import History, train
-from bpeviz.trainer import TIE_BREAKS
+from bpeviz.tie_rules import TIE_BREAKS
 
 REPO = Path(__file__).resolve().parents[1]
 SHAKESPEARE = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "tinyshakespeare.txt"
@@ -500,3 +500,19 @@ def test_real_text_at_vocab_512_equals_the_textbook_loop(name: str, mode: str, r
         table = history.pair_table(k)
         assert list(zip(table.pairs(), table.counts.tolist(), strict=True)) == run.pair_counts[k]
         assert history.segmentation(k).ids.tolist() == run.sequences[k]
+
+
+def test_max_tied_recorded_sets_how_many_tied_pairs_a_step_keeps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``abcd`` by hand: ab, bc and cd occur once each, all tied for merge 1 (rule first)."""
+    from bpeviz import trainer
+
+    monkeypatch.setattr(trainer, "MAX_TIED_RECORDED", 3)
+    step = train("abcd", 257).steps[0]
+    assert [tuple(pair) for pair in step.tied] == [(97, 98), (98, 99), (99, 100)]
+    assert not step.more_tied
+    monkeypatch.setattr(trainer, "MAX_TIED_RECORDED", 2)
+    step = train("abcd", 257).steps[0]
+    assert [tuple(pair) for pair in step.tied] == [(97, 98), (98, 99)]
+    assert step.more_tied

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from bpeviz.app.spans import PALETTE, chip_html, esc, quoted, token_label
 from bpeviz.readable import counted
+from bpeviz.tie_rules import TIE_RULES
 from bpeviz.tokenizer import Tokenizer
 from bpeviz.trainer import MergeStep, Pair
 
@@ -15,13 +16,6 @@ from bpeviz.trainer import MergeStep, Pair
 def pair_text(tokenizer: Tokenizer, pair: Pair) -> str:
     """``“h” + “e”``, not escaped."""
     return f"{quoted(token_label(tokenizer, pair[0]))} + {quoted(token_label(tokenizer, pair[1]))}"
-
-
-RULE_REASONS: dict[str, str] = {
-    "first": "because it appears first in the text",
-    "lexmin": "because its token ids are the smallest (left id first, then right id)",
-    "lexmax": "because its token ids are the largest (left id first, then right id)",
-}
 
 
 def tie_sentence(
@@ -44,7 +38,8 @@ def tie_sentence(
     how_many = (
         f"At least {len(tied) + 1:,}" if step.more_tied and not all_tied else f"{len(tied):,}"
     )
-    reason = RULE_REASONS.get(step.rule, f"by the rule {step.rule!r}")
+    rule = TIE_RULES.get(step.rule)
+    reason = rule.reason if rule else f"by the rule {step.rule!r}"
     return (
         f"{how_many} pairs occurred {step.count:,} times each: {listed}. "
         f"The rule “{step.rule}” picked {pair_text(tokenizer, step.pair)} {reason}."

@@ -29,7 +29,7 @@ from bpeviz.app.settings import (
 )
 from bpeviz.pretokenize import PRETOKENIZERS
 from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample
-from bpeviz.trainer import TIE_BREAKS
+from bpeviz.tie_rules import TIE_BREAKS
 
 MAX_LINK_TEXT_CHARS = 1_000  # a pasted text this short travels in the link
 

@@ -17,7 +17,8 @@ from bpeviz.corpus import base_size
 from bpeviz.pretokenize import PRETOKENIZERS
 from bpeviz.readable import counted
 from bpeviz.samples import DEFAULT_SAMPLE_KEY, Sample, get_sample, list_samples
-from bpeviz.trainer import MAX_VOCAB_SIZE, TIE_BREAKS
+from bpeviz.tie_rules import TIE_BREAKS
+from bpeviz.trainer import MAX_VOCAB_SIZE
 
 SOURCES: tuple[str, ...] = ("sample", "paste", "upload")
 SOURCE_LABELS: dict[str, str] = {"sample": "Sample", "paste": "Paste", "upload": "Upload"}

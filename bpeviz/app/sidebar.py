@@ -26,7 +26,8 @@ from bpeviz.app.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB, format_size
 from bpeviz.app.widgets import caption
 from bpeviz.pretokenize import PRETOKENIZER_REGISTRY, PRETOKENIZERS
 from bpeviz.samples import get_sample, list_samples
-from bpeviz.trainer import MAX_VOCAB_SIZE, TIE_BREAK_DESCRIPTIONS, TIE_BREAKS
+from bpeviz.tie_rules import TIE_BREAKS, TIE_RULES
+from bpeviz.trainer import MAX_VOCAB_SIZE
 
 
 def _apply_sample_suggestions() -> None:
@@ -128,7 +129,7 @@ def sidebar() -> None:
             TIE_BREAKS,
             key=KEY_TIE_BREAK,
             help="When several pairs share the top count, this picks one: "
-            + "; ".join(f"**{name}**: {text}" for name, text in TIE_BREAK_DESCRIPTIONS.items()),
+            + "; ".join(f"**{rule.name}**: {rule.description}" for rule in TIE_RULES.values()),
         )
         st.text_input(
             "Special tokens",
