@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bpeviz.cl100k import CL100K_NAME, Cl100kUnavailable, load_cl100k
-from bpeviz.corpus import base_size, build_corpus
+from bpeviz.config import TrainingConfig
+from bpeviz.corpus import build_corpus
 from bpeviz.formats import load_model_file, render_token, to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History, train
 from bpeviz.pretokenize import PRETOKENIZERS
@@ -262,16 +263,18 @@ def _read_training_text(path: str) -> tuple[str | bytes, str]:
 
 
 def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
-    if args.end_of_word and args.pretokenizer != "words":
-        raise CliError("--end-of-word needs --pretokenizer words (the marker ends each word)")
-    base = base_size(args.end_of_word)
-    if args.vocab_size < base:
-        raise CliError(
-            f"--vocab-size {args.vocab_size} is smaller than the {base} base symbols: use at "
-            f"least {base} (each merge adds one token to the {base})"
-        )
-    if args.min_frequency < 1:
-        raise CliError(f"--min-frequency must be at least 1, got {args.min_frequency}")
+    config = TrainingConfig(
+        args.vocab_size,
+        args.pretokenizer,
+        args.tie_break,
+        tuple(args.special),
+        args.end_of_word,
+        args.min_frequency,
+    )
+    problems = config.problems()
+    if problems:
+        raise CliError(" ".join(problems))
+    base = config.base_size
     corpus = build_corpus(
         source, args.pretokenizer, special_tokens=args.special, end_of_word=args.end_of_word
     )
@@ -290,7 +293,7 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
     progress = _Progress(sys.stderr)
     try:
         return train(
-            source,
+            corpus,
             args.vocab_size,
             pretokenizer=args.pretokenizer,
             tie_break=args.tie_break,

@@ -20,7 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
-from bpeviz.corpus import TextLayout, base_size, text_layout
+from bpeviz.corpus import Corpus, TextLayout, base_size, text_layout
 from bpeviz.tie_rules import pair_order, tie_rule
 from bpeviz.tokenizer import Tokenizer
 from bpeviz.trainer import NEVER, MergeStep, Pair, TrainingRun, run_training
@@ -246,7 +246,7 @@ def _tokens_at(
 
 
 def train(
-    source: str | bytes,
+    source: str | bytes | Corpus,
     vocab_size: int,
     *,
     pretokenizer: str = "bytes",

@@ -32,12 +32,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bpeviz.config import TrainingConfig
 from bpeviz.corpus import Corpus, base_size, build_corpus, symbol_bytes
-from bpeviz.pretokenize import check_pretokenizer
 from bpeviz.readable import counted
 from bpeviz.tie_rules import tie_rule
 
-MAX_VOCAB_SIZE = 1_000_000
 MAX_TIED_RECORDED = 2  # MergeStep.tied: the winner and the runner-up
 NEVER = np.iinfo(np.int32).max  # a boundary that no merge removes (a chunk edge)
 SHIFT = 21  # pair key: left << SHIFT | right (ids stay below 2**21 > MAX_VOCAB_SIZE)
@@ -112,7 +111,7 @@ def max_useful_vocab_size(corpus: Corpus) -> int:
 
 
 def run_training(
-    source: str | bytes,
+    source: str | bytes | Corpus,
     vocab_size: int,
     *,
     pretokenizer: str = "bytes",
@@ -128,26 +127,20 @@ def run_training(
     Raises ``ValueError`` with a message saying how to fix the input when the settings make
     no sense. Stopping early is not an error: ``stop_reason`` says why it stopped.
     """
-    check_pretokenizer(pretokenizer)
-    tie_rule(tie_break)
-    if end_of_word and pretokenizer != "words":
-        raise ValueError("the </w> end-of-word marker needs the 'words' pre-tokenizer")
-    base = base_size(end_of_word)
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-        raise ValueError(f"vocab size must be a whole number, got {vocab_size!r}")
-    if vocab_size < base:
-        raise ValueError(
-            f"vocab size {vocab_size} is smaller than the {base} base symbols: "
-            f"use at least {base} (each merge adds one token)"
-        )
-    if vocab_size > MAX_VOCAB_SIZE:
-        raise ValueError(f"vocab size {vocab_size:,} is too large: the limit is {MAX_VOCAB_SIZE:,}")
-    if min_frequency < 1:
-        raise ValueError(f"minimum frequency must be at least 1, got {min_frequency}")
     specials = tuple(dict.fromkeys(s for s in special_tokens if s))
-    corpus = build_corpus(
-        source, pretokenizer, special_tokens=specials, end_of_word=end_of_word, pattern=pattern
+    config = TrainingConfig(
+        vocab_size, pretokenizer, tie_break, specials, end_of_word, min_frequency
     )
+    problems = config.problems()
+    if problems:
+        raise ValueError(" ".join(problems))
+    base = config.base_size
+    if isinstance(source, Corpus):
+        corpus = source  # built once by a caller that needed it first (the CLI's checks)
+    else:
+        corpus = build_corpus(
+            source, pretokenizer, special_tokens=specials, end_of_word=end_of_word, pattern=pattern
+        )
     if not corpus.text:
         raise ValueError("the text is empty: paste or upload some text to train on")
 

@@ -34,9 +34,9 @@ from bpeviz.app.text_input import (
     text_from_paste,
     text_from_upload,
 )
+from bpeviz.config import MAX_VOCAB_SIZE
 from bpeviz.history import train
 from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample, list_samples
-from bpeviz.trainer import MAX_VOCAB_SIZE
 
 
 def levels(messages) -> list[str]:

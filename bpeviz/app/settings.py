@@ -13,12 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from bpeviz.config import TrainingConfig
 from bpeviz.corpus import base_size
-from bpeviz.pretokenize import PRETOKENIZERS
 from bpeviz.readable import counted
 from bpeviz.samples import DEFAULT_SAMPLE_KEY, Sample, get_sample, list_samples
-from bpeviz.tie_rules import TIE_BREAKS
-from bpeviz.trainer import MAX_VOCAB_SIZE
 
 SOURCES: tuple[str, ...] = ("sample", "paste", "upload")
 SOURCE_LABELS: dict[str, str] = {"sample": "Sample", "paste": "Paste", "upload": "Upload"}
@@ -81,6 +79,16 @@ class Settings:
     @property
     def merges_wanted(self) -> int:
         return self.vocab_size - self.base_size
+
+    def config(self) -> TrainingConfig:
+        """The engine's view of these settings, which it checks and trains with."""
+        return TrainingConfig(
+            self.vocab_size,
+            self.pretokenizer,
+            self.tie_break,
+            self.special_tokens,
+            self.end_of_word,
+        )
 
     def training_key(self) -> tuple[Any, ...]:
         """What training depends on, besides the text (the source and sample name do not)."""
@@ -162,41 +170,7 @@ def settings_from_state(state: Mapping[str, Any]) -> Settings:
 
 def check_settings(settings: Settings) -> list[Message]:
     """Problems with the settings themselves, each with how to fix it (empty list: fine)."""
-    messages: list[Message] = []
-    base = settings.base_size
-    if settings.vocab_size < base:
-        what = "256 single bytes and the </w> marker" if settings.end_of_word else "256 bytes"
-        messages.append(
-            Message(
-                "error",
-                f"Vocab size {settings.vocab_size:,} is too small: the vocabulary always holds "
-                f"the {what}, so use at least {base} (then each merge adds one token).",
-            )
-        )
-    elif settings.vocab_size > MAX_VOCAB_SIZE:
-        messages.append(
-            Message(
-                "error",
-                f"Vocab size {settings.vocab_size:,} is above the limit of {MAX_VOCAB_SIZE:,}. "
-                "Choose a smaller size: training also stops by itself once no pair is left.",
-            )
-        )
-    if settings.pretokenizer not in PRETOKENIZERS:
-        messages.append(
-            Message(
-                "error",
-                f"Unknown pre-tokenizer {settings.pretokenizer!r}: "
-                f"choose one of {', '.join(PRETOKENIZERS)}.",
-            )
-        )
-    if settings.tie_break not in TIE_BREAKS:
-        messages.append(
-            Message(
-                "error",
-                f"Unknown tie rule {settings.tie_break!r}: choose one of {', '.join(TIE_BREAKS)}.",
-            )
-        )
-    return messages
+    return [Message("error", problem) for problem in settings.config().problems()]
 
 
 def outcome_messages(settings: Settings, merge_count: int, stop_reason: str) -> list[Message]:

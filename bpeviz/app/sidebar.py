@@ -24,10 +24,10 @@ from bpeviz.app.settings import (
 from bpeviz.app.state import KEY_PLAYING, KEY_PRESENT, KEY_STEP, KEY_UPLOAD_WIDGET, KEY_UPLOADED
 from bpeviz.app.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB, format_size
 from bpeviz.app.widgets import caption
+from bpeviz.config import MAX_VOCAB_SIZE
 from bpeviz.pretokenize import PRETOKENIZER_REGISTRY, PRETOKENIZERS
 from bpeviz.samples import get_sample, list_samples
 from bpeviz.tie_rules import TIE_BREAKS, TIE_RULES
-from bpeviz.trainer import MAX_VOCAB_SIZE
 
 
 def _apply_sample_suggestions() -> None:
