@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from bpeviz.app import export
+from bpeviz.app import export, tables
 from bpeviz.app.settings import Message
 from bpeviz.app.state import (
     current_settings,
@@ -56,7 +56,7 @@ if history is not None:
         "pair occurred (overlaps counted) and how many were replaced, the pairs it tied with, "
         "the tie rule and the token count of the training text afterwards."
     )
-    frame = export.history_frame(history)
+    frame = tables.merge_frame(history)
     st.download_button(
         "History CSV",
         frame.to_csv(index=False).encode("utf-8"),
@@ -71,7 +71,7 @@ if history is not None:
         hide_index=True,
         width="stretch",
         height=260,
-        column_config=export.HISTORY_LABELS,
+        column_config=tables.MERGE_LABELS,
     )
 
 # ---- upload -----------------------------------------------------------------------------

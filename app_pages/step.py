@@ -199,15 +199,16 @@ def step_view() -> None:
     st.subheader("Vocabulary learned so far")
     if k:
         st.dataframe(
-            tables.vocab_frame(history, k, newest_first=True),
-            column_order=("merge", "id", "token", "left", "right", "count"),
+            tables.merge_frame(history, k, newest_first=True),
+            column_order=("merge", "new_id", "token", "left", "right", "count"),
+            column_config={"new_id": "id"},
             hide_index=True,
             height=min(260, 35 * (k + 1) + 3),
         )
         if not projector:
             st.download_button(
                 "Download merge 1 (CSV)" if k == 1 else f"Download merges 1–{k:,} (CSV)",
-                data=lambda: tables.history_csv(history, k),
+                data=lambda: tables.merge_csv(history, k),
                 file_name=f"merges_1_to_{k}.csv",
                 mime="text/csv",
                 key="merges_csv",

@@ -29,6 +29,7 @@ from bpeviz.config import TrainingConfig
 from bpeviz.corpus import build_corpus
 from bpeviz.formats import load_model_file, render_token, to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History, train
+from bpeviz.merge_rows import merge_row
 from bpeviz.pretokenize import PRETOKENIZERS
 from bpeviz.tie_rules import TIE_BREAKS
 from bpeviz.tokenizer import Tokenizer
@@ -203,27 +204,11 @@ def _decode(args: argparse.Namespace) -> None:
 
 
 def step_record(step: MergeStep, history: History) -> dict[str, Any]:
-    """One merge step as a JSON-ready dict (what ``history --jsonl`` prints per line).
-
-    ``tied`` lists the tied pairs the trainer recorded (winner first); ``tie_count`` is how
-    many pairs shared the top count in all (0 when there was no tie).
+    """One merge as a JSON-ready dict (what ``history --jsonl`` prints per line): its
+    :class:`~bpeviz.merge_rows.MergeRow`, plus ``tie_count``, how many pairs shared the top
+    count in all (0 when there was no tie; recounted, so only here and not in every table).
     """
-    tokenizer = history.tokenizer
-    return {
-        "step": step.step,
-        "pair": list(step.pair),
-        "new_id": step.new_id,
-        "token": render_token(step.token),
-        "token_hex": step.token.hex(),
-        "left": render_token(tokenizer.token_bytes(step.pair[0])),
-        "right": render_token(tokenizer.token_bytes(step.pair[1])),
-        "count": step.count,
-        "replacements": step.replacements,
-        "tied": [list(pair) for pair in step.tied],
-        "tie_count": history.tie_count(step.step),
-        "rule": step.rule,
-        "tokens_after": step.tokens_after,
-    }
+    return {**merge_row(history, step).as_dict(), "tie_count": history.tie_count(step.step)}
 
 
 def _read_bytes(path: str, what: str) -> bytes:

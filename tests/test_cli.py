@@ -129,15 +129,16 @@ def test_history_jsonl_on_aaabdaaabac(tmp_path: Path) -> None:
     out = ok(run_cli(tmp_path, "history", "a.txt", "--vocab-size", "259", "--jsonl"))
     records = [json.loads(line) for line in out.splitlines()]
     assert len(records) == 3
-    assert [tuple(r["pair"]) for r in records] == [(97, 97), (256, 97), (257, 98)]
+    assert [(r["left_id"], r["right_id"]) for r in records] == [(97, 97), (256, 97), (257, 98)]
     assert [r["count"] for r in records] == [4, 2, 2]
     assert [r["new_id"] for r in records] == [256, 257, 258]
     assert [r["token"] for r in records] == ["aa", "aaa", "aaab"]
     assert [r["token_hex"] for r in records] == ["6161", "616161", "61616162"]
     assert [r["tokens_after"] for r in records] == [9, 7, 5]
     assert [r["replacements"] for r in records] == [2, 2, 2]
-    assert records[1]["tied"] == [[256, 97], [97, 98]] and records[1]["tie_count"] == 2
-    assert records[0]["tied"] == [] and records[0]["rule"] == "first"
+    assert records[1]["tied_ids"] == [[256, 97], [97, 98]] and records[1]["tie_count"] == 2
+    assert records[1]["tied"] == "[aa][a] [a][b]"
+    assert records[0]["tied_ids"] == [] and records[0]["rule"] == "first"
 
 
 def test_history_jsonl_counts_every_tied_pair(tmp_path: Path) -> None:
@@ -146,8 +147,8 @@ def test_history_jsonl_counts_every_tied_pair(tmp_path: Path) -> None:
     (tmp_path / "t.txt").write_text("".join(map(chr, range(33, 94))), encoding="utf-8")
     out = ok(run_cli(tmp_path, "history", "t.txt", "--vocab-size", "257", "--jsonl"))
     (record,) = [json.loads(line) for line in out.splitlines()]
-    assert record["pair"] == [33, 34] and record["count"] == 1
-    assert record["tie_count"] == 60 and record["tied"][:2] == [[33, 34], [34, 35]]
+    assert (record["left_id"], record["right_id"]) == (33, 34) and record["count"] == 1
+    assert record["tie_count"] == 60 and record["tied_ids"][:2] == [[33, 34], [34, 35]]
 
 
 def test_history_table_ends_with_the_stop_reason(tmp_path: Path) -> None:

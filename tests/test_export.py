@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import io
-
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpeviz import formats
 from bpeviz.app.export import (
-    HISTORY_COLUMNS,
     PATTERN_CHOICES,
     export_formats,
     file_stem,
     first_tokens_frame,
-    history_csv,
-    history_frame,
     load_upload,
     pattern_description,
     summarize,
@@ -45,44 +39,6 @@ def by_title(tokenizer: Tokenizer) -> dict:
 
 
 # ---- history CSV --------------------------------------------------------------------------
-
-
-def test_history_csv_columns_and_a_hand_checked_row() -> None:
-    """``aaabdaaabac``, rule ``first``. Step 2 by hand: after ``aa`` the text is
-    [aa] a b d [aa] a b a c; (aa, a) and (a, b) both occur twice, (aa, a) comes first."""
-    table = pd.read_csv(io.BytesIO(history_csv(train("aaabdaaabac", 259))), keep_default_na=False)
-    assert list(table.columns) == list(HISTORY_COLUMNS)
-    assert len(table) == 3
-    row = table.iloc[1].to_dict()
-    assert row == {
-        "step": 2,
-        "left": 256,
-        "right": 97,
-        "pair": "[aa][a]",
-        "token": "aaa",
-        "new_id": 257,
-        "count": 2,
-        "replacements": 2,
-        "tied_pairs": "[aa][a] [a][b]",
-        "more_tied": False,
-        "rule": "first",
-        "tokens_after": 7,
-    }
-    first = table.iloc[0]
-    # aa occurs 4 times counting overlaps (aaa has two) but only 2 are replaced.
-    assert (first["count"], first["replacements"], first["tied_pairs"]) == (4, 2, "")
-    assert table["tokens_after"].tolist() == [9, 7, 5]
-
-
-def test_history_shows_spaces_and_broken_utf8_readably() -> None:
-    frame = history_frame(train(" 日 日", 258))
-    assert frame["token"].tolist() == ["␣<E6>", "␣<E6><97>"]
-    assert frame["pair"].tolist()[0] == "[␣][<E6>]"
-
-
-def test_history_csv_of_a_run_with_no_merges() -> None:
-    text = history_csv(train("a", 300)).decode("utf-8")
-    assert text.strip() == ",".join(HISTORY_COLUMNS)
 
 
 # ---- downloads round-trip through bpeviz.formats ------------------------------------------
@@ -290,8 +246,3 @@ def test_published_split_patterns_are_named() -> None:
     assert pattern_description("").startswith("(none")
 
 
-def test_the_page_labels_name_real_csv_columns() -> None:
-    from bpeviz.app.export import HISTORY_COLUMNS, HISTORY_LABELS
-
-    assert set(HISTORY_LABELS) <= set(HISTORY_COLUMNS)
-    assert HISTORY_LABELS["step"] == "merge"  # the page speaks of merges, as the Step page does

@@ -42,7 +42,7 @@ def test_every_format_and_the_history_are_offered() -> None:
     assert at.title[0].value == "Export / import"
     assert download_labels(at) == DOWNLOADS
     history = at.dataframe[0].value
-    assert list(history.columns[:4]) == ["step", "left", "right", "pair"]
+    assert list(history.columns[:4]) == ["merge", "left_id", "right_id", "new_id"]
     assert len(history) == 256  # the English sample opens at vocab size 512
 
 

@@ -13,16 +13,13 @@ from bpeviz.app.tables import (
     CHOSEN_NOTE,
     PAIR_COLUMNS,
     TIED_NOTE,
-    VOCAB_COLUMNS,
     distinct_chunks,
-    history_csv,
     interesting_chunk,
     pair_csv,
     pair_frame,
     text_stats,
     token_count_frame,
     token_count_spec,
-    vocab_frame,
 )
 from bpeviz.history import train
 from bpeviz.samples import get_sample
@@ -105,33 +102,6 @@ def test_empty_pair_table() -> None:
 
 
 # ---- vocabulary and history ---------------------------------------------------------------
-
-
-def test_vocab_frame_lists_the_merges_so_far() -> None:
-    """Wikipedia's aaabdaaabac with lexmin: Z=aa, Y=ab, X=ZY."""
-    history = train("aaabdaaabac", 259, tie_break="lexmin")
-    frame = vocab_frame(history, 3)
-    assert list(frame.columns) == list(VOCAB_COLUMNS)
-    assert frame["token"].tolist() == ["aa", "ab", "aaab"]
-    assert frame["id"].tolist() == [256, 257, 258]
-    assert frame[["left", "right"]].values.tolist() == [["a", "a"], ["a", "b"], ["aa", "ab"]]
-    assert vocab_frame(history, 2, newest_first=True)["merge"].tolist() == [2, 1]
-    assert vocab_frame(history, 0).empty
-
-
-@pytest.mark.parametrize("k", [-1, 4])
-def test_vocab_frame_rejects_steps_out_of_range(k: int) -> None:
-    with pytest.raises(ValueError, match="out of range"):
-        vocab_frame(train("aaabdaaabac", 259), k)
-
-
-def test_history_csv_has_one_row_per_merge() -> None:
-    history = train(get_sample("english").text, 300)
-    full = pd.read_csv(io.BytesIO(history_csv(history)), keep_default_na=False)
-    assert len(full) == history.merge_count
-    assert full["count"].tolist() == [step.count for step in history.steps]
-    partial = pd.read_csv(io.BytesIO(history_csv(history, 5)), keep_default_na=False)
-    assert partial["merge"].tolist() == [1, 2, 3, 4, 5]
 
 
 # ---- token count chart --------------------------------------------------------------------

@@ -14,83 +14,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from bpeviz import formats
-from bpeviz.history import History
 from bpeviz.pretokenize import GPT4_SPLIT_PATTERN, PRETOKENIZER_REGISTRY
 from bpeviz.readable import readable
 from bpeviz.tokenizer import Tokenizer
-
-HISTORY_COLUMNS: tuple[str, ...] = (
-    "step",
-    "left",
-    "right",
-    "pair",
-    "token",
-    "new_id",
-    "count",
-    "replacements",
-    "tied_pairs",
-    "more_tied",
-    "rule",
-    "tokens_after",
-)
-
-# How the page labels the CSV's columns (the file keeps the plain names above).
-HISTORY_LABELS: dict[str, str] = {
-    "step": "merge",
-    "left": "left id",
-    "right": "right id",
-    "new_id": "new id",
-    "replacements": "replaced",
-    "tied_pairs": "tied with",
-    "more_tied": "3+ tied",
-    "tokens_after": "tokens after",
-}
-
-
-def _bracketed(tokenizer: Tokenizer, token_id: int) -> str:
-    return f"[{readable(tokenizer.token_bytes(token_id))}]"
-
-
-def history_frame(history: History) -> pd.DataFrame:
-    """One row per merge, as in :data:`HISTORY_COLUMNS`.
-
-    ``left``/``right``/``new_id`` are ids; ``pair`` and ``token`` are readable (``␣`` for a
-    space, ``<E3>`` for a stray byte); ``tied_pairs`` lists the pairs that shared the top
-    count, winner then runner-up, as ``[left][right]`` separated by spaces (empty when there
-    was no tie), and ``more_tied`` says whether a third pair tied too (the Step page and
-    ``History.tied_pairs`` list them all).
-
-    >>> from bpeviz.history import train
-    >>> history_frame(train("aaabdaaabac", 258)).iloc[1][["pair", "tied_pairs"]].tolist()
-    ['[aa][a]', '[aa][a] [a][b]']
-    """
-    tokenizer = history.tokenizer
-    rows = [
-        (
-            step.step,
-            step.pair[0],
-            step.pair[1],
-            _bracketed(tokenizer, step.pair[0]) + _bracketed(tokenizer, step.pair[1]),
-            readable(step.token),
-            step.new_id,
-            step.count,
-            step.replacements,
-            " ".join(
-                _bracketed(tokenizer, left) + _bracketed(tokenizer, right)
-                for left, right in step.tied
-            ),
-            step.more_tied,
-            step.rule,
-            step.tokens_after,
-        )
-        for step in history.steps
-    ]
-    return pd.DataFrame(rows, columns=list(HISTORY_COLUMNS))
-
-
-def history_csv(history: History) -> bytes:
-    """:func:`history_frame` as UTF-8 CSV bytes (a header row, then one row per merge)."""
-    return history_frame(history).to_csv(index=False).encode("utf-8")
 
 
 def first_tokens_frame(tokenizer: Tokenizer, *, start: int = 256, limit: int = 50) -> pd.DataFrame:

@@ -29,6 +29,7 @@ import regex
 from bpeviz.app import charts
 from bpeviz.app.spans import token_label
 from bpeviz.history import History, PairTable
+from bpeviz.merge_rows import MERGE_COLUMNS, merge_rows
 from bpeviz.pretokenize import PieceKind, pretokenize_text, to_bytes, to_text
 from bpeviz.tokenizer import Tokenizer
 from bpeviz.trainer import Pair
@@ -44,18 +45,18 @@ PAIR_COLUMNS: tuple[str, ...] = (
     "tied",
     "note",
 )
-VOCAB_COLUMNS: tuple[str, ...] = (
-    "merge",
-    "id",
-    "token",
-    "left",
-    "right",
-    "left_id",
-    "right_id",
-    "count",
-    "replacements",
-    "tokens_after",
-)
+# How the pages label a merge row's columns (the CSV keeps the plain names).
+MERGE_LABELS: dict[str, str] = {
+    "left_id": "left id",
+    "right_id": "right id",
+    "new_id": "new id",
+    "token_hex": "token (hex)",
+    "replacements": "replaced",
+    "tied": "tied with",
+    "tied_ids": "tied with (ids)",
+    "more_tied": "3+ tied",
+    "tokens_after": "tokens after",
+}
 CHOSEN_NOTE = "◀ chosen"
 TIED_NOTE = "tied"
 
@@ -118,40 +119,24 @@ def pair_csv(table: PairTable, tokenizer: Tokenizer, *, chosen: Pair | None = No
     return pair_frame(table, tokenizer, chosen=chosen).to_csv(index=False).encode("utf-8")
 
 
-def vocab_frame(history: History, k: int, *, newest_first: bool = False) -> pd.DataFrame:
-    """The tokens learned by the first ``k`` merges, as in :data:`VOCAB_COLUMNS`.
+def merge_frame(
+    history: History, k: int | None = None, *, newest_first: bool = False
+) -> pd.DataFrame:
+    """The first ``k`` merges (all by default), one :class:`~bpeviz.merge_rows.MergeRow` a row.
 
     >>> from bpeviz.history import train
-    >>> vocab_frame(train("aaabdaaabac", 259, tie_break="lexmin"), 3)["token"].tolist()
+    >>> merge_frame(train("aaabdaaabac", 259, tie_break="lexmin"), 3)["token"].tolist()
     ['aa', 'ab', 'aaab']
     """
-    if not 0 <= k <= history.merge_count:
-        raise ValueError(f"step {k} is out of range: choose 0..{history.merge_count}")
-    tokenizer = history.tokenizer
-    rows = [
-        (
-            step.step,
-            step.new_id,
-            token_label(tokenizer, step.new_id),
-            token_label(tokenizer, step.pair[0]),
-            token_label(tokenizer, step.pair[1]),
-            step.pair[0],
-            step.pair[1],
-            step.count,
-            step.replacements,
-            step.tokens_after,
-        )
-        for step in history.steps[:k]
-    ]
+    rows = [row.as_dict() for row in merge_rows(history, k)]
     if newest_first:
         rows.reverse()
-    return pd.DataFrame(rows, columns=list(VOCAB_COLUMNS))
+    return pd.DataFrame(rows, columns=list(MERGE_COLUMNS))
 
 
-def history_csv(history: History, k: int | None = None) -> bytes:
-    """The first ``k`` merges (all by default) as UTF-8 CSV, one row per merge."""
-    k = history.merge_count if k is None else k
-    return vocab_frame(history, k).to_csv(index=False).encode("utf-8")
+def merge_csv(history: History, k: int | None = None) -> bytes:
+    """:func:`merge_frame` as UTF-8 CSV bytes (a header row, then one row per merge)."""
+    return merge_frame(history, k).to_csv(index=False).encode("utf-8")
 
 
 def token_count_frame(history: History, *, max_points: int = 1500) -> pd.DataFrame:
