@@ -10,6 +10,7 @@ from bpeviz.app.state import (
     imported_tokenizer,
     remember_imported_tokenizer,
 )
+from bpeviz.app.text_input import MAX_UPLOAD_MB
 from bpeviz.app.training import current_history
 from bpeviz.app.widgets import caption, escape_markdown, show_messages
 from bpeviz.pretokenize import PRETOKENIZER_REGISTRY
@@ -17,7 +18,6 @@ from bpeviz.pretokenize import PRETOKENIZER_REGISTRY
 KEY_UPLOAD = "export_model_files"
 KEY_PATTERN = "export_pattern"
 KEY_LOADED = "_export_loaded"  # (upload signature, LoadedModel or error message)
-MAX_MODEL_UPLOAD_MB = 10  # the server refuses more (.streamlit/config.toml)
 
 st.title("Export / import")
 
@@ -86,7 +86,7 @@ files = st.file_uploader(
     type=list(export.UPLOAD_TYPES),
     accept_multiple_files=True,
     key=KEY_UPLOAD,
-    max_upload_size=MAX_MODEL_UPLOAD_MB,
+    max_upload_size=MAX_UPLOAD_MB,
 )
 pattern = st.selectbox(
     "Split pattern for files that do not store one (GPT-2 files, .tiktoken)",

@@ -26,6 +26,15 @@ from bpeviz.tokenizer import Tokenizer
 from bpeviz.trainer import NEVER, MergeStep, Pair, TrainingRun, run_training
 
 
+def bytes_per_token(byte_count: int, token_count: int) -> float:
+    """The compression ratio; an empty text (no tokens) counts as 0.0, not a division error.
+
+    >>> bytes_per_token(11, 5)
+    2.2
+    """
+    return byte_count / token_count if token_count else 0.0
+
+
 @dataclass(frozen=True)
 class Segmentation:
     """Tokens of the training text at one step: byte spans ``[starts, ends)`` and ``ids``."""
@@ -112,8 +121,7 @@ class History:
 
     def compression_ratio(self, k: int) -> float:
         """Bytes per token after ``k`` merges (1.0 before any merge)."""
-        tokens = self.token_count(k)
-        return len(self.text) / tokens if tokens else 0.0
+        return bytes_per_token(len(self.text), self.token_count(k))
 
     def tokenizer_at(self, k: int) -> Tokenizer:
         """The tokenizer made of the first ``k`` merges (merges are a prefix: no retraining)."""

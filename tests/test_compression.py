@@ -13,7 +13,6 @@ from bpeviz.app.compression import (
     OTHER,
     OWN,
     REFERENCE_COLUMNS,
-    bytes_per_token,
     compression_curves,
     cross_curve,
     curves_csv,
@@ -22,7 +21,7 @@ from bpeviz.app.compression import (
     reference_ratios,
     sampled_steps,
 )
-from bpeviz.history import train
+from bpeviz.history import bytes_per_token, train
 from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
 

@@ -20,8 +20,9 @@ import altair as alt
 import pandas as pd
 
 from bpeviz.app.compression import CURVE_COLUMNS, OTHER, OWN, REFERENCE_COLUMNS
+from bpeviz.corpus import BYTE_COUNT
 
-X_TITLE = "vocabulary size (256 bytes + merges)"
+X_TITLE = f"vocabulary size ({BYTE_COUNT} bytes + merges)"
 Y_TITLE: tuple[str, ...] = ("bytes per token", "(higher = more compression)")  # two lines
 PALETTE: tuple[str, ...] = ("#1f77b4", "#e4572e", "#2ca02c", "#9467bd", "#8c564b", "#17becf")
 TOOLTIP_FIELDS: tuple[tuple[str, str, str, str | None], ...] = (
@@ -57,7 +58,9 @@ def compression_chart(
     languages = list(dict.fromkeys([*curves["measured_on"].tolist(), *_measured(references)]))
     color_scale = alt.Scale(domain=languages, range=list(PALETTE[: max(len(languages), 1)]))
     x_max = _x_max(curves, current_vocab_size)
-    x = alt.X("vocab_size:Q", title=X_TITLE, scale=alt.Scale(domain=[256, x_max], nice=False))
+    x = alt.X(
+        "vocab_size:Q", title=X_TITLE, scale=alt.Scale(domain=[BYTE_COUNT, x_max], nice=False)
+    )
     y = alt.Y("bytes_per_token:Q", title=list(Y_TITLE), scale=alt.Scale(zero=False))
     color = alt.Color("measured_on:N", title="measured on", scale=color_scale)
     dash = alt.StrokeDash(
@@ -101,7 +104,7 @@ def _measured(references: pd.DataFrame | None) -> list[str]:
 
 
 def _x_max(curves: pd.DataFrame, current_vocab_size: int | None) -> int:
-    candidates = [257, *curves["vocab_size"].tolist()]
+    candidates = [BYTE_COUNT + 1, *curves["vocab_size"].tolist()]
     if current_vocab_size is not None:
         candidates.append(current_vocab_size)
     return int(max(candidates))
@@ -143,7 +146,8 @@ def marker_label(vocab_size: int) -> str:
 
 
 def _marker_layers(vocab_size: int, x_max: int) -> list[alt.Chart]:
-    near_right = vocab_size - 256 > 0.7 * (x_max - 256)  # put the label on the left of the rule
+    # put the label on the left of the rule
+    near_right = vocab_size - BYTE_COUNT > 0.7 * (x_max - BYTE_COUNT)
     data = pd.DataFrame({"vocab_size": [vocab_size], "label": [marker_label(vocab_size)]})
     rule = (
         alt.Chart(data)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from bpeviz.app.compression import bytes_per_token
+from bpeviz.history import bytes_per_token
 from bpeviz.pretokenize import to_bytes
 from bpeviz.readable import readable
 from bpeviz.tokenizer import Tokenizer

@@ -14,12 +14,15 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from bpeviz import formats
+from bpeviz.corpus import BYTE_COUNT
 from bpeviz.pretokenize import GPT4_SPLIT_PATTERN, PRETOKENIZER_REGISTRY
 from bpeviz.readable import readable
 from bpeviz.tokenizer import Tokenizer
 
 
-def first_tokens_frame(tokenizer: Tokenizer, *, start: int = 256, limit: int = 50) -> pd.DataFrame:
+def first_tokens_frame(
+    tokenizer: Tokenizer, *, start: int = BYTE_COUNT, limit: int = 50
+) -> pd.DataFrame:
     """The first ``limit`` tokens from id ``start`` on (by default the first learned ones).
 
     Rank tables (``.tiktoken``) number their single bytes by rank, so for them every id from
@@ -86,7 +89,7 @@ def summarize(tokenizer: Tokenizer, kind: str) -> ModelSummary:
     >>> summarize(Tokenizer.from_merges([(97, 97)]), "minbpe .model").merges
     1
     """
-    merges = len(tokenizer.merges) if tokenizer.ranks is None else len(tokenizer.vocab) - 256
+    merges = len(tokenizer.merges) if tokenizer.ranks is None else len(tokenizer.vocab) - BYTE_COUNT
     return ModelSummary(
         kind=kind,
         vocab_size=tokenizer.vocab_size,

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bpeviz.corpus import END_OF_WORD_ID
+from bpeviz.corpus import BYTE_COUNT, END_OF_WORD_ID, base_size
 from bpeviz.readable import hex_bytes, readable, split_utf8
 from bpeviz.tokenizer import Tokenizer
 
@@ -110,9 +110,9 @@ def trained_origin(base: int) -> Callable[[int], str]:
     """Where a token of our own training came from, for hover titles."""
 
     def origin(token_id: int) -> str:
-        if token_id < 256:
+        if token_id < BYTE_COUNT:
             return "a single byte"
-        if base > 256 and token_id == END_OF_WORD_ID:
+        if base > BYTE_COUNT and token_id == END_OF_WORD_ID:
             return "the </w> end-of-word marker"
         return f"made by merge {token_id - base + 1}"
 
@@ -181,7 +181,7 @@ def id_views(
         origin = (
             rank_origin
             if tokenizer.ranks is not None
-            else trained_origin(257 if tokenizer.end_of_word else 256)
+            else trained_origin(base_size(tokenizer.end_of_word))
         )
     return [
         _view(

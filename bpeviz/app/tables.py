@@ -28,7 +28,7 @@ import regex
 
 from bpeviz.app import charts
 from bpeviz.app.spans import token_label
-from bpeviz.history import History, PairTable
+from bpeviz.history import History, PairTable, bytes_per_token
 from bpeviz.merge_rows import MERGE_COLUMNS, merge_rows
 from bpeviz.pretokenize import PieceKind, pretokenize_text, to_bytes, to_text
 from bpeviz.tokenizer import Tokenizer
@@ -155,7 +155,7 @@ def token_count_frame(history: History, *, max_points: int = 1500) -> pd.DataFra
         {
             "step": steps,
             "tokens": tokens,
-            "bytes_per_token": [size / t if t else 0.0 for t in tokens],
+            "bytes_per_token": [bytes_per_token(size, t) for t in tokens],
         }
     )
 
@@ -233,7 +233,7 @@ class TextStats:
 
     @property
     def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens if self.tokens else 0.0
+        return bytes_per_token(self.bytes, self.tokens)
 
 
 def text_stats(text: str | bytes, token_count: int) -> TextStats:
