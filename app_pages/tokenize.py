@@ -4,12 +4,13 @@ import streamlit as st
 
 from bpeviz.app import tables
 from bpeviz.app.marks import legend_html
-from bpeviz.app.spans import id_views, label, tokens_html
+from bpeviz.app.spans import id_views, tokens_html
 from bpeviz.app.state import current_text, imported_tokenizer
 from bpeviz.app.trace import trace_html, trace_summary_html
 from bpeviz.app.training import cl100k, current_history, encode, history_key
 from bpeviz.app.widgets import columns, linked_text_area, show_spans
 from bpeviz.pretokenize import to_bytes
+from bpeviz.readable import readable
 
 MAX_SHOWN_TOKENS = 5_000
 
@@ -123,7 +124,7 @@ word = st.selectbox(
     "Piece of the text",
     chunks,
     index=tables.interesting_chunk(tokenizer, chunks),
-    format_func=lambda chunk: label(to_bytes(chunk)),
+    format_func=lambda chunk: readable(to_bytes(chunk)),
     key="tok_word",
 )
 trace = tokenizer.encode_trace(word)

@@ -66,8 +66,6 @@ class PairTable:
     def pairs(self) -> list[Pair]:
         return list(zip(self.lefts.tolist(), self.rights.tolist(), strict=True))
 
-    def as_dict(self) -> dict[Pair, int]:
-        return dict(zip(self.pairs(), self.counts.tolist(), strict=True))
 
 
 class History:

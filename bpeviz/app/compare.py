@@ -165,23 +165,6 @@ def compare(
     )
 
 
-def summary_frame(comparison: Comparison) -> pd.DataFrame:
-    """One row per tokenizer: tokens, bytes, bytes per token, cuts only it makes."""
-    only = {comparison.ours.name: comparison.diff.only_ours,
-            comparison.theirs.name: comparison.diff.only_theirs}  # fmt: skip
-    rows = [
-        {
-            "tokenizer": result.name,
-            "tokens": result.token_count,
-            "bytes": result.byte_count,
-            "bytes_per_token": round(result.bytes_per_token, 3),
-            "cuts_only_here": len(only[result.name]),
-        }
-        for result in (comparison.ours, comparison.theirs)
-    ]
-    return pd.DataFrame(rows)
-
-
 def boundary_table(
     comparison: Comparison, *, context: int = CONTEXT_BYTES, limit: int = 500
 ) -> pd.DataFrame:
@@ -200,17 +183,6 @@ def boundary_table(
         for offset, name in sorted(marked)[:limit]
     ]  # fmt: skip
     return pd.DataFrame(rows, columns=list(BOUNDARY_COLUMNS))
-
-
-def cut_kinds(comparison: Comparison) -> list[tuple[int, str]]:
-    """Every cut of either tokenizer in text order with ``"shared"``, ``"ours"`` or ``"theirs"``.
-
-    This is what a renderer needs to mark the cuts in a single copy of the text.
-    """
-    kinds = [(offset, "shared") for offset in comparison.diff.shared]
-    kinds += [(offset, "ours") for offset in comparison.diff.only_ours]
-    kinds += [(offset, "theirs") for offset in comparison.diff.only_theirs]
-    return sorted(kinds)
 
 
 def start_marks(result: Tokenization, cuts: frozenset[int], *, mark: str) -> list[str]:

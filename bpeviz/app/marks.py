@@ -16,7 +16,6 @@ from bpeviz.app.spans import TokenView
 MARK_PAIR_START = "ps"  # left token of an occurrence of the pair about to merge
 MARK_PAIR_END = "pe"  # right token of it
 MARK_NEW = "new"  # a token the merge just made
-MARKS = ("", MARK_PAIR_START, MARK_PAIR_END, MARK_NEW)
 
 
 def pair_marks(

@@ -68,11 +68,6 @@ def esc(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def label(data: bytes) -> str:
-    """A token's bytes as readable text (``␣the``, ``<E3><81>``), not yet escaped."""
-    return readable(data)
-
-
 def token_label(tokenizer: Tokenizer, token_id: int) -> str:
     """Readable text of a token of ``tokenizer`` (``</w>`` shown as such), not yet escaped."""
     return readable(tokenizer.token_bytes(token_id))
@@ -252,9 +247,10 @@ def tokens_html(
 ) -> str:
     """Coloured spans for ``views`` in one ``<div class="bpe-text">``.
 
-    ``marks`` (one per view, from :data:`MARKS`) outlines the pair about to merge or the new
-    token. ``show="ids"`` writes each token's id instead of its text (same colours, same
-    line breaks). With ``group_chars``, tokens that split a character are grouped under it.
+    ``marks`` (one per view: ``""`` or a ``MARK_*`` class of :mod:`bpeviz.app.marks`)
+    outlines the pair about to merge or the new token. ``show="ids"`` writes each token's id
+    instead of its text (same colours, same line breaks). With ``group_chars``, tokens that
+    split a character are grouped under it.
     """
     if show not in ("text", "ids"):
         raise ValueError(f"show must be 'text' or 'ids', got {show!r}")

@@ -70,7 +70,7 @@ def text_and_messages(settings: Settings) -> tuple[TrainingText | None, list[Mes
         sample = get_sample(settings.sample_key)
     except ValueError as error:
         return None, [Message("error", str(error))]
-    return TrainingText(sample.title, sample.text, sample.language, None, "sample"), []
+    return TrainingText(sample.title, sample.text, "sample"), []
 
 
 def current_text() -> TrainingText | None:

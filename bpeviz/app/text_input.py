@@ -18,25 +18,15 @@ MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1024 * 1024
 
 @dataclass(frozen=True)
 class TrainingText:
-    """The text to train on: a name to show, the data, its language if known, and a note.
+    """The text to train on: a name to show, the data, and where it came from.
 
     ``data`` is ``str`` for text and ``bytes`` for an upload that is not valid UTF-8 (trained
-    on its raw bytes). ``note`` says anything the user should know about how it was read.
+    on its raw bytes); the messages that come with it say how it was read.
     """
 
     name: str
     data: str | bytes
-    language: str | None = None
-    note: str | None = None
     source: str = "sample"
-
-    @property
-    def size_bytes(self) -> int:
-        return (
-            len(self.data.encode("utf-8", "surrogateescape"))
-            if isinstance(self.data, str)
-            else len(self.data)
-        )
 
 
 def format_size(size: int) -> str:
@@ -84,7 +74,7 @@ def text_from_paste(text: str | None) -> tuple[TrainingText | None, list[Message
             )
         ]
     messages = [m for m in [_too_short(text)] if m]
-    return TrainingText("Pasted text", text, note=None, source="paste"), messages
+    return TrainingText("Pasted text", text, source="paste"), messages
 
 
 def looks_binary(data: bytes) -> bool:
@@ -149,7 +139,7 @@ def text_from_upload(name: str, data: bytes) -> tuple[TrainingText | None, list[
     messages = [m for m in [_too_short(text)] if m]
     if note:
         messages.append(Message("info", f"{name}: {note}."))
-    return TrainingText(name, text, note=note, source="upload"), messages
+    return TrainingText(name, text, source="upload"), messages
 
 
 def _binary_message(name: str) -> Message:

@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bpeviz.app.marks import MARK_NEW
-from bpeviz.app.spans import esc, id_views, label, quoted, token_label, tokens_html
+from bpeviz.app.spans import esc, id_views, quoted, token_label, tokens_html
 from bpeviz.corpus import END_OF_WORD_ID
-from bpeviz.readable import counted
+from bpeviz.readable import counted, readable
 from bpeviz.tokenizer import Tokenizer, TraceStep
 
 
@@ -116,7 +116,7 @@ def trace_summary_html(word: bytes, trace: Sequence[TraceStep], encoded: Sequenc
     When the encoder took the piece whole (a rank table whose token list holds the whole
     piece, as tiktoken does) and the merges alone would split it otherwise, it says so.
     """
-    name = quoted(label(word))
+    name = quoted(readable(word))
     tokens = counted(len(encoded), "token")
     size = counted(len(word), "byte")
     final = list(trace[-1].tokens_after) if trace else None
