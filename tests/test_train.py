@@ -295,8 +295,8 @@ def test_overlapping_pairs(
 def test_ababab_pair_counts_after_the_first_merge() -> None:
     """(ab,a) is created and destroyed inside the same merge: it must not linger at 0
     (``ababab``), nor be lost when it is created again and kept (``abababa``)."""
-    assert train("ababab", pair_counts(1000).pair_table(1)) == {(256, 256): 2}
-    assert train("abababa", pair_counts(1000).pair_table(1)) == {(256, 256): 2, (256, 97): 1}
+    assert pair_counts(train("ababab", 1000).pair_table(1)) == {(256, 256): 2}
+    assert pair_counts(train("abababa", 1000).pair_table(1)) == {(256, 256): 2, (256, 97): 1}
 
 
 def test_overlaps_are_weighted_by_repeated_words() -> None:
