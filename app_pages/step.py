@@ -10,7 +10,7 @@ import streamlit as st
 from bpeviz.app import tables
 from bpeviz.app.card import merge_card_html, start_card_html
 from bpeviz.app.controls import autoplay_interval, clamp_step, fragment, step_controls
-from bpeviz.app.marks import first_marked, legend_html, new_marks, pair_marks, window
+from bpeviz.app.marks import first_marked, legend_html, step_outline, window
 from bpeviz.app.spans import segment_views, tokens_html
 from bpeviz.app.state import current_settings, current_text, presentation_mode
 from bpeviz.app.training import current_history
@@ -104,28 +104,8 @@ def step_view() -> None:
             )
         else:
             when = "now"
-        if step is not None and when == "Before merge":
-            shown = history.segmentation(k - 1)
-            marks = pair_marks(
-                shown.starts, shown.ends, after.starts, after.ends, after.ids, step.new_id
-            )
-            legend = "pair"
-        elif step is not None:
-            shown, marks, legend = after, new_marks(after.ids, step.new_id), "new"
-        elif merges:
-            following = history.segmentation(1)
-            shown = after
-            marks = pair_marks(
-                after.starts,
-                after.ends,
-                following.starts,
-                following.ends,
-                following.ids,
-                history.steps[0].new_id,
-            )
-            legend = "pair"
-        else:
-            shown, marks, legend = after, new_marks(after.ids, None), None
+        outline = step_outline(history, k, before=when == "Before merge")
+        shown, marks = outline.shown, outline.marks
         lo, hi = window(len(shown), first_marked(marks), WINDOW_TOKENS)
         if (lo, hi) != (0, len(shown)):
             st.caption(
@@ -142,7 +122,7 @@ def step_view() -> None:
             lo=lo,
             hi=hi,
         )
-        show_spans(legend_html(mark=legend, views=views))
+        show_spans(legend_html(mark=outline.legend, views=views))
         show_spans(
             tokens_html(views, marks=marks[lo:hi]), scroll=True, focus=f"{k}-{when}"
         )

@@ -8,10 +8,12 @@ window around the first mark, which :data:`FOCUS_SCRIPT` scrolls into view.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from bpeviz.app.spans import TokenView
+from bpeviz.history import History, Segmentation
 
 MARK_PAIR_START = "ps"  # left token of an occurrence of the pair about to merge
 MARK_PAIR_END = "pe"  # right token of it
@@ -130,3 +132,45 @@ def legend_html(*, mark: str | None, views: Sequence[TokenView] | None = None) -
         )
     items.append("␣ space · ↵ newline · ⇥ tab")
     return '<div class="bpe-legend">' + "".join(f"<span>{item}</span>" for item in items) + "</div>"
+
+
+@dataclass(frozen=True)
+class Outline:
+    """What the Step page draws: the tokens, one mark each, and which legend explains them."""
+
+    shown: Segmentation
+    marks: list[str]
+    legend: str | None  # "pair", "new" or None (nothing outlined)
+
+
+def step_outline(history: History, k: int, *, before: bool) -> Outline:
+    """The tokens shown at step ``k`` and which to outline.
+
+    At a merge (``k >= 1``) the text is shown after it with the new token outlined, or
+    (``before``) just before it with the two halves of each occurrence outlined. At step 0
+    the text is the raw bytes with the pair merge 1 will join outlined, when there is one.
+
+    >>> from bpeviz.history import train
+    >>> history = train("abab", 258)
+    >>> [(o.marks, o.legend) for o in (step_outline(history, k, before=b)
+    ...  for k, b in ((0, False), (1, True), (1, False)))]  # doctest: +NORMALIZE_WHITESPACE
+    [(['ps', 'pe', 'ps', 'pe'], 'pair'), (['ps', 'pe', 'ps', 'pe'], 'pair'),
+     (['new', 'new'], 'new')]
+    """
+    after = history.segmentation(k)
+    if k == 0 and history.merge_count == 0:
+        return Outline(after, new_marks(after.ids, None), None)
+    if k and not before:
+        return Outline(after, new_marks(after.ids, history.steps[k - 1].new_id), "new")
+    # the pair of merge max(k, 1), outlined in the text just before it
+    merge = max(k, 1)
+    shown, following = history.segmentation(merge - 1), history.segmentation(merge)
+    marks = pair_marks(
+        shown.starts,
+        shown.ends,
+        following.starts,
+        following.ends,
+        following.ids,
+        history.steps[merge - 1].new_id,
+    )
+    return Outline(shown, marks, "pair")
