@@ -27,7 +27,9 @@ from typing import Any, TextIO
 from bpeviz.cl100k import CL100K_NAME, Cl100kUnavailable, load_cl100k
 from bpeviz.config import TrainingConfig
 from bpeviz.corpus import build_corpus
-from bpeviz.formats import load_model_file, render_token, to_minbpe_model, to_minbpe_vocab
+from bpeviz.formats import load_model_file
+from bpeviz.formats.common import render_token
+from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History, train
 from bpeviz.merge_rows import merge_row
 from bpeviz.pretokenize import PRETOKENIZERS

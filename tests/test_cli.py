@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from bpeviz import cli
-from bpeviz.formats import to_minbpe_model, to_tiktoken
+from bpeviz.formats.minbpe import to_minbpe_model
+from bpeviz.formats.tiktoken import to_tiktoken
 from bpeviz.history import train
 from bpeviz.samples import get_sample
 

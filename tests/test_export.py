@@ -6,7 +6,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpeviz import formats
 from bpeviz.app.export import (
     PATTERN_CHOICES,
     export_formats,
@@ -16,6 +15,9 @@ from bpeviz.app.export import (
     pattern_description,
     summarize,
 )
+from bpeviz.formats.gpt2 import from_gpt2_files
+from bpeviz.formats.minbpe import from_minbpe_model, to_minbpe_vocab
+from bpeviz.formats.tiktoken import from_tiktoken, to_tiktoken
 from bpeviz.history import train
 from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
@@ -59,17 +61,17 @@ def test_every_format_is_offered_for_a_plain_model(english) -> None:
 
 def test_minbpe_download_round_trips(english) -> None:
     model, vocab = by_title(english.tokenizer)["minbpe .model + .vocab"].files
-    loaded = formats.from_minbpe_model(model.data)
+    loaded = from_minbpe_model(model.data)
     assert loaded.merges == english.tokenizer.merges
     assert loaded.pretokenizer == "gpt4"
-    assert vocab.data.decode("utf-8") == formats.to_minbpe_vocab(english.tokenizer)
+    assert vocab.data.decode("utf-8") == to_minbpe_vocab(english.tokenizer)
     for text in ROUND_TRIP_TEXTS:
         assert loaded.encode(text) == english.tokenizer.encode(text)
 
 
 def test_gpt2_download_round_trips(english) -> None:
     vocab_json, merges_txt = by_title(english.tokenizer)["GPT-2 vocab.json + merges.txt"].files
-    loaded = formats.from_gpt2_files(
+    loaded = from_gpt2_files(
         vocab_json.data, merges_txt.data, pattern=PATTERN_CHOICES["gpt4"]
     )
     assert loaded.vocab == english.tokenizer.vocab
@@ -79,7 +81,7 @@ def test_gpt2_download_round_trips(english) -> None:
 
 def test_tiktoken_download_round_trips(english) -> None:
     (ranks,) = by_title(english.tokenizer)["tiktoken .tiktoken"].files
-    loaded = formats.from_tiktoken(ranks.data)
+    loaded = from_tiktoken(ranks.data)
     assert loaded.vocab == english.tokenizer.vocab
     for text in ROUND_TRIP_TEXTS:
         assert loaded.decode(loaded.encode(text)) == text
@@ -206,7 +208,7 @@ def test_unknown_pattern_choice() -> None:
 
 
 def test_the_chosen_pattern_applies_to_tiktoken_uploads() -> None:
-    ranks = formats.to_tiktoken(Tokenizer.from_merges([(32, 97)])).encode()
+    ranks = to_tiktoken(Tokenizer.from_merges([(32, 97)])).encode()
     assert load_upload([("r.tiktoken", ranks)], pattern="bytes").tokenizer.encode("a a") == [
         97,
         256,

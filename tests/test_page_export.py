@@ -8,8 +8,9 @@ import apptest_support
 import pytest
 from apptest_support import open_page
 
-from bpeviz import formats
 from bpeviz.app.state import KEY_IMPORTED
+from bpeviz.formats.gpt2 import to_gpt2_files
+from bpeviz.formats.minbpe import to_minbpe_model
 from bpeviz.history import train
 
 PAGE = "app_pages/export.py"
@@ -59,7 +60,7 @@ def test_end_of_word_models_explain_why_there_are_no_files() -> None:
 
 def test_uploading_a_model_shows_it_and_offers_it_to_the_tokenize_page() -> None:
     at = open_page(PAGE)
-    model = formats.to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
+    model = to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
     at.file_uploader(key="export_model_files").upload("wiki.model", model).run()
     assert not at.exception
     assert any("Loaded wiki.model as a minbpe .model" in plain(s.value) for s in at.success)
@@ -82,7 +83,7 @@ def test_uploading_a_model_shows_it_and_offers_it_to_the_tokenize_page() -> None
 
 def test_uploading_a_gpt2_pair() -> None:
     at = open_page(PAGE)
-    vocab_json, merges_txt = formats.to_gpt2_files(train("the cat sat", 260).tokenizer)
+    vocab_json, merges_txt = to_gpt2_files(train("the cat sat", 260).tokenizer)
     uploader = at.file_uploader(key="export_model_files")
     uploader.set_value(
         [

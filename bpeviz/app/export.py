@@ -13,8 +13,11 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from bpeviz import formats
 from bpeviz.corpus import BYTE_COUNT
+from bpeviz.formats import load_model_file
+from bpeviz.formats.gpt2 import from_gpt2_files, to_gpt2_files
+from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
+from bpeviz.formats.tiktoken import from_tiktoken, to_tiktoken
 from bpeviz.pretokenize import GPT4_SPLIT_PATTERN, PRETOKENIZER_REGISTRY
 from bpeviz.readable import readable
 from bpeviz.tokenizer import Tokenizer
@@ -147,20 +150,20 @@ def export_formats(tokenizer: Tokenizer, *, stem: str = "bpeviz") -> list[Format
 
 
 def _minbpe_files(tokenizer: Tokenizer, stem: str) -> tuple[Download, ...]:
-    model = formats.to_minbpe_model(tokenizer)
+    model = to_minbpe_model(tokenizer)
     return (
         Download(".model", f"{stem}.model", _utf8(model), "text/plain"),
         Download(
             ".vocab (for reading)",
             f"{stem}.vocab",
-            _utf8(formats.to_minbpe_vocab(tokenizer)),
+            _utf8(to_minbpe_vocab(tokenizer)),
             "text/plain",
         ),
     )
 
 
 def _gpt2_files(tokenizer: Tokenizer, stem: str) -> tuple[Download, ...]:
-    vocab_json, merges_txt = formats.to_gpt2_files(tokenizer)
+    vocab_json, merges_txt = to_gpt2_files(tokenizer)
     return (
         Download("vocab.json", f"{stem}-vocab.json", _utf8(vocab_json), "application/json"),
         Download("merges.txt", f"{stem}-merges.txt", _utf8(merges_txt), "text/plain"),
@@ -168,7 +171,7 @@ def _gpt2_files(tokenizer: Tokenizer, stem: str) -> tuple[Download, ...]:
 
 
 def _tiktoken_files(tokenizer: Tokenizer, stem: str) -> tuple[Download, ...]:
-    ranks = formats.to_tiktoken(tokenizer)
+    ranks = to_tiktoken(tokenizer)
     return (Download(".tiktoken", f"{stem}.tiktoken", _utf8(ranks), "text/plain"),)
 
 
@@ -243,7 +246,7 @@ def _read_upload(files: list[tuple[str, bytes]], pattern: str) -> tuple[Tokenize
                 "two files make a model only as a GPT-2 pair: one vocab.json (.json) and one "
                 "merges.txt (.txt)"
             )
-        tokenizer = formats.from_gpt2_files(by_kind["vocab"], by_kind["merges"], pattern=pattern)
+        tokenizer = from_gpt2_files(by_kind["vocab"], by_kind["merges"], pattern=pattern)
         return tokenizer, "GPT-2 vocab.json + merges.txt"
     if len(files) > 2:
         raise ValueError(
@@ -253,16 +256,16 @@ def _read_upload(files: list[tuple[str, bytes]], pattern: str) -> tuple[Tokenize
     ((name, data),) = files
     lower = name.lower()
     if lower.endswith(".tiktoken"):
-        return formats.from_tiktoken(data, pattern=pattern), "tiktoken .tiktoken"
+        return from_tiktoken(data, pattern=pattern), "tiktoken .tiktoken"
     if lower.endswith(".txt") and not lower.endswith("merges.txt"):
         raise ValueError(
             "a .txt file is read only as GPT-2's merges.txt, together with its vocab.json: "
             "upload both"
         )
-    tokenizer = formats.load_model_file(name, data)
+    tokenizer = load_model_file(name, data)
     kind = "tiktoken .tiktoken" if tokenizer.ranks is not None else "minbpe .model"
     if tokenizer.ranks is not None and pattern != GPT4_SPLIT_PATTERN:
-        tokenizer = formats.from_tiktoken(data, pattern=pattern)
+        tokenizer = from_tiktoken(data, pattern=pattern)
     return tokenizer, kind
 
 
