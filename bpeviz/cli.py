@@ -30,12 +30,12 @@ from bpeviz.corpus import build_corpus
 from bpeviz.formats import load_model_file
 from bpeviz.formats.common import render_token
 from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
-from bpeviz.history import History, train
+from bpeviz.history import History
 from bpeviz.merge_rows import merge_row
 from bpeviz.pretokenize import PRETOKENIZERS
 from bpeviz.tie_rules import TIE_BREAKS
 from bpeviz.tokenizer import Tokenizer
-from bpeviz.trainer import MergeStep, max_useful_vocab_size
+from bpeviz.trainer import MergeStep, max_useful_vocab_size, run_training
 
 EXIT_BAD_INPUT = 2
 SUMMARY_MERGES = 5  # first and last merges shown after training
@@ -263,7 +263,10 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
         raise CliError(" ".join(problems))
     base = config.base_size
     corpus = build_corpus(
-        source, args.pretokenizer, special_tokens=args.special, end_of_word=args.end_of_word
+        source,
+        config.pretokenizer,
+        special_tokens=config.special_tokens,
+        end_of_word=config.end_of_word,
     )
     useful = max_useful_vocab_size(corpus)
     if useful <= base:
@@ -279,16 +282,7 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
         )
     progress = _Progress(sys.stderr)
     try:
-        return train(
-            corpus,
-            args.vocab_size,
-            pretokenizer=args.pretokenizer,
-            tie_break=args.tie_break,
-            special_tokens=args.special,
-            end_of_word=args.end_of_word,
-            min_frequency=args.min_frequency,
-            progress=progress,
-        )
+        return History(run_training(corpus, config, progress=progress))
     finally:
         progress.close()
 

@@ -30,6 +30,12 @@ class TrainingConfig:
     end_of_word: bool = False
     min_frequency: int = 1
 
+    def __post_init__(self) -> None:
+        # A repeated special token counts once and an empty one is dropped, so two spellings
+        # of the same settings are one cache key.
+        specials = tuple(dict.fromkeys(s for s in self.special_tokens if s))
+        object.__setattr__(self, "special_tokens", specials)
+
     @property
     def base_size(self) -> int:
         """Tokens before any merge: 256 bytes, plus ``</w>`` when the marker is on."""

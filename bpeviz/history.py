@@ -20,10 +20,11 @@ from functools import cached_property
 
 import numpy as np
 
+from bpeviz.config import TrainingConfig
 from bpeviz.corpus import Corpus, TextLayout, base_size, text_layout
 from bpeviz.tie_rules import pair_order, tie_rule
 from bpeviz.tokenizer import Tokenizer
-from bpeviz.trainer import NEVER, MergeStep, Pair, TrainingRun, run_training
+from bpeviz.trainer import NEVER, MergeStep, Pair, ProgressCallback, TrainingRun, run_training
 
 
 def bytes_per_token(byte_count: int, token_count: int) -> float:
@@ -65,7 +66,6 @@ class PairTable:
 
     def pairs(self) -> list[Pair]:
         return list(zip(self.lefts.tolist(), self.rights.tolist(), strict=True))
-
 
 
 class History:
@@ -261,19 +261,14 @@ def train(
     end_of_word: bool = False,
     min_frequency: int = 1,
     pattern: str | None = None,
-    progress=None,
+    progress: ProgressCallback | None = None,
 ) -> History:
-    """Train BPE and return its full :class:`History` (see :func:`bpeviz.trainer.run_training`)."""
-    return History(
-        run_training(
-            source,
-            vocab_size,
-            pretokenizer=pretokenizer,
-            tie_break=tie_break,
-            special_tokens=special_tokens,
-            end_of_word=end_of_word,
-            min_frequency=min_frequency,
-            pattern=pattern,
-            progress=progress,
-        )
+    """Train BPE and return its full :class:`History` (see :func:`bpeviz.trainer.run_training`).
+
+    Repeated special tokens count once; an empty one is dropped.
+    """
+    specials = tuple(dict.fromkeys(s for s in special_tokens if s))
+    config = TrainingConfig(
+        vocab_size, pretokenizer, tie_break, specials, end_of_word, min_frequency
     )
+    return History(run_training(source, config, pattern=pattern, progress=progress))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import gc
 import heapq
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -112,50 +112,47 @@ def max_useful_vocab_size(corpus: Corpus) -> int:
 
 def run_training(
     source: str | bytes | Corpus,
-    vocab_size: int,
+    config: TrainingConfig,
     *,
-    pretokenizer: str = "bytes",
-    tie_break: str = "first",
-    special_tokens: Iterable[str] = (),
-    end_of_word: bool = False,
-    min_frequency: int = 1,
     pattern: str | None = None,
     progress: ProgressCallback | None = None,
 ) -> TrainingRun:
-    """Train BPE on ``source`` up to ``vocab_size`` (bytes + merges; specials come after).
+    """Train BPE on ``source`` up to ``config.vocab_size`` (bytes + merges; specials after).
 
-    Raises ``ValueError`` with a message saying how to fix the input when the settings make
-    no sense. Stopping early is not an error: ``stop_reason`` says why it stopped.
+    Raises ``ValueError`` with :meth:`TrainingConfig.problems` when the settings make no
+    sense. Stopping early is not an error: ``stop_reason`` says why it stopped. A ``Corpus``
+    as ``source`` is used as it is (built once by a caller that needed it first, the CLI).
     """
-    specials = tuple(dict.fromkeys(s for s in special_tokens if s))
-    config = TrainingConfig(
-        vocab_size, pretokenizer, tie_break, specials, end_of_word, min_frequency
-    )
     problems = config.problems()
     if problems:
         raise ValueError(" ".join(problems))
-    base = config.base_size
-    if isinstance(source, Corpus):
-        corpus = source  # built once by a caller that needed it first (the CLI's checks)
-    else:
-        corpus = build_corpus(
-            source, pretokenizer, special_tokens=specials, end_of_word=end_of_word, pattern=pattern
+    base, specials = config.base_size, config.special_tokens
+    corpus = (
+        source
+        if isinstance(source, Corpus)
+        else build_corpus(
+            source,
+            config.pretokenizer,
+            special_tokens=specials,
+            end_of_word=config.end_of_word,
+            pattern=pattern,
         )
+    )
     if not corpus.text:
         raise ValueError("the text is empty: paste or upload some text to train on")
 
     with _gc_paused():
-        trainer = _IncrementalTrainer(corpus, base, tie_break)
-        steps, stop_reason = trainer.run(vocab_size - base, min_frequency, progress)
+        trainer = _IncrementalTrainer(corpus, base, config.tie_break)
+        steps, stop_reason = trainer.run(config.vocab_size - base, config.min_frequency, progress)
         death = np.array(trainer.death, dtype=np.int32)
         del trainer  # freed by reference counting, before the collector is back
     return TrainingRun(
         corpus=corpus,
-        pretokenizer=pretokenizer,
+        pretokenizer=config.pretokenizer,
         pattern=pattern,
-        tie_break=tie_break,
+        tie_break=config.tie_break,
         special_tokens=specials,
-        requested_vocab_size=vocab_size,
+        requested_vocab_size=config.vocab_size,
         steps=tuple(steps),
         stop_reason=stop_reason,
         death=death,

@@ -18,9 +18,10 @@ import streamlit as st
 from bpeviz.app.settings import Message, Settings, check_settings, outcome_messages
 from bpeviz.app.state import current_settings, text_and_messages
 from bpeviz.app.widgets import show_messages
-from bpeviz.history import History, train
+from bpeviz.history import History
 from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
+from bpeviz.trainer import run_training
 
 PROGRESS_AFTER_SECONDS = 0.3
 
@@ -62,15 +63,7 @@ def _train_with_progress(data: str | bytes, settings: Settings) -> History:
         bar.progress(min(done / max(total, 1), 1.0), text=f"Training: merge {done:,} of {total:,}")
 
     try:
-        return train(
-            data,
-            settings.vocab_size,
-            pretokenizer=settings.pretokenizer,
-            tie_break=settings.tie_break,
-            special_tokens=settings.special_tokens,
-            end_of_word=settings.end_of_word,
-            progress=progress,
-        )
+        return History(run_training(data, settings.config(), progress=progress))
     finally:
         if bar is not None:
             bar.empty()
