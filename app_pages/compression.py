@@ -39,19 +39,16 @@ with left:
         help="One training run per sample (gpt4 pre-tokenizer, tie rule first); every smaller "
         "vocab size on the chart is a prefix of its merges, so nothing is retrained per point.",
     )
+LINE_TOGGLES = (
+    ("Other-language lines", "compression_cross",
+     "Encodes the other sample at about 20 vocab sizes (the dashed lines)."),
+    ("cl100k_base lines", "compression_cl100k",
+     "GPT-4's tokenizer (100,256 tokens) on the same two texts, for scale."),
+)  # fmt: skip
 with right:
-    cross = st.toggle(
-        "Other-language lines",
-        value=True,
-        key="compression_cross",
-        help="Encodes the other sample at about 20 vocab sizes (the dashed lines).",
-    )
-    reference = st.toggle(
-        "cl100k_base lines",
-        value=True,
-        key="compression_cl100k",
-        help="GPT-4's tokenizer (100,256 tokens) on the same two texts, for scale.",
-    )
+    cross, reference = [
+        st.toggle(label, value=True, key=key, help=text) for label, key, text in LINE_TOGGLES
+    ]
 
 with st.spinner("Training on the English and Japanese samples…"):
     histories = {

@@ -6,7 +6,7 @@ opens that sample with its own settings.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bpeviz.app.settings import (
@@ -96,18 +96,17 @@ def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Me
     def ignored(key: str, why: str) -> None:
         messages.append(Message("warning", f"The link's {key}={params[key]!r} {why}; ignored."))
 
-    source = params.get(KEY_SOURCE)
-    if source is not None:
-        if source in SOURCES:
-            state[KEY_SOURCE] = source
+    def choose(key: str, choices: Sequence[str], why: str) -> None:
+        value = params.get(key)
+        if value is None:
+            return
+        if value in choices:
+            state[key] = value
         else:
-            ignored(KEY_SOURCE, f"is not one of {', '.join(SOURCES)}")
-    sample = params.get(KEY_SAMPLE)
-    if sample is not None:
-        if sample in sample_keys():
-            state[KEY_SAMPLE] = sample
-        else:
-            ignored(KEY_SAMPLE, f"is not a bundled sample ({', '.join(sample_keys())})")
+            ignored(key, why)
+
+    choose(KEY_SOURCE, SOURCES, f"is not one of {', '.join(SOURCES)}")
+    choose(KEY_SAMPLE, sample_keys(), f"is not a bundled sample ({', '.join(sample_keys())})")
     state.update(_baseline(state))
     vocab = params.get(KEY_VOCAB)
     if vocab is not None:
@@ -116,12 +115,7 @@ def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Me
         except ValueError:
             ignored(KEY_VOCAB, "is not a whole number")
     for key, choices in ((KEY_PRETOKENIZER, PRETOKENIZERS), (KEY_TIE_BREAK, TIE_BREAKS)):
-        value = params.get(key)
-        if value is not None:
-            if value in choices:
-                state[key] = value
-            else:
-                ignored(key, f"is not one of {', '.join(choices)}")
+        choose(key, choices, f"is not one of {', '.join(choices)}")
     eow = params.get(KEY_END_OF_WORD)
     if eow is not None:
         if eow.lower() in ("1", "true", "0", "false"):

@@ -6,21 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from bpeviz.app import settings as cfg
 from bpeviz.app.links import MAX_LINK_TEXT_CHARS, query_from_state
-from bpeviz.app.settings import (
-    KEY_END_OF_WORD,
-    KEY_PASTE,
-    KEY_PRETOKENIZER,
-    KEY_SAMPLE,
-    KEY_SOURCE,
-    KEY_SPECIALS,
-    KEY_TIE_BREAK,
-    KEY_VOCAB,
-    SOURCE_LABELS,
-    SOURCES,
-    STATE_KEYS,
-    suggested_state,
-)
 from bpeviz.app.state import KEY_PLAYING, KEY_PRESENT, KEY_STEP, KEY_UPLOAD_WIDGET, KEY_UPLOADED
 from bpeviz.app.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB, format_size
 from bpeviz.app.widgets import caption
@@ -36,8 +23,8 @@ def _apply_sample_suggestions() -> None:
     It also starts at step 0 with autoplay off: a teacher switching to the ties example wants
     to land before its tie, not at whatever step the last sample was on.
     """
-    sample = get_sample(st.session_state[KEY_SAMPLE])
-    for key, value in suggested_state(sample).items():
+    sample = get_sample(st.session_state[cfg.KEY_SAMPLE])
+    for key, value in cfg.suggested_state(sample).items():
         st.session_state[key] = value
     st.session_state[KEY_STEP] = 0
     st.session_state[KEY_PLAYING] = False
@@ -64,34 +51,34 @@ def sidebar() -> None:
         )
         st.radio(
             "Training text",
-            SOURCES,
-            format_func=SOURCE_LABELS.__getitem__,
-            key=KEY_SOURCE,
+            cfg.SOURCES,
+            format_func=cfg.SOURCE_LABELS.__getitem__,
+            key=cfg.KEY_SOURCE,
             horizontal=True,
         )
-        source = state[KEY_SOURCE]
+        source = state[cfg.KEY_SOURCE]
         if source == "sample":
             st.selectbox(
                 "Sample",
                 list(samples),
                 format_func=lambda key: samples[key].title,
-                key=KEY_SAMPLE,
+                key=cfg.KEY_SAMPLE,
                 on_change=_apply_sample_suggestions,
                 persist_state="session",
                 help="Choosing a sample also applies the settings it is meant to be seen with.",
             )
-            st.caption(samples[state[KEY_SAMPLE]].description)
+            st.caption(samples[state[cfg.KEY_SAMPLE]].description)
         elif source == "paste":
             st.text_area(
                 "Your text",
-                key=KEY_PASTE,
+                key=cfg.KEY_PASTE,
                 height=150,
                 persist_state="session",
                 placeholder="Paste or type the text to train on…",
                 help=f"Up to {format_size(MAX_PASTE_BYTES)}. Texts of up to "
                 f"{MAX_LINK_TEXT_CHARS:,} characters are kept in the page's link.",
             )
-            if len(state.get(KEY_PASTE) or "") > MAX_LINK_TEXT_CHARS:
+            if len(state.get(cfg.KEY_PASTE) or "") > MAX_LINK_TEXT_CHARS:
                 st.caption(
                     f"This text is longer than {MAX_LINK_TEXT_CHARS:,} characters, so "
                     "the page's link does not include it."
@@ -111,7 +98,7 @@ def sidebar() -> None:
                 caption(f"Using {stored[0]} ({format_size(len(stored[1]))}).")
         st.number_input(
             "Vocab size",
-            key=KEY_VOCAB,
+            key=cfg.KEY_VOCAB,
             min_value=1,
             step=1,
             help="256 byte tokens plus one per merge (plus the </w> marker when it is on). "
@@ -120,27 +107,27 @@ def sidebar() -> None:
         st.selectbox(
             "Pre-tokenizer",
             PRETOKENIZERS,
-            key=KEY_PRETOKENIZER,
+            key=cfg.KEY_PRETOKENIZER,
             format_func=lambda name: f"{name}: {PRETOKENIZER_REGISTRY[name].help}",
             help="How the text is cut into pieces first; merges never cross a piece boundary.",
         )
         st.selectbox(
             "Tie rule",
             TIE_BREAKS,
-            key=KEY_TIE_BREAK,
+            key=cfg.KEY_TIE_BREAK,
             help="When several pairs share the top count, this picks one: "
             + "; ".join(f"**{rule.name}**: {rule.description}" for rule in TIE_RULES.values()),
         )
         st.text_input(
             "Special tokens",
-            key=KEY_SPECIALS,
+            key=cfg.KEY_SPECIALS,
             placeholder="none (e.g. <|endoftext|>)",
             help="Separated by spaces or commas. A special token is never split or merged.",
         )
         st.checkbox(
             "</w> end-of-word marker",
-            key=KEY_END_OF_WORD,
-            disabled=state[KEY_PRETOKENIZER] != "words",
+            key=cfg.KEY_END_OF_WORD,
+            disabled=state[cfg.KEY_PRETOKENIZER] != "words",
             help="Sennrich et al.'s marker at the end of every word (words pre-tokenizer only).",
         )
     _write_link()
@@ -149,7 +136,7 @@ def sidebar() -> None:
 def _write_link() -> None:
     """Put the settings into the URL: set what changed, drop what is back to its default."""
     wanted = query_from_state(st.session_state)
-    for key in STATE_KEYS:
+    for key in cfg.STATE_KEYS:
         if key in wanted:
             if st.query_params.get(key) != wanted[key]:
                 st.query_params[key] = wanted[key]
