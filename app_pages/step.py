@@ -7,7 +7,7 @@ will join outlined.
 
 import streamlit as st
 
-from bpeviz.app import tables
+from bpeviz.app import charts, tables
 from bpeviz.app.card import merge_card_html, start_card_html
 from bpeviz.app.controls import autoplay_interval, clamp_step, fragment, step_controls
 from bpeviz.app.marks import first_marked, legend_html, step_outline, window
@@ -171,7 +171,7 @@ def step_view() -> None:
         else:
             st.caption("No pairs: every piece of the text is a single token.")
         if merges:
-            spec = tables.token_count_spec(history, k, projector=presentation_mode())
+            spec = charts.token_count_spec(history, k, projector=presentation_mode())
             st.vega_lite_chart(spec=spec, width="stretch")
 
     if projector:

@@ -16,17 +16,13 @@ What is left out: the big comparison charts (``bpeviz.app.charts``) and HTML (``
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import regex
 
-from bpeviz.app import charts
 from bpeviz.app.spans import token_label
 from bpeviz.history import History, PairTable, bytes_per_token
 from bpeviz.merge_rows import MERGE_COLUMNS, merge_rows
@@ -137,90 +133,6 @@ def merge_frame(
 def merge_csv(history: History, k: int | None = None) -> bytes:
     """:func:`merge_frame` as UTF-8 CSV bytes (a header row, then one row per merge)."""
     return merge_frame(history, k).to_csv(index=False).encode("utf-8")
-
-
-def token_count_frame(history: History, *, max_points: int = 1500) -> pd.DataFrame:
-    """``step``, ``tokens`` and ``bytes_per_token`` for the chart, at most ``max_points`` rows.
-
-    Long histories are sampled evenly (the first and last step always included).
-    """
-    total = history.merge_count
-    if total + 1 <= max_points:
-        steps = list(range(total + 1))
-    else:
-        steps = sorted(set(np.linspace(0, total, max_points).round().astype(int).tolist()))
-    tokens = [history.token_count(k) for k in steps]
-    size = len(history.text)
-    return pd.DataFrame(
-        {
-            "step": steps,
-            "tokens": tokens,
-            "bytes_per_token": [bytes_per_token(size, t) for t in tokens],
-        }
-    )
-
-
-MARKER_DATA = "step_k"  # the name of the one-row data set the rule and the dot at step k draw
-_BASE_SPECS: weakref.WeakKeyDictionary[History, dict[bool, dict[str, Any]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def token_count_spec(history: History, k: int, *, projector: bool = False) -> dict[str, Any]:
-    """Tokens in the whole text after each merge, with a rule and a dot at step ``k``.
-
-    A Vega-Lite spec (for ``st.vega_lite_chart``). Building and validating the Altair chart
-    costs ~25 ms, the largest part of a "Next step" click; only the marker moves from step to
-    step, so the spec is built once per history (and type size, ``projector``) and each call
-    copies it with the marker's one row swapped in.
-    """
-    specs = _BASE_SPECS.setdefault(history, {})
-    if projector not in specs:
-        chart = _token_count_chart(history)
-        specs[projector] = (charts.projector_type(chart) if projector else chart).to_dict()
-    base = specs[projector]
-    here = [{"step": k, "tokens": history.token_count(k)}]
-    layers = [
-        {**layer, "data": {"name": MARKER_DATA, "values": here}}
-        if layer.get("data", {}).get("name") == MARKER_DATA
-        else layer
-        for layer in base["layer"]
-    ]
-    return {**base, "layer": layers}
-
-
-def _token_count_chart(history: History, *, height: int = 180) -> alt.LayerChart:
-    frame = token_count_frame(history)
-    here = alt.InlineData(values=[{"step": 0, "tokens": history.token_count(0)}], name=MARKER_DATA)
-    # Whole numbers on both axes (3 merges must not read 0.5, 1.0, ...), and tokens from 0
-    # so the drop is drawn to scale.
-    x = alt.X(
-        "step:Q",
-        title="step (merges done)",
-        scale=alt.Scale(nice=False),
-        axis=alt.Axis(tickMinStep=1, format="d"),
-    )
-    y = alt.Y("tokens:Q", title="tokens", axis=alt.Axis(tickMinStep=1, format=",d"))
-    line = (
-        alt.Chart(frame)
-        .mark_line(color="#0072B2", strokeWidth=2)
-        .encode(
-            x=x,
-            y=y,
-            tooltip=[
-                alt.Tooltip("step:Q", title="step"),
-                alt.Tooltip("tokens:Q", title="tokens", format=","),
-                alt.Tooltip("bytes_per_token:Q", title="bytes per token", format=".2f"),
-            ],
-        )
-    )
-    rule = alt.Chart(here).mark_rule(color="#D55E00", strokeWidth=2).encode(x="step:Q")
-    dot = (
-        alt.Chart(here)
-        .mark_point(color="#D55E00", filled=True, size=90)
-        .encode(x="step:Q", y="tokens:Q", tooltip=["step:Q", alt.Tooltip("tokens:Q", format=",")])
-    )
-    return alt.layer(line, rule, dot).properties(height=height)
 
 
 @dataclass(frozen=True)
