@@ -1,17 +1,17 @@
-"""Tables (pandas DataFrames), CSV payloads and the small Altair chart of the Step page.
+"""Tables (pandas DataFrames) and CSV payloads of the Step, Tokenize and Export pages.
 
 Pure functions over a :class:`~bpeviz.history.History` or a tokenizer; the pages only hand
-them to ``st.dataframe``, ``st.download_button`` and ``st.vega_lite_chart``. Token text in every
-table is the readable form (``␣the``, ``<E3><81>``), so whitespace and broken characters
-are visible in a table cell too.
+them to ``st.dataframe`` and ``st.download_button``. Token text in every table is the
+readable form (``␣the``, ``<E3><81>``), so whitespace and broken characters are visible in a
+table cell too.
 
 - :func:`pair_frame`: the pair counts at one step, best first, the chosen pair and ties
   flagged (:func:`pair_csv` for the whole table);
-- :func:`vocab_frame`: the tokens learned so far (:func:`history_csv` for the merges);
-- :func:`token_count_frame` / :func:`token_count_spec`: tokens in the text against the step;
+- :func:`merge_frame`: the merges so far, one :mod:`bpeviz.merge_rows` row each
+  (:func:`merge_csv` for the file);
 - :func:`text_stats` and :func:`distinct_chunks`: what the Tokenize page counts and lists.
 
-What is left out: the big comparison charts (``bpeviz.app.charts``) and HTML (``bpeviz.app.spans``).
+What is left out: the charts (:mod:`bpeviz.app.charts`) and HTML (:mod:`bpeviz.app.spans`).
 """
 
 from __future__ import annotations
