@@ -72,6 +72,8 @@ if history is not None:
         width="stretch",
         height=260,
         column_config=tables.MERGE_LABELS,
+        # the CSV also holds the token's hex and the tied pairs' ids; on the page they add width
+        column_order=[c for c in frame.columns if c not in ("token_hex", "tied_ids")],
     )
 
 # ---- upload -----------------------------------------------------------------------------
