@@ -5,7 +5,7 @@ import inspect
 import streamlit as st
 
 from bpeviz import textbook
-from bpeviz.about import samples_frame
+from bpeviz.app.about import samples_frame
 
 st.title("About bpeviz")
 

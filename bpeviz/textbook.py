@@ -27,10 +27,10 @@ from itertools import pairwise
 import regex
 
 from bpeviz.pretokenize import END_OF_WORD, SPLIT_PATTERNS
+from bpeviz.tie_rules import TIE_BREAKS
 
 Pair = tuple[int, int]
 END_OF_WORD_ID = 256  # the ``</w>`` marker: one more base symbol, after the 256 bytes
-TIE_RULES = ("first", "lexmin", "lexmax")
 
 
 def get_stats(ids: Sequence[int], counts: dict[Pair, int] | None = None) -> dict[Pair, int]:
@@ -83,7 +83,7 @@ def best_pair(counts: dict[Pair, int], rule: str = "first") -> Pair:
         return min(tied)
     if rule == "lexmax":
         return max(tied)
-    raise ValueError(f"unknown tie rule {rule!r}: choose one of {', '.join(TIE_RULES)}")
+    raise ValueError(f"unknown tie rule {rule!r}: choose one of {', '.join(TIE_BREAKS)}")
 
 
 def ranked_pairs(counts: dict[Pair, int], rule: str = "first") -> list[Pair]:
@@ -98,7 +98,7 @@ def ranked_pairs(counts: dict[Pair, int], rule: str = "first") -> list[Pair]:
         return sorted(counts, key=lambda pair: (-counts[pair], pair))
     if rule == "lexmax":
         return sorted(counts, key=lambda pair: (-counts[pair], -pair[0], -pair[1]))
-    raise ValueError(f"unknown tie rule {rule!r}: choose one of {', '.join(TIE_RULES)}")
+    raise ValueError(f"unknown tie rule {rule!r}: choose one of {', '.join(TIE_BREAKS)}")
 
 
 # ---- cutting a text into pieces --------------------------------------------------------------
