@@ -87,7 +87,9 @@ class Student:
 
     ``page`` is the page's URL path (``""`` for the Step page, ``"tokenize"``...) and
     ``query`` its query string without ``?`` (the settings and the step, as a link holds
-    them). Use it as ``async with Student(...) as student: run = await student.open()``.
+    them); ``headers`` go with the WebSocket's opening request (a cookie, say), and
+    ``upgrade_headers`` keeps the answer's. Use it as
+    ``async with Student(...) as student: run = await student.open()``.
     """
 
     base_url: str
@@ -99,6 +101,7 @@ class Student:
     page_script_hash: str = ""
     runs: list[Run] = field(default_factory=list)
     values: dict[str, WidgetState] = field(default_factory=dict)
+    upgrade_headers: dict[str, str] = field(default_factory=dict)
     _socket: ClientConnection | None = None
 
     async def __aenter__(self) -> Student:
@@ -123,11 +126,14 @@ class Student:
         self._socket = await connect(
             uri,
             subprotocols=["streamlit"],  # type: ignore[list-item]
+            origin=f"{parts.scheme}://{parts.netloc}",  # type: ignore[arg-type]  # as a page does
             additional_headers=self.headers,
             proxy=None,  # loopback: never through a proxy from the environment
             max_size=None,  # a page's spans can be several MB
             open_timeout=timeout,
         )
+        if self._socket.response is not None:  # the server's (or a proxy's) 101 answer
+            self.upgrade_headers = {k.lower(): v for k, v in self._socket.response.headers.items()}
         return await self._rerun(started=started, timeout=timeout)
 
     async def click(self, key: str, timeout: float = RUN_TIMEOUT_SECONDS) -> Run:
