@@ -26,16 +26,20 @@ Scenarios (each on a fresh ``streamlit run app.py`` on a free loopback port):
 
 Prints the figures and a verdict per target; exits 1 on a miss or when any student saw a
 wrong view, an exception or an error box, 2 when it cannot run. ``--quick`` scales everything
-down for a smoke run (figures not comparable with the targets). The machine is shared: other
+down for a smoke run (figures not comparable with the targets); ``--workers N`` runs the class
+against ``make serve``'s set-up instead (N processes behind nginx; memory and CPU are those of
+all of them). The machine is shared: other
 processes on the two cores skew every figure, so say what else ran when quoting them.
 
     .venv/bin/python benchmarks/classroom_load.py [--quick] [--scenario arrive|settings|all]
+        [--students 100] [--steps 10] [--setting-students 30] [--minutes 2] [--workers 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import os
 import random
 import statistics
@@ -43,6 +47,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -79,40 +84,61 @@ VOCAB_SIZES = tuple(range(300, 1601, 25))
 # ---- measuring the server -----------------------------------------------------------------
 
 
-def tree_rss_mb(pid: int) -> float:
-    """Resident memory of a process and all its descendants, in MB (0 once it is gone)."""
-    total, pending = 0, [pid]
+def process_tree(roots: list[int]) -> list[int]:
+    """These processes and all their descendants (those still alive)."""
+    found, pending = [], list(roots)
     while pending:
         current = pending.pop()
         try:
-            status = Path(f"/proc/{current}/status").read_text()
             for task in Path(f"/proc/{current}/task").iterdir():
                 pending += [int(child) for child in (task / "children").read_text().split()]
         except OSError:
             continue
-        for line in status.splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1])
+        found.append(current)
+    return found
+
+
+def tree_rss_mb(roots: list[int]) -> float:
+    """Resident memory of the processes and their descendants, in MB."""
+    total = 0
+    for pid in process_tree(roots):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        total += sum(int(line.split()[1]) for line in status.splitlines() if line[:6] == "VmRSS:")
     return total / 1024
+
+
+def tree_cpu_seconds(roots: list[int]) -> float:
+    """CPU time (user + system) the processes and their descendants have used so far."""
+    total = 0
+    for pid in process_tree(roots):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 class RssSampler:
     """Samples :func:`tree_rss_mb` in a thread until stopped; keeps the peak."""
 
-    def __init__(self, pid: int) -> None:
-        self.pid, self.peak, self.first = pid, 0.0, tree_rss_mb(pid)
+    def __init__(self, roots: list[int]) -> None:
+        self.roots, self.peak, self.first = roots, 0.0, tree_rss_mb(roots)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while not self._stop.wait(RSS_EVERY_SECONDS):
-            self.peak = max(self.peak, tree_rss_mb(self.pid))
+            self.peak = max(self.peak, tree_rss_mb(self.roots))
 
     def stop(self) -> float:
         self._stop.set()
         self._thread.join()
-        self.peak = max(self.peak, tree_rss_mb(self.pid))
+        self.peak = max(self.peak, tree_rss_mb(self.roots))
         return self.peak
 
 
@@ -450,32 +476,70 @@ def verdict(name: str, measured: float, target: float, unit: str, misses: list[s
     )
 
 
+@dataclass
+class Served:
+    """The app under test: one ``streamlit run``, or ``--workers`` of them behind nginx."""
+
+    url: str
+    pids: list[int]
+    stop: Callable[[], None]
+
+    def healthy(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=10) as answer:
+                return bool(answer.read().strip() == b"ok")
+        except OSError:
+            return False
+
+
+def serve_app(harness: ModuleType, workers: int) -> Served:
+    if workers == 1:
+        log = Path(tempfile.mkdtemp(prefix="bpeviz-classroom-")) / "server.log"
+        server = harness.start_server(log)
+        return Served(server.url, [server.pid], lambda: harness.stop_server(server))
+    serve = load_serve()
+    cluster = serve.start(workers, port=serve.free_port(), address="127.0.0.1")
+    return Served(cluster.url, cluster.pids, lambda: serve.stop(cluster))
+
+
+def load_serve() -> ModuleType:
+    """``scripts/serve.py`` (``make serve``): workers behind nginx."""
+    spec = importlib.util.spec_from_file_location("bpeviz_serve", ROOT / "scripts" / "serve.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def run_scenario(
     harness: ModuleType,
+    workers: int,
     title: str,
     students: Callable[[str, Classroom], Awaitable[None]],
     browser_after: float | None,
 ) -> tuple[Classroom, BrowserCheck | None, tuple[float, float]]:
-    log = Path(tempfile.mkdtemp(prefix="bpeviz-classroom-")) / "server.log"
-    server = harness.start_server(log)
+    served = serve_app(harness, workers)
     room = Classroom()
-    print(f"\n{title} (server {server.url}, pid {server.pid})")
+    behind = "" if workers == 1 else f", {workers} workers behind nginx"
+    print(f"\n{title} (server {served.url}{behind})")
     try:
-        rss = RssSampler(server.pid)
-        cpu, began, own = server.cpu_seconds(), time.perf_counter(), time.process_time()
+        rss = RssSampler(served.pids)
+        began, own = time.perf_counter(), time.process_time()
+        cpu = tree_cpu_seconds(served.pids)
         use_browser = harness if browser_after is not None else None
         check = asyncio.run(
             with_browser(
-                use_browser, server.url, browser_after or 0, lambda: students(server.url, room)
+                use_browser, served.url, browser_after or 0, lambda: students(served.url, room)
             )
         )
-        wall, cpu = time.perf_counter() - began, server.cpu_seconds() - cpu
+        wall, cpu = time.perf_counter() - began, tree_cpu_seconds(served.pids) - cpu
         own = time.process_time() - own
         peak = rss.stop()
-        if not server.healthy():
+        if not served.healthy():
             room.errors.append("the server did not answer its health check afterwards")
     finally:
-        harness.stop_server(server)
+        served.stop()
     room.errors += [e for e in map(check_view, room.seen) if e]
     report(room, wall, cpu, (rss.first, peak))
     print(f"  the simulated students used {own:.1f} s of CPU themselves (same two cores)")
@@ -500,6 +564,7 @@ def main() -> int:
     parser.add_argument("--change-every", type=float, default=60.0, help="seconds")
     parser.add_argument("--minutes", type=float, default=2.0, help="length of scenario 3")
     parser.add_argument("--seed", type=int, default=9)
+    parser.add_argument("--workers", type=int, default=1, help="> 1: behind nginx (make serve)")
     parser.add_argument("--no-browser", action="store_true", help="students only")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 20 and 6 students")
     args = parser.parse_args()
@@ -534,6 +599,7 @@ def main() -> int:
 
         room, check, (_, peak) = run_scenario(
             harness,
+            args.workers,
             f"1. {args.students} students arrive over {args.arrival:g} s on the default sample, "
             f"then click Next {args.steps} times, {THINK_SECONDS[0]:g}-{THINK_SECONDS[1]:g} s "
             "apart",
@@ -583,6 +649,7 @@ def main() -> int:
 
         room, _, _ = run_scenario(
             harness,
+            args.workers,
             f"3. {len(choices)} students on {len(choices)} different settings, each changing "
             f"one every {args.change_every:g} s ({changes} changes each), stepping in between",
             settings,
