@@ -183,6 +183,11 @@ class Student:
         """The bodies of every ``st.html`` element on the page, in page order."""
         return [d.element.body for _, d in sorted(self.drawn.items()) if d.kind == "html"]
 
+    def components(self) -> list[Any]:
+        """Custom components on the page (``st.components.v2``): drawn by their own JavaScript
+        in the browser, from the data the server sent (``.component_name``, ``.json``)."""
+        return [d.element for _, d in sorted(self.drawn.items()) if d.kind == "bidi_component"]
+
     def shown(self) -> Shown | None:
         """The Step page's merge card, or ``None`` when the page shows none."""
         for body in self.html():
