@@ -130,6 +130,7 @@ class Student:
             additional_headers=self.headers,
             proxy=None,  # loopback: never through a proxy from the environment
             max_size=None,  # a page's spans can be several MB
+            ping_interval=None,  # a browser's WebSocket sends no pings of its own
             open_timeout=timeout,
         )
         if self._socket.response is not None:  # the server's (or a proxy's) 101 answer
