@@ -28,8 +28,8 @@ Prints the figures and a verdict per target; exits 1 on a miss or when any stude
 wrong view, an exception or an error box, 2 when it cannot run. ``--quick`` scales everything
 down for a smoke run (figures not comparable with the targets); ``--workers N`` runs the class
 against ``make serve``'s set-up instead (N processes behind nginx; memory and CPU are those of
-all of them). The machine is shared: other
-processes on the two cores skew every figure, so say what else ran when quoting them.
+all of them). The machine is shared: other processes on the two cores skew every figure, so
+say what else ran when quoting them.
 
     .venv/bin/python benchmarks/classroom_load.py [--quick] [--scenario arrive|settings|all]
         [--students 100] [--steps 10] [--setting-students 30] [--minutes 2] [--workers 1]
@@ -349,9 +349,9 @@ async def change_setting(
             f"tie rule {tie}",
         )
     sample = next(s for s in SAMPLES if s != choice.sample)
-    label = next(o for o in student.widget("sample").options if o == get_sample(sample).title)
-    # A new sample brings its own suggested settings (and step 0): see bpeviz.ui.
-    return await student.set_value("sample", label), Choice(sample), f"sample {sample}"
+    # The picker shows titles; a new sample brings its own suggested settings and step 0.
+    run = await student.set_value("sample", get_sample(sample).title)
+    return run, Choice(sample), f"sample {sample}"
 
 
 async def changing_student(
