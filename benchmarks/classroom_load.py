@@ -47,7 +47,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -493,7 +492,7 @@ class Served:
 
     def healthy(self) -> bool:
         try:
-            with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=10) as answer:
+            with load_serve().open_direct(f"{self.url}/_stcore/health") as answer:
                 return bool(answer.read().strip() == b"ok")
         except OSError:
             return False

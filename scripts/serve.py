@@ -32,12 +32,20 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "scripts" / "nginx.conf.template"
 STREAMLIT_CONFIG = ROOT / ".streamlit" / "config.toml"
 NGINX = Path("/usr/sbin/nginx")
 START_SECONDS = 90.0
+# Loopback requests go straight to the socket, never through a proxy set in the environment.
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def open_direct(request: str | urllib.request.Request, timeout: float = 10) -> Any:
+    """``urlopen`` without the environment's proxies (for the loopback addresses here)."""
+    return _DIRECT.open(request, timeout=timeout)
 
 
 @dataclass
@@ -112,7 +120,7 @@ def nginx_config(*, run_dir: Path, listen: str, worker_addresses: list[str]) -> 
 
 def _answers(url: str) -> bool:
     try:
-        with urllib.request.urlopen(url, timeout=5) as response:
+        with open_direct(url, timeout=5) as response:
             return bool(response.read().decode("utf-8", "replace").strip() == "ok")
     except (OSError, urllib.error.URLError):
         return False

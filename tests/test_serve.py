@@ -93,7 +93,7 @@ def get_page(url: str, cookie: str | None = None) -> tuple[str | None, str]:
     request = urllib.request.Request(
         url, headers={"Cookie": f"{COOKIE}={cookie}"} if cookie else {}
     )
-    with urllib.request.urlopen(request, timeout=30) as response:
+    with serve.open_direct(request, timeout=30) as response:
         assert response.status == 200
         assert "<html" in response.read(4096).decode("utf-8", "replace").lower()
         given = SimpleCookie()
