@@ -17,10 +17,12 @@ merge, not a neighbour's.
 
 Left out on purpose: drawing (no layout, no JavaScript: the one real browser of the
 benchmark measures that), the static files (HTML, JS; a browser caches them), the message
-cache (the student reports no cached messages, so it receives every message in full), and
-widgets this app does not use. Like the browser, the student sends the value of every widget
-on the page with each rerun (its default, what the server last set, or what the student
-chose): a widget left out would fall back to its default.
+cache (the student reports no cached messages, so it receives every message in full), the
+link updates a browser makes by itself when a widget bound to a query parameter changes (the
+URL changes the server sends are kept), and widgets this app does not use. Like the browser,
+the student sends the value of every widget on the page with each rerun (its default, what
+the server last set, or what the student chose): a widget left out would fall back to its
+default.
 """
 
 from __future__ import annotations
@@ -147,7 +149,8 @@ class Student:
         return await self._send(message, timeout)
 
     async def set_value(self, key: str, value: Any, timeout: float = RUN_TIMEOUT_SECONDS) -> Run:
-        """Change a widget (number input, selectbox by its shown label, checkbox, text)."""
+        """Change a widget: a number input, a selectbox or radio (by the option's label), a
+        checkbox, a text box or a slider (a select_slider by its option's label)."""
         drawn = self._widget(key)
         state = WidgetState(id=drawn.element.id)
         if drawn.kind == "number_input":
@@ -164,6 +167,8 @@ class Student:
             state.bool_value = bool(value)
         elif drawn.kind in ("text_input", "text_area"):
             state.string_value = str(value)
+        elif drawn.kind == "slider" and drawn.element.options:  # a select_slider, by label
+            state.string_array_value.data[:] = [str(value)]
         elif drawn.kind == "slider":
             state.double_array_value.data[:] = [float(value)]
         else:
