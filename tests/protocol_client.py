@@ -16,13 +16,13 @@ page's merge card from it, so a benchmark or test checks that each student sees 
 merge, not a neighbour's.
 
 Left out on purpose: drawing (no layout, no JavaScript: the one real browser of the
-benchmark measures that), the static files (HTML, JS; a browser caches them), the message
-cache (the student reports no cached messages, so it receives every message in full), the
+benchmark measures that), the static files (HTML, JS; a browser caches them), the
 link updates a browser makes by itself when a widget bound to a query parameter changes (the
 URL changes the server sends are kept), and widgets this app does not use. Like the browser,
 the student sends the value of every widget on the page with each rerun (its default, what
 the server last set, or what the student chose): a widget left out would fall back to its
-default.
+default. Like the browser too, it keeps a cache of the big elements it received and says so
+with each rerun, so an element drawn again unchanged comes as a short reference.
 """
 
 from __future__ import annotations
@@ -104,6 +104,9 @@ class Student:
     runs: list[Run] = field(default_factory=list)
     values: dict[str, WidgetState] = field(default_factory=dict)
     upgrade_headers: dict[str, str] = field(default_factory=dict)
+    cache: dict[str, tuple[ForwardMsg, int]] = field(default_factory=dict)
+    max_message_age: int = 2  # runs; the server's new_session says how many
+    _run_number: int = 0
     _socket: ClientConnection | None = None
 
     async def __aenter__(self) -> Student:
@@ -233,6 +236,7 @@ class Student:
         rerun.page_script_hash = self.page_script_hash
         rerun.page_name = self.page
         rerun.fragment_id = fragment_id
+        rerun.cached_message_hashes.extend(self.cache)
         drawn_ids = {getattr(d.element, "id", None) for d in self.drawn.values()}
         for widget_id, state in self.values.items():
             if widget_id in drawn_ids:
@@ -261,12 +265,12 @@ class Student:
         while True:
             data = await self._socket.recv(decode=False)
             messages, size = messages + 1, size + len(data)
-            message = ForwardMsg()
-            message.ParseFromString(data)
+            message = self._cached(ForwardMsg.FromString(data))
             kind = message.WhichOneof("type")
             if kind == "new_session":
                 self.session_id = message.new_session.initialize.session_id
                 self.page_script_hash = message.new_session.page_script_hash
+                self.max_message_age = message.new_session.config.max_cached_message_age
             elif kind == "page_info_changed":
                 self.query = message.page_info_changed.query_string
             elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
@@ -286,9 +290,36 @@ class Student:
                 if message.script_finished == _RERUN_ENDED:
                     continue
                 self._drop_stale(written, fragment_id)
+                self._expire_cache()
                 run = Run(time.perf_counter() - started, card, messages, size / 1024, status)
                 self.runs.append(run)
                 return run
+
+    def _cached(self, message: ForwardMsg) -> ForwardMsg:
+        """The browser's message cache: keep big elements, and resolve a reference to one.
+
+        The student reports the hashes it holds with each rerun, as the browser does, and the
+        server then sends a short reference instead of an element the browser already has.
+        """
+        if message.WhichOneof("type") == "ref_hash":
+            held = self.cache.get(message.ref_hash)
+            if held is None:
+                raise RuntimeError(f"the server refers to a message never received: {message}")
+            full = ForwardMsg()
+            full.CopyFrom(held[0])
+            full.metadata.CopyFrom(message.metadata)  # the element's place in this run
+            self.cache[message.ref_hash] = (held[0], self._run_number)
+            return full
+        if message.metadata.cacheable:
+            self.cache[message.hash] = (message, self._run_number)
+        return message
+
+    def _expire_cache(self) -> None:
+        """After each run, forget what no run has used for ``max_message_age`` runs."""
+        self._run_number += 1
+        for key, (_, used) in list(self.cache.items()):
+            if self._run_number - used > self.max_message_age:
+                del self.cache[key]
 
     def _drop_stale(self, written: set[tuple[int, ...]], fragment_id: str) -> None:
         """What the browser clears when a run ends: elements that run did not draw again."""
