@@ -28,6 +28,7 @@ with each rerun, so an element drawn again unchanged comes as a short reference.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -179,6 +180,20 @@ class Student:
         self.values[state.id] = state
         return await self._send(self._rerun_message(fragment_id=drawn.fragment_id), timeout)
 
+    async def set_state(
+        self, key: str, name: str, value: Any, timeout: float = RUN_TIMEOUT_SECONDS
+    ) -> Run:
+        """Report a component's state, as its JavaScript's ``setStateValue(name, value)`` does:
+        the component's whole state goes as JSON in its widget value, and the page reruns."""
+        drawn = self._widget(key, "bidi_component")
+        held = self.values.get(drawn.element.id)
+        state = json.loads(held.json_value) if held is not None and held.json_value else {}
+        state[name] = value
+        self.values[drawn.element.id] = WidgetState(
+            id=drawn.element.id, json_value=json.dumps(state)
+        )
+        return await self._send(self._rerun_message(fragment_id=drawn.fragment_id), timeout)
+
     # -- what the student sees --
 
     def widget(self, key: str) -> Any:
@@ -196,6 +211,16 @@ class Student:
         """Custom components on the page (``st.components.v2``): drawn by their own JavaScript
         in the browser, from the data the server sent (``.component_name``, ``.json``)."""
         return [d.element for _, d in sorted(self.drawn.items()) if d.kind == "bidi_component"]
+
+    def component_data(self, key: str) -> Any:
+        """The data the server gave the component with this key (``None`` if not JSON)."""
+        element = self._widget(key, "bidi_component").element
+        kind = element.WhichOneof("data")
+        if kind == "json":
+            return json.loads(element.json)
+        if kind == "mixed":
+            return json.loads(element.mixed.json)
+        return None
 
     def shown(self) -> Shown | None:
         """The Step page's merge card, or ``None`` when the page shows none."""
