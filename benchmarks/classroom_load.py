@@ -73,7 +73,6 @@ THINK_SECONDS = (2.0, 4.0)
 RSS_EVERY_SECONDS = 0.5
 BROWSER_CLICKS = 5
 BROWSER_GAP_MS = 150
-STEP_VIEW = "step_view"  # the key of the Step page's view once it is drawn in the browser
 
 # What a student may change in the sidebar, and the values it takes in scenario 3.
 SAMPLES = ("english", "japanese")
@@ -274,16 +273,8 @@ class Classroom:
 
     def look(self, index: int, student: Student, action: str, choice: Choice, **kw: Any) -> None:
         self.errors += [f"student {index} after {action}: {p}" for p in student.problems()]
-        shown, view = student.shown(), browser_step_view(student)
+        shown, view = student.shown(), student.browser_step()
         self.seen.append(Seen(index, action, choice.resolved(), student.query, shown, view, **kw))
-
-
-def browser_step_view(student: Student) -> tuple[int, int] | None:
-    """(step, merges) of the step view drawn in the browser, if the page has one."""
-    if not student.has_widget(STEP_VIEW):
-        return None
-    data = student.component_data(STEP_VIEW) or {}
-    return int(data.get("step", -1)), int((data.get("payload") or {}).get("merge_count", -1))
 
 
 async def step_once(room: Classroom, index: int, student: Student, choice: Choice) -> None:
@@ -295,10 +286,10 @@ async def step_once(room: Classroom, index: int, student: Student, choice: Choic
     such a stop, so the student sends that report.
     """
     if not student.has_widget("step_next"):
-        view = browser_step_view(student)
+        view = student.browser_step()
         if view is None or view[0] >= view[1]:
             return
-        run = await student.set_state(STEP_VIEW, "view", {"step": view[0] + 1, "when": "after"})
+        run = await student.report_step(view[0] + 1)
         room.reports.append(run)
         room.look(index, student, f"Next from step {view[0]}", choice, want_step=view[0] + 1)
         return

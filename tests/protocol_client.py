@@ -48,6 +48,9 @@ _RERUN_ENDED = _FINISHED.FINISHED_EARLY_FOR_RERUN  # a newer run took over; wait
 _CARD_TITLE = re.compile(r'<div class="bpe-card-title">([^<]*)</div>')
 _MERGE_TITLE = re.compile(r"Merge ([\d,]+) of ([\d,]+)")
 _CHIP_ID = re.compile(r'<span class="bpe-chipid">id (\d+)</span>')
+# The Step page's view once it is drawn in the browser (issue 9): a component with this key,
+# given {"step", "payload": {"merge_count", ...}, ...}, reporting {"step", "when"} as "view".
+STEP_VIEW = "step_view"
 
 
 @dataclass(frozen=True)
@@ -221,6 +224,17 @@ class Student:
         if kind == "mixed":
             return json.loads(element.mixed.json)
         return None
+
+    def browser_step(self) -> tuple[int, int] | None:
+        """``(step, merges)`` given to the Step page's view drawn in the browser, if any."""
+        if not self.has_widget(STEP_VIEW):
+            return None
+        data = self.component_data(STEP_VIEW) or {}
+        return int(data.get("step", -1)), int((data.get("payload") or {}).get("merge_count", -1))
+
+    async def report_step(self, step: int, timeout: float = RUN_TIMEOUT_SECONDS) -> Run:
+        """What the browser-drawn step view sends once the student stops at ``step``."""
+        return await self.set_state(STEP_VIEW, "view", {"step": step, "when": "after"}, timeout)
 
     def shown(self) -> Shown | None:
         """The Step page's merge card, or ``None`` when the page shows none."""

@@ -23,7 +23,6 @@ def pair_counts(table: PairTable) -> dict[tuple[int, int], int]:
     return dict(zip(table.pairs(), table.counts.tolist(), strict=True))
 
 
-
 def assert_history_matches(history: History, run: OracleRun, text: str) -> None:
     """Every step the oracle kept: ids, byte spans, token counts and the ordered pair table."""
     data = text.encode("utf-8", errors="surrogateescape")
