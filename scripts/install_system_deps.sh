@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Debian packages the browser tests and `make serve` need: Chromium (driven by Playwright,
 # never downloaded by it), a CJK font so Japanese renders, an emoji font, and nginx (the
-# proxy in front of several app processes; run as the current user, never as a service).
+# proxy in front of several app processes: `make serve` runs its own nginx as the current
+# user, with its own config; it does not use the system's nginx service).
 # Installed only when missing and only as root; otherwise the tests that need them skip and
 # say why.
 set -euo pipefail
