@@ -1,13 +1,16 @@
 # Two commands do everything on a fresh Debian machine with Python 3.11+:
 #   make run   - install the app's packages into .venv and start the app
 #   make test  - install test packages (+ Chromium and a CJK font when root), lint, run every test
+#   make serve - a class: WORKERS app processes behind nginx on PORT (see README, "Serving a class")
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 SCREENSHOTS ?= artifacts/screenshots
+WORKERS ?= 2
+ADDRESS ?= 0.0.0.0
 
-.PHONY: run test bench lint system-deps
+.PHONY: run serve test bench lint system-deps
 
 $(PY):
 	scripts/make_venv.sh $(PYTHON) $(VENV)
@@ -22,6 +25,9 @@ $(VENV)/.dev-installed: requirements.txt requirements-dev.txt | $(PY)
 
 run: $(VENV)/.app-installed
 	$(PY) -m streamlit run app.py --server.port $(PORT)
+
+serve: $(VENV)/.app-installed
+	$(PY) scripts/serve.py --workers $(WORKERS) --port $(PORT) --address $(ADDRESS)
 
 system-deps:
 	scripts/install_system_deps.sh

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Debian packages the browser tests need: Chromium (driven by Playwright, never downloaded
-# by it), a CJK font so Japanese renders and an emoji font. Installed only when missing and only as root.
-# Without root (or apt-get) the browser tests skip and say why; under BPEVIZ_REQUIRE_BROWSER=1
-# (CI, .ci/run) this script fails instead, so CI never passes without its browser tests.
+# Debian packages the browser tests and `make serve` need: Chromium (driven by Playwright,
+# never downloaded by it), a CJK font so Japanese renders, an emoji font, and nginx (the
+# proxy in front of several app processes: `make serve` runs its own nginx as the current
+# user, with its own config; it does not use the system's nginx service).
+# Installed only when missing and only as root. Without root (or apt-get) the tests that need
+# them skip and say why; under BPEVIZ_REQUIRE_BROWSER=1 (CI, .ci/run) this script fails
+# instead, so CI never passes without its browser tests.
 set -euo pipefail
 chromium="${BPEVIZ_CHROMIUM:-/usr/bin/chromium}"  # another path only to test this script
 need=()
@@ -11,6 +14,7 @@ need=()
 # stopped early made an installed font look missing.
 fc-list 2>/dev/null | grep -i "noto sans cjk" >/dev/null || need+=(fonts-noto-cjk)
 fc-list 2>/dev/null | grep -i "noto color emoji" >/dev/null || need+=(fonts-noto-color-emoji)
+[ -x /usr/sbin/nginx ] || need+=(nginx)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
   if [ -n "${BPEVIZ_REQUIRE_BROWSER:-}" ] && [ "${BPEVIZ_REQUIRE_BROWSER}" != 0 ]; then
@@ -18,7 +22,7 @@ if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
       "BPEVIZ_REQUIRE_BROWSER=1 requires the browser tests to run" >&2
     exit 1
   fi
-  echo "note: not root or no apt-get; missing ${need[*]}: browser tests will be skipped" >&2
+  echo "note: not root or no apt-get; missing ${need[*]}: the tests that need them will be skipped" >&2
   exit 0
 fi
 echo "installing ${need[*]} (apt-get)" >&2

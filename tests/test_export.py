@@ -71,9 +71,7 @@ def test_minbpe_download_round_trips(english) -> None:
 
 def test_gpt2_download_round_trips(english) -> None:
     vocab_json, merges_txt = by_title(english.tokenizer)["GPT-2 vocab.json + merges.txt"].files
-    loaded = from_gpt2_files(
-        vocab_json.data, merges_txt.data, pattern=PATTERN_CHOICES["gpt4"]
-    )
+    loaded = from_gpt2_files(vocab_json.data, merges_txt.data, pattern=PATTERN_CHOICES["gpt4"])
     assert loaded.vocab == english.tokenizer.vocab
     for text in ROUND_TRIP_TEXTS:
         assert loaded.encode(text) == english.tokenizer.encode(text)
@@ -246,5 +244,3 @@ def test_published_split_patterns_are_named() -> None:
     assert pattern_description(PATTERN_CHOICES["gpt2"]).startswith("GPT-2's pattern: ")
     assert pattern_description(r"\w+") == r"\w+"
     assert pattern_description("").startswith("(none")
-
-

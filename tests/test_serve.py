@@ -1,0 +1,210 @@
+"""``make serve``: two app workers behind nginx on loopback, with students at the protocol level.
+
+Starts the cluster of ``scripts/serve.py`` (2 ``streamlit run`` workers, nginx on a free
+loopback port, its config generated from ``scripts/nginx.conf.template``) and checks what a
+class relies on:
+
+- sticky sessions: a browser's first request gets the sticky cookie, and every later request
+  carrying it (the page again, the WebSocket) reaches the same worker; Streamlit keeps a
+  session in the memory of one process, so a request at another worker would lose it;
+- the WebSocket upgrade passes through nginx: students open the Step page at their own step
+  and click "Next" through the proxy, and each sees their own merge (the engine's);
+- both workers get sessions.
+
+Needs Debian's nginx (``scripts/install_system_deps.sh``): skipped, saying why, without it,
+and failed instead when ``BPEVIZ_REQUIRE_BROWSER=1`` (CI), where a skip would hide a
+missing install step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from http.cookies import SimpleCookie
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from protocol_client import Student
+
+from bpeviz import History, train
+from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample
+
+SERVE = Path(__file__).parents[1] / "scripts" / "serve.py"
+COOKIE = "bpeviz_worker"
+WORKER_HEADER = "x-bpeviz-worker"
+MAX_STUDENTS = 24  # until both workers are seen: each lands at random (odds 2**-23 of one)
+VOCAB_FROM = 300  # student k opens vocab 300 + k at step k: every view differs
+
+
+def load_serve() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bpeviz_serve", SERVE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+serve = load_serve()
+pytestmark = pytest.mark.serve
+
+
+def require_nginx() -> None:
+    reason = serve.nginx_missing_reason()
+    if reason is None:
+        return
+    if os.environ.get("BPEVIZ_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"BPEVIZ_REQUIRE_BROWSER=1 but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    require_nginx()
+    started = serve.start(
+        2, port=serve.free_port(), address="127.0.0.1", run_dir=tmp_path_factory.mktemp("serve")
+    )
+    try:
+        yield started
+    finally:
+        serve.stop(started)
+
+
+def default_history(vocab_size: int) -> History:
+    """The default sample at this vocab size, trained by the engine with its other settings."""
+    sample = get_sample(DEFAULT_SAMPLE_KEY)
+    return train(
+        sample.text,
+        vocab_size,
+        pretokenizer=sample.settings.pretokenizer,
+        tie_break=sample.settings.tie_break,
+    )
+
+
+def get_page(url: str, cookie: str | None = None) -> tuple[str | None, str]:
+    """GET the app's page like a browser: (the sticky cookie it was given, the worker)."""
+    request = urllib.request.Request(
+        url, headers={"Cookie": f"{COOKIE}={cookie}"} if cookie else {}
+    )
+    with serve.open_direct(request, timeout=30) as response:
+        assert response.status == 200
+        assert "<html" in response.read(4096).decode("utf-8", "replace").lower()
+        given = SimpleCookie()
+        for header in response.headers.get_all("Set-Cookie") or []:
+            given.load(header)
+        value = given[COOKIE].value if COOKIE in given else None
+        return value, response.headers[WORKER_HEADER]
+
+
+def test_generated_config_is_valid_nginx(tmp_path: Path) -> None:
+    """The template, filled in, names every worker and passes ``nginx -t``."""
+    config = serve.nginx_config(
+        run_dir=tmp_path,
+        listen="127.0.0.1:1",
+        worker_addresses=["127.0.0.1:2", "127.0.0.1:3"],
+    )
+    assert "{{" not in config
+    assert "server 127.0.0.1:2;" in config and "server 127.0.0.1:3;" in config
+    require_nginx()
+    (tmp_path / "nginx.conf").write_text(config)
+    checked = subprocess.run(
+        [
+            str(serve.NGINX),
+            "-t",
+            "-p",
+            str(tmp_path),
+            "-c",
+            str(tmp_path / "nginx.conf"),
+            "-e",
+            str(tmp_path / "error.log"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_a_browser_sticks_to_one_worker(cluster: Any) -> None:
+    """Page, page again and WebSocket, with the cookie from the first answer: one worker."""
+    for _ in range(4):
+        cookie, worker = get_page(cluster.url)
+        assert cookie, "the first answer sets the sticky cookie"
+        again, worker_again = get_page(cluster.url, cookie)
+        assert again is None, "a browser that has the cookie is not given a new one"
+        assert worker_again == worker
+
+        async def connect(cookie: str = cookie) -> tuple[str, list[str]]:
+            async with Student(cluster.url, headers={"Cookie": f"{COOKIE}={cookie}"}) as student:
+                await student.open()
+                return student.upgrade_headers[WORKER_HEADER], student.problems()
+
+        socket_worker, problems = asyncio.run(connect())
+        assert socket_worker == worker
+        assert problems == []
+
+
+def test_students_through_nginx_see_their_own_view_on_both_workers(cluster: Any) -> None:
+    """Each student opens their own link (their own vocab size and step) through nginx.
+
+    What each one is shown must be theirs: the settings line names their vocab size, and the
+    merge card (while the server draws it) shows their merge as the engine trains it, also
+    after a click on "Next", which travels over the proxied WebSocket.
+    """
+    workers = {worker.address for worker in cluster.workers}
+
+    async def student(k: int) -> tuple[str, list[str]]:
+        vocab = VOCAB_FROM + k
+        history = default_history(vocab)
+        cookie, page_worker = get_page(cluster.url)
+        headers = {"Cookie": f"{COOKIE}={cookie}"}
+        wrong: list[str] = []
+
+        def check(one: Student, step: int) -> None:
+            if not any(f"· vocab {vocab:,} ·" in body for body in one.html()):
+                wrong.append(f"student {k}: no 'vocab {vocab}' in the settings line")
+            shown, in_browser = one.shown(), one.browser_step()
+            if shown is None and in_browser is not None:  # drawn in the browser, from this
+                if in_browser != (step, history.merge_count):
+                    wrong.append(f"student {k}: step view given {in_browser} at step {step}")
+                return
+            want = history.steps[step - 1]
+            if shown is None or shown.merge != (
+                step,
+                history.merge_count,
+                (*want.pair, want.new_id),
+            ):
+                wrong.append(f"student {k} at step {step}: sees {shown}")
+
+        async with Student(cluster.url, query=f"vocab={vocab}&step={k}", headers=headers) as one:
+            await one.open()
+            check(one, k)
+            if one.has_widget("step_next"):
+                await one.click("step_next")
+            else:  # Next is drawn in the browser, which reports where the student stopped
+                await one.report_step(k + 1)
+            check(one, k + 1)
+            wrong += one.problems()
+            if one.upgrade_headers[WORKER_HEADER] != page_worker:
+                wrong.append(f"student {k}: page and WebSocket at different workers")
+            return page_worker, wrong
+
+    async def classroom() -> list[tuple[str, list[str]]]:
+        results: list[tuple[str, list[str]]] = []
+        k = 1
+        while k <= MAX_STUDENTS and ({w for w, _ in results} != workers or len(results) < 6):
+            batch = range(k, k + 3)  # three at a time, interleaved on the two workers
+            results += await asyncio.gather(*(student(step) for step in batch))
+            k += 3
+        return results
+
+    results = asyncio.run(classroom())
+    assert [problem for _, problems in results for problem in problems] == []
+    assert {worker for worker, _ in results} == workers, "both workers get sessions"
