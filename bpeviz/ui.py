@@ -415,6 +415,20 @@ def current_history(*, show: bool = True) -> History | None:
     return history
 
 
+def history_for(text: cfg.TrainingText, settings: cfg.Settings) -> History:
+    """The history of ``text`` under ``settings`` (not necessarily the sidebar's), cached in
+    the same bounded slots as :func:`current_history`, so a run both use trains once.
+
+    Raises ``ValueError`` for settings the trainer refuses; check them first with
+    ``settings.check_settings``.
+    """
+    if text.source == "sample":
+        slot = _sample_slot(settings.sample_key, settings.training_key())
+    else:
+        slot = _user_slot(_digest(text.data), settings.training_key())
+    return _history_in(slot, text.data, settings)
+
+
 def train_sample(key: str, vocab_size: int, pretokenizer: str, tie_break: str) -> History:
     """The history of bundled sample ``key`` with these settings (trained once, cached).
 

@@ -94,8 +94,9 @@ def test_only_in_each_run_and_the_token_both_build(first_vs_lexmin) -> None:
     only_a, only_b = only_in(merges_a, merges_b), only_in(merges_b, merges_a)
     assert texts(only_a) == ["aa + a → aaa", "aaa + b → aaab"]
     assert texts(only_b) == ["a + b → ab", "aa + ab → aaab"]
-    frame = merge_frame(only_a, merges_b)
+    frame = merge_frame(only_a, merges_b, crossing=[only_a[1]])
     assert list(frame.columns) == list(MERGE_COLUMNS)
+    assert frame["crosses"].tolist() == ["", "yes"]
     assert frame["merge"].tolist() == [2, 3]
     assert frame["token"].tolist() == ["aaa", "aaab"]
     assert frame["other_run"].tolist() == ["not made", "also made, from other parents"]

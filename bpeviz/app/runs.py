@@ -25,16 +25,36 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
+from bpeviz import settings as cfg
+from bpeviz.display import MARK_NEW, PALETTE, esc
 from bpeviz.history import History
 from bpeviz.pretokenize import pretokenize
 from bpeviz.readable import readable
+from bpeviz.samples import get_sample
 
 RUN_NAMES: tuple[str, str] = ("A", "B")
 RUN_COLOURS: tuple[str, str] = ("#1f77b4", "#e4572e")
-MERGE_COLUMNS: tuple[str, ...] = ("merge", "left", "right", "token", "count", "other_run")
+MERGE_COLUMNS: tuple[str, ...] = (
+    "merge",
+    "left",
+    "right",
+    "token",
+    "count",
+    "other_run",
+    "crosses",
+)
 CURVE_COLUMNS: tuple[str, ...] = ("run", "merges", "tokens", "bytes_per_token")
+# Widget keys (and query parameters) of the page: runs_a_pretok, runs_b_vocab, runs_step...
+FIELDS: tuple[str, ...] = ("pretok", "tie", "vocab", "eow")
+KEY_STEP = "runs_step"
+
+
+def widget_key(run: str, field: str) -> str:
+    """The key of one run's setting widget, e.g. ``widget_key("A", "vocab") == "runs_a_vocab"``."""
+    return f"runs_{run.lower()}_{field}"
 
 
 @dataclass(frozen=True)
@@ -146,13 +166,90 @@ def cut_by(merges: Iterable[Merge], pretokenizer: str) -> list[Merge]:
     return [merge for merge in merges if len(pretokenize(merge.token, pretokenizer)) > 1]
 
 
-def merge_frame(merges: Sequence[Merge], other: Iterable[Merge]) -> pd.DataFrame:
+def _chip(data: bytes) -> str:
+    """A token chip coloured by its bytes, so the same token looks the same in both runs."""
+    colour = sum(data) % len(PALETTE)
+    return (
+        f'<span class="bpe-chipbox"><span class="bpe-chip bpe-c{colour}">'
+        f"{esc(readable(data)) or '&#8203;'}</span></span>"
+    )
+
+
+def _merge_line(name: str, merge: Merge | None, last: int) -> str:
+    if merge is None:
+        said = f"stopped after {last:,} merges" if last != 1 else "stopped after 1 merge"
+        return f'<p class="bpe-run"><b>{esc(name)}</b>: {esc(said)}.</p>'
+    times = "once" if merge.count == 1 else f"{merge.count:,} times"
+    equation = (
+        _chip(merge.left)
+        + '<span class="bpe-op">+</span>'
+        + _chip(merge.right)
+        + '<span class="bpe-op">→</span>'
+        + _chip(merge.token)
+    )
+    return (
+        f'<div class="bpe-eq"><span class="bpe-op">{esc(name)}</span>{equation}'
+        f'<span class="bpe-chipid">{esc(times)}</span></div>'
+    )
+
+
+def difference_html(
+    difference: FirstDifference | None,
+    *,
+    merge_counts: tuple[int, int],
+    names: tuple[str, str] = RUN_NAMES,
+) -> str:
+    """A card: the first merge where the runs part, each run's merge on its own line.
+
+    Every piece of token text is escaped (it comes from the user's text).
+    """
+    if difference is None:
+        title = "The two runs make the same merges"
+        body = [f"<p>{esc(f'All {merge_counts[0]:,} merges agree, in the same order.')}</p>"]
+    else:
+        title = f"The runs part at merge {difference.step:,}"
+        body = [
+            _merge_line(names[0], difference.a, merge_counts[0]),
+            _merge_line(names[1], difference.b, merge_counts[1]),
+        ]
+        if difference.step > 1:
+            same = (
+                "Merge 1 is" if difference.step == 2 else f"Merges 1 to {difference.step - 1:,} are"
+            )
+            body.insert(0, f"<p>{esc(same)} the same in both.</p>")
+        if difference.same_count:
+            body.append(
+                "<p>Both pairs occurred equally often: the runs' settings chose differently "
+                "between them.</p>"
+            )
+    return (
+        f'<div class="bpe-card"><div class="bpe-card-title">{esc(title)}</div>'
+        + "".join(body)
+        + "</div>"
+    )
+
+
+def own_cut_marks(starts: np.ndarray, other_starts: np.ndarray) -> list[str]:
+    """One mark per token: ``"new"`` on a token that starts where the other run does not cut.
+
+    >>> own_cut_marks(np.array([0, 2, 3]), np.array([0, 3]))
+    ['', 'new', '']
+    """
+    alone = ~np.isin(starts, other_starts)
+    return [MARK_NEW if flag else "" for flag in alone.tolist()]
+
+
+def merge_frame(
+    merges: Sequence[Merge], other: Iterable[Merge], *, crossing: Iterable[Merge] = ()
+) -> pd.DataFrame:
     """A table of merges, readable, saying whether the other run has the same token anyway.
 
     ``other_run`` is ``"also made, from other parents"`` when the other run's vocabulary
     holds the same bytes through different merges (``aaab`` as ``aaa + b`` or ``aa + ab``).
+    ``crosses`` is ``"yes"`` for the merges in ``crossing`` (see :func:`cut_by`).
     """
     other_tokens = {merge.token for merge in other}
+    crosses = {merge.step for merge in crossing}
     rows = [
         (
             merge.step,
@@ -161,6 +258,7 @@ def merge_frame(merges: Sequence[Merge], other: Iterable[Merge]) -> pd.DataFrame
             readable(merge.token),
             merge.count,
             "also made, from other parents" if merge.token in other_tokens else "not made",
+            "yes" if merge.step in crosses else "",
         )
         for merge in merges
     ]
@@ -255,6 +353,52 @@ PRESETS: tuple[Preset, ...] = (
         "from different parents.",
     ),
 )
+
+
+def preset_state(item: Preset) -> dict[str, object]:
+    """The session state that opens ``item``: its sample in the sidebar, both runs, its step.
+
+    The sidebar takes the sample's own suggested settings too, as choosing it there would.
+
+    >>> state = preset_state(preset("ties"))
+    >>> state["sample"], state["runs_a_tie"], state["runs_b_tie"], state["runs_step"]
+    ('aaabdaaabac', 'first', 'lexmin', 2)
+    """
+    state: dict[str, object] = {
+        cfg.KEY_SOURCE: "sample",
+        cfg.KEY_SAMPLE: item.sample_key,
+        **cfg.suggested_state(get_sample(item.sample_key)),
+        KEY_STEP: item.step,
+    }
+    for name, settings in zip(RUN_NAMES, (item.a, item.b), strict=True):
+        for field, value in zip(FIELDS, state_values(settings), strict=True):
+            state[widget_key(name, field)] = value
+    return state
+
+
+def state_values(settings: RunSettings) -> tuple[object, ...]:
+    """The widgets' values for ``settings``, in the order of :data:`FIELDS`."""
+    return (settings.pretokenizer, settings.tie_break, settings.vocab_size, settings.end_of_word)
+
+
+def run_settings(state: Mapping[str, object], run: str, default: RunSettings) -> RunSettings:
+    """One run's settings from the page's widgets (missing or odd values: ``default``'s).
+
+    ``</w>`` only applies to the ``words`` pre-tokenizer, as in the sidebar.
+    """
+
+    def get(field: str, fallback: object) -> object:
+        value = state.get(widget_key(run, field))
+        return fallback if value is None else value
+
+    pretokenizer = str(get("pretok", default.pretokenizer))
+    vocab = get("vocab", default.vocab_size)
+    return RunSettings(
+        pretokenizer=pretokenizer,
+        tie_break=str(get("tie", default.tie_break)),
+        vocab_size=int(vocab) if isinstance(vocab, int | float) else default.vocab_size,
+        end_of_word=bool(get("eow", default.end_of_word)) and pretokenizer == "words",
+    )
 
 
 def preset(key: str) -> Preset:
