@@ -3,6 +3,7 @@
 import streamlit as st
 
 from bpeviz import display, tables, ui
+from bpeviz.app.surprises import find_surprise, load_surprises
 from bpeviz.pretokenize import to_bytes
 
 MAX_SHOWN_TOKENS = 5_000
@@ -23,7 +24,44 @@ history = ui.current_history()
 text_info = ui.current_text()
 imported = ui.imported_tokenizer()
 
-text = ui.linked_text_area("Text to tokenize", key="tok_text", default=DEFAULT_TEXT, height=130)
+
+def _fill_surprise() -> None:
+    """Menu callback: the chosen preset's text goes into the box (before it is drawn)."""
+    chosen = find_surprise(st.session_state.get("surprise"))
+    if chosen is not None:
+        st.session_state["tok_text"] = chosen.text
+
+
+# The link holds the preset's key (?surprise=arithmetic), not its title: synced by hand, as
+# a bound selectbox would write its formatted title into the URL.
+if "surprise" not in st.session_state:
+    st.session_state["surprise"] = getattr(
+        find_surprise(st.query_params.get("surprise")), "key", None
+    )
+surprise = find_surprise(
+    st.selectbox(
+        "Tokenization surprises",
+        [preset.key for preset in load_surprises()],
+        format_func=lambda key: getattr(find_surprise(key), "title", key),
+        placeholder="Pick an example of where tokens trip a model up…",
+        key="surprise",
+        on_change=_fill_surprise,
+        help="After the list in Karpathy's minbpe lecture: short texts whose tokens explain "
+        "an odd behaviour of language models.",
+    )
+)
+if surprise is None:
+    st.query_params.pop("surprise", None)
+elif st.query_params.get("surprise") != surprise.key:
+    st.query_params["surprise"] = surprise.key
+text = ui.linked_text_area(
+    "Text to tokenize",
+    key="tok_text",
+    default=surprise.text if surprise else DEFAULT_TEXT,
+    height=130,
+)
+if surprise is not None:
+    st.info(f"**What to look at.** {ui.escape_markdown(surprise.look)}", icon="🔎")
 
 # Option names are short and stable: they are what the link holds (?tok_model=cl100k_base).
 choices = {"cl100k_base": "GPT-4's tokenizer, 100,256 tokens"}
