@@ -3,6 +3,7 @@
 import streamlit as st
 
 from bpeviz import charts, compression, ui
+from bpeviz import settings as cfg
 from bpeviz.app.chart_clicks import step_settings, step_target
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
@@ -88,7 +89,11 @@ marker = settings.vocab_size if settings.vocab_size >= settings.base_size else N
 chart = charts.compression_chart(curves, references=references, current_vocab_size=marker)
 ui.show_chart(chart, key=KEY_CHART, on_select=open_clicked_step, selection_mode=charts.PICK)
 if st.session_state.pop(KEY_GO, False):
-    st.switch_page("app_pages/step.py")
+    # The link of the new view: the clicked run's settings and step. Naming them also keeps
+    # switch_page from clearing this page's widget-bound parameters, which Streamlit refuses.
+    link = cfg.query_from_state(st.session_state)
+    link[ui.KEY_STEP] = str(st.session_state[ui.KEY_STEP])
+    st.switch_page("app_pages/step.py", query_params=link)
 st.caption(
     f"The grey line marks the vocab size chosen in the sidebar ({settings.vocab_size:,}). "
     "Hover a line for its numbers; click a point to open the Step page at that merge (the "

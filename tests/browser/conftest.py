@@ -69,6 +69,7 @@ PAGES: dict[str, str] = {
     "tokenize": "tokenize",
     "compression": "compression",
     "compare": "compare",
+    "runs": "runs",
     "export": "export",
     "about": "about",
 }
