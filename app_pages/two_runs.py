@@ -101,6 +101,11 @@ ui.caption(
     f"B: {chosen['B'].summary()}"
 )
 
+lesson = runs.matching_preset(
+    sidebar.sample_key if text.source == "sample" else None, chosen["A"], chosen["B"]
+)
+if lesson is not None:
+    st.info(lesson.lesson, icon=":material/school:")
 merges_a, merges_b = runs.merges_of(history_a), runs.merges_of(history_b)
 difference = runs.first_difference(merges_a, merges_b)
 ui.show_spans(runs.difference_html(difference, merge_counts=(len(merges_a), len(merges_b))))
@@ -190,14 +195,20 @@ for pane, name, only, other_merges, cut in (
             st.caption(f"Every merge of {name} is also made by the other run.")
             continue
         frame = runs.merge_frame(only, other_merges, crossing=cut)
+        columns = list(runs.MERGE_COLUMNS)
+        if not cut:
+            columns.remove("crosses")
         st.dataframe(
             frame,
+            column_order=columns,
             hide_index=True,
             width="stretch",
             height=min(36 * (len(frame) + 1) + 2, 360),
             column_config={
                 "merge": st.column_config.NumberColumn("merge", format="%d", width=60),
-                "other_run": "in the other run",
+                "other_run": st.column_config.TextColumn(
+                    "token in the other run", help="Does the other run have this token at all?"
+                ),
                 "crosses": st.column_config.TextColumn(
                     "crosses a piece",
                     help="The other run's pre-tokenizer would cut this token in two.",

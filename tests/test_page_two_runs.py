@@ -11,6 +11,8 @@ import apptest_support
 import pytest
 from apptest_support import new_app, open_page, plain, run
 
+from bpeviz.app.runs import preset
+
 PAGE = "app_pages/two_runs.py"
 
 
@@ -52,6 +54,7 @@ def test_default_compares_bytes_with_gpt4_on_the_english_sample() -> None:
     assert len(crossing) == 1 and "in A**" in crossing[0] and "(`gpt4`)" in crossing[0]
     assert len(span_blocks(at)) == 2
     assert len(at.dataframe) == 2
+    assert [info.value for info in at.info] == [preset("pieces").lesson]
 
 
 def test_the_tie_preset_shows_why_minbpe_and_wikipedia_disagree() -> None:
@@ -67,6 +70,7 @@ def test_the_tie_preset_shows_why_minbpe_and_wikipedia_disagree() -> None:
     assert chips(a_line) == ["aa", "a", "aaa"]
     assert chips(b_line) == ["a", "b", "ab"]
     assert "Both pairs occurred equally often" in html
+    assert [info.value for info in at.info] == [preset("ties").lesson]
     assert metrics(at) == {
         "Merges in A": "3",
         "Merges in B": "3",
@@ -76,7 +80,7 @@ def test_the_tie_preset_shows_why_minbpe_and_wikipedia_disagree() -> None:
     only_a, only_b = (frame.value for frame in at.dataframe)
     assert only_a["token"].tolist() == ["aaa", "aaab"]
     assert only_b["token"].tolist() == ["ab", "aaab"]
-    assert only_a["other_run"].tolist() == ["not made", "also made, from other parents"]
+    assert only_a["other_run"].tolist() == ["no", "yes, from other parents"]
     assert at.slider(key="runs_step").value == 2
     # After 2 merges: A reads aaa b d aaa b a c, B aa ab d aa ab a c (7 tokens each).
     assert [m.value for m in at.markdown if m.value.startswith("**A**:")] == ["**A**: 7 tokens"]

@@ -99,7 +99,7 @@ def test_only_in_each_run_and_the_token_both_build(first_vs_lexmin) -> None:
     assert frame["crosses"].tolist() == ["", "yes"]
     assert frame["merge"].tolist() == [2, 3]
     assert frame["token"].tolist() == ["aaa", "aaab"]
-    assert frame["other_run"].tolist() == ["not made", "also made, from other parents"]
+    assert frame["other_run"].tolist() == ["no", "yes, from other parents"]
 
 
 def test_curves_of_both_runs(first_vs_lexmin, bytes_vs_gpt4) -> None:

@@ -244,7 +244,8 @@ def merge_frame(
 ) -> pd.DataFrame:
     """A table of merges, readable, saying whether the other run has the same token anyway.
 
-    ``other_run`` is ``"also made, from other parents"`` when the other run's vocabulary
+    ``other_run`` (does the other run have this token?) is ``"yes, from other parents"`` when
+    the other run's vocabulary
     holds the same bytes through different merges (``aaab`` as ``aaa + b`` or ``aa + ab``).
     ``crosses`` is ``"yes"`` for the merges in ``crossing`` (see :func:`cut_by`).
     """
@@ -257,7 +258,7 @@ def merge_frame(
             readable(merge.right),
             readable(merge.token),
             merge.count,
-            "also made, from other parents" if merge.token in other_tokens else "not made",
+            "yes, from other parents" if merge.token in other_tokens else "no",
             "yes" if merge.step in crosses else "",
         )
         for merge in merges
@@ -298,7 +299,12 @@ def curves_chart(curves: pd.DataFrame, *, step: int | None = None, height: int =
         alt.Tooltip("tokens:Q", title="tokens", format=",d"),
         alt.Tooltip("bytes_per_token:Q", title="bytes per token", format=".3f"),
     ]
-    lines = alt.Chart(curves).mark_line(strokeWidth=2).encode(x=x, y=y, color=colour)
+    dash = alt.StrokeDash(  # B dashed: where the runs agree, both lines stay visible
+        "run:N", scale=alt.Scale(domain=names, range=[[1, 0], [7, 4]][: len(names)]), legend=None
+    )
+    lines = (
+        alt.Chart(curves).mark_line(strokeWidth=2.5).encode(x=x, y=y, color=colour, strokeDash=dash)
+    )
     points = (
         alt.Chart(curves)
         .mark_circle(size=60, opacity=0)
@@ -398,6 +404,20 @@ def run_settings(state: Mapping[str, object], run: str, default: RunSettings) ->
         tie_break=str(get("tie", default.tie_break)),
         vocab_size=int(vocab) if isinstance(vocab, int | float) else default.vocab_size,
         end_of_word=bool(get("eow", default.end_of_word)) and pretokenizer == "words",
+    )
+
+
+def matching_preset(sample_key: str | None, a: RunSettings, b: RunSettings) -> Preset | None:
+    """The preset these runs are (so the page can say what it shows), or ``None``.
+
+    >>> matching_preset("aaabdaaabac", PRESETS[1].a, PRESETS[1].b).key
+    'ties'
+    >>> matching_preset("english", PRESETS[1].a, PRESETS[1].b) is None
+    True
+    """
+    return next(
+        (p for p in PRESETS if (p.sample_key, p.a, p.b) == (sample_key, a, b)),
+        None,
     )
 
 
