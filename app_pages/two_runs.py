@@ -185,9 +185,9 @@ st.caption(
     "also has, built from other parents, says so."
 )
 tables = ui.columns(2, key="runs_only", gap="medium")
-for pane, name, only, other_merges, cut in (
-    (tables[0], "A", only_a, merges_b, cut_a),
-    (tables[1], "B", only_b, merges_a, cut_b),
+for pane, name, only, other_merges, cut, other in (
+    (tables[0], "A", only_a, merges_b, cut_a, "B"),
+    (tables[1], "B", only_b, merges_a, cut_b, "A"),
 ):
     with pane:
         st.markdown(f"**Only in {name}**: {counted(len(only), 'merge')}")
@@ -207,11 +207,11 @@ for pane, name, only, other_merges, cut in (
             column_config={
                 "merge": st.column_config.NumberColumn("merge", format="%d", width=60),
                 "other_run": st.column_config.TextColumn(
-                    "token in the other run", help="Does the other run have this token at all?"
+                    f"token in {other}?", help=f"Does run {other} have this token at all?"
                 ),
                 "crosses": st.column_config.TextColumn(
-                    "crosses a piece",
-                    help="The other run's pre-tokenizer would cut this token in two.",
+                    f"cut by {other}",
+                    help=f"Run {other}'s pre-tokenizer would cut this token in two.",
                 ),
             },
         )

@@ -175,21 +175,29 @@ def _chip(data: bytes) -> str:
     )
 
 
+# One line per run inside the card's single equation box (the stylesheet's presentation
+# layout puts that box in the card's left column and the sentences on the right).
+_LINES_STYLE = "flex-direction:column;align-items:flex-start"
+_LINE_STYLE = "display:flex;flex-wrap:wrap;align-items:center;gap:.5rem"
+
+
 def _merge_line(name: str, merge: Merge | None, last: int) -> str:
     if merge is None:
         said = f"stopped after {last:,} merges" if last != 1 else "stopped after 1 merge"
-        return f'<p class="bpe-run"><b>{esc(name)}</b>: {esc(said)}.</p>'
-    times = "once" if merge.count == 1 else f"{merge.count:,} times"
-    equation = (
-        _chip(merge.left)
-        + '<span class="bpe-op">+</span>'
-        + _chip(merge.right)
-        + '<span class="bpe-op">→</span>'
-        + _chip(merge.token)
-    )
+        content = f'<span class="bpe-chipid">{esc(said)}</span>'
+    else:
+        times = "once" if merge.count == 1 else f"{merge.count:,} times"
+        content = (
+            _chip(merge.left)
+            + '<span class="bpe-op">+</span>'
+            + _chip(merge.right)
+            + '<span class="bpe-op">→</span>'
+            + _chip(merge.token)
+            + f'<span class="bpe-chipid">{esc(times)}</span>'
+        )
     return (
-        f'<div class="bpe-eq"><span class="bpe-op">{esc(name)}</span>{equation}'
-        f'<span class="bpe-chipid">{esc(times)}</span></div>'
+        f'<div class="bpe-run-line" style="{_LINE_STYLE}">'
+        f'<span class="bpe-op">{esc(name)}</span>{content}</div>'
     )
 
 
@@ -209,14 +217,16 @@ def difference_html(
     else:
         title = f"The runs part at merge {difference.step:,}"
         body = [
-            _merge_line(names[0], difference.a, merge_counts[0]),
-            _merge_line(names[1], difference.b, merge_counts[1]),
+            f'<div class="bpe-eq" style="{_LINES_STYLE}">'
+            + _merge_line(names[0], difference.a, merge_counts[0])
+            + _merge_line(names[1], difference.b, merge_counts[1])
+            + "</div>"
         ]
         if difference.step > 1:
             same = (
                 "Merge 1 is" if difference.step == 2 else f"Merges 1 to {difference.step - 1:,} are"
             )
-            body.insert(0, f"<p>{esc(same)} the same in both.</p>")
+            body.append(f"<p>{esc(same)} the same in both.</p>")
         if difference.same_count:
             body.append(
                 "<p>Both pairs occurred equally often: the runs' settings chose differently "

@@ -34,7 +34,7 @@ def pane_tokens(app: AppPage) -> list[list[str]]:
 
 def card_chips(app: AppPage) -> list[list[str]]:
     """Each line of the Two runs card: its chips' texts."""
-    lines = app.page.locator(".bpe-card .bpe-eq")
+    lines = app.page.locator(".bpe-card .bpe-run-line")
     return [
         lines.nth(index).locator(".bpe-chip").all_inner_texts() for index in range(lines.count())
     ]
