@@ -108,7 +108,10 @@ if lesson is not None:
     st.info(lesson.lesson, icon=":material/school:")
 merges_a, merges_b = runs.merges_of(history_a), runs.merges_of(history_b)
 difference = runs.first_difference(merges_a, merges_b)
-ui.show_spans(runs.difference_html(difference, merge_counts=(len(merges_a), len(merges_b))))
+reason = runs.difference_reason(difference, chosen["A"], chosen["B"]) if difference else None
+ui.show_spans(
+    runs.difference_html(difference, merge_counts=(len(merges_a), len(merges_b)), reason=reason)
+)
 
 only_a, only_b = runs.only_in(merges_a, merges_b), runs.only_in(merges_b, merges_a)
 cut_a = runs.cut_by(merges_a, chosen["B"].pretokenizer)

@@ -69,7 +69,10 @@ def test_the_tie_preset_shows_why_minbpe_and_wikipedia_disagree() -> None:
     )
     assert chips(a_line) == ["aa", "a", "aaa"]
     assert chips(b_line) == ["a", "b", "ab"]
-    assert "Both pairs occurred equally often" in html
+    assert (
+        "Both pairs occurred 2 times: a tie, which the rules first (A) and lexmin (B) break "
+        "differently." in html
+    )
     assert [info.value for info in at.info] == [preset("ties").lesson]
     assert metrics(at) == {
         "Merges in A": "3",

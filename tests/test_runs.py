@@ -14,10 +14,14 @@ from bpeviz.app.runs import (
     CURVE_COLUMNS,
     MERGE_COLUMNS,
     PRESETS,
+    FirstDifference,
     Merge,
+    RunSettings,
     curves_chart,
     curves_frame,
     cut_by,
+    difference_html,
+    difference_reason,
     first_difference,
     merge_frame,
     merges_of,
@@ -86,6 +90,12 @@ def test_first_difference_is_the_tie_at_merge_2(first_vs_lexmin) -> None:
     assert difference.a == Merge(2, b"aa", b"a", 2)
     assert difference.b == Merge(2, b"a", b"b", 2)
     assert difference.same_count
+    assert difference_reason(
+        difference, RunSettings("bytes", "first"), RunSettings("bytes", "lexmin")
+    ) == (
+        "Both pairs occurred 2 times: a tie, which the rules first (A) and lexmin (B) break "
+        "differently."
+    )
 
 
 def test_only_in_each_run_and_the_token_both_build(first_vs_lexmin) -> None:
@@ -142,6 +152,12 @@ def test_bytes_merges_cross_word_boundaries_gpt4_ones_never(bytes_vs_gpt4) -> No
     assert difference is not None and difference.step == 2
     assert (difference.a, difference.b) == (Merge(2, b"ab", b" ", 2), Merge(2, b" ", b"ab", 2))
     assert texts(only_in(merges_b, merges_a)) == ["␣ + ab → ␣ab"]
+    # ab␣ is cut by gpt4 into ab and ␣: B can never make it (its ␣ab is one gpt4 piece).
+    assert difference_reason(difference, RunSettings("bytes"), RunSettings("gpt4")) == (
+        "A's new token “ab␣” spans two pieces of B's pre-tokenizer (gpt4), so B can never make it."
+    )
+    html = difference_html(difference, merge_counts=(4, 2), reason="<b>x</b>")
+    assert "The runs part at merge 2" in html and "&lt;b&gt;x&lt;/b&gt;" in html
 
 
 def test_a_shorter_run_differs_where_it_stops() -> None:
@@ -152,6 +168,11 @@ def test_a_shorter_run_differs_where_it_stops() -> None:
     assert difference is not None
     assert (difference.step, difference.a, difference.b) == (2, None, Merge(2, b"a", b"b", 2))
     assert not difference.same_count
+    assert difference_reason(difference, RunSettings(vocab_size=257), RunSettings()) is None
+    html = difference_html(difference, merge_counts=(1, 3))
+    assert "stopped after 1 merge<" in html and "Merge 1 is the same in both." in html
+    same = difference_html(None, merge_counts=(3, 3))
+    assert "The two runs make the same merges" in same and "All 3 merges agree" in same
     assert first_difference(short, short) is None
     assert only_in(short, long) == []
 
@@ -189,3 +210,18 @@ def test_presets_show_what_they_say() -> None:
     assert preset("ties").a.tie_break == "first"
     with pytest.raises(ValueError, match="known: pieces, ties"):
         preset("nope")
+
+
+def test_reasons_for_unequal_counts_and_for_a_tie_under_one_rule() -> None:
+    """Made-up merges: neither token is cut by the other pre-tokenizer, so the sentence
+    comes from the counts alone."""
+    unequal = FirstDifference(1, Merge(1, b"a", b"b", 5), Merge(1, b"c", b"d", 3))
+    assert difference_reason(unequal, RunSettings("words"), RunSettings("gpt2")) == (
+        "The counts differ (5 against 3): the runs cut the text into different pieces, so "
+        "they count different pairs."
+    )
+    tie = FirstDifference(1, Merge(1, b"a", b"b", 3), Merge(1, b"c", b"d", 3))
+    assert difference_reason(tie, RunSettings("words"), RunSettings("gpt2")) == (
+        "Both pairs occurred 3 times: a tie, broken differently because the runs' texts are "
+        "cut differently."
+    )

@@ -166,6 +166,48 @@ def cut_by(merges: Iterable[Merge], pretokenizer: str) -> list[Merge]:
     return [merge for merge in merges if len(pretokenize(merge.token, pretokenizer)) > 1]
 
 
+def difference_reason(
+    difference: FirstDifference,
+    a: RunSettings,
+    b: RunSettings,
+    *,
+    names: tuple[str, str] = RUN_NAMES,
+) -> str | None:
+    """One sentence on why the runs part there, in plain text (``None``: nothing to add).
+
+    - a merge whose token the other run's pre-tokenizer cuts: that run can never make it;
+    - equal counts: a tie, broken differently when the tie rules differ;
+    - otherwise the counts themselves differ (the runs cut the text differently).
+
+    >>> reason = difference_reason(
+    ...     FirstDifference(2, Merge(2, b"aa", b"a", 2), Merge(2, b"a", b"b", 2)),
+    ...     RunSettings("bytes", "first"), RunSettings("bytes", "lexmin"))
+    >>> reason.split(": ")[1]
+    'a tie, which the rules first (A) and lexmin (B) break differently.'
+    """
+    if difference.a is None or difference.b is None:
+        return None  # the card says which run stopped
+    runs = ((names[0], difference.a, names[1], b), (names[1], difference.b, names[0], a))
+    for name, merge, other, settings in runs:
+        if cut_by([merge], settings.pretokenizer):
+            return (
+                f"{name}'s new token “{readable(merge.token)}” spans two pieces of {other}'s "
+                f"pre-tokenizer ({settings.pretokenizer}), so {other} can never make it."
+            )
+    if difference.same_count:
+        count = f"Both pairs occurred {difference.a.count:,} times"
+        if a.tie_break != b.tie_break:
+            return (
+                f"{count}: a tie, which the rules {a.tie_break} ({names[0]}) and "
+                f"{b.tie_break} ({names[1]}) break differently."
+            )
+        return f"{count}: a tie, broken differently because the runs' texts are cut differently."
+    return (
+        f"The counts differ ({difference.a.count:,} against {difference.b.count:,}): the runs "
+        "cut the text into different pieces, so they count different pairs."
+    )
+
+
 def _chip(data: bytes) -> str:
     """A token chip coloured by its bytes, so the same token looks the same in both runs."""
     colour = sum(data) % len(PALETTE)
@@ -205,9 +247,11 @@ def difference_html(
     difference: FirstDifference | None,
     *,
     merge_counts: tuple[int, int],
+    reason: str | None = None,
     names: tuple[str, str] = RUN_NAMES,
 ) -> str:
-    """A card: the first merge where the runs part, each run's merge on its own line.
+    """A card: the first merge where the runs part, each run's merge on its own line, and
+    ``reason`` (from :func:`difference_reason`).
 
     Every piece of token text is escaped (it comes from the user's text).
     """
@@ -227,11 +271,8 @@ def difference_html(
                 "Merge 1 is" if difference.step == 2 else f"Merges 1 to {difference.step - 1:,} are"
             )
             body.append(f"<p>{esc(same)} the same in both.</p>")
-        if difference.same_count:
-            body.append(
-                "<p>Both pairs occurred equally often: the runs' settings chose differently "
-                "between them.</p>"
-            )
+        if reason:
+            body.append(f"<p>{esc(reason)}</p>")
     return (
         f'<div class="bpe-card"><div class="bpe-card-title">{esc(title)}</div>'
         + "".join(body)
