@@ -143,3 +143,29 @@ def test_clicking_the_compression_chart_opens_that_merge(app: AppPage, screensho
     assert fields["tokens"] in tokens
     app.page.wait_for_function(f"() => location.search.includes('step={merges}')", timeout=10_000)
     app.assert_clean()
+
+
+@pytest.mark.parametrize("mode", ["present", "800px"])
+def test_teaching_views_on_a_projector_and_in_a_narrow_window(
+    app: AppPage, screenshots: Path, mode: str
+) -> None:
+    """A surprise and the tie preset, as a class sees them: nothing cut off at the right."""
+    params = {"present": "true"} if mode == "present" else {}
+    if mode == "800px":
+        app.page.set_viewport_size({"width": 800, "height": 900})
+    try:
+        emoji = find_surprise("emoji")
+        app.open("tokenize", surprise="emoji", **params)
+        assert emoji.look in " ".join(app.alerts("Info"))
+        app.screenshot(screenshots / f"tokenize-surprise-{mode}.png")
+        app.open("runs", sample="aaabdaaabac", runs_a_pretok="bytes", runs_b_pretok="bytes",
+                 runs_a_vocab=259, runs_b_vocab=259, runs_b_tie="lexmin", **params)  # fmt: skip
+        assert app.card_title() == "The runs part at merge 2"
+        width = app.page.evaluate("document.documentElement.clientWidth")
+        for selector in (".bpe-card", ".bpe-scroll", '[data-testid="stVegaLiteChart"]'):
+            for box in (e.bounding_box() for e in app.page.locator(selector).all()):
+                assert box and box["x"] + box["width"] <= width + 1, f"{selector} cut off"
+        app.screenshot(screenshots / f"runs-ties-{mode}.png")
+        app.assert_clean()
+    finally:
+        app.page.set_viewport_size({"width": 1366, "height": 900})
