@@ -134,3 +134,28 @@ def test_fewer_merges_after_a_late_step_keeps_the_step_in_range() -> None:
     run(at)
     assert at.slider(key="runs_step").value == 44
     assert metrics(at)["Merges in A"] == "44"
+
+
+def test_an_empty_paste_says_what_to_do() -> None:
+    at = run(new_app(src="paste"))
+    at.switch_page(PAGE)
+    run(at)
+    assert [plain(e.value) for e in at.error] == [
+        "The text box is empty: paste or type some text to train on."
+    ]
+    assert not at.metric
+
+
+def test_one_character_trains_nothing_in_either_run() -> None:
+    at = run(new_app(src="paste", paste="x"))
+    at.switch_page(PAGE)
+    run(at)
+    assert "Neither run makes a merge" in card(at)
+    assert metrics(at) == {
+        "Merges in A": "0",
+        "Merges in B": "0",
+        "Only in A": "0",
+        "Only in B": "0",
+    }
+    blocks = span_blocks(at)  # both panes show the one character as its one token
+    assert len(blocks) == 2 and all(block.count('class="bpe-t ') == 1 for block in blocks)

@@ -257,7 +257,12 @@ def difference_html(
     """
     if difference is None:
         title = "The two runs make the same merges"
-        body = [f"<p>{esc(f'All {merge_counts[0]:,} merges agree, in the same order.')}</p>"]
+        same = (
+            f"All {merge_counts[0]:,} merges agree, in the same order."
+            if merge_counts[0]
+            else "Neither run makes a merge: the text has no pair of tokens to join."
+        )
+        body = [f"<p>{esc(same)}</p>"]
     else:
         title = f"The runs part at merge {difference.step:,}"
         body = [
