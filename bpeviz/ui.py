@@ -404,11 +404,7 @@ def current_history(*, show: bool = True) -> History | None:
     history = None
     if text is not None and not any(m.level == "error" for m in messages):
         try:
-            if settings.source == "sample":
-                slot = _sample_slot(settings.sample_key, settings.training_key())
-            else:
-                slot = _user_slot(_digest(text.data), settings.training_key())
-            history = _history_in(slot, text.data, settings)
+            history = history_for(text, settings)
         except ValueError as error:
             messages.append(cfg.Message("error", f"Cannot train: {error}."))
         else:
