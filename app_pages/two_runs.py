@@ -123,12 +123,10 @@ numbers[2].metric("Only in A", f"{len(only_a):,}", help="Pairs of byte strings B
 numbers[3].metric("Only in B", f"{len(only_b):,}", help="Pairs of byte strings A never merges.")
 for name, cut, merges, other in (("A", cut_a, merges_a, "B"), ("B", cut_b, merges_b, "A")):
     if cut:
-        st.markdown(
-            f"**{counted(len(cut), 'merge')} of {len(merges):,} in {name}** make a token that "
-            f"{other}'s pre-tokenizer (`{chosen[other].pretokenizer}`) would cut in two: they "
-            f"cross a piece boundary, such as the space before a word, which {other}'s merges "
-            "never cross. They are marked in the table of merges below."
+        sentence = runs.crossing_sentence(
+            name, len(cut), len(merges), other, chosen[other].pretokenizer
         )
+        st.markdown(f"{sentence} The table of merges below marks them.")
 
 st.subheader("Compression, merge by merge", anchor=False)
 last = max(len(merges_a), len(merges_b))

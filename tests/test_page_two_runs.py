@@ -51,7 +51,7 @@ def test_default_compares_bytes_with_gpt4_on_the_english_sample() -> None:
     assert int(found["Only in A"]) > 0 and int(found["Only in B"]) > 0
     # bytes merges cross words; gpt4 merges never cross its own pieces, so one sentence only.
     crossing = [m.value for m in at.markdown if "would cut in two" in m.value]
-    assert len(crossing) == 1 and "in A**" in crossing[0] and "(`gpt4`)" in crossing[0]
+    assert len(crossing) == 1 and "of A's 256 merges**" in crossing[0] and "(`gpt4`)" in crossing[0]
     assert len(span_blocks(at)) == 2
     assert len(at.dataframe) == 2
     assert [info.value for info in at.info] == [preset("pieces").lesson]

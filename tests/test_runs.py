@@ -17,6 +17,7 @@ from bpeviz.app.runs import (
     FirstDifference,
     Merge,
     RunSettings,
+    crossing_sentence,
     curves_chart,
     curves_frame,
     cut_by,
@@ -148,6 +149,10 @@ def test_bytes_merges_cross_word_boundaries_gpt4_ones_never(bytes_vs_gpt4) -> No
     assert [m.token for m in cut_by(merges_a, "gpt4")] == [b"ab ", b"ab ab ", b"ab ab ab"]
     assert cut_by(merges_b, "gpt4") == []
     assert cut_by(merges_a, "bytes") == []  # one piece: nothing is ever cut
+    assert crossing_sentence("A", 3, 4, "B", "gpt4").startswith(
+        "**3 of A's 4 merges** make a token that B's pre-tokenizer (`gpt4`) would cut in two: "
+        "they cross"
+    )
     difference = first_difference(merges_a, merges_b)
     assert difference is not None and difference.step == 2
     assert (difference.a, difference.b) == (Merge(2, b"ab", b" ", 2), Merge(2, b" ", b"ab", 2))

@@ -295,6 +295,24 @@ def own_cut_marks(starts: np.ndarray, other_starts: np.ndarray) -> list[str]:
     return [MARK_NEW if flag else "" for flag in alone.tolist()]
 
 
+def crossing_sentence(
+    name: str, crossing: int, merges: int, other: str, other_pretokenizer: str
+) -> str:
+    """Markdown: how many of a run's merges cross the other run's pieces (names are ours).
+
+    >>> crossing_sentence("A", 1, 3, "B", "gpt4")
+    "**1 of A's 3 merges** makes a token that B's pre-tokenizer (`gpt4`) would cut in two: \
+it crosses a piece boundary, such as the space before a word, which B's merges never cross."
+    """
+    one = crossing == 1
+    return (
+        f"**{crossing:,} of {name}'s {merges:,} merges** {'makes' if one else 'make'} a token "
+        f"that {other}'s pre-tokenizer (`{other_pretokenizer}`) would cut in two: "
+        f"{'it crosses' if one else 'they cross'} a piece boundary, such as the space before a "
+        f"word, which {other}'s merges never cross."
+    )
+
+
 def merge_frame(
     merges: Sequence[Merge], other: Iterable[Merge], *, crossing: Iterable[Merge] = ()
 ) -> pd.DataFrame:
