@@ -7,7 +7,7 @@ import streamlit as st
 
 from bpeviz import display, ui
 from bpeviz import settings as cfg
-from bpeviz.app import runs
+from bpeviz.app import runs, runs_state, runs_view
 from bpeviz.readable import counted
 from bpeviz.trainer import TIE_BREAKS
 
@@ -17,7 +17,7 @@ DEFAULTS = {"A": runs.RunSettings(pretokenizer="bytes"), "B": runs.RunSettings()
 
 def apply_preset(key: str) -> None:
     """Button callback: the preset's sample, both runs and its step, before any widget."""
-    st.session_state.update(runs.preset_state(runs.preset(key)))
+    st.session_state.update(runs_state.preset_state(runs_state.preset(key)))
 
 
 st.title("Two training runs")
@@ -27,7 +27,7 @@ st.markdown(
     "makes, and how the text and its compression change."
 )
 with st.container(horizontal=True, gap="small", key="runs_presets"):
-    for item in runs.PRESETS:
+    for item in runs_state.PRESETS:
         st.button(
             item.label, key=f"runs_preset_{item.key}", on_click=apply_preset, args=(item.key,)
         )
@@ -48,7 +48,7 @@ for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
             "Pre-tokenizer",
             cfg.PRETOKENIZERS,
             index=cfg.PRETOKENIZERS.index(default.pretokenizer),
-            key=runs.widget_key(name, "pretok"),
+            key=runs_state.widget_key(name, "pretok"),
             bind="query-params",
             help="; ".join(cfg.PRETOKENIZER_LABELS.values()),
         )
@@ -56,7 +56,7 @@ for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
             "Tie rule",
             TIE_BREAKS,
             index=TIE_BREAKS.index(default.tie_break),
-            key=runs.widget_key(name, "tie"),
+            key=runs_state.widget_key(name, "tie"),
             bind="query-params",
         )
         st.number_input(
@@ -64,17 +64,17 @@ for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
             min_value=1,
             value=default.vocab_size,
             step=1,
-            key=runs.widget_key(name, "vocab"),
+            key=runs_state.widget_key(name, "vocab"),
             bind="query-params",
         )
         st.checkbox(
             "</w> end-of-word marker",
             value=default.end_of_word,
-            key=runs.widget_key(name, "eow"),
-            disabled=st.session_state.get(runs.widget_key(name, "pretok")) != "words",
+            key=runs_state.widget_key(name, "eow"),
+            disabled=st.session_state.get(runs_state.widget_key(name, "pretok")) != "words",
             bind="query-params",
         )
-    chosen[name] = runs.run_settings(st.session_state, name, default)
+    chosen[name] = runs_state.run_settings(st.session_state, name, default)
 
 histories = {}
 for name, settings in chosen.items():
@@ -101,16 +101,18 @@ ui.caption(
     f"B: {chosen['B'].summary()}"
 )
 
-lesson = runs.matching_preset(
+lesson = runs_state.matching_preset(
     sidebar.sample_key if text.source == "sample" else None, chosen["A"], chosen["B"]
 )
 if lesson is not None:
     st.info(lesson.lesson, icon=":material/school:")
 merges_a, merges_b = runs.merges_of(history_a), runs.merges_of(history_b)
 difference = runs.first_difference(merges_a, merges_b)
-reason = runs.difference_reason(difference, chosen["A"], chosen["B"]) if difference else None
+reason = runs_view.difference_reason(difference, chosen["A"], chosen["B"]) if difference else None
 ui.show_spans(
-    runs.difference_html(difference, merge_counts=(len(merges_a), len(merges_b)), reason=reason)
+    runs_view.difference_html(
+        difference, merge_counts=(len(merges_a), len(merges_b)), reason=reason
+    )
 )
 
 only_a, only_b = runs.only_in(merges_a, merges_b), runs.only_in(merges_b, merges_a)
@@ -123,21 +125,21 @@ numbers[2].metric("Only in A", f"{len(only_a):,}", help="Pairs of byte strings B
 numbers[3].metric("Only in B", f"{len(only_b):,}", help="Pairs of byte strings A never merges.")
 for name, cut, merges, other in (("A", cut_a, merges_a, "B"), ("B", cut_b, merges_b, "A")):
     if cut:
-        sentence = runs.crossing_sentence(
+        sentence = runs_view.crossing_sentence(
             name, len(cut), len(merges), other, chosen[other].pretokenizer
         )
         st.markdown(f"{sentence} The table of merges below marks them.")
 
 st.subheader("Compression, merge by merge", anchor=False)
 last = max(len(merges_a), len(merges_b))
-if int(st.session_state.get(runs.KEY_STEP) or 0) > last:  # new settings, fewer merges
-    st.session_state[runs.KEY_STEP] = last
+if int(st.session_state.get(runs_state.KEY_STEP) or 0) > last:  # new settings, fewer merges
+    st.session_state[runs_state.KEY_STEP] = last
 step = st.slider(
     "Show the text after this many merges",
     min_value=0,
     max_value=max(last, 1),
     value=min(difference.step, last) if difference else last,
-    key=runs.KEY_STEP,
+    key=runs_state.KEY_STEP,
     bind="query-params",
     disabled=last == 0,
 )
@@ -167,7 +169,7 @@ for pane, (name, history), other in zip(text_panes, histories.items(), ("B", "A"
         hi = min(len(shown), MAX_SHOWN_TOKENS)
         if hi < len(shown):
             st.caption(f"Showing the first {hi:,} of {len(shown):,} tokens.")
-        marks = runs.own_cut_marks(shown.starts[:hi], segmentations[other].starts)
+        marks = runs_view.own_cut_marks(shown.starts[:hi], segmentations[other].starts)
         views = display.segment_views(
             history.text,
             shown.starts,

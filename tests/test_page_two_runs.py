@@ -11,7 +11,7 @@ import apptest_support
 import pytest
 from apptest_support import new_app, open_page, plain, run
 
-from bpeviz.app.runs import preset
+from bpeviz.app.runs_state import preset
 
 PAGE = "app_pages/two_runs.py"
 

@@ -1,36 +1,28 @@
-"""Tests for bpeviz.app.runs: two training runs of one text, compared merge by merge.
+"""Tests for bpeviz.app.runs and runs_view: two training runs of one text, merge by merge.
 
 Every expected value below is worked out by hand in the test's docstring.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from itertools import pairwise
-
 import pytest
 
 from bpeviz.app.runs import (
     CURVE_COLUMNS,
     MERGE_COLUMNS,
-    PRESETS,
     FirstDifference,
     Merge,
     RunSettings,
-    crossing_sentence,
     curves_chart,
     curves_frame,
     cut_by,
-    difference_html,
-    difference_reason,
     first_difference,
     merge_frame,
     merges_of,
     only_in,
-    preset,
 )
+from bpeviz.app.runs_view import crossing_sentence, difference_html, difference_reason
 from bpeviz.history import train
-from bpeviz.samples import get_sample
 
 WIKI = "aaabdaaabac"
 
@@ -187,34 +179,6 @@ def test_end_of_word_marker_is_part_of_the_bytes() -> None:
     then (ab, </w>) 2 → ``ab</w>``."""
     run = train("ab ab", 259, pretokenizer="words", end_of_word=True)
     assert texts(merges_of(run)) == ["a + b → ab", "ab + </w> → ab</w>"]
-
-
-def test_presets_show_what_they_say() -> None:
-    """Each preset's sample exists, its runs differ at its step, and the pieces preset's
-    claim holds: the most frequent byte pair of the English sample, counted here with a
-    plain Counter, is e followed by a space."""
-    assert [p.key for p in PRESETS] == ["pieces", "ties"]
-    english = get_sample("english").text.encode()
-    pairs = Counter(pairwise(english))
-    assert max(pairs, key=pairs.__getitem__) == (ord("e"), ord(" "))
-    for item in PRESETS:
-        text = get_sample(item.sample_key).text
-        runs = [
-            merges_of(
-                train(
-                    text,
-                    settings.vocab_size,
-                    pretokenizer=settings.pretokenizer,
-                    tie_break=settings.tie_break,
-                )
-            )
-            for settings in (item.a, item.b)
-        ]
-        difference = first_difference(*runs)
-        assert difference is not None and difference.step == item.step, item.key
-    assert preset("ties").a.tie_break == "first"
-    with pytest.raises(ValueError, match="known: pieces, ties"):
-        preset("nope")
 
 
 def test_reasons_for_unequal_counts_and_for_a_tie_under_one_rule() -> None:

@@ -13,10 +13,11 @@ histories:
 - :func:`cut_by`: the merges whose token another pre-tokenizer would cut in two, i.e. merges
   that cross one of its piece boundaries (``bytes`` against ``gpt4``: ``e␣`` crosses a word
   boundary, which GPT-4's pattern never allows);
-- :func:`curves_frame` / :func:`curves_chart`: both compression curves on one chart;
-- :data:`PRESETS`: the classic comparisons, ready to open.
+- :func:`curves_frame` / :func:`curves_chart`: both compression curves on one chart.
 
-What is left out: training (the app trains each run once, cached) and widgets.
+The card and sentences that explain a difference are in :mod:`bpeviz.app.runs_view`; the
+presets and the page's widget state in :mod:`bpeviz.app.runs_state`. What is left out:
+training (the app trains each run once, cached) and widgets.
 """
 
 from __future__ import annotations
@@ -25,15 +26,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import altair as alt
-import numpy as np
 import pandas as pd
 
-from bpeviz import settings as cfg
-from bpeviz.display import MARK_NEW, PALETTE, esc
 from bpeviz.history import History
 from bpeviz.pretokenize import pretokenize
 from bpeviz.readable import readable
-from bpeviz.samples import get_sample
 
 RUN_NAMES: tuple[str, str] = ("A", "B")
 RUN_COLOURS: tuple[str, str] = ("#1f77b4", "#e4572e")
@@ -47,14 +44,6 @@ MERGE_COLUMNS: tuple[str, ...] = (
     "crosses",
 )
 CURVE_COLUMNS: tuple[str, ...] = ("run", "merges", "tokens", "bytes_per_token")
-# Widget keys (and query parameters) of the page: runs_a_pretok, runs_b_vocab, runs_step...
-FIELDS: tuple[str, ...] = ("pretok", "tie", "vocab", "eow")
-KEY_STEP = "runs_step"
-
-
-def widget_key(run: str, field: str) -> str:
-    """The key of one run's setting widget, e.g. ``widget_key("A", "vocab") == "runs_a_vocab"``."""
-    return f"runs_{run.lower()}_{field}"
 
 
 @dataclass(frozen=True)
@@ -166,153 +155,6 @@ def cut_by(merges: Iterable[Merge], pretokenizer: str) -> list[Merge]:
     return [merge for merge in merges if len(pretokenize(merge.token, pretokenizer)) > 1]
 
 
-def difference_reason(
-    difference: FirstDifference,
-    a: RunSettings,
-    b: RunSettings,
-    *,
-    names: tuple[str, str] = RUN_NAMES,
-) -> str | None:
-    """One sentence on why the runs part there, in plain text (``None``: nothing to add).
-
-    - a merge whose token the other run's pre-tokenizer cuts: that run can never make it;
-    - equal counts: a tie, broken differently when the tie rules differ;
-    - otherwise the counts themselves differ (the runs cut the text differently).
-
-    >>> reason = difference_reason(
-    ...     FirstDifference(2, Merge(2, b"aa", b"a", 2), Merge(2, b"a", b"b", 2)),
-    ...     RunSettings("bytes", "first"), RunSettings("bytes", "lexmin"))
-    >>> reason.split(": ")[1]
-    'a tie, which the rules first (A) and lexmin (B) break differently.'
-    """
-    if difference.a is None or difference.b is None:
-        return None  # the card says which run stopped
-    runs = ((names[0], difference.a, names[1], b), (names[1], difference.b, names[0], a))
-    for name, merge, other, settings in runs:
-        if cut_by([merge], settings.pretokenizer):
-            return (
-                f"{name}'s new token “{readable(merge.token)}” spans two pieces of {other}'s "
-                f"pre-tokenizer ({settings.pretokenizer}), so {other} can never make it."
-            )
-    if difference.same_count:
-        count = f"Both pairs occurred {difference.a.count:,} times"
-        if a.tie_break != b.tie_break:
-            return (
-                f"{count}: a tie, which the rules {a.tie_break} ({names[0]}) and "
-                f"{b.tie_break} ({names[1]}) break differently."
-            )
-        return f"{count}: a tie, broken differently because the runs' texts are cut differently."
-    return (
-        f"The counts differ ({difference.a.count:,} against {difference.b.count:,}): the runs "
-        "cut the text into different pieces, so they count different pairs."
-    )
-
-
-def _chip(data: bytes) -> str:
-    """A token chip coloured by its bytes, so the same token looks the same in both runs."""
-    colour = sum(data) % len(PALETTE)
-    return (
-        f'<span class="bpe-chipbox"><span class="bpe-chip bpe-c{colour}">'
-        f"{esc(readable(data)) or '&#8203;'}</span></span>"
-    )
-
-
-# One line per run inside the card's single equation box (the stylesheet's presentation
-# layout puts that box in the card's left column and the sentences on the right).
-_LINES_STYLE = "flex-direction:column;align-items:flex-start"
-_LINE_STYLE = "display:flex;flex-wrap:wrap;align-items:center;gap:.5rem"
-
-
-def _merge_line(name: str, merge: Merge | None, last: int) -> str:
-    if merge is None:
-        said = f"stopped after {last:,} merges" if last != 1 else "stopped after 1 merge"
-        content = f'<span class="bpe-chipid">{esc(said)}</span>'
-    else:
-        times = "once" if merge.count == 1 else f"{merge.count:,} times"
-        content = (
-            _chip(merge.left)
-            + '<span class="bpe-op">+</span>'
-            + _chip(merge.right)
-            + '<span class="bpe-op">→</span>'
-            + _chip(merge.token)
-            + f'<span class="bpe-chipid">{esc(times)}</span>'
-        )
-    return (
-        f'<div class="bpe-run-line" style="{_LINE_STYLE}">'
-        f'<span class="bpe-op">{esc(name)}</span>{content}</div>'
-    )
-
-
-def difference_html(
-    difference: FirstDifference | None,
-    *,
-    merge_counts: tuple[int, int],
-    reason: str | None = None,
-    names: tuple[str, str] = RUN_NAMES,
-) -> str:
-    """A card: the first merge where the runs part, each run's merge on its own line, and
-    ``reason`` (from :func:`difference_reason`).
-
-    Every piece of token text is escaped (it comes from the user's text).
-    """
-    if difference is None:
-        title = "The two runs make the same merges"
-        same = (
-            f"All {merge_counts[0]:,} merges agree, in the same order."
-            if merge_counts[0]
-            else "Neither run makes a merge: the text has no pair of tokens to join."
-        )
-        body = [f"<p>{esc(same)}</p>"]
-    else:
-        title = f"The runs part at merge {difference.step:,}"
-        body = [
-            f'<div class="bpe-eq" style="{_LINES_STYLE}">'
-            + _merge_line(names[0], difference.a, merge_counts[0])
-            + _merge_line(names[1], difference.b, merge_counts[1])
-            + "</div>"
-        ]
-        if difference.step > 1:
-            same = (
-                "Merge 1 is" if difference.step == 2 else f"Merges 1 to {difference.step - 1:,} are"
-            )
-            body.append(f"<p>{esc(same)} the same in both.</p>")
-        if reason:
-            body.append(f"<p>{esc(reason)}</p>")
-    return (
-        f'<div class="bpe-card"><div class="bpe-card-title">{esc(title)}</div>'
-        + "".join(body)
-        + "</div>"
-    )
-
-
-def own_cut_marks(starts: np.ndarray, other_starts: np.ndarray) -> list[str]:
-    """One mark per token: ``"new"`` on a token that starts where the other run does not cut.
-
-    >>> own_cut_marks(np.array([0, 2, 3]), np.array([0, 3]))
-    ['', 'new', '']
-    """
-    alone = ~np.isin(starts, other_starts)
-    return [MARK_NEW if flag else "" for flag in alone.tolist()]
-
-
-def crossing_sentence(
-    name: str, crossing: int, merges: int, other: str, other_pretokenizer: str
-) -> str:
-    """Markdown: how many of a run's merges cross the other run's pieces (names are ours).
-
-    >>> crossing_sentence("A", 1, 3, "B", "gpt4")
-    "**1 of A's 3 merges** makes a token that B's pre-tokenizer (`gpt4`) would cut in two: \
-it crosses a piece boundary, such as the space before a word, which B's merges never cross."
-    """
-    one = crossing == 1
-    return (
-        f"**{crossing:,} of {name}'s {merges:,} merges** {'makes' if one else 'make'} a token "
-        f"that {other}'s pre-tokenizer (`{other_pretokenizer}`) would cut in two: "
-        f"{'it crosses' if one else 'they cross'} a piece boundary, such as the space before a "
-        f"word, which {other}'s merges never cross."
-    )
-
-
 def merge_frame(
     merges: Sequence[Merge], other: Iterable[Merge], *, crossing: Iterable[Merge] = ()
 ) -> pd.DataFrame:
@@ -393,112 +235,3 @@ def curves_chart(curves: pd.DataFrame, *, step: int | None = None, height: int =
             .encode(x="merges:Q", tooltip=[alt.Tooltip("merges:Q", title="step shown")])
         )
     return alt.layer(*layers).properties(height=height)
-
-
-@dataclass(frozen=True)
-class Preset:
-    """A classic comparison: a bundled sample, two settings, a step, and what it shows."""
-
-    key: str
-    label: str
-    sample_key: str
-    a: RunSettings
-    b: RunSettings
-    step: int
-    lesson: str
-
-
-PRESETS: tuple[Preset, ...] = (
-    Preset(
-        key="pieces",
-        label="bytes against gpt4 on the English sample",
-        sample_key="english",
-        a=RunSettings(pretokenizer="bytes", tie_break="first", vocab_size=512),
-        b=RunSettings(pretokenizer="gpt4", tie_break="first", vocab_size=512),
-        step=1,
-        lesson="With the bytes pre-tokenizer the whole text is one piece, so merges may cross "
-        "word boundaries (the very first one joins e and the space after it); GPT-4's pattern "
-        "cuts the text into words first, and its merges never cross one.",
-    ),
-    Preset(
-        key="ties",
-        label="aaabdaaabac: tie rule first against lexmin",
-        sample_key="aaabdaaabac",
-        a=RunSettings(pretokenizer="bytes", tie_break="first", vocab_size=259),
-        b=RunSettings(pretokenizer="bytes", tie_break="lexmin", vocab_size=259),
-        step=2,
-        lesson="After aa, the pairs (aa, a) and (a, b) both occur twice. minbpe keeps the pair "
-        "seen first in the text (aa + a); Wikipedia's walk-through, like Hugging Face, takes "
-        "the pair with the smallest ids (a + b). Both runs end with the token aaab, built "
-        "from different parents.",
-    ),
-)
-
-
-def preset_state(item: Preset) -> dict[str, object]:
-    """The session state that opens ``item``: its sample in the sidebar, both runs, its step.
-
-    The sidebar takes the sample's own suggested settings too, as choosing it there would.
-
-    >>> state = preset_state(preset("ties"))
-    >>> state["sample"], state["runs_a_tie"], state["runs_b_tie"], state["runs_step"]
-    ('aaabdaaabac', 'first', 'lexmin', 2)
-    """
-    state: dict[str, object] = {
-        cfg.KEY_SOURCE: "sample",
-        cfg.KEY_SAMPLE: item.sample_key,
-        **cfg.suggested_state(get_sample(item.sample_key)),
-        KEY_STEP: item.step,
-    }
-    for name, settings in zip(RUN_NAMES, (item.a, item.b), strict=True):
-        for field, value in zip(FIELDS, state_values(settings), strict=True):
-            state[widget_key(name, field)] = value
-    return state
-
-
-def state_values(settings: RunSettings) -> tuple[object, ...]:
-    """The widgets' values for ``settings``, in the order of :data:`FIELDS`."""
-    return (settings.pretokenizer, settings.tie_break, settings.vocab_size, settings.end_of_word)
-
-
-def run_settings(state: Mapping[str, object], run: str, default: RunSettings) -> RunSettings:
-    """One run's settings from the page's widgets (missing or odd values: ``default``'s).
-
-    ``</w>`` only applies to the ``words`` pre-tokenizer, as in the sidebar.
-    """
-
-    def get(field: str, fallback: object) -> object:
-        value = state.get(widget_key(run, field))
-        return fallback if value is None else value
-
-    pretokenizer = str(get("pretok", default.pretokenizer))
-    vocab = get("vocab", default.vocab_size)
-    return RunSettings(
-        pretokenizer=pretokenizer,
-        tie_break=str(get("tie", default.tie_break)),
-        vocab_size=int(vocab) if isinstance(vocab, int | float) else default.vocab_size,
-        end_of_word=bool(get("eow", default.end_of_word)) and pretokenizer == "words",
-    )
-
-
-def matching_preset(sample_key: str | None, a: RunSettings, b: RunSettings) -> Preset | None:
-    """The preset these runs are (so the page can say what it shows), or ``None``.
-
-    >>> matching_preset("aaabdaaabac", PRESETS[1].a, PRESETS[1].b).key
-    'ties'
-    >>> matching_preset("english", PRESETS[1].a, PRESETS[1].b) is None
-    True
-    """
-    return next(
-        (p for p in PRESETS if (p.sample_key, p.a, p.b) == (sample_key, a, b)),
-        None,
-    )
-
-
-def preset(key: str) -> Preset:
-    """The preset called ``key``; ``ValueError`` naming the known ones otherwise."""
-    for candidate in PRESETS:
-        if candidate.key == key:
-            return candidate
-    known = ", ".join(candidate.key for candidate in PRESETS)
-    raise ValueError(f"unknown comparison {key!r}; known: {known}")
