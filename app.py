@@ -1,21 +1,23 @@
 """bpeviz: the frame. Page setup, shared settings in the sidebar, and the list of pages.
 
 Run with ``streamlit run app.py``. Every page reads the sidebar's settings through
-``bpeviz.ui`` and reuses the one cached training run; the settings, the page and the step
+``bpeviz.app`` and reuses the one cached training run; the settings, the page and the step
 live in the URL, so a link reproduces the exact view.
 """
 
 import streamlit as st
 
-from bpeviz import ui
+from bpeviz.app.sidebar import sidebar
+from bpeviz.app.state import KEY_PRESENT, init_state
+from bpeviz.app.widgets import inject_css, show_link_messages
 
 st.set_page_config(
     page_title="bpeviz: byte-level BPE, merge by merge",
     page_icon="🧩",
     layout="wide",
-    initial_sidebar_state="collapsed" if st.query_params.get(ui.KEY_PRESENT) else "auto",
+    initial_sidebar_state="collapsed" if st.query_params.get(KEY_PRESENT) else "auto",
 )
-ui.init_state()
+init_state()
 
 pages = [
     st.Page(
@@ -54,7 +56,7 @@ pages = [
     st.Page("app_pages/about.py", title="About", icon=":material/info:", url_path="about"),
 ]
 page = st.navigation(pages)
-ui.sidebar()
-ui.inject_css()
-ui.show_link_messages()
+sidebar()
+inject_css()
+show_link_messages()
 page.run()

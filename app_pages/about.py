@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from bpeviz.about import samples_frame
+from bpeviz.app.about import samples_frame
 
 st.title("About bpeviz")
 

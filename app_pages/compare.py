@@ -2,8 +2,13 @@
 
 import streamlit as st
 
-from bpeviz import compare, display, ui
-from bpeviz.settings import Message
+from bpeviz.app import compare
+from bpeviz.app.marks import MARK_NEW, legend_html
+from bpeviz.app.settings import Message
+from bpeviz.app.spans import id_views, tokens_html
+from bpeviz.app.state import current_settings
+from bpeviz.app.training import cl100k, current_history, encode, history_key
+from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_messages, show_spans
 
 MAX_SHOWN_TOKENS = 3_000
 OURS, THEIRS = "yours", "cl100k_base"
@@ -15,9 +20,9 @@ st.markdown(
     "the outlined tokens start at a cut that the other tokenizer does not make there."
 )
 
-history = ui.current_history()
-settings = ui.current_settings()
-text = ui.linked_text_area(
+history = current_history()
+settings = current_settings()
+text = linked_text_area(
     "Text to compare", key="compare_text", default=compare.DEFAULT_COMPARE_TEXT, height=110
 )
 if history is None:
@@ -26,29 +31,29 @@ if not text:
     st.info("Type or paste some text above to compare the two tokenizers on it.")
     st.stop()
 try:
-    reference = ui.cl100k()
+    reference = cl100k()
 except RuntimeError as error:
-    ui.show_messages([Message("error", f"cl100k_base is not available: {error}")])
+    show_messages([Message("error", f"cl100k_base is not available: {error}")])
     st.stop()
 
-ours_ids = ui.encode(history.tokenizer, ui.history_key(history), text)
-theirs_ids = ui.encode(reference, "cl100k", text)
+ours_ids = encode(history.tokenizer, history_key(history), text)
+theirs_ids = encode(reference, "cl100k", text)
 result = compare.compare(
     text, history.tokenizer, reference, names=(OURS, THEIRS), ids=(ours_ids, theirs_ids)
 )
 
-ui.show_spans(display.legend_html(mark=None))
+show_spans(legend_html(mark=None))
 st.caption(
     "A bold outline marks a token that starts where the other tokenizer does not cut. "
     "Hover a token for its id and bytes."
 )
-panes = ui.columns(2, key="compare_panes")
+panes = columns(2, key="compare_panes")
 for pane, tokenization, only, title in (
     (
         panes[0],
         result.ours,
         result.diff.only_ours,
-        f"Yours: {ui.escape_markdown(settings.summary())}",
+        f"Yours: {escape_markdown(settings.summary())}",
     ),
     (
         panes[1],
@@ -64,18 +69,18 @@ for pane, tokenization, only, title in (
         numbers[1].metric("Bytes per token", f"{tokenization.bytes_per_token:.2f}")
         numbers[2].metric("Cuts only here", f"{len(only):,}")
         shown = tokenization.ids[:MAX_SHOWN_TOKENS]
-        marks = compare.start_marks(tokenization, only, mark=display.MARK_NEW)
+        marks = compare.start_marks(tokenization, only, mark=MARK_NEW)
         if len(shown) < tokenization.token_count:
             st.caption(f"Showing the first {len(shown):,} of {tokenization.token_count:,} tokens.")
         tokenizer = history.tokenizer if tokenization is result.ours else reference
-        ui.show_spans(
-            display.tokens_html(display.id_views(tokenizer, shown), marks=marks[: len(shown)]),
+        show_spans(
+            tokens_html(id_views(tokenizer, shown), marks=marks[: len(shown)]),
             scroll=True,
         )
 
 st.subheader("Where the cuts differ", anchor=False)
 diff = result.diff
-counts = ui.columns(3, key="compare_counts", pairs=True)
+counts = columns(3, key="compare_counts", pairs=True)
 counts[0].metric("Cuts both make", f"{len(diff.shared):,}")
 counts[1].metric("Only yours", f"{len(diff.only_ours):,}")
 counts[2].metric("Only cl100k_base", f"{len(diff.only_theirs):,}")

@@ -2,9 +2,12 @@
 
 import streamlit as st
 
-from bpeviz import charts, compression, ui
-from bpeviz import settings as cfg
+from bpeviz.app import charts, compression
 from bpeviz.app.chart_clicks import step_settings, step_target
+from bpeviz.app.links import query_from_state
+from bpeviz.app.state import KEY_STEP, current_settings
+from bpeviz.app.training import cl100k, train_sample
+from bpeviz.app.widgets import columns, show_chart
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
 VOCAB_CHOICES = [512, 768, 1024, 1536, 2048, 3072, 4096]
@@ -18,7 +21,7 @@ def open_clicked_step() -> None:
     state = st.session_state
     vocab = int(state["compression_vocab"])
     merge_counts = {  # the runs the chart was drawn from (cached: no training here)
-        name: ui.train_sample(key, vocab, PRETOKENIZER, TIE_BREAK).merge_count
+        name: train_sample(key, vocab, PRETOKENIZER, TIE_BREAK).merge_count
         for name, key in SAMPLES.items()
     }
     target = step_target(state[KEY_CHART].selection, samples=SAMPLES, merge_counts=merge_counts)
@@ -27,7 +30,7 @@ def open_clicked_step() -> None:
     state.update(
         step_settings(target, vocab_size=vocab, pretokenizer=PRETOKENIZER, tie_break=TIE_BREAK)
     )
-    state[ui.KEY_STEP] = target.step
+    state[KEY_STEP] = target.step
     state[KEY_GO] = True
 
 
@@ -47,8 +50,8 @@ st.caption(
     "whatever text the sidebar holds; only the sidebar's vocab size is marked on the chart."
 )
 
-settings = ui.current_settings()
-left, right = ui.columns([3, 2], key="compression_controls")
+settings = current_settings()
+left, right = columns([3, 2], key="compression_controls")
 with left:
     max_vocab = st.select_slider(
         "Train each sample up to vocab size",
@@ -59,40 +62,36 @@ with left:
         help="One training run per sample (gpt4 pre-tokenizer, tie rule first); every smaller "
         "vocab size on the chart is a prefix of its merges, so nothing is retrained per point.",
     )
+LINE_TOGGLES = (
+    ("Other-language lines", "compression_cross",
+     "Encodes the other sample at about 20 vocab sizes (the dashed lines)."),
+    ("cl100k_base lines", "compression_cl100k",
+     "GPT-4's tokenizer (100,256 tokens) on the same two texts, for scale."),
+)  # fmt: skip
 with right:
-    cross = st.toggle(
-        "Other-language lines",
-        value=True,
-        key="compression_cross",
-        help="Encodes the other sample at about 20 vocab sizes (the dashed lines).",
-    )
-    reference = st.toggle(
-        "cl100k_base lines",
-        value=True,
-        key="compression_cl100k",
-        help="GPT-4's tokenizer (100,256 tokens) on the same two texts, for scale.",
-    )
+    cross, reference = [
+        st.toggle(label, value=True, key=key, help=text) for label, key, text in LINE_TOGGLES
+    ]
 
 with st.spinner("Training on the English and Japanese samples…"):
     histories = {
-        name: ui.train_sample(key, max_vocab, PRETOKENIZER, TIE_BREAK)
-        for name, key in SAMPLES.items()
+        name: train_sample(key, max_vocab, PRETOKENIZER, TIE_BREAK) for name, key in SAMPLES.items()
     }
 curves = compression.compression_curves(histories, cross=cross)
 references = None
 if reference:
     references = compression.reference_ratios(
-        ui.cl100k(), {name: history.text for name, history in histories.items()}
+        cl100k(), {name: history.text for name, history in histories.items()}
     )
 
 marker = settings.vocab_size if settings.vocab_size >= settings.base_size else None
 chart = charts.compression_chart(curves, references=references, current_vocab_size=marker)
-ui.show_chart(chart, key=KEY_CHART, on_select=open_clicked_step, selection_mode=charts.PICK)
+show_chart(chart, key=KEY_CHART, on_select=open_clicked_step, selection_mode=charts.PICK)
 if st.session_state.pop(KEY_GO, False):
     # The link of the new view: the clicked run's settings and step. Naming them also keeps
     # switch_page from clearing this page's widget-bound parameters, which Streamlit refuses.
-    link = cfg.query_from_state(st.session_state)
-    link[ui.KEY_STEP] = str(st.session_state[ui.KEY_STEP])
+    link = query_from_state(st.session_state)
+    link[KEY_STEP] = str(st.session_state[KEY_STEP])
     st.switch_page("app_pages/step.py", query_params=link)
 st.caption(
     f"The grey line marks the vocab size chosen in the sidebar ({settings.vocab_size:,}). "
@@ -118,7 +117,7 @@ else:
             f"That is above the {max_vocab:,} trained here: the own-text numbers are those at "
             f"{max_vocab:,}. Raise “Train each sample up to” to reach it."
         )
-    columns = ui.columns(
+    columns = columns(
         len(histories) + (len(references) if references is not None else 0),
         key="compression_numbers",
         pairs=True,

@@ -2,32 +2,41 @@
 
 import streamlit as st
 
-from bpeviz import export, ui
-from bpeviz.settings import Message
+from bpeviz.app import export, tables
+from bpeviz.app.settings import Message
+from bpeviz.app.state import (
+    current_settings,
+    current_text,
+    imported_tokenizer,
+    remember_imported_tokenizer,
+)
+from bpeviz.app.text_input import MAX_UPLOAD_MB
+from bpeviz.app.training import current_history
+from bpeviz.app.widgets import caption, escape_markdown, show_messages
+from bpeviz.pretokenize import PRETOKENIZER_REGISTRY
 
 KEY_UPLOAD = "export_model_files"
 KEY_PATTERN = "export_pattern"
 KEY_LOADED = "_export_loaded"  # (upload signature, LoadedModel or error message)
-MAX_MODEL_UPLOAD_MB = 10  # the server refuses more (.streamlit/config.toml)
 
 st.title("Export / import")
 
 # ---- download ---------------------------------------------------------------------------
 
 st.header("Download your tokenizer", anchor=False)
-history = ui.current_history()
-text_info = ui.current_text()
+history = current_history()
+text_info = current_text()
 if history is not None:
     name = text_info.name if text_info is not None else "text"
     stem = export.file_stem(name, history.vocab_size)
-    ui.caption(
+    caption(
         f"The tokenizer trained in the sidebar: {history.vocab_size:,} tokens "
-        f"({history.merge_count:,} merges), {ui.current_settings().summary()}."
+        f"({history.merge_count:,} merges), {current_settings().summary()}."
     )
     for item in export.export_formats(history.tokenizer, stem=stem):
         st.markdown(f"**{item.title}**")
         if item.error is not None:
-            ui.show_messages([Message("warning", f"Not available: {item.error}")])
+            show_messages([Message("warning", f"Not available: {item.error}")])
             continue
         with st.container(horizontal=True, gap="small"):
             for download in item.files:
@@ -47,7 +56,7 @@ if history is not None:
         "pair occurred (overlaps counted) and how many were replaced, the pairs it tied with, "
         "the tie rule and the token count of the training text afterwards."
     )
-    frame = export.history_frame(history)
+    frame = tables.merge_frame(history)
     st.download_button(
         "History CSV",
         frame.to_csv(index=False).encode("utf-8"),
@@ -62,7 +71,9 @@ if history is not None:
         hide_index=True,
         width="stretch",
         height=260,
-        column_config=export.HISTORY_LABELS,
+        column_config=tables.MERGE_LABELS,
+        # the CSV also holds the token's hex and the tied pairs' ids; on the page they add width
+        column_order=[c for c in frame.columns if c not in ("token_hex", "tied_ids")],
     )
 
 # ---- upload -----------------------------------------------------------------------------
@@ -77,12 +88,12 @@ files = st.file_uploader(
     type=list(export.UPLOAD_TYPES),
     accept_multiple_files=True,
     key=KEY_UPLOAD,
-    max_upload_size=MAX_MODEL_UPLOAD_MB,
+    max_upload_size=MAX_UPLOAD_MB,
 )
 pattern = st.selectbox(
     "Split pattern for files that do not store one (GPT-2 files, .tiktoken)",
     list(export.PATTERN_CHOICES),
-    format_func=export.PATTERN_LABELS.__getitem__,
+    format_func=lambda name: PRETOKENIZER_REGISTRY[name].label,
     key=KEY_PATTERN,
     help="A .model file stores its pattern. GPT-2's vocab.json/merges.txt and tiktoken's "
     "ranks do not: pick the one the model was trained with (bpeviz's own exports use the "
@@ -101,14 +112,14 @@ if files:
             stored = (signature, str(error))
         else:
             stored = (signature, loaded)
-            ui.remember_imported_tokenizer(f"{loaded.kind}: {loaded.source}", loaded.tokenizer)
+            remember_imported_tokenizer(f"{loaded.kind}: {loaded.source}", loaded.tokenizer)
         st.session_state[KEY_LOADED] = stored
     result = stored[1]
     if isinstance(result, str):
-        ui.show_messages([Message("error", f"Could not read the upload. {result}")])
+        show_messages([Message("error", f"Could not read the upload. {result}")])
     else:
         st.success(
-            f"Loaded {ui.escape_markdown(result.source)} as a {result.kind}. "
+            f"Loaded {escape_markdown(result.source)} as a {result.kind}. "
             "It is now offered on the Tokenize page."
         )
         st.page_link("app_pages/tokenize.py", label="Tokenize with it", icon="✂️")
@@ -116,6 +127,6 @@ if files:
         st.markdown("**The first learned tokens**")
         st.dataframe(export.first_tokens_frame(result.tokenizer), hide_index=True, height=300)
 else:
-    imported = ui.imported_tokenizer()
+    imported = imported_tokenizer()
     if imported is not None:
-        ui.caption(f"Imported this session: {imported[0]} (offered on the Tokenize page).")
+        caption(f"Imported this session: {imported[0]} (offered on the Tokenize page).")

@@ -7,7 +7,14 @@ will join outlined.
 
 import streamlit as st
 
-from bpeviz import display, tables, ui
+from bpeviz.app import charts, tables
+from bpeviz.app.card import merge_card_html, start_card_html
+from bpeviz.app.controls import autoplay_interval, clamp_step, fragment, step_controls
+from bpeviz.app.marks import first_marked, legend_html, step_outline, window
+from bpeviz.app.spans import segment_views, tokens_html
+from bpeviz.app.state import current_settings, current_text, presentation_mode
+from bpeviz.app.training import current_history
+from bpeviz.app.widgets import caption, columns, show_spans
 from bpeviz.readable import counted
 from bpeviz.trainer import MergeStep
 
@@ -15,30 +22,30 @@ WINDOW_TOKENS = 4_000
 TOP_PAIRS = 12
 
 st.title("Step through training")
-text = ui.current_text()
-history = ui.current_history()
+text = current_text()
+history = current_history()
 if history is None or text is None:
     st.stop()
 
-settings = ui.current_settings()
+settings = current_settings()
 tokenizer = history.tokenizer
 merges = history.merge_count
-ui.caption(f"{text.name} · {len(history.text):,} bytes · {settings.summary()}")
-if not ui.presentation_mode():  # on a projector, room for the text matters more
+caption(f"{text.name} · {len(history.text):,} bytes · {settings.summary()}")
+if not presentation_mode():  # on a projector, room for the text matters more
     st.caption(
         "**Step k** means the first k merges are done. Everything below is about **merge k**: "
         "the pair it joined, the counts it was picked from, and the text just before and "
         "after it."
     )
 if merges:
-    ui.clamp_step(merges)  # with no merge at all, the step-0 card says why
+    clamp_step(merges)  # with no merge at all, the step-0 card says why
 
 
 def show_counts(k: int, step: MergeStep | None) -> None:
     """Tokens, bytes per token, vocabulary size and merges done at step k."""
     tokens, ratio = history.token_count(k), history.compression_ratio(k)
-    columns = ui.columns(4, key="step_counts", pairs=True)
-    columns[0].metric(
+    cells = columns(4, key="step_counts", pairs=True)
+    cells[0].metric(
         "Tokens in the text",
         f"{tokens:,}",
         delta=f"{-step.replacements:,}" if step else None,
@@ -47,42 +54,42 @@ def show_counts(k: int, step: MergeStep | None) -> None:
     per_token = "The text's bytes divided by its tokens."
     if tokenizer.end_of_word:
         per_token += " Each word's </w> marker is a token too, so this starts below 1."
-    columns[1].metric(
+    cells[1].metric(
         "Bytes per token",
         f"{ratio:.3f}",
         delta=f"{ratio - history.compression_ratio(k - 1):+.3f}" if step else None,
         help=per_token,
     )
-    columns[2].metric("Vocabulary size", f"{history.base + k:,}", help="Base symbols + k merges")
-    columns[3].metric("Merges done", f"{k:,} of {merges:,}")
+    cells[2].metric("Vocabulary size", f"{history.base + k:,}", help="Base symbols + k merges")
+    cells[3].metric("Merges done", f"{k:,} of {merges:,}")
 
 
 def step_view() -> None:
-    k = ui.step_controls(merges) if merges else 0
+    k = step_controls(merges) if merges else 0
     step = history.steps[k - 1] if k else None
     after = history.segmentation(k)
 
     if step is None:
         first = history.steps[0] if merges else None
-        card = display.start_card_html(
+        card = start_card_html(
             text_bytes=len(history.text), tokens=len(after), first=first, tokenizer=tokenizer
         )
     else:
         all_tied = history.tied_pairs(k) if step.more_tied else None
-        card = display.merge_card_html(
+        card = merge_card_html(
             step,
             tokenizer,
             merge_total=merges,
             tokens_before=history.token_count(k - 1),
             all_tied=all_tied,
         )
-    ui.show_spans(card)
+    show_spans(card)
 
-    projector = ui.presentation_mode()
+    projector = presentation_mode()
     if not projector:  # on a projector the text comes first, the numbers after it
         show_counts(k, step)
 
-    text_column, table_column = ui.columns([3, 2], key="step_panes", gap="medium")
+    text_column, table_column = columns([3, 2], key="step_panes", gap="medium")
     with text_column:
         st.subheader("The text, token by token")
         if step is not None:
@@ -97,35 +104,15 @@ def step_view() -> None:
             )
         else:
             when = "now"
-        if step is not None and when == "Before merge":
-            shown = history.segmentation(k - 1)
-            marks = display.pair_marks(
-                shown.starts, shown.ends, after.starts, after.ends, after.ids, step.new_id
-            )
-            legend = "pair"
-        elif step is not None:
-            shown, marks, legend = after, display.new_marks(after.ids, step.new_id), "new"
-        elif merges:
-            following = history.segmentation(1)
-            shown = after
-            marks = display.pair_marks(
-                after.starts,
-                after.ends,
-                following.starts,
-                following.ends,
-                following.ids,
-                history.steps[0].new_id,
-            )
-            legend = "pair"
-        else:
-            shown, marks, legend = after, display.new_marks(after.ids, None), None
-        lo, hi = display.window(len(shown), display.first_marked(marks), WINDOW_TOKENS)
+        outline = step_outline(history, k, before=when == "Before merge")
+        shown, marks = outline.shown, outline.marks
+        lo, hi = window(len(shown), first_marked(marks), WINDOW_TOKENS)
         if (lo, hi) != (0, len(shown)):
             st.caption(
                 f"Long text: showing tokens {lo + 1:,}–{hi:,} of {len(shown):,}, from just "
                 "before this merge's first place."
             )
-        views = display.segment_views(
+        views = segment_views(
             history.text,
             shown.starts,
             shown.ends,
@@ -135,9 +122,9 @@ def step_view() -> None:
             lo=lo,
             hi=hi,
         )
-        ui.show_spans(display.legend_html(mark=legend, views=views))
-        ui.show_spans(
-            display.tokens_html(views, marks=marks[lo:hi]), scroll=True, focus=f"{k}-{when}"
+        show_spans(legend_html(mark=outline.legend, views=views))
+        show_spans(
+            tokens_html(views, marks=marks[lo:hi]), scroll=True, focus=f"{k}-{when}"
         )
 
     with table_column:
@@ -184,7 +171,7 @@ def step_view() -> None:
         else:
             st.caption("No pairs: every piece of the text is a single token.")
         if merges:
-            spec = tables.token_count_spec(history, k, projector=ui.presentation_mode())
+            spec = charts.token_count_spec(history, k, projector=presentation_mode())
             st.vega_lite_chart(spec=spec, width="stretch")
 
     if projector:
@@ -192,15 +179,16 @@ def step_view() -> None:
     st.subheader("Vocabulary learned so far")
     if k:
         st.dataframe(
-            tables.vocab_frame(history, k, newest_first=True),
-            column_order=("merge", "id", "token", "left", "right", "count"),
+            tables.merge_frame(history, k, newest_first=True),
+            column_order=("merge", "new_id", "token", "left", "right", "count"),
+            column_config={"new_id": "id"},
             hide_index=True,
             height=min(260, 35 * (k + 1) + 3),
         )
         if not projector:
             st.download_button(
                 "Download merge 1 (CSV)" if k == 1 else f"Download merges 1–{k:,} (CSV)",
-                data=lambda: tables.history_csv(history, k),
+                data=lambda: tables.merge_csv(history, k),
                 file_name=f"merges_1_to_{k}.csv",
                 mime="text/csv",
                 key="merges_csv",
@@ -209,4 +197,4 @@ def step_view() -> None:
         st.caption(f"Nothing learned yet: the vocabulary is the {history.base} base symbols.")
 
 
-ui.fragment(step_view, run_every=ui.autoplay_interval() if merges else None)
+fragment(step_view, run_every=autoplay_interval() if merges else None)

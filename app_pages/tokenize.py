@@ -2,9 +2,16 @@
 
 import streamlit as st
 
-from bpeviz import display, tables, ui
+from bpeviz.app import tables
+from bpeviz.app.marks import legend_html
+from bpeviz.app.spans import id_views, tokens_html
+from bpeviz.app.state import current_text, imported_tokenizer
 from bpeviz.app.surprises import find_surprise, load_surprises
+from bpeviz.app.trace import trace_html, trace_summary_html
+from bpeviz.app.training import cl100k, current_history, encode, history_key
+from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_spans
 from bpeviz.pretokenize import to_bytes
+from bpeviz.readable import readable
 
 MAX_SHOWN_TOKENS = 5_000
 
@@ -20,9 +27,9 @@ DEFAULT_TEXT = (
 )
 
 st.title("Tokenize text")
-history = ui.current_history()
-text_info = ui.current_text()
-imported = ui.imported_tokenizer()
+history = current_history()
+text_info = current_text()
+imported = imported_tokenizer()
 
 
 def _fill_surprise() -> None:
@@ -54,14 +61,14 @@ if surprise is None:
     st.query_params.pop("surprise", None)
 elif st.query_params.get("surprise") != surprise.key:
     st.query_params["surprise"] = surprise.key
-text = ui.linked_text_area(
+text = linked_text_area(
     "Text to tokenize",
     key="tok_text",
     default=surprise.text if surprise else DEFAULT_TEXT,
     height=130,
 )
 if surprise is not None:
-    st.info(f"**What to look at.** {ui.escape_markdown(surprise.look)}", icon="🔎")
+    st.info(f"**What to look at.** {escape_markdown(surprise.look)}", icon="🔎")
 
 # Option names are short and stable: they are what the link holds (?tok_model=cl100k_base).
 choices = {"cl100k_base": "GPT-4's tokenizer, 100,256 tokens"}
@@ -69,7 +76,7 @@ if history is not None and text_info is not None:
     choices = {"Trained here": f"{history.vocab_size:,} tokens, from the sidebar's text", **choices}
 if imported is not None:
     choices["Imported"] = "the model loaded on the Export / import page"
-model_column, view_column = ui.columns([3, 2], key="tokenize_choices")
+model_column, view_column = columns([3, 2], key="tokenize_choices")
 with model_column:
     model = st.radio(
         "Tokenizer",
@@ -97,7 +104,7 @@ with view_column:
 
 if model == "Trained here" and history is not None:
     tokenizer = history.tokenizer
-    ids = ui.encode(tokenizer, ui.history_key(history), text)
+    ids = encode(tokenizer, history_key(history), text)
     rank_label = _merge_number
 elif model == "Imported" and imported is not None:
     tokenizer = imported[1]
@@ -105,11 +112,11 @@ elif model == "Imported" and imported is not None:
     rank_label = "rank {:,}".format if tokenizer.ranks is not None else _merge_number
 else:
     try:
-        tokenizer = ui.cl100k()
+        tokenizer = cl100k()
     except RuntimeError as error:
         st.error(f"cl100k_base is not available: {error}")
         st.stop()
-    ids = ui.encode(tokenizer, "cl100k", text)
+    ids = encode(tokenizer, "cl100k", text)
     rank_label = "rank {:,}".format
 
 if not text:
@@ -117,7 +124,7 @@ if not text:
     st.stop()
 
 stats = tables.text_stats(text, len(ids))
-columns = ui.columns(4, key="tokenize_counts", pairs=True)
+columns = columns(4, key="tokenize_counts", pairs=True)
 columns[0].metric("Characters", f"{stats.characters:,}")
 columns[1].metric("Bytes (UTF-8)", f"{stats.bytes:,}")
 columns[2].metric("Tokens", f"{stats.tokens:,}")
@@ -126,10 +133,10 @@ columns[3].metric("Bytes per token", f"{stats.bytes_per_token:.2f}")
 shown = ids[:MAX_SHOWN_TOKENS]
 if len(ids) > len(shown):
     st.caption(f"Showing the first {len(shown):,} of {len(ids):,} tokens.")
-views = display.id_views(tokenizer, shown)
-ui.show_spans(display.legend_html(mark=None, views=views))
-ui.show_spans(
-    display.tokens_html(
+views = id_views(tokenizer, shown)
+show_spans(legend_html(mark=None, views=views))
+show_spans(
+    tokens_html(
         views,
         show="ids" if view == "Token ids" else "text",
         group_chars=group,
@@ -155,10 +162,10 @@ word = st.selectbox(
     "Piece of the text",
     chunks,
     index=tables.interesting_chunk(tokenizer, chunks),
-    format_func=lambda chunk: display.label(to_bytes(chunk)),
+    format_func=lambda chunk: readable(to_bytes(chunk)),
     key="tok_word",
 )
 trace = tokenizer.encode_trace(word)
 encoded = tokenizer.encode(word, allow_special=False)
-ui.show_spans(display.trace_summary_html(to_bytes(word), trace, encoded))
-ui.show_spans(display.trace_html(tokenizer, to_bytes(word), trace, rank_label=rank_label))
+show_spans(trace_summary_html(to_bytes(word), trace, encoded))
+show_spans(trace_html(tokenizer, to_bytes(word), trace, rank_label=rank_label))

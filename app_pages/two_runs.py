@@ -5,11 +5,16 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
-from bpeviz import display, ui
-from bpeviz import settings as cfg
 from bpeviz.app import runs, runs_state, runs_view
+from bpeviz.app.marks import legend_html
+from bpeviz.app.settings import Message, check_settings
+from bpeviz.app.spans import segment_views, tokens_html
+from bpeviz.app.state import current_settings, current_text
+from bpeviz.app.training import current_history, history_for
+from bpeviz.app.widgets import caption, columns, show_chart, show_messages, show_spans
+from bpeviz.pretokenize import PRETOKENIZER_REGISTRY, PRETOKENIZERS
 from bpeviz.readable import counted
-from bpeviz.trainer import TIE_BREAKS
+from bpeviz.tie_rules import TIE_BREAKS
 
 MAX_SHOWN_TOKENS = 3_000
 DEFAULTS = {"A": runs.RunSettings(pretokenizer="bytes"), "B": runs.RunSettings()}
@@ -32,25 +37,25 @@ with st.container(horizontal=True, gap="small", key="runs_presets"):
             item.label, key=f"runs_preset_{item.key}", on_click=apply_preset, args=(item.key,)
         )
 
-text = ui.current_text()
+text = current_text()
 if text is None:
-    ui.current_history()  # says why there is no text
+    current_history()  # says why there is no text
     st.stop()
 
-sidebar = ui.current_settings()
+sidebar = current_settings()
 chosen: dict[str, runs.RunSettings] = {}
-panes = ui.columns(2, key="runs_settings", gap="medium")
+panes = columns(2, key="runs_settings", gap="medium")
 for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
     default = DEFAULTS[name]
     with pane, st.container(border=True):
         st.markdown(f"**Run {name}**")
         st.selectbox(
             "Pre-tokenizer",
-            cfg.PRETOKENIZERS,
-            index=cfg.PRETOKENIZERS.index(default.pretokenizer),
+            PRETOKENIZERS,
+            index=PRETOKENIZERS.index(default.pretokenizer),
             key=runs_state.widget_key(name, "pretok"),
             bind="query-params",
-            help="; ".join(cfg.PRETOKENIZER_LABELS.values()),
+            help="; ".join(f"{p.name}: {p.help}" for p in PRETOKENIZER_REGISTRY.values()),
         )
         st.selectbox(
             "Tie rule",
@@ -85,18 +90,18 @@ for name, settings in chosen.items():
         vocab_size=settings.vocab_size,
         end_of_word=settings.end_of_word,
     )
-    problems = [m for m in cfg.check_settings(full) if m.level == "error"]
+    problems = [m for m in check_settings(full) if m.level == "error"]
     if problems:
-        ui.show_messages([cfg.Message("error", f"Run {name}: {m.text}") for m in problems])
+        show_messages([Message("error", f"Run {name}: {m.text}") for m in problems])
         st.stop()
     with st.spinner(f"Training run {name}…"):
         try:
-            histories[name] = ui.history_for(text, full)
+            histories[name] = history_for(text, full)
         except ValueError as error:
-            ui.show_messages([cfg.Message("error", f"Run {name} cannot train: {error}.")])
+            show_messages([Message("error", f"Run {name} cannot train: {error}.")])
             st.stop()
 history_a, history_b = histories["A"], histories["B"]
-ui.caption(
+caption(
     f"{text.name} · {len(history_a.text):,} bytes · A: {chosen['A'].summary()} · "
     f"B: {chosen['B'].summary()}"
 )
@@ -109,7 +114,7 @@ if lesson is not None:
 merges_a, merges_b = runs.merges_of(history_a), runs.merges_of(history_b)
 difference = runs.first_difference(merges_a, merges_b)
 reason = runs_view.difference_reason(difference, chosen["A"], chosen["B"]) if difference else None
-ui.show_spans(
+show_spans(
     runs_view.difference_html(
         difference, merge_counts=(len(merges_a), len(merges_b)), reason=reason
     )
@@ -118,7 +123,7 @@ ui.show_spans(
 only_a, only_b = runs.only_in(merges_a, merges_b), runs.only_in(merges_b, merges_a)
 cut_a = runs.cut_by(merges_a, chosen["B"].pretokenizer)
 cut_b = runs.cut_by(merges_b, chosen["A"].pretokenizer)
-numbers = ui.columns(4, key="runs_numbers", pairs=True)
+numbers = columns(4, key="runs_numbers", pairs=True)
 numbers[0].metric("Merges in A", f"{len(merges_a):,}")
 numbers[1].metric("Merges in B", f"{len(merges_b):,}")
 numbers[2].metric("Only in A", f"{len(only_a):,}", help="Pairs of byte strings B never merges.")
@@ -144,7 +149,7 @@ step = st.slider(
     disabled=last == 0,
 )
 step = min(int(step), last)
-ui.show_chart(runs.curves_chart(runs.curves_frame(histories), step=step))
+show_chart(runs.curves_chart(runs.curves_frame(histories), step=step))
 st.caption(
     "Bytes per token of the whole text after each merge, for both runs (higher means fewer "
     "tokens). The grey line is the step whose text is shown below."
@@ -159,7 +164,7 @@ st.caption(
     "A token outlined in bold starts where the other run does not cut the text at this "
     "step. Hover a token for its id and bytes."
 )
-text_panes = ui.columns(2, key="runs_text", gap="medium")
+text_panes = columns(2, key="runs_text", gap="medium")
 for pane, (name, history), other in zip(text_panes, histories.items(), ("B", "A"), strict=True):
     shown = segmentations[name]
     with pane:
@@ -170,7 +175,7 @@ for pane, (name, history), other in zip(text_panes, histories.items(), ("B", "A"
         if hi < len(shown):
             st.caption(f"Showing the first {hi:,} of {len(shown):,} tokens.")
         marks = runs_view.own_cut_marks(shown.starts[:hi], segmentations[other].starts)
-        views = display.segment_views(
+        views = segment_views(
             history.text,
             shown.starts,
             shown.ends,
@@ -179,15 +184,15 @@ for pane, (name, history), other in zip(text_panes, histories.items(), ("B", "A"
             base=history.base,
             hi=hi,
         )
-        ui.show_spans(display.legend_html(mark=None, views=views))
-        ui.show_spans(display.tokens_html(views, marks=marks), scroll=True)
+        show_spans(legend_html(mark=None, views=views))
+        show_spans(tokens_html(views, marks=marks), scroll=True)
 
 st.subheader("Merges only one run makes", anchor=False)
 st.caption(
     "Merges are compared as bytes (their ids differ between runs). A token the other run "
     "also has, built from other parents, says so."
 )
-tables = ui.columns(2, key="runs_only", gap="medium")
+tables = columns(2, key="runs_only", gap="medium")
 for pane, name, only, other_merges, cut, other in (
     (tables[0], "A", only_a, merges_b, cut_a, "B"),
     (tables[1], "B", only_b, merges_a, cut_b, "A"),

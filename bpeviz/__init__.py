@@ -9,13 +9,14 @@ The public API, in a few explicit names (see each one's docstring):
 >>> history.tokenizer.encode("aaabdaaabac")
 [258, 100, 258, 97, 99]
 
-Nothing here imports Streamlit; only ``bpeviz.ui`` does, for the app.
+Nothing here imports Streamlit; only the app layer (``bpeviz.app``) does.
 """
 
 from bpeviz.history import History, PairTable, Segmentation, train
 from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, PRETOKENIZERS, pretokenize
+from bpeviz.tie_rules import TIE_BREAKS
 from bpeviz.tokenizer import Tokenizer, TraceStep
-from bpeviz.trainer import TIE_BREAKS, MergeStep
+from bpeviz.trainer import MergeStep
 
 __all__ = [
     "GPT2_SPLIT_PATTERN",

@@ -17,7 +17,7 @@ import importlib.metadata
 from functools import lru_cache
 from pathlib import Path
 
-from bpeviz.formats import from_tiktoken
+from bpeviz.formats.tiktoken import from_tiktoken
 from bpeviz.pretokenize import GPT4_SPLIT_PATTERN
 from bpeviz.tokenizer import Tokenizer
 

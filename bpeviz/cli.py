@@ -25,12 +25,17 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bpeviz.cl100k import CL100K_NAME, Cl100kUnavailable, load_cl100k
-from bpeviz.corpus import base_size, build_corpus
-from bpeviz.formats import load_model_file, render_token, to_minbpe_model, to_minbpe_vocab
-from bpeviz.history import History, train
+from bpeviz.config import TrainingConfig
+from bpeviz.corpus import build_corpus
+from bpeviz.formats import load_model_file
+from bpeviz.formats.common import render_token
+from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
+from bpeviz.history import History
+from bpeviz.merge_rows import merge_row
 from bpeviz.pretokenize import PRETOKENIZERS
+from bpeviz.tie_rules import TIE_BREAKS
 from bpeviz.tokenizer import Tokenizer
-from bpeviz.trainer import TIE_BREAKS, MergeStep, max_useful_vocab_size
+from bpeviz.trainer import MergeStep, max_useful_vocab_size, run_training
 
 EXIT_BAD_INPUT = 2
 SUMMARY_MERGES = 5  # first and last merges shown after training
@@ -201,27 +206,11 @@ def _decode(args: argparse.Namespace) -> None:
 
 
 def step_record(step: MergeStep, history: History) -> dict[str, Any]:
-    """One merge step as a JSON-ready dict (what ``history --jsonl`` prints per line).
-
-    ``tied`` lists the tied pairs the trainer recorded (winner first); ``tie_count`` is how
-    many pairs shared the top count in all (0 when there was no tie).
+    """One merge as a JSON-ready dict (what ``history --jsonl`` prints per line): its
+    :class:`~bpeviz.merge_rows.MergeRow`, plus ``tie_count``, how many pairs shared the top
+    count in all (0 when there was no tie; recounted, so only here and not in every table).
     """
-    tokenizer = history.tokenizer
-    return {
-        "step": step.step,
-        "pair": list(step.pair),
-        "new_id": step.new_id,
-        "token": render_token(step.token),
-        "token_hex": step.token.hex(),
-        "left": render_token(tokenizer.token_bytes(step.pair[0])),
-        "right": render_token(tokenizer.token_bytes(step.pair[1])),
-        "count": step.count,
-        "replacements": step.replacements,
-        "tied": [list(pair) for pair in step.tied],
-        "tie_count": history.tie_count(step.step),
-        "rule": step.rule,
-        "tokens_after": step.tokens_after,
-    }
+    return {**merge_row(history, step).as_dict(), "tie_count": history.tie_count(step.step)}
 
 
 def _read_bytes(path: str, what: str) -> bytes:
@@ -261,18 +250,23 @@ def _read_training_text(path: str) -> tuple[str | bytes, str]:
 
 
 def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
-    if args.end_of_word and args.pretokenizer != "words":
-        raise CliError("--end-of-word needs --pretokenizer words (the marker ends each word)")
-    base = base_size(args.end_of_word)
-    if args.vocab_size < base:
-        raise CliError(
-            f"--vocab-size {args.vocab_size} is smaller than the {base} base symbols: use at "
-            f"least {base} (each merge adds one token to the {base})"
-        )
-    if args.min_frequency < 1:
-        raise CliError(f"--min-frequency must be at least 1, got {args.min_frequency}")
+    config = TrainingConfig(
+        args.vocab_size,
+        args.pretokenizer,
+        args.tie_break,
+        tuple(args.special),
+        args.end_of_word,
+        args.min_frequency,
+    )
+    problems = config.problems()
+    if problems:
+        raise CliError(" ".join(problems))
+    base = config.base_size
     corpus = build_corpus(
-        source, args.pretokenizer, special_tokens=args.special, end_of_word=args.end_of_word
+        source,
+        config.pretokenizer,
+        special_tokens=config.special_tokens,
+        end_of_word=config.end_of_word,
     )
     useful = max_useful_vocab_size(corpus)
     if useful <= base:
@@ -288,16 +282,7 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
         )
     progress = _Progress(sys.stderr)
     try:
-        return train(
-            source,
-            args.vocab_size,
-            pretokenizer=args.pretokenizer,
-            tie_break=args.tie_break,
-            special_tokens=args.special,
-            end_of_word=args.end_of_word,
-            min_frequency=args.min_frequency,
-            progress=progress,
-        )
+        return History(run_training(corpus, config, progress=progress))
     finally:
         progress.close()
 

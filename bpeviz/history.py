@@ -20,9 +20,20 @@ from functools import cached_property
 
 import numpy as np
 
-from bpeviz.corpus import TextLayout, base_size, text_layout
+from bpeviz.config import TrainingConfig
+from bpeviz.corpus import Corpus, TextLayout, base_size, text_layout
+from bpeviz.tie_rules import pair_order, tie_rule
 from bpeviz.tokenizer import Tokenizer
-from bpeviz.trainer import NEVER, MergeStep, Pair, TrainingRun, run_training
+from bpeviz.trainer import NEVER, MergeStep, Pair, ProgressCallback, TrainingRun, run_training
+
+
+def bytes_per_token(byte_count: int, token_count: int) -> float:
+    """The compression ratio; an empty text (no tokens) counts as 0.0, not a division error.
+
+    >>> bytes_per_token(11, 5)
+    2.2
+    """
+    return byte_count / token_count if token_count else 0.0
 
 
 @dataclass(frozen=True)
@@ -55,9 +66,6 @@ class PairTable:
 
     def pairs(self) -> list[Pair]:
         return list(zip(self.lefts.tolist(), self.rights.tolist(), strict=True))
-
-    def as_dict(self) -> dict[Pair, int]:
-        return dict(zip(self.pairs(), self.counts.tolist(), strict=True))
 
 
 class History:
@@ -111,8 +119,7 @@ class History:
 
     def compression_ratio(self, k: int) -> float:
         """Bytes per token after ``k`` merges (1.0 before any merge)."""
-        tokens = self.token_count(k)
-        return len(self.text) / tokens if tokens else 0.0
+        return bytes_per_token(len(self.text), self.token_count(k))
 
     def tokenizer_at(self, k: int) -> Tokenizer:
         """The tokenizer made of the first ``k`` merges (merges are a prefix: no retraining)."""
@@ -220,13 +227,8 @@ class History:
         counts = np.add.reduceat(weights[order], group_starts).astype(np.int64)
         first_positions = positions[order[group_starts]]
         pair_lefts, pair_rights = np.divmod(unique_codes, width)
-        rule = self.run.tie_break
-        if rule == "first":
-            order = np.lexsort((first_positions, -counts))
-        elif rule == "lexmin":
-            order = np.lexsort((pair_rights, pair_lefts, -counts))
-        else:
-            order = np.lexsort((-pair_rights, -pair_lefts, -counts))
+        rule = tie_rule(self.run.tie_break)
+        order = pair_order(rule, counts, first_positions, pair_lefts, pair_rights)
         return PairTable(
             lefts=pair_lefts[order],
             rights=pair_rights[order],
@@ -250,7 +252,7 @@ def _tokens_at(
 
 
 def train(
-    source: str | bytes,
+    source: str | bytes | Corpus,
     vocab_size: int,
     *,
     pretokenizer: str = "bytes",
@@ -259,19 +261,14 @@ def train(
     end_of_word: bool = False,
     min_frequency: int = 1,
     pattern: str | None = None,
-    progress=None,
+    progress: ProgressCallback | None = None,
 ) -> History:
-    """Train BPE and return its full :class:`History` (see :func:`bpeviz.trainer.run_training`)."""
-    return History(
-        run_training(
-            source,
-            vocab_size,
-            pretokenizer=pretokenizer,
-            tie_break=tie_break,
-            special_tokens=special_tokens,
-            end_of_word=end_of_word,
-            min_frequency=min_frequency,
-            pattern=pattern,
-            progress=progress,
-        )
+    """Train BPE and return its full :class:`History` (see :func:`bpeviz.trainer.run_training`).
+
+    Repeated special tokens count once; an empty one is dropped.
+    """
+    specials = tuple(dict.fromkeys(s for s in special_tokens if s))
+    config = TrainingConfig(
+        vocab_size, pretokenizer, tie_break, specials, end_of_word, min_frequency
     )
+    return History(run_training(source, config, pattern=pattern, progress=progress))

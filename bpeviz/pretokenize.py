@@ -30,7 +30,40 @@ GPT4_SPLIT_PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
-SPLIT_PATTERNS: dict[str, str] = {"gpt2": GPT2_SPLIT_PATTERN, "gpt4": GPT4_SPLIT_PATTERN}
+
+
+@dataclass(frozen=True, slots=True)
+class Pretokenizer:
+    """One way to cut a text before BPE: the registry every view, file format and check reads.
+
+    ``label`` names the split for people (the Export page, a model's summary); ``help`` says
+    in a few words what it does (after the name in the sidebar); ``pattern`` is the regex
+    split pattern, empty when no regex cuts the text (``bytes``, and ``words`` on whitespace).
+    """
+
+    name: str
+    label: str
+    pattern: str
+    help: str
+
+
+PRETOKENIZER_REGISTRY: dict[str, Pretokenizer] = {
+    info.name: info
+    for info in (
+        Pretokenizer(
+            "bytes", "none: the whole text is one piece", "", "the whole text is one piece"
+        ),
+        Pretokenizer("gpt2", "GPT-2's pattern", GPT2_SPLIT_PATTERN, "GPT-2's split pattern"),
+        Pretokenizer(
+            "gpt4", "GPT-4's (cl100k) pattern", GPT4_SPLIT_PATTERN, "GPT-4's (cl100k) split pattern"
+        ),
+        Pretokenizer("words", "whitespace words", "", "split on whitespace"),
+    )
+}
+PRETOKENIZERS: tuple[str, ...] = tuple(PRETOKENIZER_REGISTRY)
+SPLIT_PATTERNS: dict[str, str] = {
+    info.name: info.pattern for info in PRETOKENIZER_REGISTRY.values() if info.pattern
+}
 
 # The same patterns for pure-ASCII text, where \p{L} is [a-zA-Z], \p{N} is [0-9] and \s
 # (with re.ASCII) is exactly Unicode's White_Space: the standard library's ``re`` runs them
@@ -47,8 +80,6 @@ _ASCII_EQUIVALENTS: dict[str, str] = {
 _ASCII_COMPILED = {
     pattern: re.compile(equivalent, re.ASCII) for pattern, equivalent in _ASCII_EQUIVALENTS.items()
 }
-PRETOKENIZERS: tuple[str, ...] = ("bytes", "gpt2", "gpt4", "words")
-
 END_OF_WORD = "</w>"
 _WHITESPACE_RUN_GROUP = regex.compile(r"(\s+)")
 

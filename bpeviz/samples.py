@@ -17,13 +17,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from bpeviz.config import TrainingConfig
+
 SAMPLES_DIR: Path = Path(__file__).resolve().parents[1] / "sample_texts"
 METADATA_FILE = "samples.json"
 DEFAULT_SAMPLE_KEY = "english"
 
-PRETOKENIZERS: tuple[str, ...] = ("bytes", "gpt2", "gpt4", "words")
-TIE_BREAKS: tuple[str, ...] = ("first", "lexmin", "lexmax")
-BASE_VOCAB_SIZE = 256
 
 
 @dataclass(frozen=True)
@@ -58,12 +57,11 @@ def _parse_settings(key: str, raw: dict[str, Any]) -> SampleSettings:
         vocab_size=int(raw["vocab_size"]),
         end_of_word=bool(raw["end_of_word"]),
     )
-    if settings.pretokenizer not in PRETOKENIZERS:
-        raise ValueError(f"sample {key!r}: unknown pretokenizer {settings.pretokenizer!r}")
-    if settings.tie_break not in TIE_BREAKS:
-        raise ValueError(f"sample {key!r}: unknown tie_break {settings.tie_break!r}")
-    if settings.vocab_size < BASE_VOCAB_SIZE:
-        raise ValueError(f"sample {key!r}: vocab_size must be at least {BASE_VOCAB_SIZE}")
+    problems = TrainingConfig(
+        settings.vocab_size, settings.pretokenizer, settings.tie_break, (), settings.end_of_word
+    ).problems()
+    if problems:
+        raise ValueError(f"sample {key!r}: {' '.join(problems)}")
     return settings
 
 

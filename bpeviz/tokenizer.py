@@ -26,8 +26,7 @@ from typing import Any
 from bpeviz.corpus import END_OF_WORD_ID, base_size, symbol_bytes
 from bpeviz.pretokenize import (
     END_OF_WORD,
-    GPT2_SPLIT_PATTERN,
-    GPT4_SPLIT_PATTERN,
+    SPLIT_PATTERNS,
     PieceKind,
     check_pretokenizer,
     pretokenize,
@@ -46,10 +45,9 @@ def pretokenizer_for_pattern(pattern: str) -> tuple[str, str | None]:
     """
     if not pattern:
         return "bytes", None
-    if pattern == GPT2_SPLIT_PATTERN:
-        return "gpt2", None
-    if pattern == GPT4_SPLIT_PATTERN:
-        return "gpt4", None
+    for name, known in SPLIT_PATTERNS.items():
+        if pattern == known:
+            return name, None
     return "gpt4", pattern
 
 
@@ -217,7 +215,7 @@ class Tokenizer:
         """The regex pattern used to cut text ("" for ``bytes``; ``words`` cuts on spaces)."""
         if self.pattern is not None:
             return self.pattern
-        return {"gpt2": GPT2_SPLIT_PATTERN, "gpt4": GPT4_SPLIT_PATTERN}.get(self.pretokenizer, "")
+        return SPLIT_PATTERNS.get(self.pretokenizer, "")
 
     def token_bytes(self, token_id: int) -> bytes:
         """Bytes of one token as shown (``</w>`` included; a special token's text)."""

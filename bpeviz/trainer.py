@@ -26,23 +26,17 @@ from __future__ import annotations
 import gc
 import heapq
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
+from bpeviz.config import TrainingConfig
 from bpeviz.corpus import Corpus, base_size, build_corpus, symbol_bytes
-from bpeviz.pretokenize import check_pretokenizer
 from bpeviz.readable import counted
+from bpeviz.tie_rules import tie_rule
 
-TIE_BREAKS: tuple[str, ...] = ("first", "lexmin", "lexmax")
-TIE_BREAK_DESCRIPTIONS: dict[str, str] = {
-    "first": "the tied pair that occurs first in the text (minbpe's rule)",
-    "lexmin": "the tied pair with the smallest token ids (Hugging Face tokenizers' rule)",
-    "lexmax": "the tied pair with the largest token ids",
-}
-MAX_VOCAB_SIZE = 1_000_000
 MAX_TIED_RECORDED = 2  # MergeStep.tied: the winner and the runner-up
 NEVER = np.iinfo(np.int32).max  # a boundary that no merge removes (a chunk edge)
 SHIFT = 21  # pair key: left << SHIFT | right (ids stay below 2**21 > MAX_VOCAB_SIZE)
@@ -109,12 +103,6 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def check_tie_break(name: str) -> None:
-    """Raise a ``ValueError`` naming the valid rules when ``name`` is not one of them."""
-    if name not in TIE_BREAKS:
-        raise ValueError(f"unknown tie-break rule {name!r}: choose one of {', '.join(TIE_BREAKS)}")
-
-
 def max_useful_vocab_size(corpus: Corpus) -> int:
     """Vocab size past which no merge is possible: each merge removes at least one token."""
     symbols = len(corpus.unique_symbols)
@@ -123,57 +111,48 @@ def max_useful_vocab_size(corpus: Corpus) -> int:
 
 
 def run_training(
-    source: str | bytes,
-    vocab_size: int,
+    source: str | bytes | Corpus,
+    config: TrainingConfig,
     *,
-    pretokenizer: str = "bytes",
-    tie_break: str = "first",
-    special_tokens: Iterable[str] = (),
-    end_of_word: bool = False,
-    min_frequency: int = 1,
     pattern: str | None = None,
     progress: ProgressCallback | None = None,
 ) -> TrainingRun:
-    """Train BPE on ``source`` up to ``vocab_size`` (bytes + merges; specials come after).
+    """Train BPE on ``source`` up to ``config.vocab_size`` (bytes + merges; specials after).
 
-    Raises ``ValueError`` with a message saying how to fix the input when the settings make
-    no sense. Stopping early is not an error: ``stop_reason`` says why it stopped.
+    Raises ``ValueError`` with :meth:`TrainingConfig.problems` when the settings make no
+    sense. Stopping early is not an error: ``stop_reason`` says why it stopped. A ``Corpus``
+    as ``source`` is used as it is (built once by a caller that needed it first, the CLI).
     """
-    check_pretokenizer(pretokenizer)
-    check_tie_break(tie_break)
-    if end_of_word and pretokenizer != "words":
-        raise ValueError("the </w> end-of-word marker needs the 'words' pre-tokenizer")
-    base = base_size(end_of_word)
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-        raise ValueError(f"vocab size must be a whole number, got {vocab_size!r}")
-    if vocab_size < base:
-        raise ValueError(
-            f"vocab size {vocab_size} is smaller than the {base} base symbols: "
-            f"use at least {base} (each merge adds one token)"
+    problems = config.problems()
+    if problems:
+        raise ValueError(" ".join(problems))
+    base, specials = config.base_size, config.special_tokens
+    corpus = (
+        source
+        if isinstance(source, Corpus)
+        else build_corpus(
+            source,
+            config.pretokenizer,
+            special_tokens=specials,
+            end_of_word=config.end_of_word,
+            pattern=pattern,
         )
-    if vocab_size > MAX_VOCAB_SIZE:
-        raise ValueError(f"vocab size {vocab_size:,} is too large: the limit is {MAX_VOCAB_SIZE:,}")
-    if min_frequency < 1:
-        raise ValueError(f"minimum frequency must be at least 1, got {min_frequency}")
-    specials = tuple(dict.fromkeys(s for s in special_tokens if s))
-    corpus = build_corpus(
-        source, pretokenizer, special_tokens=specials, end_of_word=end_of_word, pattern=pattern
     )
     if not corpus.text:
         raise ValueError("the text is empty: paste or upload some text to train on")
 
     with _gc_paused():
-        trainer = _IncrementalTrainer(corpus, base, tie_break)
-        steps, stop_reason = trainer.run(vocab_size - base, min_frequency, progress)
+        trainer = _IncrementalTrainer(corpus, base, config.tie_break)
+        steps, stop_reason = trainer.run(config.vocab_size - base, config.min_frequency, progress)
         death = np.array(trainer.death, dtype=np.int32)
         del trainer  # freed by reference counting, before the collector is back
     return TrainingRun(
         corpus=corpus,
-        pretokenizer=pretokenizer,
+        pretokenizer=config.pretokenizer,
         pattern=pattern,
-        tie_break=tie_break,
+        tie_break=config.tie_break,
         special_tokens=specials,
-        requested_vocab_size=vocab_size,
+        requested_vocab_size=config.vocab_size,
         steps=tuple(steps),
         stop_reason=stop_reason,
         death=death,
@@ -200,7 +179,8 @@ class _IncrementalTrainer:
     def __init__(self, corpus: Corpus, base: int, tie_break: str) -> None:
         self.base = base
         self.tie_break = tie_break
-        self.first_rule = tie_break == "first"
+        self.first_rule = tie_rule(tie_break).by_position
+        self.largest_ids = tie_rule(tie_break).largest_ids
         symbols = corpus.unique_symbols
         size = len(symbols)
         # One int object per position, shared by every list below: a megabyte of text would
@@ -255,7 +235,7 @@ class _IncrementalTrainer:
         """Order inside a bucket (smaller is better): the tie rule's preference."""
         if self.first_rule:
             return first_position
-        return key if self.tie_break == "lexmin" else -key
+        return -key if self.largest_ids else key
 
     def _queue(self, key: int, count: int) -> None:
         """Put a pair in its count's bucket (a heap only for the top bucket)."""
@@ -377,15 +357,18 @@ class _IncrementalTrainer:
         Both are popped by the rule's order and put back; ``History.tied_pairs`` lists them
         all (recording every tied pair would cost a scan of the tie at every merge).
         """
-        runner_up = self._pop_top()
-        if runner_up is None:
+        popped = []  # the recorded runners-up, and one more to tell whether more pairs tied
+        while len(popped) < MAX_TIED_RECORDED:
+            entry = self._pop_top()
+            if entry is None:
+                break
+            popped.append(entry)
+        if not popped:
             return [], False
-        third = self._pop_top()
-        bucket = self.buckets[self.top]
-        heapq.heappush(bucket, runner_up)
-        if third is not None:
-            heapq.heappush(bucket, third)
-        return [best, runner_up[1]], third is not None
+        for entry in popped:
+            heapq.heappush(self.buckets[self.top], entry)
+        runners_up = [key for _, key in popped[: MAX_TIED_RECORDED - 1]]
+        return [best, *runners_up], len(popped) >= MAX_TIED_RECORDED
 
     def _record_new_pairs(
         self,
@@ -399,7 +382,7 @@ class _IncrementalTrainer:
         hence the inlined checks)."""
         counts, where, buckets, top = self.counts, self.where, self.buckets, self.top
         seq, nxt = self.seq, self.nxt
-        first_rule, lexmax = self.first_rule, self.tie_break == "lexmax"
+        first_rule, lexmax = self.first_rule, self.largest_ids
         new_high = new_id << SHIFT
         for side_counts, side_positions, left_side in (
             (left_counts, left_positions, True),

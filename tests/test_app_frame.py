@@ -14,9 +14,9 @@ import pytest
 from apptest_support import new_app, plain, run
 from streamlit.testing.v1 import AppTest
 
+from bpeviz.app.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB
 from bpeviz.history import train
 from bpeviz.samples import list_samples
-from bpeviz.settings import MAX_PASTE_BYTES, MAX_UPLOAD_MB
 
 APP = Path(__file__).parents[1] / "app.py"
 PAGES = [

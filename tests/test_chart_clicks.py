@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from bpeviz.app.chart_clicks import StepTarget, picked_point, step_settings, step_target
+from bpeviz.app.settings import Settings, settings_from_state
 from bpeviz.history import train
-from bpeviz.settings import Settings, settings_from_state
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
 MERGES = {"English": 768, "Japanese": 700}

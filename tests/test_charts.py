@@ -1,4 +1,4 @@
-"""Tests for bpeviz.charts, read back through ``chart.to_dict()`` (AppTest cannot see charts)."""
+"""Tests for bpeviz.app.charts, read back through ``chart.to_dict()`` (AppTest cannot see them)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from bpeviz.charts import (
+from bpeviz.app.charts import (
     PICK,
     X_TITLE,
     Y_TITLE,
@@ -16,13 +16,12 @@ from bpeviz.charts import (
     marker_label,
     projector_type,
     reference_label,
+    token_count_frame,
+    token_count_spec,
 )
-from bpeviz.compression import (
-    CURVE_COLUMNS,
-    compression_curves,
-    reference_ratios,
-)
+from bpeviz.app.compression import CURVE_COLUMNS, compression_curves, reference_ratios
 from bpeviz.history import train
+from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
 
 
@@ -212,3 +211,50 @@ def test_projector_type_enlarges_axis_and_legend_text_and_keeps_the_layers(curve
     labels = [layer for layer in projected["layer"] if layer["mark"]["type"] == "text"]
     assert labels and all("fontSize" not in layer["mark"] for layer in labels)
     assert projected["layer"] == plain["layer"]
+
+
+# ---- token count chart --------------------------------------------------------------------
+
+
+def test_token_count_frame_follows_the_history() -> None:
+    history = train(get_sample("english").text, 300)
+    frame = token_count_frame(history)
+    assert frame["step"].tolist() == list(range(history.merge_count + 1))
+    assert frame["tokens"].tolist() == [history.token_count(k) for k in frame["step"]]
+    assert frame["bytes_per_token"].iloc[0] == 1.0
+
+
+def test_token_count_frame_is_sampled_for_long_histories() -> None:
+    history = train(get_sample("english").text, 512)
+    frame = token_count_frame(history, max_points=50)
+    assert len(frame) <= 50
+    assert frame["step"].iloc[0] == 0 and frame["step"].iloc[-1] == history.merge_count
+
+
+def test_token_count_chart_marks_step_k() -> None:
+    history = train(get_sample("english").text, 300)
+    spec = token_count_spec(history, 7)
+    line, rule, dot = spec["layer"]
+    assert [layer["mark"]["type"] for layer in (line, rule, dot)] == ["line", "rule", "point"]
+    line_rows = spec["datasets"][line["data"]["name"]]
+    assert [row["tokens"] for row in line_rows] == [
+        history.token_count(k) for k in range(history.merge_count + 1)
+    ]
+    here = [{"step": 7, "tokens": history.token_count(7)}]
+    assert rule["data"]["values"] == here and dot["data"]["values"] == here
+    # Whole-number ticks (a 3-merge history must not read 0.5), tokens drawn from zero.
+    for channel in ("x", "y"):
+        assert line["encoding"][channel]["axis"]["tickMinStep"] == 1
+    assert line["encoding"]["y"].get("scale", {}).get("zero", True) is True
+
+
+def test_token_count_spec_moves_only_the_marker_and_never_edits_an_earlier_spec() -> None:
+    history = train("aaabdaaabac", 259)  # 11, 9, 7, 5 tokens after 0..3 merges
+    at_one, at_three = token_count_spec(history, 1), token_count_spec(history, 3)
+    assert at_one["layer"][1]["data"]["values"] == [{"step": 1, "tokens": 9}]
+    assert at_three["layer"][2]["data"]["values"] == [{"step": 3, "tokens": 5}]
+    assert at_one["layer"][0] is at_three["layer"][0]  # the line is built once
+    projected = token_count_spec(history, 2, projector=True)
+    assert projected["config"]["axis"]["labelFontSize"] > 11
+    assert "axis" not in at_one["config"]
+    assert projected["layer"][1]["data"]["values"] == [{"step": 2, "tokens": 7}]

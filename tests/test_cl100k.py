@@ -26,7 +26,7 @@ from bpeviz.cl100k import (
     cl100k_path,
     load_cl100k,
 )
-from bpeviz.formats import to_tiktoken
+from bpeviz.formats.tiktoken import to_tiktoken
 from bpeviz.pretokenize import GPT4_SPLIT_PATTERN
 from bpeviz.samples import get_sample
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from bpeviz import cli
-from bpeviz.formats import to_minbpe_model, to_tiktoken
+from bpeviz.formats.minbpe import to_minbpe_model
+from bpeviz.formats.tiktoken import to_tiktoken
 from bpeviz.history import train
 from bpeviz.samples import get_sample
 
@@ -129,15 +130,16 @@ def test_history_jsonl_on_aaabdaaabac(tmp_path: Path) -> None:
     out = ok(run_cli(tmp_path, "history", "a.txt", "--vocab-size", "259", "--jsonl"))
     records = [json.loads(line) for line in out.splitlines()]
     assert len(records) == 3
-    assert [tuple(r["pair"]) for r in records] == [(97, 97), (256, 97), (257, 98)]
+    assert [(r["left_id"], r["right_id"]) for r in records] == [(97, 97), (256, 97), (257, 98)]
     assert [r["count"] for r in records] == [4, 2, 2]
     assert [r["new_id"] for r in records] == [256, 257, 258]
     assert [r["token"] for r in records] == ["aa", "aaa", "aaab"]
     assert [r["token_hex"] for r in records] == ["6161", "616161", "61616162"]
     assert [r["tokens_after"] for r in records] == [9, 7, 5]
     assert [r["replacements"] for r in records] == [2, 2, 2]
-    assert records[1]["tied"] == [[256, 97], [97, 98]] and records[1]["tie_count"] == 2
-    assert records[0]["tied"] == [] and records[0]["rule"] == "first"
+    assert records[1]["tied_ids"] == [[256, 97], [97, 98]] and records[1]["tie_count"] == 2
+    assert records[1]["tied"] == "[aa][a] [a][b]"
+    assert records[0]["tied_ids"] == [] and records[0]["rule"] == "first"
 
 
 def test_history_jsonl_counts_every_tied_pair(tmp_path: Path) -> None:
@@ -146,8 +148,8 @@ def test_history_jsonl_counts_every_tied_pair(tmp_path: Path) -> None:
     (tmp_path / "t.txt").write_text("".join(map(chr, range(33, 94))), encoding="utf-8")
     out = ok(run_cli(tmp_path, "history", "t.txt", "--vocab-size", "257", "--jsonl"))
     (record,) = [json.loads(line) for line in out.splitlines()]
-    assert record["pair"] == [33, 34] and record["count"] == 1
-    assert record["tie_count"] == 60 and record["tied"][:2] == [[33, 34], [34, 35]]
+    assert (record["left_id"], record["right_id"]) == (33, 34) and record["count"] == 1
+    assert record["tie_count"] == 60 and record["tied_ids"][:2] == [[33, 34], [34, 35]]
 
 
 def test_history_table_ends_with_the_stop_reason(tmp_path: Path) -> None:
@@ -192,12 +194,13 @@ BAD_INPUTS = [
     pytest.param({"one.txt": b"a"}, ["train", "one.txt", "--vocab-size", "300", "--out", "m"],
                  "too short to learn anything", id="one-character"),
     pytest.param({"t.txt": b"abcabc"}, ["train", "t.txt", "--vocab-size", "100", "--out", "m"],
-                 "smaller than the 256 base symbols: use at least 256", id="vocab-too-small"),
+                 "smaller than the 256 base symbols (256 bytes): use at least 256",
+                 id="vocab-too-small"),
     pytest.param({"t.txt": b"abcabc"}, ["train", "t.txt", "--vocab-size", "5000", "--out", "m"],
                  "at most 261 (256 base symbols + 5 merges", id="vocab-too-large"),
     pytest.param({"t.txt": b"abcabc"},
                  ["train", "t.txt", "--vocab-size", "2000000", "--out", "m"],
-                 "at most 261", id="vocab-huge"),
+                 "above the limit of 1,000,000", id="vocab-huge"),
     pytest.param({"t.txt": b"abcabc"},
                  ["train", "t.txt", "--vocab-size", "260", "--pretokenizer", "bpe", "--out", "m"],
                  "invalid choice: 'bpe'", id="unknown-pretokenizer"),
@@ -206,10 +209,11 @@ BAD_INPUTS = [
                  "invalid int value", id="vocab-not-a-number"),
     pytest.param({"t.txt": b"abcabc"},
                  ["train", "t.txt", "--vocab-size", "258", "--end-of-word", "--out", "m"],
-                 "--end-of-word needs --pretokenizer words", id="end-of-word-needs-words"),
+                 "end-of-word marker needs the 'words' pre-tokenizer",
+                 id="end-of-word-needs-words"),
     pytest.param({"t.txt": b"abcabc"},
                  ["train", "t.txt", "--vocab-size", "258", "--min-frequency", "0", "--out", "m"],
-                 "--min-frequency must be at least 1", id="min-frequency"),
+                 "Minimum frequency must be at least 1", id="min-frequency"),
     pytest.param({}, ["train", "missing.txt", "--vocab-size", "300", "--out", "m"],
                  "cannot read the training file 'missing.txt': no such file", id="missing-file"),
     pytest.param({}, ["history", "missing.txt", "--vocab-size", "300"],

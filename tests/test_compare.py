@@ -1,19 +1,17 @@
-"""Tests for bpeviz.compare: two tokenizations of one text and the cuts where they differ."""
+"""Tests for bpeviz.app.compare: two tokenizations of one text and the cuts where they differ."""
 
 from __future__ import annotations
 
 import pytest
 
-from bpeviz.compare import (
+from bpeviz.app.compare import (
     BOUNDARY_COLUMNS,
     DEFAULT_COMPARE_TEXT,
     boundaries,
     boundary_diff,
     boundary_table,
     compare,
-    cut_kinds,
     start_marks,
-    summary_frame,
     token_spans,
     tokenize,
 )
@@ -73,11 +71,6 @@ def test_spaces_are_visible_in_the_context() -> None:
     assert boundary_table(result).values.tolist() == [[2, "ours", "a␣", "b"]]
 
 
-def test_cut_kinds_lists_every_cut_in_order() -> None:
-    result = compare("aaab", AA, AB)
-    assert cut_kinds(result) == [(1, "theirs"), (2, "shared"), (3, "ours")]
-
-
 def test_identical_tokenizers_agree_everywhere() -> None:
     result = compare("the cat sat on the mat", AA, AA)
     assert result.diff.differing == 0
@@ -88,31 +81,19 @@ def test_empty_text_compares_to_nothing() -> None:
     result = compare("", AA, AB)
     assert result.ours.token_count == result.theirs.token_count == 0
     assert result.diff.differing == 0
-    summary = summary_frame(result)
-    assert summary["bytes_per_token"].tolist() == [0.0, 0.0]
+    assert result.ours.bytes_per_token == result.theirs.bytes_per_token == 0.0
     assert boundary_table(result).empty
-    assert cut_kinds(result) == []
+    assert not result.diff.shared and not result.diff.only_ours and not result.diff.only_theirs
 
 
-def test_summary_frame() -> None:
+def test_both_sides_of_a_hand_checked_comparison() -> None:
+    """aa|a|b|d|aa|a|b|a|c against a|a|ab|d|a|a|ab|a|c: 9 tokens each for 11 bytes; each
+    makes two cuts the other does not."""
     result = compare("aaabdaaabac", AA, AB, names=("aa", "ab"))
-    summary = summary_frame(result)
-    assert summary.to_dict("records") == [
-        {
-            "tokenizer": "aa",
-            "tokens": 9,
-            "bytes": 11,
-            "bytes_per_token": 1.222,
-            "cuts_only_here": 2,
-        },
-        {
-            "tokenizer": "ab",
-            "tokens": 9,
-            "bytes": 11,
-            "bytes_per_token": 1.222,
-            "cuts_only_here": 2,
-        },
-    ]
+    for side in (result.ours, result.theirs):
+        assert (side.token_count, side.byte_count) == (9, 11)
+        assert round(side.bytes_per_token, 3) == 1.222
+    assert len(result.diff.only_ours) == len(result.diff.only_theirs) == 2
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Tests for bpeviz.compression: bytes-per-token curves from one training run each."""
+"""Tests for bpeviz.app.compression: bytes-per-token curves from one training run each."""
 
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ import math
 import pandas as pd
 import pytest
 
-from bpeviz.compression import (
+from bpeviz.app.compression import (
     CURVE_COLUMNS,
     OTHER,
     OWN,
     REFERENCE_COLUMNS,
-    bytes_per_token,
     compression_curves,
     cross_curve,
     curves_csv,
@@ -22,7 +21,7 @@ from bpeviz.compression import (
     reference_ratios,
     sampled_steps,
 )
-from bpeviz.history import train
+from bpeviz.history import bytes_per_token, train
 from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
 

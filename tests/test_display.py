@@ -1,4 +1,4 @@
-"""Tests for bpeviz.display: escaping, colours, visible bytes, marks, and the merge card."""
+"""Tests for the HTML views (spans, marks, card, trace, styles): escaping, colours, the card."""
 
 from __future__ import annotations
 
@@ -12,34 +12,31 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-import bpeviz.display as display_module
-from bpeviz.display import (
+from bpeviz.app import card, marks, spans, styles, trace
+from bpeviz.app.card import count_sentence, merge_card_html, start_card_html, tie_sentence
+from bpeviz.app.marks import (
     MARK_NEW,
     MARK_PAIR_END,
     MARK_PAIR_START,
-    PALETTE,
-    TokenView,
-    TraceRow,
-    char_groups,
-    colour_indices,
-    count_sentence,
     first_marked,
-    id_views,
     legend_html,
-    merge_card_html,
     new_marks,
     pair_marks,
-    segment_views,
-    start_card_html,
-    stylesheet,
-    tie_sentence,
-    tokens_html,
-    trace_html,
-    trace_rows,
-    trace_summary_html,
-    visible_html,
+    step_outline,
     window,
 )
+from bpeviz.app.spans import (
+    PALETTE,
+    TokenView,
+    char_groups,
+    colour_indices,
+    id_views,
+    segment_views,
+    tokens_html,
+    visible_html,
+)
+from bpeviz.app.styles import stylesheet
+from bpeviz.app.trace import TraceRow, trace_html, trace_rows, trace_summary_html
 from bpeviz.history import History, train
 from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer, TraceStep
@@ -97,7 +94,8 @@ def span_texts(markup: str) -> list[str]:
 
 
 def test_doctests() -> None:
-    assert doctest.testmod(display_module).failed == 0
+    for module in (card, marks, spans, styles, trace):
+        assert doctest.testmod(module).failed == 0
 
 
 # ---- escaping -----------------------------------------------------------------------------
@@ -505,3 +503,43 @@ def test_stylesheet_defines_every_colour_and_grows_for_presentation() -> None:
     assert normal.startswith("<style>") and normal.endswith("</style>")
     assert "1.45rem" in big and "1.45rem" not in normal
     assert "stMainMenu" in big and "stMainMenu" not in normal
+
+
+# ---- which tokens the Step page outlines --------------------------------------------------
+
+
+def test_step_outline_at_a_merge_outlines_the_new_tokens_after_it() -> None:
+    """``aaabdaaabac`` (rule first), merge 1 makes aa: aa|a|b|d|aa|a|b|a|c, two new tokens."""
+    history = train("aaabdaaabac", 259)
+    outline = step_outline(history, 1, before=False)
+    assert outline.legend == "new"
+    assert len(outline.shown) == 9
+    assert [i for i, mark in enumerate(outline.marks) if mark] == [0, 4]
+    assert set(outline.marks) == {"", MARK_NEW}
+
+
+def test_step_outline_before_a_merge_outlines_both_halves_of_each_occurrence() -> None:
+    """Merge 2 joins aa + a: before it the text is aa|a|b|d|aa|a|b|a|c."""
+    history = train("aaabdaaabac", 259)
+    outline = step_outline(history, 2, before=True)
+    assert outline.legend == "pair"
+    assert len(outline.shown) == 9
+    assert outline.marks[:2] == [MARK_PAIR_START, MARK_PAIR_END]
+    assert outline.marks[4:6] == [MARK_PAIR_START, MARK_PAIR_END]
+    assert [mark for mark in outline.marks if mark] == [MARK_PAIR_START, MARK_PAIR_END] * 2
+
+
+def test_step_outline_at_step_0_outlines_the_pair_merge_1_joins() -> None:
+    """Before any merge: the 11 bytes, with a+a outlined where merge 1 replaces it
+    (positions 0-1 and 5-6; the overlapping third a of aaa is not replaced)."""
+    history = train("aaabdaaabac", 259)
+    outline = step_outline(history, 0, before=False)
+    assert outline.legend == "pair" and len(outline.shown) == 11
+    assert [i for i, mark in enumerate(outline.marks) if mark] == [0, 1, 5, 6]
+    at_start = step_outline(history, 0, before=True)  # there is no "after" at step 0
+    assert (at_start.marks, at_start.legend) == (outline.marks, outline.legend)
+
+
+def test_step_outline_with_nothing_to_merge_outlines_nothing() -> None:
+    outline = step_outline(train("a", 300), 0, before=False)
+    assert outline.legend is None and outline.marks == [""]

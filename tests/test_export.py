@@ -1,27 +1,23 @@
-"""Tests for bpeviz.export: download payloads, the history CSV, and reading uploads back."""
+"""Tests for bpeviz.app.export: download payloads, the history CSV, and reading uploads back."""
 
 from __future__ import annotations
 
-import io
-
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpeviz import formats
-from bpeviz.export import (
-    HISTORY_COLUMNS,
+from bpeviz.app.export import (
     PATTERN_CHOICES,
     export_formats,
     file_stem,
     first_tokens_frame,
-    history_csv,
-    history_frame,
     load_upload,
     pattern_description,
     summarize,
 )
+from bpeviz.formats.gpt2 import from_gpt2_files
+from bpeviz.formats.minbpe import from_minbpe_model, to_minbpe_vocab
+from bpeviz.formats.tiktoken import from_tiktoken, to_tiktoken
 from bpeviz.history import train
 from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
@@ -47,44 +43,6 @@ def by_title(tokenizer: Tokenizer) -> dict:
 # ---- history CSV --------------------------------------------------------------------------
 
 
-def test_history_csv_columns_and_a_hand_checked_row() -> None:
-    """``aaabdaaabac``, rule ``first``. Step 2 by hand: after ``aa`` the text is
-    [aa] a b d [aa] a b a c; (aa, a) and (a, b) both occur twice, (aa, a) comes first."""
-    table = pd.read_csv(io.BytesIO(history_csv(train("aaabdaaabac", 259))), keep_default_na=False)
-    assert list(table.columns) == list(HISTORY_COLUMNS)
-    assert len(table) == 3
-    row = table.iloc[1].to_dict()
-    assert row == {
-        "step": 2,
-        "left": 256,
-        "right": 97,
-        "pair": "[aa][a]",
-        "token": "aaa",
-        "new_id": 257,
-        "count": 2,
-        "replacements": 2,
-        "tied_pairs": "[aa][a] [a][b]",
-        "more_tied": False,
-        "rule": "first",
-        "tokens_after": 7,
-    }
-    first = table.iloc[0]
-    # aa occurs 4 times counting overlaps (aaa has two) but only 2 are replaced.
-    assert (first["count"], first["replacements"], first["tied_pairs"]) == (4, 2, "")
-    assert table["tokens_after"].tolist() == [9, 7, 5]
-
-
-def test_history_shows_spaces_and_broken_utf8_readably() -> None:
-    frame = history_frame(train(" 日 日", 258))
-    assert frame["token"].tolist() == ["␣<E6>", "␣<E6><97>"]
-    assert frame["pair"].tolist()[0] == "[␣][<E6>]"
-
-
-def test_history_csv_of_a_run_with_no_merges() -> None:
-    text = history_csv(train("a", 300)).decode("utf-8")
-    assert text.strip() == ",".join(HISTORY_COLUMNS)
-
-
 # ---- downloads round-trip through bpeviz.formats ------------------------------------------
 
 
@@ -103,17 +61,17 @@ def test_every_format_is_offered_for_a_plain_model(english) -> None:
 
 def test_minbpe_download_round_trips(english) -> None:
     model, vocab = by_title(english.tokenizer)["minbpe .model + .vocab"].files
-    loaded = formats.from_minbpe_model(model.data)
+    loaded = from_minbpe_model(model.data)
     assert loaded.merges == english.tokenizer.merges
     assert loaded.pretokenizer == "gpt4"
-    assert vocab.data.decode("utf-8") == formats.to_minbpe_vocab(english.tokenizer)
+    assert vocab.data.decode("utf-8") == to_minbpe_vocab(english.tokenizer)
     for text in ROUND_TRIP_TEXTS:
         assert loaded.encode(text) == english.tokenizer.encode(text)
 
 
 def test_gpt2_download_round_trips(english) -> None:
     vocab_json, merges_txt = by_title(english.tokenizer)["GPT-2 vocab.json + merges.txt"].files
-    loaded = formats.from_gpt2_files(
+    loaded = from_gpt2_files(
         vocab_json.data, merges_txt.data, pattern=PATTERN_CHOICES["gpt4"]
     )
     assert loaded.vocab == english.tokenizer.vocab
@@ -123,7 +81,7 @@ def test_gpt2_download_round_trips(english) -> None:
 
 def test_tiktoken_download_round_trips(english) -> None:
     (ranks,) = by_title(english.tokenizer)["tiktoken .tiktoken"].files
-    loaded = formats.from_tiktoken(ranks.data)
+    loaded = from_tiktoken(ranks.data)
     assert loaded.vocab == english.tokenizer.vocab
     for text in ROUND_TRIP_TEXTS:
         assert loaded.decode(loaded.encode(text)) == text
@@ -250,7 +208,7 @@ def test_unknown_pattern_choice() -> None:
 
 
 def test_the_chosen_pattern_applies_to_tiktoken_uploads() -> None:
-    ranks = formats.to_tiktoken(Tokenizer.from_merges([(32, 97)])).encode()
+    ranks = to_tiktoken(Tokenizer.from_merges([(32, 97)])).encode()
     assert load_upload([("r.tiktoken", ranks)], pattern="bytes").tokenizer.encode("a a") == [
         97,
         256,
@@ -290,8 +248,3 @@ def test_published_split_patterns_are_named() -> None:
     assert pattern_description("").startswith("(none")
 
 
-def test_the_page_labels_name_real_csv_columns() -> None:
-    from bpeviz.export import HISTORY_COLUMNS, HISTORY_LABELS
-
-    assert set(HISTORY_LABELS) <= set(HISTORY_COLUMNS)
-    assert HISTORY_LABELS["step"] == "merge"  # the page speaks of merges, as the Step page does

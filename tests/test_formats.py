@@ -25,24 +25,23 @@ from reference import render_token as minbpe_render_token
 from tokenizers import Regex, decoders, models, pre_tokenizers
 from tokenizers import Tokenizer as HFTokenizer
 
-from bpeviz.formats import (
+from bpeviz.formats import load_model_file
+from bpeviz.formats.common import render_token
+from bpeviz.formats.gpt2 import (
     bytes_to_unicode,
     from_gpt2_files,
-    from_minbpe_model,
-    from_tiktoken,
     load_gpt2,
-    load_minbpe,
-    load_model_file,
-    load_tiktoken,
-    render_token,
     save_gpt2,
-    save_minbpe,
-    save_tiktoken,
     to_gpt2_files,
+)
+from bpeviz.formats.minbpe import (
+    from_minbpe_model,
+    load_minbpe,
+    save_minbpe,
     to_minbpe_model,
     to_minbpe_vocab,
-    to_tiktoken,
 )
+from bpeviz.formats.tiktoken import from_tiktoken, load_tiktoken, save_tiktoken, to_tiktoken
 from bpeviz.history import train
 from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
 from bpeviz.samples import get_sample

@@ -8,7 +8,9 @@ import apptest_support
 import pytest
 from apptest_support import open_page
 
-from bpeviz import formats, ui
+from bpeviz.app.state import KEY_IMPORTED
+from bpeviz.formats.gpt2 import to_gpt2_files
+from bpeviz.formats.minbpe import to_minbpe_model
 from bpeviz.history import train
 
 PAGE = "app_pages/export.py"
@@ -28,7 +30,7 @@ def _app(monkeypatch: pytest.MonkeyPatch):
 
 
 def plain(text: str) -> str:
-    """A message as the reader sees it (``ui.show_messages`` backslash-escapes Markdown)."""
+    """A message as the reader sees it (``show_messages`` backslash-escapes Markdown)."""
     return re.sub(r"\\(.)", r"\1", text)
 
 
@@ -41,7 +43,7 @@ def test_every_format_and_the_history_are_offered() -> None:
     assert at.title[0].value == "Export / import"
     assert download_labels(at) == DOWNLOADS
     history = at.dataframe[0].value
-    assert list(history.columns[:4]) == ["step", "left", "right", "pair"]
+    assert list(history.columns[:4]) == ["merge", "left_id", "right_id", "new_id"]
     assert len(history) == 256  # the English sample opens at vocab size 512
 
 
@@ -58,7 +60,7 @@ def test_end_of_word_models_explain_why_there_are_no_files() -> None:
 
 def test_uploading_a_model_shows_it_and_offers_it_to_the_tokenize_page() -> None:
     at = open_page(PAGE)
-    model = formats.to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
+    model = to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
     at.file_uploader(key="export_model_files").upload("wiki.model", model).run()
     assert not at.exception
     assert any("Loaded wiki.model as a minbpe .model" in plain(s.value) for s in at.success)
@@ -70,7 +72,7 @@ def test_uploading_a_model_shows_it_and_offers_it_to_the_tokenize_page() -> None
     ]
     first = at.dataframe[-1].value
     assert first["token"].tolist() == ["aa", "aaa", "aaab"]
-    name, tokenizer = at.session_state[ui.KEY_IMPORTED]
+    name, tokenizer = at.session_state[KEY_IMPORTED]
     assert name == "minbpe .model: wiki.model"
     assert tokenizer.encode("aaabdaaabac") == [258, 100, 258, 97, 99]
     # The Tokenize page now offers it.
@@ -81,7 +83,7 @@ def test_uploading_a_model_shows_it_and_offers_it_to_the_tokenize_page() -> None
 
 def test_uploading_a_gpt2_pair() -> None:
     at = open_page(PAGE)
-    vocab_json, merges_txt = formats.to_gpt2_files(train("the cat sat", 260).tokenizer)
+    vocab_json, merges_txt = to_gpt2_files(train("the cat sat", 260).tokenizer)
     uploader = at.file_uploader(key="export_model_files")
     uploader.set_value(
         [
@@ -101,7 +103,7 @@ def test_a_malformed_model_names_the_line() -> None:
     errors = [plain(error.value) for error in at.error]
     assert len(errors) == 1
     assert "line 5 of the .model file" in errors[0]
-    assert ui.KEY_IMPORTED not in at.session_state
+    assert KEY_IMPORTED not in at.session_state
 
 
 def test_a_lone_vocab_json_asks_for_its_merges() -> None:

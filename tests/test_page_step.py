@@ -14,7 +14,7 @@ import pytest
 from apptest_support import new_app, plain, run
 from streamlit.testing.v1 import AppTest
 
-from bpeviz.display import FOCUS_SCRIPT
+from bpeviz.app.marks import FOCUS_SCRIPT
 from bpeviz.history import History, train
 from bpeviz.samples import get_sample
 
@@ -209,7 +209,7 @@ def test_the_vocabulary_so_far_and_the_downloads() -> None:
     history = sample_history("english")
     at = goto(run(new_app()), 3)
     vocab = at.dataframe[1].value  # [0] is the pair table
-    assert vocab["id"].tolist() == [258, 257, 256]
+    assert vocab["new_id"].tolist() == [258, 257, 256]
     assert vocab["count"].tolist() == [step.count for step in reversed(history.steps[:3])]
     labels = [button.label for button in at.get("download_button")]
     assert "Download merges 1–3 (CSV)" in labels

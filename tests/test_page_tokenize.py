@@ -16,10 +16,10 @@ import pytest
 from apptest_support import run
 from streamlit.testing.v1 import AppTest
 
-from bpeviz.display import trace_rows
+from bpeviz.app.links import MAX_LINK_TEXT_CHARS
+from bpeviz.app.trace import trace_rows
 from bpeviz.history import train
 from bpeviz.samples import get_sample
-from bpeviz.settings import MAX_LINK_TEXT_CHARS
 from bpeviz.tokenizer import Tokenizer
 
 APP = Path(__file__).parents[1] / "app.py"

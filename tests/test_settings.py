@@ -1,4 +1,4 @@
-"""Tests for bpeviz.settings: checks with clear messages, reading texts, and the link format."""
+"""Tests for the settings, text input and link format: clear messages, texts, round trips."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import doctest
 
 import pytest
 
-import bpeviz.settings as settings_module
-from bpeviz.history import train
-from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample, list_samples
-from bpeviz.settings import (
+from bpeviz.app import links, settings, text_input
+from bpeviz.app.links import MAX_LINK_TEXT_CHARS, query_from_state, state_from_query
+from bpeviz.app.settings import (
     KEY_END_OF_WORD,
     KEY_PASTE,
     KEY_PRETOKENIZER,
@@ -19,24 +18,25 @@ from bpeviz.settings import (
     KEY_SPECIALS,
     KEY_TIE_BREAK,
     KEY_VOCAB,
-    MAX_LINK_TEXT_CHARS,
-    MAX_PASTE_BYTES,
-    MAX_UPLOAD_BYTES,
     Settings,
     check_settings,
     default_state,
-    format_size,
-    looks_binary,
     outcome_messages,
     parse_special_tokens,
-    query_from_state,
     settings_from_state,
-    state_from_query,
     suggested_state,
+)
+from bpeviz.app.text_input import (
+    MAX_PASTE_BYTES,
+    MAX_UPLOAD_BYTES,
+    format_size,
+    looks_binary,
     text_from_paste,
     text_from_upload,
 )
-from bpeviz.trainer import MAX_VOCAB_SIZE
+from bpeviz.config import MAX_VOCAB_SIZE
+from bpeviz.history import train
+from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample, list_samples
 
 
 def levels(messages) -> list[str]:
@@ -44,7 +44,8 @@ def levels(messages) -> list[str]:
 
 
 def test_doctests() -> None:
-    assert doctest.testmod(settings_module).failed == 0
+    for module in (links, settings, text_input):
+        assert doctest.testmod(module).failed == 0
 
 
 # ---- vocab size ---------------------------------------------------------------------------
@@ -133,7 +134,6 @@ def test_normal_paste_is_kept_exactly() -> None:
     original = "  héllo <b>&\n\tworld  "
     text, messages = text_from_paste(original)
     assert text is not None and text.data == original and messages == []
-    assert text.size_bytes == len(original.encode())
 
 
 # ---- uploads ------------------------------------------------------------------------------
@@ -168,8 +168,8 @@ def test_invalid_utf8_upload_trains_on_its_bytes_and_says_so() -> None:
     data = b"caf\xe9 au lait, caf\xe9 noir"  # Latin-1
     text, messages = text_from_upload("latin1.txt", data)
     assert text is not None and text.data == data
-    assert "not valid UTF-8" in (text.note or "")
     assert levels(messages) == ["info"]
+    assert "not valid UTF-8" in messages[0].text
     assert "offset 3" in messages[0].text
 
 

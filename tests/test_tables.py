@@ -1,4 +1,4 @@
-"""Tests for bpeviz.tables: pair and vocabulary tables, CSV payloads, the chart, text stats."""
+"""Tests for bpeviz.app.tables: pair and vocabulary tables, CSV payloads, the chart, text stats."""
 
 from __future__ import annotations
 
@@ -8,24 +8,19 @@ import io
 import pandas as pd
 import pytest
 
-import bpeviz.tables as tables_module
-from bpeviz.history import train
-from bpeviz.samples import get_sample
-from bpeviz.tables import (
+import bpeviz.app.tables as tables_module
+from bpeviz.app.tables import (
     CHOSEN_NOTE,
     PAIR_COLUMNS,
     TIED_NOTE,
-    VOCAB_COLUMNS,
     distinct_chunks,
-    history_csv,
     interesting_chunk,
     pair_csv,
     pair_frame,
     text_stats,
-    token_count_frame,
-    token_count_spec,
-    vocab_frame,
 )
+from bpeviz.history import train
+from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
 
 
@@ -102,83 +97,6 @@ def test_pair_csv_holds_every_pair() -> None:
 def test_empty_pair_table() -> None:
     history = train("a", 300)
     assert pair_frame(history.pair_table(0), history.tokenizer).empty
-
-
-# ---- vocabulary and history ---------------------------------------------------------------
-
-
-def test_vocab_frame_lists_the_merges_so_far() -> None:
-    """Wikipedia's aaabdaaabac with lexmin: Z=aa, Y=ab, X=ZY."""
-    history = train("aaabdaaabac", 259, tie_break="lexmin")
-    frame = vocab_frame(history, 3)
-    assert list(frame.columns) == list(VOCAB_COLUMNS)
-    assert frame["token"].tolist() == ["aa", "ab", "aaab"]
-    assert frame["id"].tolist() == [256, 257, 258]
-    assert frame[["left", "right"]].values.tolist() == [["a", "a"], ["a", "b"], ["aa", "ab"]]
-    assert vocab_frame(history, 2, newest_first=True)["merge"].tolist() == [2, 1]
-    assert vocab_frame(history, 0).empty
-
-
-@pytest.mark.parametrize("k", [-1, 4])
-def test_vocab_frame_rejects_steps_out_of_range(k: int) -> None:
-    with pytest.raises(ValueError, match="out of range"):
-        vocab_frame(train("aaabdaaabac", 259), k)
-
-
-def test_history_csv_has_one_row_per_merge() -> None:
-    history = train(get_sample("english").text, 300)
-    full = pd.read_csv(io.BytesIO(history_csv(history)), keep_default_na=False)
-    assert len(full) == history.merge_count
-    assert full["count"].tolist() == [step.count for step in history.steps]
-    partial = pd.read_csv(io.BytesIO(history_csv(history, 5)), keep_default_na=False)
-    assert partial["merge"].tolist() == [1, 2, 3, 4, 5]
-
-
-# ---- token count chart --------------------------------------------------------------------
-
-
-def test_token_count_frame_follows_the_history() -> None:
-    history = train(get_sample("english").text, 300)
-    frame = token_count_frame(history)
-    assert frame["step"].tolist() == list(range(history.merge_count + 1))
-    assert frame["tokens"].tolist() == [history.token_count(k) for k in frame["step"]]
-    assert frame["bytes_per_token"].iloc[0] == 1.0
-
-
-def test_token_count_frame_is_sampled_for_long_histories() -> None:
-    history = train(get_sample("english").text, 512)
-    frame = token_count_frame(history, max_points=50)
-    assert len(frame) <= 50
-    assert frame["step"].iloc[0] == 0 and frame["step"].iloc[-1] == history.merge_count
-
-
-def test_token_count_chart_marks_step_k() -> None:
-    history = train(get_sample("english").text, 300)
-    spec = token_count_spec(history, 7)
-    line, rule, dot = spec["layer"]
-    assert [layer["mark"]["type"] for layer in (line, rule, dot)] == ["line", "rule", "point"]
-    line_rows = spec["datasets"][line["data"]["name"]]
-    assert [row["tokens"] for row in line_rows] == [
-        history.token_count(k) for k in range(history.merge_count + 1)
-    ]
-    here = [{"step": 7, "tokens": history.token_count(7)}]
-    assert rule["data"]["values"] == here and dot["data"]["values"] == here
-    # Whole-number ticks (a 3-merge history must not read 0.5), tokens drawn from zero.
-    for channel in ("x", "y"):
-        assert line["encoding"][channel]["axis"]["tickMinStep"] == 1
-    assert line["encoding"]["y"].get("scale", {}).get("zero", True) is True
-
-
-def test_token_count_spec_moves_only_the_marker_and_never_edits_an_earlier_spec() -> None:
-    history = train("aaabdaaabac", 259)  # 11, 9, 7, 5 tokens after 0..3 merges
-    at_one, at_three = token_count_spec(history, 1), token_count_spec(history, 3)
-    assert at_one["layer"][1]["data"]["values"] == [{"step": 1, "tokens": 9}]
-    assert at_three["layer"][2]["data"]["values"] == [{"step": 3, "tokens": 5}]
-    assert at_one["layer"][0] is at_three["layer"][0]  # the line is built once
-    projected = token_count_spec(history, 2, projector=True)
-    assert projected["config"]["axis"]["labelFontSize"] > 11
-    assert "axis" not in at_one["config"]
-    assert projected["layer"][1]["data"]["values"] == [{"step": 2, "tokens": 7}]
 
 
 # ---- text stats and pieces ----------------------------------------------------------------

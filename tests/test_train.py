@@ -23,8 +23,14 @@ from oracle import (
     training_texts,
 )
 
-from bpeviz.history import History, train
-from bpeviz.trainer import TIE_BREAKS
+from bpeviz.history import History, PairTable, train
+from bpeviz.tie_rules import TIE_BREAKS
+
+
+def pair_counts(table: PairTable) -> dict[tuple[int, int], int]:
+    """A pair table as ``{pair: count}``, to compare with counts worked out by hand."""
+    return dict(zip(table.pairs(), table.counts.tolist(), strict=True))
+
 
 REPO = Path(__file__).resolve().parents[1]
 SHAKESPEARE = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "tinyshakespeare.txt"
@@ -127,7 +133,7 @@ def test_low_lower_words_first_pair_table() -> None:
         "lo": 7, "ow": 7, "we": 8, "er": 2, "ne": 6, "ew": 6,
         "es": 7, "st": 7, "wi": 1, "id": 1, "de": 1,
     }  # fmt: skip
-    assert history.pair_table(0).as_dict() == {b(k): v for k, v in expected.items()}
+    assert pair_counts(history.pair_table(0)) == {b(k): v for k, v in expected.items()}
     assert history.steps[0].pair == b("we") and history.steps[0].count == 8
     assert history.token_count(0) == len(LOW_LOWER)  # words and spaces, every byte a token
 
@@ -289,8 +295,8 @@ def test_overlapping_pairs(
 def test_ababab_pair_counts_after_the_first_merge() -> None:
     """(ab,a) is created and destroyed inside the same merge: it must not linger at 0
     (``ababab``), nor be lost when it is created again and kept (``abababa``)."""
-    assert train("ababab", 1000).pair_table(1).as_dict() == {(256, 256): 2}
-    assert train("abababa", 1000).pair_table(1).as_dict() == {(256, 256): 2, (256, 97): 1}
+    assert pair_counts(train("ababab", 1000).pair_table(1)) == {(256, 256): 2}
+    assert pair_counts(train("abababa", 1000).pair_table(1)) == {(256, 256): 2, (256, 97): 1}
 
 
 def test_overlaps_are_weighted_by_repeated_words() -> None:
@@ -500,3 +506,19 @@ def test_real_text_at_vocab_512_equals_the_textbook_loop(name: str, mode: str, r
         table = history.pair_table(k)
         assert list(zip(table.pairs(), table.counts.tolist(), strict=True)) == run.pair_counts[k]
         assert history.segmentation(k).ids.tolist() == run.sequences[k]
+
+
+def test_max_tied_recorded_sets_how_many_tied_pairs_a_step_keeps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``abcd`` by hand: ab, bc and cd occur once each, all tied for merge 1 (rule first)."""
+    from bpeviz import trainer
+
+    monkeypatch.setattr(trainer, "MAX_TIED_RECORDED", 3)
+    step = train("abcd", 257).steps[0]
+    assert [tuple(pair) for pair in step.tied] == [(97, 98), (98, 99), (99, 100)]
+    assert not step.more_tied
+    monkeypatch.setattr(trainer, "MAX_TIED_RECORDED", 2)
+    step = train("abcd", 257).steps[0]
+    assert [tuple(pair) for pair in step.tied] == [(97, 98), (98, 99)]
+    assert step.more_tied

@@ -1,5 +1,6 @@
-"""The app layer: what the Streamlit pages compute and draw, kept out of the engine.
+"""The app layer: session state, sidebar, training cache, step controls and the views.
 
-Modules here may use pandas and Altair; only the Streamlit-facing ones import ``streamlit``.
-The engine (``bpeviz`` itself) never imports anything from here.
+Everything the Streamlit pages (``app.py``, ``app_pages/``) draw is built here. The engine
+(``bpeviz``) never imports this package; pandas, Altair and Streamlit are imported only here,
+and Streamlit only by the modules listed in ``tests/test_import.py``.
 """

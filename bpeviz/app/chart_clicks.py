@@ -1,8 +1,8 @@
 """From a click on a chart to the Step page at that merge.
 
 The Compression chart reports a click as an Altair point selection named
-:data:`bpeviz.charts.PICK`: Streamlit hands the page ``{"pick": [{"trained_on": "English",
-"merges": 120}]}`` (the fields of :data:`bpeviz.charts.PICK_FIELDS`), or ``{"pick": []}`` /
+:data:`bpeviz.app.charts.PICK`: Streamlit hands the page ``{"pick": [{"trained_on": "English",
+"merges": 120}]}`` (the fields of :data:`bpeviz.app.charts.PICK_FIELDS`), or ``{"pick": []}`` /
 ``{}`` when nothing is picked. This module turns that into where to go (:func:`step_target`)
 and the sidebar settings that reproduce the clicked run there (:func:`step_settings`), so the
 Step page trains (or finds in its cache) exactly the run the curve was drawn from.
@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bpeviz import settings as cfg
-from bpeviz.charts import PICK
+from bpeviz.app import settings as cfg
+from bpeviz.app.charts import PICK
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bpeviz import settings as cfg
+from bpeviz.app import settings as cfg
 from bpeviz.app.runs import RUN_NAMES, RunSettings
 from bpeviz.samples import get_sample
 

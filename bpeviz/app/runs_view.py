@@ -5,16 +5,17 @@
 - :func:`crossing_sentence`: how many merges cross the other run's pieces;
 - :func:`own_cut_marks`: which tokens to outline in each run's text.
 
-Everything from the user's text is escaped here (``display.esc``); what is left out is
-drawing it (``ui.show_spans``).
+Everything from the user's text is escaped here (``spans.esc``); what is left out is
+drawing it (``widgets.show_spans``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from bpeviz.app.marks import MARK_NEW
 from bpeviz.app.runs import RUN_NAMES, FirstDifference, Merge, RunSettings, cut_by
-from bpeviz.display import MARK_NEW, PALETTE, esc
+from bpeviz.app.spans import PALETTE, esc
 from bpeviz.readable import readable
 
 

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from bpeviz import formats, train
-from bpeviz.display import FOCUS_SCRIPT
+from bpeviz import train
+from bpeviz.app.marks import FOCUS_SCRIPT
+from bpeviz.formats.minbpe import to_minbpe_model
 
 if TYPE_CHECKING:
     from conftest import AppPage
@@ -160,7 +161,7 @@ def test_hostile_special_tokens_are_shown_literally(app: AppPage, page: str) -> 
 def test_a_hostile_model_file_name_is_shown_literally(app: AppPage) -> None:
     """The Export page names an uploaded model file in its messages."""
     name = "$x$ **b** :smile: <img src=x onerror=window.__x=1>.model"
-    model = formats.to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
+    model = to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
     app.open("export")
     field = app.page.locator(".st-key-export_model_files input[type=file]")
     files = [{"name": name, "mimeType": "application/octet-stream", "buffer": model}]

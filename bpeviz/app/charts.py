@@ -1,7 +1,7 @@
 """Altair charts, built by pure functions so tests can read them back with ``chart.to_dict()``.
 
 Only the chart *spec* is made here; drawing it (``st.altair_chart``) is the page's job. The data
-comes from :mod:`bpeviz.compression` in long form (one row per point).
+comes from :mod:`bpeviz.app.compression` in long form (one row per point).
 
 The compression chart has five layers, all on one vocabulary-size axis:
 
@@ -13,18 +13,27 @@ The compression chart has five layers, all on one vocabulary-size axis:
    the merge clicked: :mod:`bpeviz.app.chart_clicks`);
 4. a dotted horizontal rule per text for a reference tokenizer (``cl100k_base``), labelled;
 5. a vertical rule with a label at the vocabulary size chosen in the sidebar.
+
+The Step page's small chart (:func:`token_count_spec`) is here too: tokens in the text after
+each merge, with a rule and a dot at the current step.
 """
 
 from __future__ import annotations
 
+import weakref
+from typing import Any
+
 import altair as alt
+import numpy as np
 import pandas as pd
 
-from bpeviz.compression import CURVE_COLUMNS, OTHER, OWN, REFERENCE_COLUMNS
+from bpeviz.app.compression import CURVE_COLUMNS, OTHER, OWN, REFERENCE_COLUMNS
+from bpeviz.corpus import BYTE_COUNT
+from bpeviz.history import History, bytes_per_token
 
 PICK = "pick"  # the click selection's name: what st.altair_chart(selection_mode=...) listens to
 PICK_FIELDS: tuple[str, ...] = ("trained_on", "merges")  # what a click reports
-X_TITLE = "vocabulary size (256 bytes + merges)"
+X_TITLE = f"vocabulary size ({BYTE_COUNT} bytes + merges)"
 Y_TITLE: tuple[str, ...] = ("bytes per token", "(higher = more compression)")  # two lines
 PALETTE: tuple[str, ...] = ("#1f77b4", "#e4572e", "#2ca02c", "#9467bd", "#8c564b", "#17becf")
 TOOLTIP_FIELDS: tuple[tuple[str, str, str, str | None], ...] = (
@@ -60,7 +69,9 @@ def compression_chart(
     languages = list(dict.fromkeys([*curves["measured_on"].tolist(), *_measured(references)]))
     color_scale = alt.Scale(domain=languages, range=list(PALETTE[: max(len(languages), 1)]))
     x_max = _x_max(curves, current_vocab_size)
-    x = alt.X("vocab_size:Q", title=X_TITLE, scale=alt.Scale(domain=[256, x_max], nice=False))
+    x = alt.X(
+        "vocab_size:Q", title=X_TITLE, scale=alt.Scale(domain=[BYTE_COUNT, x_max], nice=False)
+    )
     y = alt.Y("bytes_per_token:Q", title=list(Y_TITLE), scale=alt.Scale(zero=False))
     color = alt.Color("measured_on:N", title="measured on", scale=color_scale)
     dash = alt.StrokeDash(
@@ -107,7 +118,7 @@ def _measured(references: pd.DataFrame | None) -> list[str]:
 
 
 def _x_max(curves: pd.DataFrame, current_vocab_size: int | None) -> int:
-    candidates = [257, *curves["vocab_size"].tolist()]
+    candidates = [BYTE_COUNT + 1, *curves["vocab_size"].tolist()]
     if current_vocab_size is not None:
         candidates.append(current_vocab_size)
     return int(max(candidates))
@@ -149,7 +160,8 @@ def marker_label(vocab_size: int) -> str:
 
 
 def _marker_layers(vocab_size: int, x_max: int) -> list[alt.Chart]:
-    near_right = vocab_size - 256 > 0.7 * (x_max - 256)  # put the label on the left of the rule
+    # put the label on the left of the rule
+    near_right = vocab_size - BYTE_COUNT > 0.7 * (x_max - BYTE_COUNT)
     data = pd.DataFrame({"vocab_size": [vocab_size], "label": [marker_label(vocab_size)]})
     rule = (
         alt.Chart(data)
@@ -187,3 +199,90 @@ def projector_type(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
         .configure_legend(labelFontSize=PROJECTOR_LABEL_SIZE, titleFontSize=PROJECTOR_TITLE_SIZE)
         .configure_text(fontSize=PROJECTOR_LABEL_SIZE)
     )
+
+
+# The Step page's small chart: tokens in the text after each merge.
+
+
+def token_count_frame(history: History, *, max_points: int = 1500) -> pd.DataFrame:
+    """``step``, ``tokens`` and ``bytes_per_token`` for the chart, at most ``max_points`` rows.
+
+    Long histories are sampled evenly (the first and last step always included).
+    """
+    total = history.merge_count
+    if total + 1 <= max_points:
+        steps = list(range(total + 1))
+    else:
+        steps = sorted(set(np.linspace(0, total, max_points).round().astype(int).tolist()))
+    tokens = [history.token_count(k) for k in steps]
+    size = len(history.text)
+    return pd.DataFrame(
+        {
+            "step": steps,
+            "tokens": tokens,
+            "bytes_per_token": [bytes_per_token(size, t) for t in tokens],
+        }
+    )
+
+
+MARKER_DATA = "step_k"  # the name of the one-row data set the rule and the dot at step k draw
+_BASE_SPECS: weakref.WeakKeyDictionary[History, dict[bool, dict[str, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def token_count_spec(history: History, k: int, *, projector: bool = False) -> dict[str, Any]:
+    """Tokens in the whole text after each merge, with a rule and a dot at step ``k``.
+
+    A Vega-Lite spec (for ``st.vega_lite_chart``). Building and validating the Altair chart
+    costs ~25 ms, the largest part of a "Next step" click; only the marker moves from step to
+    step, so the spec is built once per history (and type size, ``projector``) and each call
+    copies it with the marker's one row swapped in.
+    """
+    specs = _BASE_SPECS.setdefault(history, {})
+    if projector not in specs:
+        chart = _token_count_chart(history)
+        specs[projector] = (projector_type(chart) if projector else chart).to_dict()
+    base = specs[projector]
+    here = [{"step": k, "tokens": history.token_count(k)}]
+    layers = [
+        {**layer, "data": {"name": MARKER_DATA, "values": here}}
+        if layer.get("data", {}).get("name") == MARKER_DATA
+        else layer
+        for layer in base["layer"]
+    ]
+    return {**base, "layer": layers}
+
+
+def _token_count_chart(history: History, *, height: int = 180) -> alt.LayerChart:
+    frame = token_count_frame(history)
+    here = alt.InlineData(values=[{"step": 0, "tokens": history.token_count(0)}], name=MARKER_DATA)
+    # Whole numbers on both axes (3 merges must not read 0.5, 1.0, ...), and tokens from 0
+    # so the drop is drawn to scale.
+    x = alt.X(
+        "step:Q",
+        title="step (merges done)",
+        scale=alt.Scale(nice=False),
+        axis=alt.Axis(tickMinStep=1, format="d"),
+    )
+    y = alt.Y("tokens:Q", title="tokens", axis=alt.Axis(tickMinStep=1, format=",d"))
+    line = (
+        alt.Chart(frame)
+        .mark_line(color="#0072B2", strokeWidth=2)
+        .encode(
+            x=x,
+            y=y,
+            tooltip=[
+                alt.Tooltip("step:Q", title="step"),
+                alt.Tooltip("tokens:Q", title="tokens", format=","),
+                alt.Tooltip("bytes_per_token:Q", title="bytes per token", format=".2f"),
+            ],
+        )
+    )
+    rule = alt.Chart(here).mark_rule(color="#D55E00", strokeWidth=2).encode(x="step:Q")
+    dot = (
+        alt.Chart(here)
+        .mark_point(color="#D55E00", filled=True, size=90)
+        .encode(x="step:Q", y="tokens:Q", tooltip=["step:Q", alt.Tooltip("tokens:Q", format=",")])
+    )
+    return alt.layer(line, rule, dot).properties(height=height)

@@ -1,34 +1,31 @@
-"""Tables (pandas DataFrames), CSV payloads and the small Altair chart of the Step page.
+"""Tables (pandas DataFrames) and CSV payloads of the Step, Tokenize and Export pages.
 
 Pure functions over a :class:`~bpeviz.history.History` or a tokenizer; the pages only hand
-them to ``st.dataframe``, ``st.download_button`` and ``st.vega_lite_chart``. Token text in every
-table is the readable form (``␣the``, ``<E3><81>``), so whitespace and broken characters
-are visible in a table cell too.
+them to ``st.dataframe`` and ``st.download_button``. Token text in every table is the
+readable form (``␣the``, ``<E3><81>``), so whitespace and broken characters are visible in a
+table cell too.
 
 - :func:`pair_frame`: the pair counts at one step, best first, the chosen pair and ties
   flagged (:func:`pair_csv` for the whole table);
-- :func:`vocab_frame`: the tokens learned so far (:func:`history_csv` for the merges);
-- :func:`token_count_frame` / :func:`token_count_spec`: tokens in the text against the step;
+- :func:`merge_frame`: the merges so far, one :mod:`bpeviz.merge_rows` row each
+  (:func:`merge_csv` for the file);
 - :func:`text_stats` and :func:`distinct_chunks`: what the Tokenize page counts and lists.
 
-What is left out: the big comparison charts (``bpeviz.charts``) and HTML (``bpeviz.display``).
+What is left out: the charts (:mod:`bpeviz.app.charts`) and HTML (:mod:`bpeviz.app.spans`).
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import regex
 
-from bpeviz import charts
-from bpeviz.display import token_label
-from bpeviz.history import History, PairTable
+from bpeviz.app.spans import token_label
+from bpeviz.history import History, PairTable, bytes_per_token
+from bpeviz.merge_rows import MERGE_COLUMNS, merge_rows
 from bpeviz.pretokenize import PieceKind, pretokenize_text, to_bytes, to_text
 from bpeviz.tokenizer import Tokenizer
 from bpeviz.trainer import Pair
@@ -44,18 +41,18 @@ PAIR_COLUMNS: tuple[str, ...] = (
     "tied",
     "note",
 )
-VOCAB_COLUMNS: tuple[str, ...] = (
-    "merge",
-    "id",
-    "token",
-    "left",
-    "right",
-    "left_id",
-    "right_id",
-    "count",
-    "replacements",
-    "tokens_after",
-)
+# How the pages label a merge row's columns (the CSV keeps the plain names).
+MERGE_LABELS: dict[str, str] = {
+    "left_id": "left id",
+    "right_id": "right id",
+    "new_id": "new id",
+    "token_hex": "token (hex)",
+    "replacements": "replaced",
+    "tied": "tied with",
+    "tied_ids": "tied with (ids)",
+    "more_tied": "3+ tied",
+    "tokens_after": "tokens after",
+}
 CHOSEN_NOTE = "◀ chosen"
 TIED_NOTE = "tied"
 
@@ -118,124 +115,24 @@ def pair_csv(table: PairTable, tokenizer: Tokenizer, *, chosen: Pair | None = No
     return pair_frame(table, tokenizer, chosen=chosen).to_csv(index=False).encode("utf-8")
 
 
-def vocab_frame(history: History, k: int, *, newest_first: bool = False) -> pd.DataFrame:
-    """The tokens learned by the first ``k`` merges, as in :data:`VOCAB_COLUMNS`.
+def merge_frame(
+    history: History, k: int | None = None, *, newest_first: bool = False
+) -> pd.DataFrame:
+    """The first ``k`` merges (all by default), one :class:`~bpeviz.merge_rows.MergeRow` a row.
 
     >>> from bpeviz.history import train
-    >>> vocab_frame(train("aaabdaaabac", 259, tie_break="lexmin"), 3)["token"].tolist()
+    >>> merge_frame(train("aaabdaaabac", 259, tie_break="lexmin"), 3)["token"].tolist()
     ['aa', 'ab', 'aaab']
     """
-    if not 0 <= k <= history.merge_count:
-        raise ValueError(f"step {k} is out of range: choose 0..{history.merge_count}")
-    tokenizer = history.tokenizer
-    rows = [
-        (
-            step.step,
-            step.new_id,
-            token_label(tokenizer, step.new_id),
-            token_label(tokenizer, step.pair[0]),
-            token_label(tokenizer, step.pair[1]),
-            step.pair[0],
-            step.pair[1],
-            step.count,
-            step.replacements,
-            step.tokens_after,
-        )
-        for step in history.steps[:k]
-    ]
+    rows = [row.as_dict() for row in merge_rows(history, k)]
     if newest_first:
         rows.reverse()
-    return pd.DataFrame(rows, columns=list(VOCAB_COLUMNS))
+    return pd.DataFrame(rows, columns=list(MERGE_COLUMNS))
 
 
-def history_csv(history: History, k: int | None = None) -> bytes:
-    """The first ``k`` merges (all by default) as UTF-8 CSV, one row per merge."""
-    k = history.merge_count if k is None else k
-    return vocab_frame(history, k).to_csv(index=False).encode("utf-8")
-
-
-def token_count_frame(history: History, *, max_points: int = 1500) -> pd.DataFrame:
-    """``step``, ``tokens`` and ``bytes_per_token`` for the chart, at most ``max_points`` rows.
-
-    Long histories are sampled evenly (the first and last step always included).
-    """
-    total = history.merge_count
-    if total + 1 <= max_points:
-        steps = list(range(total + 1))
-    else:
-        steps = sorted(set(np.linspace(0, total, max_points).round().astype(int).tolist()))
-    tokens = [history.token_count(k) for k in steps]
-    size = len(history.text)
-    return pd.DataFrame(
-        {
-            "step": steps,
-            "tokens": tokens,
-            "bytes_per_token": [size / t if t else 0.0 for t in tokens],
-        }
-    )
-
-
-MARKER_DATA = "step_k"  # the name of the one-row data set the rule and the dot at step k draw
-_BASE_SPECS: weakref.WeakKeyDictionary[History, dict[bool, dict[str, Any]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def token_count_spec(history: History, k: int, *, projector: bool = False) -> dict[str, Any]:
-    """Tokens in the whole text after each merge, with a rule and a dot at step ``k``.
-
-    A Vega-Lite spec (for ``st.vega_lite_chart``). Building and validating the Altair chart
-    costs ~25 ms, the largest part of a "Next step" click; only the marker moves from step to
-    step, so the spec is built once per history (and type size, ``projector``) and each call
-    copies it with the marker's one row swapped in.
-    """
-    specs = _BASE_SPECS.setdefault(history, {})
-    if projector not in specs:
-        chart = _token_count_chart(history)
-        specs[projector] = (charts.projector_type(chart) if projector else chart).to_dict()
-    base = specs[projector]
-    here = [{"step": k, "tokens": history.token_count(k)}]
-    layers = [
-        {**layer, "data": {"name": MARKER_DATA, "values": here}}
-        if layer.get("data", {}).get("name") == MARKER_DATA
-        else layer
-        for layer in base["layer"]
-    ]
-    return {**base, "layer": layers}
-
-
-def _token_count_chart(history: History, *, height: int = 180) -> alt.LayerChart:
-    frame = token_count_frame(history)
-    here = alt.InlineData(values=[{"step": 0, "tokens": history.token_count(0)}], name=MARKER_DATA)
-    # Whole numbers on both axes (3 merges must not read 0.5, 1.0, ...), and tokens from 0
-    # so the drop is drawn to scale.
-    x = alt.X(
-        "step:Q",
-        title="step (merges done)",
-        scale=alt.Scale(nice=False),
-        axis=alt.Axis(tickMinStep=1, format="d"),
-    )
-    y = alt.Y("tokens:Q", title="tokens", axis=alt.Axis(tickMinStep=1, format=",d"))
-    line = (
-        alt.Chart(frame)
-        .mark_line(color="#0072B2", strokeWidth=2)
-        .encode(
-            x=x,
-            y=y,
-            tooltip=[
-                alt.Tooltip("step:Q", title="step"),
-                alt.Tooltip("tokens:Q", title="tokens", format=","),
-                alt.Tooltip("bytes_per_token:Q", title="bytes per token", format=".2f"),
-            ],
-        )
-    )
-    rule = alt.Chart(here).mark_rule(color="#D55E00", strokeWidth=2).encode(x="step:Q")
-    dot = (
-        alt.Chart(here)
-        .mark_point(color="#D55E00", filled=True, size=90)
-        .encode(x="step:Q", y="tokens:Q", tooltip=["step:Q", alt.Tooltip("tokens:Q", format=",")])
-    )
-    return alt.layer(line, rule, dot).properties(height=height)
+def merge_csv(history: History, k: int | None = None) -> bytes:
+    """:func:`merge_frame` as UTF-8 CSV bytes (a header row, then one row per merge)."""
+    return merge_frame(history, k).to_csv(index=False).encode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -248,7 +145,7 @@ class TextStats:
 
     @property
     def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens if self.tokens else 0.0
+        return bytes_per_token(self.bytes, self.tokens)
 
 
 def text_stats(text: str | bytes, token_count: int) -> TextStats:

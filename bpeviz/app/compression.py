@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from bpeviz.history import History
+from bpeviz.history import History, bytes_per_token
 from bpeviz.tokenizer import Tokenizer
 
 CURVE_COLUMNS: tuple[str, ...] = (
@@ -40,15 +40,6 @@ REFERENCE_COLUMNS: tuple[str, ...] = (
 OWN = "own text"
 OTHER = "other language"
 DEFAULT_POINTS = 20
-
-
-def bytes_per_token(byte_count: int, token_count: int) -> float:
-    """The compression ratio; an empty text (no tokens) counts as 0.0, not a division error.
-
-    >>> bytes_per_token(11, 5)
-    2.2
-    """
-    return byte_count / token_count if token_count else 0.0
 
 
 def sampled_steps(merge_count: int, points: int = DEFAULT_POINTS) -> list[int]:

@@ -6,7 +6,7 @@ offsets, and their symmetric difference is exactly "where they disagree". Offset
 bytes, not characters, because a byte-level tokenizer may cut inside a character (half of a
 three-byte Japanese character is a perfectly good token).
 
-What is left out: drawing. The page colours the tokens with :mod:`bpeviz.display`; this module
+What is left out: drawing. The page colours the tokens with :mod:`bpeviz.app.spans`; this module
 only computes (and makes a small table of the differing cuts with some context).
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from bpeviz.compression import bytes_per_token
+from bpeviz.history import bytes_per_token
 from bpeviz.pretokenize import to_bytes
 from bpeviz.readable import readable
 from bpeviz.tokenizer import Tokenizer
@@ -165,23 +165,6 @@ def compare(
     )
 
 
-def summary_frame(comparison: Comparison) -> pd.DataFrame:
-    """One row per tokenizer: tokens, bytes, bytes per token, cuts only it makes."""
-    only = {comparison.ours.name: comparison.diff.only_ours,
-            comparison.theirs.name: comparison.diff.only_theirs}  # fmt: skip
-    rows = [
-        {
-            "tokenizer": result.name,
-            "tokens": result.token_count,
-            "bytes": result.byte_count,
-            "bytes_per_token": round(result.bytes_per_token, 3),
-            "cuts_only_here": len(only[result.name]),
-        }
-        for result in (comparison.ours, comparison.theirs)
-    ]
-    return pd.DataFrame(rows)
-
-
 def boundary_table(
     comparison: Comparison, *, context: int = CONTEXT_BYTES, limit: int = 500
 ) -> pd.DataFrame:
@@ -202,22 +185,11 @@ def boundary_table(
     return pd.DataFrame(rows, columns=list(BOUNDARY_COLUMNS))
 
 
-def cut_kinds(comparison: Comparison) -> list[tuple[int, str]]:
-    """Every cut of either tokenizer in text order with ``"shared"``, ``"ours"`` or ``"theirs"``.
-
-    This is what a renderer needs to mark the cuts in a single copy of the text.
-    """
-    kinds = [(offset, "shared") for offset in comparison.diff.shared]
-    kinds += [(offset, "ours") for offset in comparison.diff.only_ours]
-    kinds += [(offset, "theirs") for offset in comparison.diff.only_theirs]
-    return sorted(kinds)
-
-
 def start_marks(result: Tokenization, cuts: frozenset[int], *, mark: str) -> list[str]:
     """One mark per token: ``mark`` on each token that starts at one of ``cuts``, else "".
 
     With ``cuts`` = the cuts only this tokenizer makes, the marked tokens are where the other
-    tokenizer keeps going (for :func:`bpeviz.display.tokens_html`'s ``marks``).
+    tokenizer keeps going (for :func:`bpeviz.app.spans.tokens_html`'s ``marks``).
 
     >>> result = tokenize(Tokenizer.from_merges([(97, 97)]), "aaab", name="aa")
     >>> start_marks(result, frozenset({3}), mark="new")

@@ -13,87 +13,19 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from bpeviz import formats
-from bpeviz.history import History
-from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
+from bpeviz.corpus import BYTE_COUNT
+from bpeviz.formats import load_model_file
+from bpeviz.formats.gpt2 import from_gpt2_files, to_gpt2_files
+from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
+from bpeviz.formats.tiktoken import from_tiktoken, to_tiktoken
+from bpeviz.pretokenize import GPT4_SPLIT_PATTERN, PRETOKENIZER_REGISTRY
 from bpeviz.readable import readable
 from bpeviz.tokenizer import Tokenizer
 
-HISTORY_COLUMNS: tuple[str, ...] = (
-    "step",
-    "left",
-    "right",
-    "pair",
-    "token",
-    "new_id",
-    "count",
-    "replacements",
-    "tied_pairs",
-    "more_tied",
-    "rule",
-    "tokens_after",
-)
 
-# How the page labels the CSV's columns (the file keeps the plain names above).
-HISTORY_LABELS: dict[str, str] = {
-    "step": "merge",
-    "left": "left id",
-    "right": "right id",
-    "new_id": "new id",
-    "replacements": "replaced",
-    "tied_pairs": "tied with",
-    "more_tied": "3+ tied",
-    "tokens_after": "tokens after",
-}
-
-
-def _bracketed(tokenizer: Tokenizer, token_id: int) -> str:
-    return f"[{readable(tokenizer.token_bytes(token_id))}]"
-
-
-def history_frame(history: History) -> pd.DataFrame:
-    """One row per merge, as in :data:`HISTORY_COLUMNS`.
-
-    ``left``/``right``/``new_id`` are ids; ``pair`` and ``token`` are readable (``␣`` for a
-    space, ``<E3>`` for a stray byte); ``tied_pairs`` lists the pairs that shared the top
-    count, winner then runner-up, as ``[left][right]`` separated by spaces (empty when there
-    was no tie), and ``more_tied`` says whether a third pair tied too (the Step page and
-    ``History.tied_pairs`` list them all).
-
-    >>> from bpeviz.history import train
-    >>> history_frame(train("aaabdaaabac", 258)).iloc[1][["pair", "tied_pairs"]].tolist()
-    ['[aa][a]', '[aa][a] [a][b]']
-    """
-    tokenizer = history.tokenizer
-    rows = [
-        (
-            step.step,
-            step.pair[0],
-            step.pair[1],
-            _bracketed(tokenizer, step.pair[0]) + _bracketed(tokenizer, step.pair[1]),
-            readable(step.token),
-            step.new_id,
-            step.count,
-            step.replacements,
-            " ".join(
-                _bracketed(tokenizer, left) + _bracketed(tokenizer, right)
-                for left, right in step.tied
-            ),
-            step.more_tied,
-            step.rule,
-            step.tokens_after,
-        )
-        for step in history.steps
-    ]
-    return pd.DataFrame(rows, columns=list(HISTORY_COLUMNS))
-
-
-def history_csv(history: History) -> bytes:
-    """:func:`history_frame` as UTF-8 CSV bytes (a header row, then one row per merge)."""
-    return history_frame(history).to_csv(index=False).encode("utf-8")
-
-
-def first_tokens_frame(tokenizer: Tokenizer, *, start: int = 256, limit: int = 50) -> pd.DataFrame:
+def first_tokens_frame(
+    tokenizer: Tokenizer, *, start: int = BYTE_COUNT, limit: int = 50
+) -> pd.DataFrame:
     """The first ``limit`` tokens from id ``start`` on (by default the first learned ones).
 
     Rank tables (``.tiktoken``) number their single bytes by rank, so for them every id from
@@ -142,13 +74,16 @@ def pattern_description(pattern: str) -> str:
 
     >>> pattern_description("")
     '(none: the whole text is one piece)'
+    >>> from bpeviz.pretokenize import GPT2_SPLIT_PATTERN
     >>> pattern_description(GPT2_SPLIT_PATTERN)[:22]
     "GPT-2's pattern: '(?:["
     """
     if not pattern:
-        return "(none: the whole text is one piece)"
-    names = {GPT4_SPLIT_PATTERN: "GPT-4's (cl100k) pattern", GPT2_SPLIT_PATTERN: "GPT-2's pattern"}
-    return f"{names[pattern]}: {pattern}" if pattern in names else pattern
+        return f"({PRETOKENIZER_REGISTRY['bytes'].label})"
+    for info in PRETOKENIZER_REGISTRY.values():
+        if info.pattern == pattern:
+            return f"{info.label}: {pattern}"
+    return pattern
 
 
 def summarize(tokenizer: Tokenizer, kind: str) -> ModelSummary:
@@ -157,7 +92,7 @@ def summarize(tokenizer: Tokenizer, kind: str) -> ModelSummary:
     >>> summarize(Tokenizer.from_merges([(97, 97)]), "minbpe .model").merges
     1
     """
-    merges = len(tokenizer.merges) if tokenizer.ranks is None else len(tokenizer.vocab) - 256
+    merges = len(tokenizer.merges) if tokenizer.ranks is None else len(tokenizer.vocab) - BYTE_COUNT
     return ModelSummary(
         kind=kind,
         vocab_size=tokenizer.vocab_size,
@@ -165,9 +100,6 @@ def summarize(tokenizer: Tokenizer, kind: str) -> ModelSummary:
         pattern=tokenizer.split_pattern,
         special_tokens=dict(tokenizer.special_tokens),
     )
-
-
-# ---- downloads ----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -218,20 +150,20 @@ def export_formats(tokenizer: Tokenizer, *, stem: str = "bpeviz") -> list[Format
 
 
 def _minbpe_files(tokenizer: Tokenizer, stem: str) -> tuple[Download, ...]:
-    model = formats.to_minbpe_model(tokenizer)
+    model = to_minbpe_model(tokenizer)
     return (
         Download(".model", f"{stem}.model", _utf8(model), "text/plain"),
         Download(
             ".vocab (for reading)",
             f"{stem}.vocab",
-            _utf8(formats.to_minbpe_vocab(tokenizer)),
+            _utf8(to_minbpe_vocab(tokenizer)),
             "text/plain",
         ),
     )
 
 
 def _gpt2_files(tokenizer: Tokenizer, stem: str) -> tuple[Download, ...]:
-    vocab_json, merges_txt = formats.to_gpt2_files(tokenizer)
+    vocab_json, merges_txt = to_gpt2_files(tokenizer)
     return (
         Download("vocab.json", f"{stem}-vocab.json", _utf8(vocab_json), "application/json"),
         Download("merges.txt", f"{stem}-merges.txt", _utf8(merges_txt), "text/plain"),
@@ -239,7 +171,7 @@ def _gpt2_files(tokenizer: Tokenizer, stem: str) -> tuple[Download, ...]:
 
 
 def _tiktoken_files(tokenizer: Tokenizer, stem: str) -> tuple[Download, ...]:
-    ranks = formats.to_tiktoken(tokenizer)
+    ranks = to_tiktoken(tokenizer)
     return (Download(".tiktoken", f"{stem}.tiktoken", _utf8(ranks), "text/plain"),)
 
 
@@ -253,17 +185,9 @@ def file_stem(name: str, vocab_size: int) -> str:
     return f"bpeviz-{slug}-{vocab_size}" if slug else f"bpeviz-{vocab_size}"
 
 
-# ---- uploads ------------------------------------------------------------------------------
-
+# The split patterns a rank table or GPT-2 files may be read with (they store none).
 PATTERN_CHOICES: dict[str, str] = {
-    "gpt4": GPT4_SPLIT_PATTERN,
-    "gpt2": GPT2_SPLIT_PATTERN,
-    "bytes": "",
-}
-PATTERN_LABELS: dict[str, str] = {
-    "gpt4": "GPT-4 / cl100k pattern",
-    "gpt2": "GPT-2 pattern",
-    "bytes": "none (the whole text is one piece)",
+    name: PRETOKENIZER_REGISTRY[name].pattern for name in ("gpt4", "gpt2", "bytes")
 }
 UPLOAD_TYPES: tuple[str, ...] = ("model", "tiktoken", "json", "txt", "vocab")
 
@@ -322,7 +246,7 @@ def _read_upload(files: list[tuple[str, bytes]], pattern: str) -> tuple[Tokenize
                 "two files make a model only as a GPT-2 pair: one vocab.json (.json) and one "
                 "merges.txt (.txt)"
             )
-        tokenizer = formats.from_gpt2_files(by_kind["vocab"], by_kind["merges"], pattern=pattern)
+        tokenizer = from_gpt2_files(by_kind["vocab"], by_kind["merges"], pattern=pattern)
         return tokenizer, "GPT-2 vocab.json + merges.txt"
     if len(files) > 2:
         raise ValueError(
@@ -332,16 +256,16 @@ def _read_upload(files: list[tuple[str, bytes]], pattern: str) -> tuple[Tokenize
     ((name, data),) = files
     lower = name.lower()
     if lower.endswith(".tiktoken"):
-        return formats.from_tiktoken(data, pattern=pattern), "tiktoken .tiktoken"
+        return from_tiktoken(data, pattern=pattern), "tiktoken .tiktoken"
     if lower.endswith(".txt") and not lower.endswith("merges.txt"):
         raise ValueError(
             "a .txt file is read only as GPT-2's merges.txt, together with its vocab.json: "
             "upload both"
         )
-    tokenizer = formats.load_model_file(name, data)
+    tokenizer = load_model_file(name, data)
     kind = "tiktoken .tiktoken" if tokenizer.ranks is not None else "minbpe .model"
     if tokenizer.ranks is not None and pattern != GPT4_SPLIT_PATTERN:
-        tokenizer = formats.from_tiktoken(data, pattern=pattern)
+        tokenizer = from_tiktoken(data, pattern=pattern)
     return tokenizer, kind
 
 

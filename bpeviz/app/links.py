@@ -1,0 +1,129 @@
+"""The link format: the settings that matter live in the URL's query parameters, and
+:func:`query_from_state` / :func:`state_from_query` convert both ways. A missing parameter
+means "what the chosen sample suggests", so a link stays short and ``?sample=ties`` alone
+opens that sample with its own settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bpeviz.app.settings import (
+    KEY_END_OF_WORD,
+    KEY_PASTE,
+    KEY_PRETOKENIZER,
+    KEY_SAMPLE,
+    KEY_SOURCE,
+    KEY_SPECIALS,
+    KEY_TIE_BREAK,
+    KEY_VOCAB,
+    SOURCES,
+    STATE_KEYS,
+    SUGGESTED_KEYS,
+    Message,
+    default_state,
+    parse_special_tokens,
+    sample_keys,
+    suggested_state,
+)
+from bpeviz.pretokenize import PRETOKENIZERS
+from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample
+from bpeviz.tie_rules import TIE_BREAKS
+
+MAX_LINK_TEXT_CHARS = 1_000  # a pasted text this short travels in the link
+
+
+def _baseline(state: Mapping[str, Any]) -> dict[str, Any]:
+    """What a missing parameter means: the chosen sample's suggested settings."""
+    key = state.get(KEY_SAMPLE) or DEFAULT_SAMPLE_KEY
+    try:
+        sample = get_sample(str(key))
+    except ValueError:
+        sample = get_sample(DEFAULT_SAMPLE_KEY)
+    return suggested_state(sample)
+
+
+def _format(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def query_from_state(state: Mapping[str, Any]) -> dict[str, str]:
+    """The query parameters for a link that reproduces these settings.
+
+    Only what differs from the default is written: the source unless it is ``sample``, the
+    sample unless it is the default one, a setting unless it is what the sample suggests,
+    special tokens when there are any, and a pasted text when it is at most
+    :data:`MAX_LINK_TEXT_CHARS` characters.
+
+    >>> query_from_state({"src": "sample", "sample": "ties", "vocab": 300, "pretok": "words",
+    ...                   "tie": "first", "eow": False, "special": "", "paste": ""})
+    {'sample': 'ties', 'vocab': '300'}
+    """
+    full = {**default_state(), **{k: v for k, v in state.items() if k in STATE_KEYS}}
+    params: dict[str, str] = {}
+    if full[KEY_SOURCE] != "sample":
+        params[KEY_SOURCE] = str(full[KEY_SOURCE])
+    if full[KEY_SAMPLE] != DEFAULT_SAMPLE_KEY:
+        params[KEY_SAMPLE] = str(full[KEY_SAMPLE])
+    baseline = _baseline(full)
+    for key in SUGGESTED_KEYS:
+        value = full[key]
+        if key == KEY_VOCAB and isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if value != baseline[key]:
+            params[key] = _format(value)
+    specials = " ".join(parse_special_tokens(str(full[KEY_SPECIALS] or "")))
+    if specials:
+        params[KEY_SPECIALS] = specials
+    paste = str(full[KEY_PASTE] or "")
+    if full[KEY_SOURCE] == "paste" and 0 < len(paste) <= MAX_LINK_TEXT_CHARS:
+        params[KEY_PASTE] = paste
+    return params
+
+
+def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Message]]:
+    """Session state from a link's query parameters, and warnings for values it ignored.
+
+    The inverse of :func:`query_from_state`: ``state_from_query(query_from_state(s))`` gives
+    back ``s`` (a long pasted text excepted: it never went into the link).
+    """
+    messages: list[Message] = []
+    state = default_state()
+
+    def ignored(key: str, why: str) -> None:
+        messages.append(Message("warning", f"The link's {key}={params[key]!r} {why}; ignored."))
+
+    def choose(key: str, choices: Sequence[str], why: str) -> None:
+        value = params.get(key)
+        if value is None:
+            return
+        if value in choices:
+            state[key] = value
+        else:
+            ignored(key, why)
+
+    choose(KEY_SOURCE, SOURCES, f"is not one of {', '.join(SOURCES)}")
+    choose(KEY_SAMPLE, sample_keys(), f"is not a bundled sample ({', '.join(sample_keys())})")
+    state.update(_baseline(state))
+    vocab = params.get(KEY_VOCAB)
+    if vocab is not None:
+        try:
+            state[KEY_VOCAB] = int(vocab.replace(",", "").replace("_", ""))
+        except ValueError:
+            ignored(KEY_VOCAB, "is not a whole number")
+    for key, choices in ((KEY_PRETOKENIZER, PRETOKENIZERS), (KEY_TIE_BREAK, TIE_BREAKS)):
+        choose(key, choices, f"is not one of {', '.join(choices)}")
+    eow = params.get(KEY_END_OF_WORD)
+    if eow is not None:
+        if eow.lower() in ("1", "true", "0", "false"):
+            state[KEY_END_OF_WORD] = eow.lower() in ("1", "true")
+        else:
+            ignored(KEY_END_OF_WORD, "is not 1 or 0")
+    if params.get(KEY_SPECIALS):
+        state[KEY_SPECIALS] = " ".join(parse_special_tokens(params[KEY_SPECIALS]))
+    if params.get(KEY_PASTE):
+        state[KEY_PASTE] = params[KEY_PASTE]
+    return state, messages

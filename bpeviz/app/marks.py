@@ -1,0 +1,176 @@
+"""Which tokens to outline, and the legend that says what an outline means.
+
+A mark is a CSS class suffix on a span (see :mod:`bpeviz.app.spans`): the two halves of each
+occurrence of the pair about to merge, or the token a merge just made. Long texts show a
+window around the first mark, which :data:`FOCUS_SCRIPT` scrolls into view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bpeviz.app.spans import TokenView
+from bpeviz.history import History, Segmentation
+
+MARK_PAIR_START = "ps"  # left token of an occurrence of the pair about to merge
+MARK_PAIR_END = "pe"  # right token of it
+MARK_NEW = "new"  # a token the merge just made
+
+
+def pair_marks(
+    before_starts: np.ndarray,
+    before_ends: np.ndarray,
+    after_starts: np.ndarray,
+    after_ends: np.ndarray,
+    after_ids: np.ndarray,
+    new_id: int,
+) -> list[str]:
+    """Marks for the tokens *before* a merge: the two halves of each occurrence it merges.
+
+    Exact by construction: the occurrences replaced are the spans of the new token after the
+    merge, so a token before it is a left half when it starts where a new token starts.
+    """
+    made = after_ids == new_id
+    left = np.isin(before_starts, after_starts[made])
+    right = np.isin(before_ends, after_ends[made])
+    marks = np.full(len(before_starts), "", dtype=object)
+    marks[left] = MARK_PAIR_START
+    marks[right & ~left] = MARK_PAIR_END
+    return marks.tolist()
+
+
+def new_marks(ids: np.ndarray, new_id: int | None) -> list[str]:
+    """Marks for the tokens *after* a merge: every token it made."""
+    marks = np.full(len(ids), "", dtype=object)
+    if new_id is not None:
+        marks[ids == new_id] = MARK_NEW
+    return marks.tolist()
+
+
+def window(count: int, focus: int | None, size: int) -> tuple[int, int]:
+    """Which tokens to draw when there are too many: ``[lo, hi)`` of at most ``size``.
+
+    The window starts a little before ``focus`` (say, the first highlighted token).
+
+    >>> window(100, None, 40), window(100, 90, 40), window(10, 5, 40)
+    ((0, 40), (60, 100), (0, 10))
+    """
+    if count <= size:
+        return 0, count
+    lo = 0 if focus is None else max(0, focus - size // 10)
+    lo = min(lo, count - size)
+    return lo, lo + size
+
+
+# Scrolls each token box that carries ``data-focus`` to its first outlined token, once per
+# new value of ``data-focus`` (the step shown), and only when that token is out of sight:
+# at merge 150 the first place it applies can sit hundreds of lines down. Constant text: no
+# user or token text ever goes into it, so it is the only script the app runs.
+FOCUS_SCRIPT = """<script>
+(() => {
+  if (window.bpevizFocus) return;
+  window.bpevizFocus = true;
+  const focus = () => {
+    for (const box of document.querySelectorAll(".bpe-scroll[data-focus]")) {
+      if (box.dataset.focused === box.dataset.focus) continue;
+      box.dataset.focused = box.dataset.focus;
+      const mark = box.querySelector(".bpe-new, .bpe-ps");
+      if (!mark) continue;
+      const top = mark.getBoundingClientRect().top - box.getBoundingClientRect().top;
+      if (top + mark.offsetHeight > box.clientHeight) {
+        box.scrollTop += top - box.clientHeight / 4;
+      }
+    }
+  };
+  new MutationObserver(focus).observe(document.body, {childList: true, subtree: true});
+  focus();
+})();
+</script>"""
+
+
+def first_marked(marks: Sequence[str]) -> int | None:
+    """Index of the first marked token, if any."""
+    for index, mark in enumerate(marks):
+        if mark:
+            return index
+    return None
+
+
+def _whole_characters(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def legend_html(*, mark: str | None, views: Sequence[TokenView] | None = None) -> str:
+    """A one-line key to the spans: what an outline, a dashed border, hex and ␣ ↵ mean.
+
+    Given the ``views`` drawn, it keys only what they hold: no "special token" entry for a
+    text without one, no hex entry for a text whose tokens are all whole characters.
+    """
+    specials = views is None or any(view.special for view in views)
+    partial = views is None or not all(_whole_characters(view.data) for view in views)
+    items = []
+    if mark == "pair":
+        items.append(
+            '<span class="bpe-t bpe-c0 bpe-ps">a</span><span class="bpe-t bpe-c1 bpe-pe">b</span>'
+            " the pair about to merge"
+        )
+    elif mark == "new":
+        items.append('<span class="bpe-t bpe-c0 bpe-new">ab</span> the new token')
+    if specials:
+        items.append('<span class="bpe-t bpe-special">&lt;|x|&gt;</span> special token')
+    if partial:
+        items.append(
+            '<span class="bpe-t bpe-c2"><span class="bpe-hex">&lt;E3&gt;</span></span>'
+            " a byte that is only part of a character"
+        )
+    items.append("␣ space · ↵ newline · ⇥ tab")
+    return '<div class="bpe-legend">' + "".join(f"<span>{item}</span>" for item in items) + "</div>"
+
+
+@dataclass(frozen=True)
+class Outline:
+    """What the Step page draws: the tokens, one mark each, and which legend explains them."""
+
+    shown: Segmentation
+    marks: list[str]
+    legend: str | None  # "pair", "new" or None (nothing outlined)
+
+
+def step_outline(history: History, k: int, *, before: bool) -> Outline:
+    """The tokens shown at step ``k`` and which to outline.
+
+    At a merge (``k >= 1``) the text is shown after it with the new token outlined, or
+    (``before``) just before it with the two halves of each occurrence outlined. At step 0
+    the text is the raw bytes with the pair merge 1 will join outlined, when there is one.
+
+    >>> from bpeviz.history import train
+    >>> history = train("abab", 258)
+    >>> [(o.marks, o.legend) for o in (step_outline(history, k, before=b)
+    ...  for k, b in ((0, False), (1, True), (1, False)))]  # doctest: +NORMALIZE_WHITESPACE
+    [(['ps', 'pe', 'ps', 'pe'], 'pair'), (['ps', 'pe', 'ps', 'pe'], 'pair'),
+     (['new', 'new'], 'new')]
+    """
+    after = history.segmentation(k)
+    if k == 0 and history.merge_count == 0:
+        return Outline(after, new_marks(after.ids, None), None)
+    if k and not before:
+        return Outline(after, new_marks(after.ids, history.steps[k - 1].new_id), "new")
+    # the pair of merge max(k, 1), outlined in the text just before it
+    merge = max(k, 1)
+    shown, following = history.segmentation(merge - 1), history.segmentation(merge)
+    marks = pair_marks(
+        shown.starts,
+        shown.ends,
+        following.starts,
+        following.ends,
+        following.ids,
+        history.steps[merge - 1].new_id,
+    )
+    return Outline(shown, marks, "pair")

@@ -1,0 +1,88 @@
+"""The session's shared state: its keys, the first run's seeding from the link, and the
+sidebar's current settings and text as the pages read them.
+
+State: every key is set with ``st.session_state.setdefault`` (or by a widget) and never at
+module level. The settings travel in the URL (see :mod:`bpeviz.app.links` for the format),
+written after the sidebar is drawn; the step, presentation mode and page-level choices are
+widgets bound to query parameters (``bind="query-params"``).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpeviz.app.links import state_from_query
+from bpeviz.app.settings import KEY_PASTE, STATE_KEYS, Message, Settings, settings_from_state
+from bpeviz.app.text_input import MAX_UPLOAD_MB, TrainingText, text_from_paste, text_from_upload
+from bpeviz.samples import get_sample
+from bpeviz.tokenizer import Tokenizer
+
+KEY_PRESENT = "present"
+KEY_STEP = "step"
+KEY_PLAYING = "_playing"
+KEY_SPEED = "speed"
+KEY_JUMP = "jump"
+KEY_UPLOAD_WIDGET = "upload"
+KEY_UPLOADED = "_uploaded"  # (name, bytes) kept after the uploader is hidden
+KEY_INITIALISED = "_bpeviz_initialised"
+KEY_LINK_MESSAGES = "_link_messages"
+KEY_IMPORTED = "_imported_tokenizer"
+KEY_LAST_TICK = "_last_tick"
+
+
+def init_state() -> None:
+    """Once per session, before any widget: seed the settings from the link (query params)."""
+    if st.session_state.get(KEY_INITIALISED):
+        return
+    params = {key: st.query_params[key] for key in STATE_KEYS if key in st.query_params}
+    state, messages = state_from_query(params)
+    for key, value in state.items():
+        st.session_state.setdefault(key, value)
+    st.session_state[KEY_LINK_MESSAGES] = messages
+    st.session_state[KEY_INITIALISED] = True
+
+
+def presentation_mode() -> bool:
+    """Whether the app is in presentation (projector) mode."""
+    return bool(st.session_state.get(KEY_PRESENT, False))
+
+
+def current_settings() -> Settings:
+    """The training settings chosen in the sidebar."""
+    return settings_from_state(st.session_state)
+
+
+def text_and_messages(settings: Settings) -> tuple[TrainingText | None, list[Message]]:
+    if settings.source == "paste":
+        return text_from_paste(st.session_state.get(KEY_PASTE))
+    if settings.source == "upload":
+        stored = st.session_state.get(KEY_UPLOADED)
+        if stored is None:
+            return None, [
+                Message(
+                    "info",
+                    f"Upload a text file in the sidebar (up to {MAX_UPLOAD_MB} MB), or "
+                    "pick a sample.",
+                )
+            ]
+        return text_from_upload(*stored)
+    try:
+        sample = get_sample(settings.sample_key)
+    except ValueError as error:
+        return None, [Message("error", str(error))]
+    return TrainingText(sample.title, sample.text, "sample"), []
+
+
+def current_text() -> TrainingText | None:
+    """The text chosen in the sidebar, or ``None`` when there is none usable (no message)."""
+    return text_and_messages(current_settings())[0]
+
+
+def remember_imported_tokenizer(name: str, tokenizer: Tokenizer) -> None:
+    """Keep a tokenizer loaded from a file (Export / import page) for this session."""
+    st.session_state[KEY_IMPORTED] = (name, tokenizer)
+
+
+def imported_tokenizer() -> tuple[str, Tokenizer] | None:
+    """The tokenizer imported this session, as ``(name, tokenizer)``, if any."""
+    return st.session_state.get(KEY_IMPORTED)

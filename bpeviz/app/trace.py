@@ -1,0 +1,145 @@
+""" "Why was this word split like this?": the encoding trace, one row per merge rule that
+fired, as data (:func:`trace_rows`) and as HTML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from bpeviz.app.marks import MARK_NEW
+from bpeviz.app.spans import esc, id_views, quoted, token_label, tokens_html
+from bpeviz.corpus import END_OF_WORD_ID
+from bpeviz.readable import counted, readable
+from bpeviz.tokenizer import Tokenizer, TraceStep
+
+
+@dataclass(frozen=True)
+class TraceRow:
+    """One merge rule applied to a piece: every place it joined, and the tokens after."""
+
+    rank: int
+    left: int
+    right: int
+    new_positions: tuple[int, ...]  # where the new token sits in ``tokens_after``
+    tokens_after: tuple[int, ...]
+
+    @property
+    def places(self) -> int:
+        return len(self.new_positions)
+
+
+def trace_rows(trace: Sequence[TraceStep]) -> list[TraceRow]:
+    """The trace with each run of the same merge folded into one row.
+
+    The encoder joins one pair at a time (leftmost first, as tiktoken does), so a merge that
+    applies at four places is four trace steps; tutorials (and minbpe's loop) show it as one
+    step that replaces every occurrence. Folding gives that view without losing a place.
+
+    >>> t = [TraceStep(0, 97, 97, 256, 0, (256, 97, 97)), TraceStep(0, 97, 97, 256, 1, (256, 256))]
+    >>> trace_rows(t)[0].new_positions, trace_rows(t)[0].tokens_after
+    ((0, 1), (256, 256))
+    """
+    rows: list[TraceRow] = []
+    for step in trace:
+        previous = rows[-1] if rows else None
+        if previous is None or previous.rank != step.rank:
+            rows.append(TraceRow(step.rank, step.left, step.right, (), ()))
+            previous = rows[-1]
+        kept: list[int] = []
+        for position in previous.new_positions:
+            if position < step.position:
+                kept.append(position)
+            elif position > step.position + 1:
+                kept.append(position - 1)  # one token fewer before it
+            # a marked token joined again is covered by the new mark at step.position
+        rows[-1] = TraceRow(
+            step.rank,
+            step.left,
+            step.right,
+            tuple(sorted({*kept, step.position})),
+            step.tokens_after,
+        )
+    return rows
+
+
+def trace_html(
+    tokenizer: Tokenizer,
+    word: bytes,
+    trace: Sequence[TraceStep],
+    *,
+    rank_label: Callable[[int], str],
+    max_steps: int = 80,
+) -> str:
+    """The merges that build ``word``, one row per merge rule: the rule and the tokens after.
+
+    The first row is the word as bytes (plus ``</w>``); each later row outlines every token
+    that merge made (see :func:`trace_rows`). ``rank_label(rank)`` names a merge
+    (``merge 14``, ``rank 1917``).
+    """
+    start_ids = [tokenizer.byte_ids[value] for value in word]
+    if tokenizer.end_of_word and tokenizer.ranks is None:
+        start_ids.append(END_OF_WORD_ID)
+    rows = [_trace_row("start", tokenizer, start_ids, ())]
+    folded = trace_rows(trace)
+    for row in folded[:max_steps]:
+        name = (
+            f"{rank_label(row.rank)}: {quoted(token_label(tokenizer, row.left))} + "
+            f"{quoted(token_label(tokenizer, row.right))}"
+        )
+        if row.places > 1:
+            name += f", at {row.places} places"
+        rows.append(_trace_row(name, tokenizer, list(row.tokens_after), row.new_positions))
+    if len(folded) > max_steps:
+        rows.append(
+            f'<div class="bpe-trace-row"><span class="bpe-trace-label">'
+            f"… {len(folded) - max_steps:,} more merges not shown</span></div>"
+        )
+    return '<div class="bpe-trace">' + "".join(rows) + "</div>"
+
+
+def _trace_row(name: str, tokenizer: Tokenizer, ids: list[int], new: Sequence[int]) -> str:
+    views = id_views(tokenizer, ids)
+    marks = ["" for _ in views]
+    for position in new:
+        if position < len(marks):
+            marks[position] = MARK_NEW
+    spans = tokens_html(views, marks=marks, group_chars=False, css_class="bpe-inline")
+    return (
+        f'<div class="bpe-trace-row"><span class="bpe-trace-label">{esc(name)}</span>{spans}</div>'
+    )
+
+
+def trace_summary_html(word: bytes, trace: Sequence[TraceStep], encoded: Sequence[int]) -> str:
+    """One paragraph over the trace: how many tokens the piece is, and how many merges build it.
+
+    When the encoder took the piece whole (a rank table whose token list holds the whole
+    piece, as tiktoken does) and the merges alone would split it otherwise, it says so.
+    """
+    name = quoted(readable(word))
+    tokens = counted(len(encoded), "token")
+    size = counted(len(word), "byte")
+    final = list(trace[-1].tokens_after) if trace else None
+    whole = len(encoded) == 1 and len(word) > 1 and final != list(encoded)
+    rules = len(trace_rows(trace))
+    merges = counted(rules, "merge")
+    if len(trace) > rules:  # some merges join the same pair at several places
+        merges += f" ({len(trace)} joins)"
+    if trace:
+        sentence = (
+            f"{name} is {tokens}. Starting from its {size}, {merges} "
+            f"{'applies' if rules == 1 else 'apply'}, always "
+            "the one learned earliest (the lowest rank) first:"
+        )
+    elif whole:
+        sentence = f"{name} is {tokens}."
+    else:
+        sentence = f"{name} is {tokens}: no learned merge applies to its {size}."
+    parts = [f'<p class="bpe-summary">{esc(sentence)}</p>']
+    if whole:
+        note = (
+            f"The tokenizer takes {name} whole, as tiktoken does, because it is itself a token "
+            f"(id {encoded[0]:,}); the replay below shows what the merges alone make of it."
+        )
+        parts.append(f'<p class="bpe-tie">{esc(note)}</p>')
+    return "".join(parts)

@@ -1,0 +1,166 @@
+"""The training cache: one training run per settings and text, shared by every page and
+session, so switching pages or opening a link on a second laptop never trains twice.
+
+Also the other cached heavy things the pages share: the real ``cl100k_base`` tokenizer
+(loaded once per server) and encodings of texts with it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+from bpeviz.app.settings import Message, Settings, check_settings, outcome_messages
+from bpeviz.app.state import current_settings, text_and_messages
+from bpeviz.app.text_input import TrainingText
+from bpeviz.app.widgets import show_messages
+from bpeviz.history import History
+from bpeviz.samples import get_sample
+from bpeviz.tokenizer import Tokenizer
+from bpeviz.trainer import run_training
+
+PROGRESS_AFTER_SECONDS = 0.3
+
+
+@dataclass
+class _Slot:
+    """One cache entry: the history for one (text, settings), trained at most once."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    history: History | None = None
+
+
+@st.cache_resource(max_entries=6, ttl=3600, show_spinner=False)
+def _user_slot(digest: str, training_key: tuple[Any, ...]) -> _Slot:
+    return _Slot()
+
+
+@st.cache_resource(max_entries=24, show_spinner=False)
+def _sample_slot(sample_key: str, training_key: tuple[Any, ...]) -> _Slot:
+    return _Slot()
+
+
+def _digest(data: str | bytes) -> str:
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    return ("s" if isinstance(data, str) else "b") + hashlib.sha256(raw).hexdigest()
+
+
+def _train_with_progress(data: str | bytes, settings: Settings) -> History:
+    """Train, showing a progress bar if it takes more than a moment."""
+    started = time.perf_counter()
+    bar: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if time.perf_counter() - started < PROGRESS_AFTER_SECONDS:
+            return
+        if bar is None:
+            bar = st.progress(0.0)
+        bar.progress(min(done / max(total, 1), 1.0), text=f"Training: merge {done:,} of {total:,}")
+
+    try:
+        return History(run_training(data, settings.config(), progress=progress))
+    finally:
+        if bar is not None:
+            bar.empty()
+
+
+def _history_in(slot: _Slot, data: str | bytes, settings: Settings) -> History:
+    with slot.lock:
+        if slot.history is None:
+            slot.history = _train_with_progress(data, settings)
+        return slot.history
+
+
+def current_history(*, show: bool = True) -> History | None:
+    """The history for the sidebar's text and settings, trained once and then reused.
+
+    On a problem (no text, a bad setting) it shows why with ``st.error``/``st.warning`` and
+    returns ``None``; it never raises. When training stopped before the vocab size asked
+    for, it says how far it got and why. ``show=False`` keeps it silent.
+    """
+    settings = current_settings()
+    text, messages = text_and_messages(settings)
+    messages = messages + check_settings(settings)
+    history = None
+    if text is not None and not any(m.level == "error" for m in messages):
+        try:
+            history = history_for(text, settings)
+        except ValueError as error:
+            messages.append(Message("error", f"Cannot train: {error}."))
+        else:
+            if len(text.data) > 1:  # a single character has its own warning already
+                messages += outcome_messages(settings, history.merge_count, history.stop_reason)
+    if show:
+        show_messages(messages)
+    return history
+
+
+def history_for(text: TrainingText, settings: Settings) -> History:
+    """The history of ``text`` under ``settings`` (not necessarily the sidebar's), cached in
+    the same bounded slots as :func:`current_history`, so a run both use trains once.
+
+    Raises ``ValueError`` for settings the trainer refuses; check them first with
+    ``check_settings``.
+    """
+    if text.source == "sample":
+        slot = _sample_slot(settings.sample_key, settings.training_key())
+    else:
+        slot = _user_slot(_digest(text.data), settings.training_key())
+    return _history_in(slot, text.data, settings)
+
+
+def train_sample(key: str, vocab_size: int, pretokenizer: str, tie_break: str) -> History:
+    """The history of bundled sample ``key`` with these settings (trained once, cached).
+
+    Raises ``ValueError`` for an unknown sample or impossible settings.
+    """
+    settings = Settings(
+        source="sample",
+        sample_key=key,
+        vocab_size=vocab_size,
+        pretokenizer=pretokenizer,
+        tie_break=tie_break,
+    )
+    sample = get_sample(key)
+    return _history_in(_sample_slot(key, settings.training_key()), sample.text, settings)
+
+
+@st.cache_resource(max_entries=1, show_spinner="Loading cl100k_base (100,256 tokens)…")
+def cl100k() -> Tokenizer:
+    """GPT-4's ``cl100k_base`` (its real ranks, our encoder), loaded once per server.
+
+    Raises ``RuntimeError`` (``Cl100kUnavailable``) with an explanation when the ranks file
+    is not installed; nothing is cached then, so a later call tries again.
+    """
+    from bpeviz.cl100k import load_cl100k
+
+    return load_cl100k()
+
+
+@st.cache_data(max_entries=16, show_spinner="Tokenizing…")
+def encode(_tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int]:
+    """``_tokenizer.encode(text)``, cached per (``tokenizer_key``, text).
+
+    ``tokenizer_key`` must name the tokenizer uniquely (e.g. ``"cl100k"`` or the training
+    settings and text digest); the tokenizer itself is not hashed.
+    """
+    return _tokenizer.encode(text)
+
+
+def history_key(history: History) -> tuple[Any, ...]:
+    """A cache key naming a trained tokenizer: its text and its merges' settings."""
+    run = history.run
+    return (
+        _digest(history.text),
+        run.tie_break,
+        run.pretokenizer,
+        history.merge_count,
+        run.special_tokens,
+        history.base,
+    )

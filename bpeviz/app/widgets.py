@@ -1,0 +1,114 @@
+"""Small Streamlit helpers every page uses to draw what the pure modules build: messages,
+captions, HTML spans, charts, columns and a text area that travels in the link.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import streamlit as st
+
+from bpeviz.app import charts
+from bpeviz.app.links import MAX_LINK_TEXT_CHARS
+from bpeviz.app.marks import FOCUS_SCRIPT
+from bpeviz.app.settings import Message
+from bpeviz.app.spans import esc
+from bpeviz.app.state import KEY_LINK_MESSAGES, presentation_mode
+from bpeviz.app.styles import stylesheet
+
+_MARKDOWN_SPECIALS = re.compile(r"[\\`*_{}\[\]()<>#+\-.!|~$:]")
+
+
+def escape_markdown(text: str) -> str:
+    """Backslash-escape Markdown punctuation so a file name or token shows literally."""
+    return _MARKDOWN_SPECIALS.sub(r"\\\g<0>", text)
+
+
+def show_messages(messages: list[Message]) -> None:
+    """Draw messages as ``st.error`` / ``st.warning`` / ``st.info`` (shown literally)."""
+    for message in messages:
+        draw = {"error": st.error, "warning": st.warning, "info": st.info}[message.level]
+        draw(escape_markdown(message.text))
+
+
+def caption(text: str) -> None:
+    """A caption whose text is shown literally (it may hold a file name or token text)."""
+    st.html(f'<p class="bpe-caption">{esc(text)}</p>')
+
+
+def show_link_messages() -> None:
+    """Warnings about a link's parameters that were ignored (shown once per session)."""
+    messages = st.session_state.get(KEY_LINK_MESSAGES) or []
+    if messages:
+        show_messages(messages)
+        st.session_state[KEY_LINK_MESSAGES] = []
+
+
+def inject_css() -> None:
+    """The stylesheet for token spans and cards (and presentation mode's overrides)."""
+    st.html(stylesheet(presentation=presentation_mode()))
+
+
+def show_spans(html: str, *, scroll: bool = False, focus: str | None = None) -> None:
+    """Draw HTML built by ``bpeviz.display`` (already escaped) with ``st.html``.
+
+    ``scroll`` puts it in a box of fixed height that scrolls, so long texts do not push the
+    rest of the page around. ``focus`` (a key, such as the step) scrolls that box to its first
+    outlined token whenever the key changes; see ``marks.FOCUS_SCRIPT``.
+    """
+    if scroll:
+        key = f' data-focus="{esc(focus)}"' if focus is not None else ""
+        html = f'<div class="bpe-scroll"{key}>{html}</div>'
+    st.html(html)
+    if focus is not None:
+        # Its own element, with the app's one constant script: user text never runs.
+        st.html(FOCUS_SCRIPT, unsafe_allow_javascript=True)
+
+
+def columns(spec: int | list[int], *, key: str, pairs: bool = False, **kwargs: Any) -> list[Any]:
+    """``st.columns`` that stack when the main area is narrow (a phone, or 800 px with the
+    sidebar open), instead of squeezing tables and numbers until they are cut off.
+
+    Below ``styles.STACK_BELOW_PX`` each column takes the full width; with ``pairs`` they
+    go two to a row (four numbers become a 2 × 2 block).
+    """
+    with st.container(key=f"stack_{'pairs_' if pairs else ''}{key}"):
+        return st.columns(spec, **kwargs)
+
+
+def show_chart(chart: Any, **kwargs: Any) -> Any:
+    """Draw an Altair chart full width; in presentation mode with projector-sized text.
+
+    ``kwargs`` go to ``st.altair_chart`` (``key``, ``on_select``, ``selection_mode``); its
+    return value (the selection state, with ``on_select``) is returned.
+    """
+    if presentation_mode():
+        chart = charts.projector_type(chart)
+    return st.altair_chart(chart, width="stretch", **kwargs)
+
+
+def linked_text_area(label: str, *, key: str, default: str = "", **kwargs: Any) -> str:
+    """A text area whose text travels in the link (query parameter ``key``) when short.
+
+    On the first visit a text in the URL wins over ``default``. Afterwards the URL follows the
+    box: it holds the text while it is at most ``MAX_LINK_TEXT_CHARS`` characters and not the
+    default, and drops it otherwise (a caption says so). Nothing typed is ever cut.
+    """
+    seeded = f"_seeded_{key}"
+    if not st.session_state.get(seeded):
+        st.session_state.setdefault(key, st.query_params.get(key, default))
+        st.session_state[seeded] = True
+    text = st.text_area(label, key=key, **kwargs)
+    if text and text != default and len(text) <= MAX_LINK_TEXT_CHARS:
+        if st.query_params.get(key) != text:
+            st.query_params[key] = text
+    else:
+        if key in st.query_params:
+            del st.query_params[key]
+        if len(text) > MAX_LINK_TEXT_CHARS:
+            st.caption(
+                f"{len(text):,} characters: longer than {MAX_LINK_TEXT_CHARS:,}, so the "
+                "page's link does not include this text."
+            )
+    return text

@@ -1,0 +1,50 @@
+"""Read and write real BPE model files: minbpe, GPT-2 (Hugging Face) and tiktoken, one module
+per family (:mod:`~bpeviz.formats.minbpe`, :mod:`~bpeviz.formats.gpt2`,
+:mod:`~bpeviz.formats.tiktoken`), with what they share in :mod:`~bpeviz.formats.common`.
+
+Every format has pure functions on file contents (``to_*`` returns ``str``, ``from_*`` takes
+``str`` or ``bytes``) and thin path helpers (``save_*`` / ``load_*``). :func:`load_model_file`
+picks the reader for an uploaded file.
+
+Reading never trusts the file: anything malformed raises ``ValueError`` naming the file, the
+line and what was expected. Writing refuses what a format cannot hold instead of approximating
+it: the ``</w>`` end-of-word marker, the ``words`` pre-tokenizer in a ``.model``, ids a format
+cannot number, and two tokens with the same bytes where tokens are keyed by their bytes.
+"""
+
+from __future__ import annotations
+
+from bpeviz.formats.minbpe import MINBPE_HEADER, from_minbpe_model
+from bpeviz.formats.tiktoken import TIKTOKEN_LINE, from_tiktoken
+from bpeviz.tokenizer import Tokenizer
+
+
+def load_model_file(name: str, data: bytes) -> Tokenizer:
+    """Read one uploaded model file: a minbpe ``.model`` or a tiktoken ``.tiktoken``.
+
+    The format comes from the file name, or from the content when the name says nothing.
+    GPT-2 files come in pairs: read them with :func:`from_gpt2_files`.
+    """
+    lower = name.lower()
+    if lower.endswith(".model"):
+        return from_minbpe_model(data)
+    if lower.endswith(".tiktoken"):
+        return from_tiktoken(data)
+    if lower.endswith(".vocab"):
+        raise ValueError(
+            f"{name!r} is minbpe's human-readable .vocab listing, which cannot be read back "
+            "(it is lossy): load the .model file saved next to it"
+        )
+    if lower.endswith((".json", "merges.txt")):
+        raise ValueError(
+            f"{name!r} is half of a GPT-2 tokenizer: load vocab.json and merges.txt together "
+            "(bpeviz.formats.gpt2.from_gpt2_files)"
+        )
+    if data.startswith(MINBPE_HEADER.encode()):
+        return from_minbpe_model(data)
+    if TIKTOKEN_LINE.match(data):
+        return from_tiktoken(data)
+    raise ValueError(
+        f"cannot tell what kind of model {name!r} is: load a minbpe .model file (its first line "
+        f"is {MINBPE_HEADER!r}) or a tiktoken .tiktoken file (lines 'base64_token rank')"
+    )

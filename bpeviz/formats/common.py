@@ -1,0 +1,104 @@
+"""What every file format shares: decoding a file's text, numbering its lines, short previews
+of a bad line for error messages, the refusals of what no format can hold, and path helpers.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import Path
+
+from bpeviz.tokenizer import Tokenizer
+
+NUMBER = re.compile(r"[0-9]+")  # ASCII digits only: int() would also take "+1", "1_0", "٣"
+
+
+LINE_PREVIEW = 60
+
+
+def render_token(token: bytes) -> str:
+    """A token as minbpe's ``.vocab`` shows it: UTF-8 with U+FFFD for broken bytes, and
+    control characters escaped as ``\\uXXXX`` (minbpe's ``render_token``, exactly).
+
+    >>> render_token(b"hi\\n")
+    'hi\\\\u000a'
+    >>> render_token(b"\\xe6\\x97")
+    '�'
+    """
+    text = token.decode("utf-8", errors="replace")
+    return "".join(
+        f"\\u{ord(char):04x}" if unicodedata.category(char)[0] == "C" else char for char in text
+    )
+
+
+
+def preview(line: str) -> str:
+    """A line quoted for an error message, shortened when long."""
+    if len(line) > LINE_PREVIEW:
+        line = line[:LINE_PREVIEW] + "…"
+    return repr(line)
+
+
+def decode_text(data: str | bytes, kind: str) -> str:
+    """File contents as text (a UTF-8 byte order mark is dropped); bytes that are not UTF-8
+    are named by line and offset."""
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        bad = data[error.start : error.start + 1].hex()
+        raise ValueError(
+            f"line {line} of the {kind} is not UTF-8 text (byte 0x{bad} at offset "
+            f"{error.start}): is this really a {kind}?"
+        ) from None
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines split on ``\\n`` (a ``\\r`` before it is dropped), without the empty last one."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def check_representable(tokenizer: Tokenizer, kind: str) -> None:
+    if tokenizer.end_of_word:
+        raise ValueError(
+            f"a model with the </w> end-of-word marker cannot be written as a {kind}: "
+            "the format has no such symbol. Retrain without the marker (end_of_word=False) "
+            "to save it in this format."
+        )
+
+
+def require_merges(tokenizer: Tokenizer, kind: str) -> None:
+    if tokenizer.ranks is not None:
+        raise ValueError(
+            f"this tokenizer is a rank table (tiktoken style) with no merge list, and a {kind} "
+            "needs the merges: save it as a .tiktoken file instead"
+        )
+
+
+def check_unique_bytes(tokenizer: Tokenizer, kind: str) -> None:
+    """Refuse two ids with the same bytes (possible in BPE: ``a+bc`` and ``ab+c``)."""
+    seen: dict[bytes, int] = {}
+    for token_id in sorted(tokenizer.vocab):
+        token = tokenizer.vocab[token_id]
+        if token in seen:
+            raise ValueError(
+                f"ids {seen[token]} and {token_id} are both the token {render_token(token)!r}: "
+                f"a {kind} keys tokens by their bytes, so it cannot hold both. "
+                "Save the model as a minbpe .model instead."
+            )
+        seen[token] = token_id
+
+
+def write_text(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8", newline="") as file:
+        file.write(text)
+
+
+def read_file_bytes(path: str | Path) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
