@@ -14,10 +14,12 @@ from bpeviz.app.training import current_history, history_for
 from bpeviz.app.widgets import caption, columns, show_chart, show_messages, show_spans
 from bpeviz.pretokenize import PRETOKENIZER_REGISTRY, PRETOKENIZERS
 from bpeviz.readable import counted
-from bpeviz.tie_rules import TIE_BREAKS
+from bpeviz.tie_rules import TIE_BREAKS, TIE_RULES
 
 MAX_SHOWN_TOKENS = 3_000
 DEFAULTS = {"A": runs.RunSettings(pretokenizer="bytes"), "B": runs.RunSettings()}
+PRETOKENIZER_HELP = "; ".join(f"**{p.name}**: {p.help}" for p in PRETOKENIZER_REGISTRY.values())
+TIE_RULE_HELP = "; ".join(f"**{name}**: {rule.description}" for name, rule in TIE_RULES.items())
 
 
 def apply_preset(key: str) -> None:
@@ -49,21 +51,18 @@ for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
     default = DEFAULTS[name]
     with pane, st.container(border=True):
         st.markdown(f"**Run {name}**")
-        st.selectbox(
-            "Pre-tokenizer",
-            PRETOKENIZERS,
-            index=PRETOKENIZERS.index(default.pretokenizer),
-            key=runs_state.widget_key(name, "pretok"),
-            bind="query-params",
-            help="; ".join(f"{p.name}: {p.help}" for p in PRETOKENIZER_REGISTRY.values()),
-        )
-        st.selectbox(
-            "Tie rule",
-            TIE_BREAKS,
-            index=TIE_BREAKS.index(default.tie_break),
-            key=runs_state.widget_key(name, "tie"),
-            bind="query-params",
-        )
+        for label, options, field, chosen_now, about in (
+            ("Pre-tokenizer", PRETOKENIZERS, "pretok", default.pretokenizer, PRETOKENIZER_HELP),
+            ("Tie rule", TIE_BREAKS, "tie", default.tie_break, TIE_RULE_HELP),
+        ):
+            st.selectbox(
+                label,
+                options,
+                index=options.index(chosen_now),
+                key=runs_state.widget_key(name, field),
+                bind="query-params",
+                help=about,
+            )
         st.number_input(
             "Vocab size",
             min_value=1,
