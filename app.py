@@ -45,6 +45,12 @@ pages = [
         url_path="compare",
     ),
     st.Page(
+        "app_pages/two_runs.py",
+        title="Two training runs",
+        icon=":material/difference:",
+        url_path="runs",
+    ),
+    st.Page(
         "app_pages/export.py", title="Export / import", icon=":material/save:", url_path="export"
     ),
     st.Page("app_pages/about.py", title="About", icon=":material/info:", url_path="about"),

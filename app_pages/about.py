@@ -50,12 +50,16 @@ st.markdown(
   with it and why the rule picked this one, the table of pair counts it was chosen from, and
   the text as coloured tokens just before and after it (one coloured box per token).
 - **Tokenize**: type any text and see how the trained tokenizer (or `cl100k_base`, or a model
-  you uploaded on the Export page) cuts it, and how one word is built merge by merge.
+  you uploaded on the Export page) cuts it, and how one word is built merge by merge. Its
+  "Tokenization surprises" menu holds short texts where tokens explain odd model behaviour.
 - **Compression**: bytes per token against vocabulary size, for the English and the Japanese
   sample, each tokenizer also measured on the other language, with `cl100k_base` as a
-  reference line. Higher means fewer tokens for the same text.
+  reference line. Higher means fewer tokens for the same text. Click a point to see that
+  merge on the Step page.
 - **Compare**: one text through your tokenizer and `cl100k_base` side by side, with the cuts
   that only one of them makes.
+- **Two training runs**: the sidebar's text trained twice, under settings A and B; where
+  their merges part, what each learns that the other does not, and both texts at one step.
 - **Export / import**: download your tokenizer as minbpe `.model` + `.vocab`, GPT-2
   `vocab.json` + `merges.txt` or `.tiktoken`, the merge history as CSV; upload a model file to
   inspect it and use it on the Tokenize page.

@@ -3,13 +3,36 @@
 import streamlit as st
 
 from bpeviz.app import charts, compression
-from bpeviz.app.state import current_settings
+from bpeviz.app.chart_clicks import step_settings, step_target
+from bpeviz.app.links import query_from_state
+from bpeviz.app.state import KEY_STEP, current_settings
 from bpeviz.app.training import cl100k, train_sample
 from bpeviz.app.widgets import columns, show_chart
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
 VOCAB_CHOICES = [512, 768, 1024, 1536, 2048, 3072, 4096]
 PRETOKENIZER, TIE_BREAK = "gpt4", "first"
+KEY_CHART, KEY_GO = "compression_chart", "_compression_go"
+
+
+def open_clicked_step() -> None:
+    """Chart callback (before the page runs again): put the clicked run in the sidebar and
+    its merge in the step control, then let the page switch to the Step page."""
+    state = st.session_state
+    vocab = int(state["compression_vocab"])
+    merge_counts = {  # the runs the chart was drawn from (cached: no training here)
+        name: train_sample(key, vocab, PRETOKENIZER, TIE_BREAK).merge_count
+        for name, key in SAMPLES.items()
+    }
+    target = step_target(state[KEY_CHART].selection, samples=SAMPLES, merge_counts=merge_counts)
+    if target is None:
+        return
+    state.update(
+        step_settings(target, vocab_size=vocab, pretokenizer=PRETOKENIZER, tie_break=TIE_BREAK)
+    )
+    state[KEY_STEP] = target.step
+    state[KEY_GO] = True
+
 
 st.title("Compression")
 st.markdown(
@@ -52,8 +75,7 @@ with right:
 
 with st.spinner("Training on the English and Japanese samples…"):
     histories = {
-        name: train_sample(key, max_vocab, PRETOKENIZER, TIE_BREAK)
-        for name, key in SAMPLES.items()
+        name: train_sample(key, max_vocab, PRETOKENIZER, TIE_BREAK) for name, key in SAMPLES.items()
     }
 curves = compression.compression_curves(histories, cross=cross)
 references = None
@@ -64,11 +86,19 @@ if reference:
 
 marker = settings.vocab_size if settings.vocab_size >= settings.base_size else None
 chart = charts.compression_chart(curves, references=references, current_vocab_size=marker)
-show_chart(chart)
+show_chart(chart, key=KEY_CHART, on_select=open_clicked_step, selection_mode=charts.PICK)
+if st.session_state.pop(KEY_GO, False):
+    # The link of the new view: the clicked run's settings and step. Naming them also keeps
+    # switch_page from clearing this page's widget-bound parameters, which Streamlit refuses.
+    link = query_from_state(st.session_state)
+    link[KEY_STEP] = str(st.session_state[KEY_STEP])
+    st.switch_page("app_pages/step.py", query_params=link)
 st.caption(
     f"The grey line marks the vocab size chosen in the sidebar ({settings.vocab_size:,}). "
-    "Hover a line for its numbers. The dashed lines stay near 1 byte per token: a tokenizer "
-    "learns no merges for a language it never saw, so it reads that language byte by byte."
+    "Hover a line for its numbers; click a point to open the Step page at that merge (the "
+    "sidebar then holds that sample and these settings). The dashed lines stay near 1 byte "
+    "per token: a tokenizer learns no merges for a language it never saw, so it reads that "
+    "language byte by byte."
 )
 for name, history in histories.items():
     if history.merge_count < max_vocab - history.base:

@@ -6,9 +6,10 @@ from bpeviz.app import tables
 from bpeviz.app.marks import legend_html
 from bpeviz.app.spans import id_views, tokens_html
 from bpeviz.app.state import current_text, imported_tokenizer
+from bpeviz.app.surprises import find_surprise, load_surprises
 from bpeviz.app.trace import trace_html, trace_summary_html
 from bpeviz.app.training import cl100k, current_history, encode, history_key
-from bpeviz.app.widgets import columns, linked_text_area, show_spans
+from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_spans
 from bpeviz.pretokenize import to_bytes
 from bpeviz.readable import readable
 
@@ -30,7 +31,44 @@ history = current_history()
 text_info = current_text()
 imported = imported_tokenizer()
 
-text = linked_text_area("Text to tokenize", key="tok_text", default=DEFAULT_TEXT, height=130)
+
+def _fill_surprise() -> None:
+    """Menu callback: the chosen preset's text goes into the box (before it is drawn)."""
+    chosen = find_surprise(st.session_state.get("surprise"))
+    if chosen is not None:
+        st.session_state["tok_text"] = chosen.text
+
+
+# The link holds the preset's key (?surprise=arithmetic), not its title: synced by hand, as
+# a bound selectbox would write its formatted title into the URL.
+if "surprise" not in st.session_state:
+    st.session_state["surprise"] = getattr(
+        find_surprise(st.query_params.get("surprise")), "key", None
+    )
+surprise = find_surprise(
+    st.selectbox(
+        "Tokenization surprises",
+        [preset.key for preset in load_surprises()],
+        format_func=lambda key: getattr(find_surprise(key), "title", key),
+        placeholder="Pick an example of where tokens trip a model up…",
+        key="surprise",
+        on_change=_fill_surprise,
+        help="After the list in Karpathy's minbpe lecture: short texts whose tokens explain "
+        "an odd behaviour of language models.",
+    )
+)
+if surprise is None:
+    st.query_params.pop("surprise", None)
+elif st.query_params.get("surprise") != surprise.key:
+    st.query_params["surprise"] = surprise.key
+text = linked_text_area(
+    "Text to tokenize",
+    key="tok_text",
+    default=surprise.text if surprise else DEFAULT_TEXT,
+    height=130,
+)
+if surprise is not None:
+    st.info(f"**What to look at.** {escape_markdown(surprise.look)}", icon="🔎")
 
 # Option names are short and stable: they are what the link holds (?tok_model=cl100k_base).
 choices = {"cl100k_base": "GPT-4's tokenizer, 100,256 tokens"}

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from bpeviz.app.charts import (
+    PICK,
     X_TITLE,
     Y_TITLE,
     compression_chart,
@@ -106,12 +107,26 @@ def test_points_carry_tooltips(spec) -> None:
 
 def test_the_hover_layer_highlights_the_nearest_point(spec) -> None:
     (hover,) = layers_with_mark(spec, "circle")
-    (param,) = spec["params"]  # Altair lifts layer params to the top, naming their view
+    # Altair lifts layer params to the top, naming their view; the other one is the click.
+    (param,) = [p for p in spec["params"] if p["name"] == "nearest"]
     assert param["views"] == [hover["name"]]
     assert param["select"]["nearest"] is True
     assert param["select"]["on"] == "pointerover"
     assert hover["encoding"]["opacity"]["condition"][0]["param"] == param["name"]
     assert hover["encoding"]["opacity"]["value"] == 0
+
+
+def test_a_click_picks_the_nearest_point_by_run_and_merges(spec) -> None:
+    """The page listens to this selection only (``selection_mode=PICK``): a hover never reruns."""
+    (hover,) = layers_with_mark(spec, "circle")
+    (param,) = [p for p in spec["params"] if p["name"] == PICK]
+    assert param["views"] == [hover["name"]]
+    assert param["select"] == {
+        "type": "point",
+        "fields": ["trained_on", "merges"],
+        "on": "click",
+        "nearest": True,
+    }
 
 
 def test_cross_language_points_are_marked_where_they_were_measured(spec) -> None:

@@ -8,8 +8,9 @@ The compression chart has five layers, all on one vocabulary-size axis:
 1. one line per (tokenizer, text): colour = the text measured, dash = whether the tokenizer
    was trained on that text (solid) or on the other language (dashed);
 2. markers where the other-language curves were actually measured (they are sampled);
-3. an invisible layer of every point that lights up the point nearest the pointer and carries
-   the tooltip;
+3. an invisible layer of every point that lights up the point nearest the pointer, carries
+   the tooltip, and holds the click selection :data:`PICK` (the page opens the Step page at
+   the merge clicked: :mod:`bpeviz.app.chart_clicks`);
 4. a dotted horizontal rule per text for a reference tokenizer (``cl100k_base``), labelled;
 5. a vertical rule with a label at the vocabulary size chosen in the sidebar.
 
@@ -30,6 +31,8 @@ from bpeviz.app.compression import CURVE_COLUMNS, OTHER, OWN, REFERENCE_COLUMNS
 from bpeviz.corpus import BYTE_COUNT
 from bpeviz.history import History, bytes_per_token
 
+PICK = "pick"  # the click selection's name: what st.altair_chart(selection_mode=...) listens to
+PICK_FIELDS: tuple[str, ...] = ("trained_on", "merges")  # what a click reports
 X_TITLE = f"vocabulary size ({BYTE_COUNT} bytes + merges)"
 Y_TITLE: tuple[str, ...] = ("bytes per token", "(higher = more compression)")  # two lines
 PALETTE: tuple[str, ...] = ("#1f77b4", "#e4572e", "#2ca02c", "#9467bd", "#8c564b", "#17becf")
@@ -79,6 +82,9 @@ def compression_chart(
     nearest = alt.selection_point(
         name="nearest", nearest=True, on="pointerover", empty=False, clear="pointerout"
     )
+    pick = alt.selection_point(
+        name=PICK, fields=list(PICK_FIELDS), on="click", nearest=True, empty=False
+    )
     base = alt.Chart(curves)
     lines = base.mark_line(strokeWidth=2).encode(
         x=x, y=y, color=color, strokeDash=dash, detail="trained_on:N"
@@ -97,7 +103,7 @@ def compression_chart(
             opacity=alt.when(nearest).then(alt.value(1)).otherwise(alt.value(0)),
             tooltip=_tooltip(),
         )
-        .add_params(nearest)
+        .add_params(nearest, pick)
     )
     layers: list[alt.Chart] = [lines, measured, hover]
     if references is not None and not references.empty:

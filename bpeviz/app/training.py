@@ -17,6 +17,7 @@ import streamlit as st
 
 from bpeviz.app.settings import Message, Settings, check_settings, outcome_messages
 from bpeviz.app.state import current_settings, text_and_messages
+from bpeviz.app.text_input import TrainingText
 from bpeviz.app.widgets import show_messages
 from bpeviz.history import History
 from bpeviz.samples import get_sample
@@ -89,11 +90,7 @@ def current_history(*, show: bool = True) -> History | None:
     history = None
     if text is not None and not any(m.level == "error" for m in messages):
         try:
-            if settings.source == "sample":
-                slot = _sample_slot(settings.sample_key, settings.training_key())
-            else:
-                slot = _user_slot(_digest(text.data), settings.training_key())
-            history = _history_in(slot, text.data, settings)
+            history = history_for(text, settings)
         except ValueError as error:
             messages.append(Message("error", f"Cannot train: {error}."))
         else:
@@ -102,6 +99,20 @@ def current_history(*, show: bool = True) -> History | None:
     if show:
         show_messages(messages)
     return history
+
+
+def history_for(text: TrainingText, settings: Settings) -> History:
+    """The history of ``text`` under ``settings`` (not necessarily the sidebar's), cached in
+    the same bounded slots as :func:`current_history`, so a run both use trains once.
+
+    Raises ``ValueError`` for settings the trainer refuses; check them first with
+    ``check_settings``.
+    """
+    if text.source == "sample":
+        slot = _sample_slot(settings.sample_key, settings.training_key())
+    else:
+        slot = _user_slot(_digest(text.data), settings.training_key())
+    return _history_in(slot, text.data, settings)
 
 
 def train_sample(key: str, vocab_size: int, pretokenizer: str, tie_break: str) -> History:

@@ -77,11 +77,15 @@ def columns(spec: int | list[int], *, key: str, pairs: bool = False, **kwargs: A
         return st.columns(spec, **kwargs)
 
 
-def show_chart(chart: Any) -> None:
-    """Draw an Altair chart full width; in presentation mode with projector-sized text."""
+def show_chart(chart: Any, **kwargs: Any) -> Any:
+    """Draw an Altair chart full width; in presentation mode with projector-sized text.
+
+    ``kwargs`` go to ``st.altair_chart`` (``key``, ``on_select``, ``selection_mode``); its
+    return value (the selection state, with ``on_select``) is returned.
+    """
     if presentation_mode():
         chart = charts.projector_type(chart)
-    st.altair_chart(chart, width="stretch")
+    return st.altair_chart(chart, width="stretch", **kwargs)
 
 
 def linked_text_area(label: str, *, key: str, default: str = "", **kwargs: Any) -> str:

@@ -71,6 +71,7 @@ PAGES: dict[str, str] = {
     "tokenize": "tokenize",
     "compression": "compression",
     "compare": "compare",
+    "runs": "runs",
     "export": "export",
     "about": "about",
 }

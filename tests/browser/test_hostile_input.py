@@ -169,3 +169,28 @@ def test_a_hostile_model_file_name_is_shown_literally(app: AppPage) -> None:
     loaded = app.page.locator('[data-testid="stAlertContentSuccess"]').inner_text()
     assert name in loaded, loaded
     assert_inert(app)
+
+
+def test_two_runs_show_a_hostile_text_literally(app: AppPage) -> None:
+    """The Two runs page: both panes, the card's token chips and the merge tables."""
+    text = "\n".join([HOSTILE] * 3)
+    app.open("runs", src="paste", paste=text, runs_a_vocab=300, runs_b_vocab=300)
+    panes = app.page.locator(".bpe-scroll")
+    assert panes.count() == 2
+    for index in range(2):
+        tokens = (
+            panes.nth(index).locator(".bpe-t").evaluate_all("els => els.map(e => e.textContent)")
+        )
+        assert text.replace("\n", "↵") in "".join(tokens).replace("␣", " "), f"pane {index}"
+    # The card's chips are token text: shown as text, joined back they are in the payloads.
+    chips = app.page.locator(".bpe-card .bpe-chip").all_inner_texts()
+    assert chips and all(chip.replace("␣", " ") in HOSTILE for chip in chips), chips
+    assert app.page.locator('[data-testid="stDataFrame"]').count() == 2
+    assert_inert(app)
+
+    # Moving to the last step redraws every span; still inert.
+    slider = app.page.locator(".st-key-runs_step input[type=range]")
+    slider.focus()
+    app.rerun(lambda: slider.press("End"))
+    assert "after 44 merges" in app.main_text()
+    assert_inert(app)

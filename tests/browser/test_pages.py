@@ -26,6 +26,7 @@ TITLES = {
     "tokenize": "Tokenize text",
     "compression": "Compression",
     "compare": "Compare with cl100k",
+    "runs": "Two training runs",
     "export": "Export / import",
     "about": "About bpeviz",
 }
@@ -79,7 +80,7 @@ CUT_OFF = """() => {
 }"""
 
 
-@pytest.mark.parametrize("page", ["step", "tokenize", "compare", "compression"])
+@pytest.mark.parametrize("page", ["step", "tokenize", "compare", "compression", "runs"])
 def test_an_800_pixel_window_with_the_sidebar_open_cuts_nothing_off(
     app: AppPage, screenshots: Path, page: str
 ) -> None:

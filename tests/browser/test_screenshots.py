@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-PAGES = ["step", "tokenize", "compression", "compare", "export", "about"]
+PAGES = ["step", "tokenize", "compression", "compare", "runs", "export", "about"]
 
 
 def test_presentation_mode_on_every_page(app: AppPage, screenshots: Path) -> None:

@@ -1,0 +1,224 @@
+"""Two training runs: the sidebar's text under settings A and B, merge by merge."""
+
+from dataclasses import replace
+
+import numpy as np
+import streamlit as st
+
+from bpeviz.app import runs, runs_state, runs_view
+from bpeviz.app.marks import legend_html
+from bpeviz.app.settings import Message, check_settings
+from bpeviz.app.spans import segment_views, tokens_html
+from bpeviz.app.state import current_settings, current_text
+from bpeviz.app.training import current_history, history_for
+from bpeviz.app.widgets import caption, columns, show_chart, show_messages, show_spans
+from bpeviz.pretokenize import PRETOKENIZER_REGISTRY, PRETOKENIZERS
+from bpeviz.readable import counted
+from bpeviz.tie_rules import TIE_BREAKS, TIE_RULES
+
+MAX_SHOWN_TOKENS = 3_000
+DEFAULTS = {"A": runs.RunSettings(pretokenizer="bytes"), "B": runs.RunSettings()}
+PRETOKENIZER_HELP = "; ".join(f"**{p.name}**: {p.help}" for p in PRETOKENIZER_REGISTRY.values())
+TIE_RULE_HELP = "; ".join(f"**{name}**: {rule.description}" for name, rule in TIE_RULES.items())
+
+
+def apply_preset(key: str) -> None:
+    """Button callback: the preset's sample, both runs and its step, before any widget."""
+    st.session_state.update(runs_state.preset_state(runs_state.preset(key)))
+
+
+st.title("Two training runs")
+st.markdown(
+    "The sidebar's text, trained twice: once with settings **A**, once with settings **B**. "
+    "Change one setting and see which merge is the first to differ, which merges only one run "
+    "makes, and how the text and its compression change."
+)
+with st.container(horizontal=True, gap="small", key="runs_presets"):
+    for item in runs_state.PRESETS:
+        st.button(
+            item.label, key=f"runs_preset_{item.key}", on_click=apply_preset, args=(item.key,)
+        )
+
+text = current_text()
+if text is None:
+    current_history()  # says why there is no text
+    st.stop()
+
+sidebar = current_settings()
+chosen: dict[str, runs.RunSettings] = {}
+panes = columns(2, key="runs_settings", gap="medium")
+for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
+    default = DEFAULTS[name]
+    with pane, st.container(border=True):
+        st.markdown(f"**Run {name}**")
+        for label, options, field, chosen_now, about in (
+            ("Pre-tokenizer", PRETOKENIZERS, "pretok", default.pretokenizer, PRETOKENIZER_HELP),
+            ("Tie rule", TIE_BREAKS, "tie", default.tie_break, TIE_RULE_HELP),
+        ):
+            st.selectbox(
+                label,
+                options,
+                index=options.index(chosen_now),
+                key=runs_state.widget_key(name, field),
+                bind="query-params",
+                help=about,
+            )
+        st.number_input(
+            "Vocab size",
+            min_value=1,
+            value=default.vocab_size,
+            step=1,
+            key=runs_state.widget_key(name, "vocab"),
+            bind="query-params",
+        )
+        st.checkbox(
+            "</w> end-of-word marker",
+            value=default.end_of_word,
+            key=runs_state.widget_key(name, "eow"),
+            disabled=st.session_state.get(runs_state.widget_key(name, "pretok")) != "words",
+            bind="query-params",
+        )
+    chosen[name] = runs_state.run_settings(st.session_state, name, default)
+
+histories = {}
+for name, settings in chosen.items():
+    full = replace(
+        sidebar,
+        pretokenizer=settings.pretokenizer,
+        tie_break=settings.tie_break,
+        vocab_size=settings.vocab_size,
+        end_of_word=settings.end_of_word,
+    )
+    problems = [m for m in check_settings(full) if m.level == "error"]
+    if problems:
+        show_messages([Message("error", f"Run {name}: {m.text}") for m in problems])
+        st.stop()
+    with st.spinner(f"Training run {name}…"):
+        try:
+            histories[name] = history_for(text, full)
+        except ValueError as error:
+            show_messages([Message("error", f"Run {name} cannot train: {error}.")])
+            st.stop()
+history_a, history_b = histories["A"], histories["B"]
+caption(
+    f"{text.name} · {len(history_a.text):,} bytes · A: {chosen['A'].summary()} · "
+    f"B: {chosen['B'].summary()}"
+)
+
+lesson = runs_state.matching_preset(
+    sidebar.sample_key if text.source == "sample" else None, chosen["A"], chosen["B"]
+)
+if lesson is not None:
+    st.info(lesson.lesson, icon=":material/school:")
+merges_a, merges_b = runs.merges_of(history_a), runs.merges_of(history_b)
+difference = runs.first_difference(merges_a, merges_b)
+reason = runs_view.difference_reason(difference, chosen["A"], chosen["B"]) if difference else None
+show_spans(
+    runs_view.difference_html(
+        difference, merge_counts=(len(merges_a), len(merges_b)), reason=reason
+    )
+)
+
+only_a, only_b = runs.only_in(merges_a, merges_b), runs.only_in(merges_b, merges_a)
+cut_a = runs.cut_by(merges_a, chosen["B"].pretokenizer)
+cut_b = runs.cut_by(merges_b, chosen["A"].pretokenizer)
+numbers = columns(4, key="runs_numbers", pairs=True)
+numbers[0].metric("Merges in A", f"{len(merges_a):,}")
+numbers[1].metric("Merges in B", f"{len(merges_b):,}")
+numbers[2].metric("Only in A", f"{len(only_a):,}", help="Pairs of byte strings B never merges.")
+numbers[3].metric("Only in B", f"{len(only_b):,}", help="Pairs of byte strings A never merges.")
+for name, cut, merges, other in (("A", cut_a, merges_a, "B"), ("B", cut_b, merges_b, "A")):
+    if cut:
+        sentence = runs_view.crossing_sentence(
+            name, len(cut), len(merges), other, chosen[other].pretokenizer
+        )
+        st.markdown(f"{sentence} The table of merges below marks them.")
+
+st.subheader("Compression, merge by merge", anchor=False)
+last = max(len(merges_a), len(merges_b))
+if int(st.session_state.get(runs_state.KEY_STEP) or 0) > last:  # new settings, fewer merges
+    st.session_state[runs_state.KEY_STEP] = last
+step = st.slider(
+    "Show the text after this many merges",
+    min_value=0,
+    max_value=max(last, 1),
+    value=min(difference.step, last) if difference else last,
+    key=runs_state.KEY_STEP,
+    bind="query-params",
+    disabled=last == 0,
+)
+step = min(int(step), last)
+show_chart(runs.curves_chart(runs.curves_frame(histories), step=step))
+st.caption(
+    "Bytes per token of the whole text after each merge, for both runs (higher means fewer "
+    "tokens). The grey line is the step whose text is shown below."
+)
+
+st.subheader(f"The text after {counted(step, 'merge')}", anchor=False)
+segmentations = {
+    name: history.segmentation(min(step, history.merge_count))
+    for name, history in histories.items()
+}
+st.caption(
+    "A token outlined in bold starts where the other run does not cut the text at this "
+    "step. Hover a token for its id and bytes."
+)
+text_panes = columns(2, key="runs_text", gap="medium")
+for pane, (name, history), other in zip(text_panes, histories.items(), ("B", "A"), strict=True):
+    shown = segmentations[name]
+    with pane:
+        st.markdown(f"**{name}**: {counted(len(shown), 'token')}")
+        if history.merge_count < step:
+            st.caption(f"Run {name} stopped after {counted(history.merge_count, 'merge')}.")
+        hi = min(len(shown), MAX_SHOWN_TOKENS)
+        if hi < len(shown):
+            st.caption(f"Showing the first {hi:,} of {len(shown):,} tokens.")
+        marks = runs_view.own_cut_marks(shown.starts[:hi], segmentations[other].starts)
+        views = segment_views(
+            history.text,
+            shown.starts,
+            shown.ends,
+            np.asarray(shown.ids),
+            history.tokenizer,
+            base=history.base,
+            hi=hi,
+        )
+        show_spans(legend_html(mark=None, views=views))
+        show_spans(tokens_html(views, marks=marks), scroll=True)
+
+st.subheader("Merges only one run makes", anchor=False)
+st.caption(
+    "Merges are compared as bytes (their ids differ between runs). A token the other run "
+    "also has, built from other parents, says so."
+)
+tables = columns(2, key="runs_only", gap="medium")
+for pane, name, only, other_merges, cut, other in (
+    (tables[0], "A", only_a, merges_b, cut_a, "B"),
+    (tables[1], "B", only_b, merges_a, cut_b, "A"),
+):
+    with pane:
+        st.markdown(f"**Only in {name}**: {counted(len(only), 'merge')}")
+        if not only:
+            st.caption(f"Every merge of {name} is also made by the other run.")
+            continue
+        frame = runs.merge_frame(only, other_merges, crossing=cut)
+        columns = list(runs.MERGE_COLUMNS)
+        if not cut:
+            columns.remove("crosses")
+        st.dataframe(
+            frame,
+            column_order=columns,
+            hide_index=True,
+            width="stretch",
+            height=min(36 * (len(frame) + 1) + 2, 360),
+            column_config={
+                "merge": st.column_config.NumberColumn("merge", format="%d", width=60),
+                "other_run": st.column_config.TextColumn(
+                    f"token in {other}?", help=f"Does run {other} have this token at all?"
+                ),
+                "crosses": st.column_config.TextColumn(
+                    f"cut by {other}",
+                    help=f"Run {other}'s pre-tokenizer would cut this token in two.",
+                ),
+            },
+        )

@@ -1,0 +1,84 @@
+"""Tests for bpeviz.app.chart_clicks: a click on the Compression chart → the Step page's merge.
+
+The selection payloads are the shape Streamlit hands a page for a point selection with
+``fields`` (a list of the picked points' field values, keyed by the selection's name).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bpeviz.app.chart_clicks import StepTarget, picked_point, step_settings, step_target
+from bpeviz.app.settings import Settings, settings_from_state
+from bpeviz.history import train
+
+SAMPLES = {"English": "english", "Japanese": "japanese"}
+MERGES = {"English": 768, "Japanese": 700}
+
+
+@pytest.mark.parametrize(
+    "selection, expected",
+    [
+        ({"pick": [{"trained_on": "English", "merges": 120}]}, StepTarget("english", 120)),
+        ({"pick": [{"trained_on": "Japanese", "merges": 0}]}, StepTarget("japanese", 0)),
+        # a float from the browser, and shift-click: the last point counts
+        (
+            {
+                "pick": [
+                    {"trained_on": "English", "merges": 3},
+                    {"trained_on": "Japanese", "merges": 9.0},
+                ]
+            },
+            StepTarget("japanese", 9),
+        ),
+        # beyond the run (a curve longer than its run cannot exist, but a stale click can)
+        ({"pick": [{"trained_on": "Japanese", "merges": 5000}]}, StepTarget("japanese", 700)),
+        ({"pick": {"trained_on": "English", "merges": 7}}, StepTarget("english", 7)),
+        ({"pick": []}, None),
+        ({}, None),
+        ({"pick": [{"trained_on": "cl100k_base", "merges": 3}]}, None),
+        ({"pick": [{"trained_on": "English"}]}, None),
+        ({"pick": [{"trained_on": "English", "merges": "3"}]}, None),
+        ({"nearest": [{"trained_on": "English", "merges": 3}]}, None),  # a hover, not a click
+    ],
+    ids=[
+        "english",
+        "japanese-start",
+        "shift-click",
+        "clamped",
+        "one-dict",
+        "cleared",
+        "empty",
+        "unknown-run",
+        "no-merges",
+        "text-merges",
+        "other-param",
+    ],
+)
+def test_step_target(selection, expected) -> None:
+    assert step_target(selection, samples=SAMPLES, merge_counts=MERGES) == expected
+
+
+def test_picked_point_ignores_junk() -> None:
+    assert picked_point({"pick": [None, 3, {"merges": 1}]}) == {"merges": 1}
+    assert picked_point({"pick": None}) is None
+
+
+def test_the_settings_train_the_clicked_run_on_the_step_page() -> None:
+    """The sidebar state reads back as the chart's run: same sample, vocab, rule, no extras,
+    so the Step page's history is the chart's (the cache key is the same), and its step k
+    has the token count the curve showed."""
+    state = step_settings(
+        StepTarget("aaabdaaabac", 2), vocab_size=259, pretokenizer="bytes", tie_break="first"
+    )
+    settings = settings_from_state(state)
+    assert settings == Settings(
+        source="sample",
+        sample_key="aaabdaaabac",
+        vocab_size=259,
+        pretokenizer="bytes",
+        tie_break="first",
+    )
+    # aaabdaaabac under first: 11, 9, 7, 5 tokens after 0..3 merges (see tests/test_runs.py)
+    history = train("aaabdaaabac", settings.vocab_size, tie_break=settings.tie_break)
+    assert history.token_count(2) == 7

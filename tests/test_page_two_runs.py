@@ -1,0 +1,161 @@
+"""AppTest for the Two training runs page: both runs, the first difference, presets, links.
+
+The aaabdaaabac numbers are worked by hand in ``tests/test_runs.py`` (first_vs_lexmin): the
+runs part at merge 2, where first takes aa + a and lexmin a + b, and each run has two merges
+the other never makes.
+"""
+
+from __future__ import annotations
+
+import apptest_support
+import pytest
+from apptest_support import new_app, open_page, plain, run
+
+from bpeviz.app.runs_state import preset
+
+PAGE = "app_pages/two_runs.py"
+
+
+@pytest.fixture(autouse=True)
+def _app(monkeypatch: pytest.MonkeyPatch):
+    yield from apptest_support.prepare(monkeypatch)
+
+
+def metrics(at) -> dict[str, str]:
+    return {metric.label: metric.value for metric in at.metric}
+
+
+def card(at) -> str:
+    cards = [e.value for e in at.get("html") if e.value.startswith('<div class="bpe-card">')]
+    assert len(cards) == 1
+    return cards[0]
+
+
+def chips(html: str) -> list[str]:
+    """The text of each token chip in a piece of the card, in order."""
+    return [chunk.split("</span>")[0].split(">")[-1] for chunk in html.split('"bpe-chip ')[1:]]
+
+
+def span_blocks(at) -> list[str]:
+    return [e.value for e in at.get("html") if 'class="bpe-text"' in e.value]
+
+
+def test_default_compares_bytes_with_gpt4_on_the_english_sample() -> None:
+    at = open_page(PAGE)
+    assert at.title[0].value == "Two training runs"
+    assert at.selectbox(key="runs_a_pretok").value == "bytes"
+    assert at.selectbox(key="runs_b_pretok").value == "gpt4"
+    assert "The runs part at merge 1" in card(at)
+    found = metrics(at)
+    assert found["Merges in A"] == found["Merges in B"] == "256"
+    assert int(found["Only in A"]) > 0 and int(found["Only in B"]) > 0
+    # bytes merges cross words; gpt4 merges never cross its own pieces, so one sentence only.
+    crossing = [m.value for m in at.markdown if "would cut in two" in m.value]
+    assert len(crossing) == 1 and "of A's 256 merges**" in crossing[0] and "(`gpt4`)" in crossing[0]
+    assert len(span_blocks(at)) == 2
+    assert len(at.dataframe) == 2
+    assert [info.value for info in at.info] == [preset("pieces").lesson]
+
+
+def test_the_tie_preset_shows_why_minbpe_and_wikipedia_disagree() -> None:
+    at = open_page(PAGE)
+    run(at.button(key="runs_preset_ties").click())
+    assert at.sidebar.selectbox(key="sample").value == "aaabdaaabac"
+    html = card(at)
+    assert "The runs part at merge 2" in html
+    assert "Merge 1 is the same in both." in html
+    a_line, b_line = html.split('<span class="bpe-op">A</span>')[1].split(
+        '<span class="bpe-op">B</span>'
+    )
+    assert chips(a_line) == ["aa", "a", "aaa"]
+    assert chips(b_line) == ["a", "b", "ab"]
+    assert (
+        "Both pairs occurred 2 times: a tie, which the rules first (A) and lexmin (B) break "
+        "differently." in html
+    )
+    assert [info.value for info in at.info] == [preset("ties").lesson]
+    assert metrics(at) == {
+        "Merges in A": "3",
+        "Merges in B": "3",
+        "Only in A": "2",
+        "Only in B": "2",
+    }
+    only_a, only_b = (frame.value for frame in at.dataframe)
+    assert only_a["token"].tolist() == ["aaa", "aaab"]
+    assert only_b["token"].tolist() == ["ab", "aaab"]
+    assert only_a["other_run"].tolist() == ["no", "yes, from other parents"]
+    assert at.slider(key="runs_step").value == 2
+    # After 2 merges: A reads aaa b d aaa b a c, B aa ab d aa ab a c (7 tokens each).
+    assert [m.value for m in at.markdown if m.value.startswith("**A**:")] == ["**A**: 7 tokens"]
+
+    # The link holds the view: a new session opened from it shows the same.
+    params = dict(at.query_params)
+    assert params["sample"] == "aaabdaaabac" and params["runs_b_tie"] == "lexmin"
+    assert params.get("runs_step", "2") == "2"  # 2 is the default: the first difference
+    other = run(new_app(**params))
+    other.switch_page(PAGE)
+    run(other)
+    assert "The runs part at merge 2" in card(other)
+    assert metrics(other)["Only in B"] == "2"
+    assert other.slider(key="runs_step").value == 2
+
+
+def test_a_link_sets_both_runs() -> None:
+    """``eat eats eating eaten`` with words: A vocab 257 (a + t only) against B at 259."""
+    at = new_app(sample="eat", runs_a_pretok="words", runs_b_pretok="words",
+                 runs_a_vocab="257", runs_b_vocab="259", runs_a_tie="lexmin",
+                 runs_b_tie="lexmin")  # fmt: skip
+    run(at)
+    at.switch_page(PAGE)
+    run(at)
+    html = card(at)
+    assert "The runs part at merge 2" in html
+    assert "stopped after 1 merge<" in html
+    assert metrics(at)["Merges in A"] == "1"
+    assert metrics(at)["Only in A"] == "0"
+
+
+@pytest.mark.parametrize("vocab", [10, 5_000_000])
+def test_an_impossible_vocab_size_is_explained(vocab: int) -> None:
+    at = open_page(PAGE)
+    at.number_input(key="runs_b_vocab").set_value(vocab)
+    run(at)
+    errors = [plain(e.value) for e in at.error]
+    assert len(errors) == 1 and errors[0].startswith(f"Run B: Vocab size {vocab:,}")
+    assert not span_blocks(at)
+
+
+def test_fewer_merges_after_a_late_step_keeps_the_step_in_range() -> None:
+    at = open_page(PAGE)
+    at.slider(key="runs_step").set_value(200)
+    run(at)
+    at.number_input(key="runs_a_vocab").set_value(300)
+    at.number_input(key="runs_b_vocab").set_value(300)
+    run(at)
+    assert at.slider(key="runs_step").value == 44
+    assert metrics(at)["Merges in A"] == "44"
+
+
+def test_an_empty_paste_says_what_to_do() -> None:
+    at = run(new_app(src="paste"))
+    at.switch_page(PAGE)
+    run(at)
+    assert [plain(e.value) for e in at.error] == [
+        "The text box is empty: paste or type some text to train on."
+    ]
+    assert not at.metric
+
+
+def test_one_character_trains_nothing_in_either_run() -> None:
+    at = run(new_app(src="paste", paste="x"))
+    at.switch_page(PAGE)
+    run(at)
+    assert "Neither run makes a merge" in card(at)
+    assert metrics(at) == {
+        "Merges in A": "0",
+        "Merges in B": "0",
+        "Only in A": "0",
+        "Only in B": "0",
+    }
+    blocks = span_blocks(at)  # both panes show the one character as its one token
+    assert len(blocks) == 2 and all(block.count('class="bpe-t ') == 1 for block in blocks)
