@@ -28,11 +28,13 @@ with each rerun, so an element drawn again unchanged comes as a short reference.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import re
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -51,6 +53,18 @@ _CHIP_ID = re.compile(r'<span class="bpe-chipid">id (\d+)</span>')
 # The Step page's view once it is drawn in the browser (issue 9): a component with this key,
 # given {"step", "payload": {"merge_count", ...}, ...}, reporting {"step", "when"} as "view".
 STEP_VIEW = "step_view"
+T = TypeVar("T")
+
+
+def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` in a thread of its own.
+
+    Playwright's sync API keeps an event loop running in the main thread for as long as a
+    browser fixture lives, and ``asyncio.run`` refuses to start under a running loop; a fresh
+    thread has none, whichever tests ran before.
+    """
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from protocol_client import Student
+from protocol_client import Student, run_coroutine
 
 from bpeviz import History, train
 from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample
@@ -146,7 +146,7 @@ def test_a_browser_sticks_to_one_worker(cluster: Any) -> None:
                 await student.open()
                 return student.upgrade_headers[WORKER_HEADER], student.problems()
 
-        socket_worker, problems = asyncio.run(connect())
+        socket_worker, problems = run_coroutine(connect())
         assert socket_worker == worker
         assert problems == []
 
@@ -205,6 +205,6 @@ def test_students_through_nginx_see_their_own_view_on_both_workers(cluster: Any)
             k += 3
         return results
 
-    results = asyncio.run(classroom())
+    results = run_coroutine(classroom())
     assert [problem for _, problems in results for problem in problems] == []
     assert {worker for worker, _ in results} == workers, "both workers get sessions"
