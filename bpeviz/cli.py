@@ -33,6 +33,7 @@ from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History
 from bpeviz.merge_rows import merge_row
 from bpeviz.pretokenize import PRETOKENIZERS
+from bpeviz.stepdata import TOP_PAIRS
 from bpeviz.tie_rules import TIE_BREAKS
 from bpeviz.tokenizer import Tokenizer
 from bpeviz.trainer import MergeStep, max_useful_vocab_size, run_training
@@ -282,7 +283,7 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
         )
     progress = _Progress(sys.stderr)
     try:
-        return History(run_training(corpus, config, progress=progress))
+        return History(run_training(corpus, config, progress=progress, top_pairs=TOP_PAIRS))
     finally:
         progress.close()
 

@@ -24,7 +24,15 @@ from bpeviz.config import TrainingConfig
 from bpeviz.corpus import Corpus, TextLayout, base_size, text_layout
 from bpeviz.tie_rules import pair_order, tie_rule
 from bpeviz.tokenizer import Tokenizer
-from bpeviz.trainer import NEVER, MergeStep, Pair, ProgressCallback, TrainingRun, run_training
+from bpeviz.trainer import (
+    NEVER,
+    MergeStep,
+    Pair,
+    PairTop,
+    ProgressCallback,
+    TrainingRun,
+    run_training,
+)
 
 
 def bytes_per_token(byte_count: int, token_count: int) -> float:
@@ -169,6 +177,23 @@ class History:
             return Segmentation(starts=starts, ends=ends, ids=ids)
         return Segmentation(starts=offsets[starts], ends=offsets[ends], ids=ids)
 
+    def text_symbols(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The whole text as symbols, for a view that cuts it at any step by itself.
+
+        Returns each symbol's id (the first symbol of a special token carries the special
+        token's id), the byte offset where each symbol starts (plus the text's length), and
+        the step at which the boundary before each symbol vanished (``NEVER`` at a chunk
+        edge, 0 inside a special token). :meth:`segmentation` is these three cut at ``k``.
+        """
+        layout, death = self._text_index
+        symbols = layout.symbols.astype(np.int64)
+        if len(layout.special_starts):
+            symbols[layout.special_starts] = self._special_ids
+        offsets = layout.symbol_offsets
+        if offsets is None:
+            offsets = np.arange(len(symbols) + 1)
+        return symbols, offsets, death
+
     def tied_pairs(self, step: int) -> list[Pair]:
         """Every pair that shared the top count at merge ``step`` (1-based), winner first.
 
@@ -185,6 +210,21 @@ class History:
         """How many pairs shared the top count at merge ``step`` (0 when there was no tie)."""
         record = self.steps[step - 1]
         return len(self.tied_pairs(step)) if record.more_tied else len(record.tied)
+
+    def pair_top(self, k: int, limit: int) -> PairTop:
+        """The first ``limit`` rows of :meth:`pair_table` at step ``k``, and how many pairs
+        share its top count: from the trainer's record when it kept one this long
+        (``top_pairs``), else counted from the table.
+        """
+        k = self._check_step(k)
+        if limit <= self.run.top_pairs and k < len(self.run.pair_tops):
+            recorded = self.run.pair_tops[k]
+            return PairTop(recorded.rows[:limit], recorded.tied)
+        table = self.pair_table(k)
+        rows = zip(table.lefts[:limit].tolist(), table.rights[:limit].tolist(),
+                   table.counts[:limit].tolist(), strict=True)  # fmt: skip
+        tied = int(np.count_nonzero(table.counts == table.counts[0])) if len(table) else 0
+        return PairTop(tuple(rows), tied)
 
     def memory_bytes(self) -> int:
         """Approximate size of what the history keeps (arrays, merge records, the text)."""
@@ -262,6 +302,7 @@ def train(
     min_frequency: int = 1,
     pattern: str | None = None,
     progress: ProgressCallback | None = None,
+    top_pairs: int = 0,
 ) -> History:
     """Train BPE and return its full :class:`History` (see :func:`bpeviz.trainer.run_training`).
 
@@ -271,4 +312,5 @@ def train(
     config = TrainingConfig(
         vocab_size, pretokenizer, tie_break, specials, end_of_word, min_frequency
     )
-    return History(run_training(source, config, pattern=pattern, progress=progress))
+    run = run_training(source, config, pattern=pattern, progress=progress, top_pairs=top_pairs)
+    return History(run)

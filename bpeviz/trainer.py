@@ -72,6 +72,19 @@ class MergeStep:
     tokens_after: int
 
 
+@dataclass(frozen=True, slots=True)
+class PairTop:
+    """The head of the pair table before one merge: what the Step page's table shows.
+
+    ``rows`` are the best pairs as ``(left, right, count)``, in the order the trainer picks
+    them (``History.pair_table`` order); ``tied`` is how many pairs share the top count (1
+    when the winner stood alone).
+    """
+
+    rows: tuple[tuple[int, int, int], ...]
+    tied: int
+
+
 @dataclass(frozen=True)
 class TrainingRun:
     """What the trainer produced: the corpus, the merges, and what history needs."""
@@ -85,6 +98,8 @@ class TrainingRun:
     steps: tuple[MergeStep, ...]
     stop_reason: str
     death: np.ndarray  # per unique-buffer position: step that removed the boundary before it
+    pair_tops: tuple[PairTop, ...] = ()  # at steps 0..len(steps), when asked (``top_pairs``)
+    top_pairs: int = 0  # how many rows each of ``pair_tops`` holds at most
 
 
 @contextmanager
@@ -116,8 +131,13 @@ def run_training(
     *,
     pattern: str | None = None,
     progress: ProgressCallback | None = None,
+    top_pairs: int = 0,
 ) -> TrainingRun:
     """Train BPE on ``source`` up to ``config.vocab_size`` (bytes + merges; specials after).
+
+    With ``top_pairs``, the best ``top_pairs`` rows of the pair table before every merge are
+    recorded too (:class:`PairTop`): what the browser's step view shows at every step, which
+    recounting the table at each of thousands of steps would take minutes to give.
 
     Raises ``ValueError`` with :meth:`TrainingConfig.problems` when the settings make no
     sense. Stopping early is not an error: ``stop_reason`` says why it stopped. A ``Corpus``
@@ -143,8 +163,11 @@ def run_training(
 
     with _gc_paused():
         trainer = _IncrementalTrainer(corpus, base, config.tie_break)
-        steps, stop_reason = trainer.run(config.vocab_size - base, config.min_frequency, progress)
+        steps, stop_reason = trainer.run(
+            config.vocab_size - base, config.min_frequency, progress, top_pairs
+        )
         death = np.array(trainer.death, dtype=np.int32)
+        pair_tops = trainer.pair_tops
         del trainer  # freed by reference counting, before the collector is back
     return TrainingRun(
         corpus=corpus,
@@ -156,6 +179,8 @@ def run_training(
         steps=tuple(steps),
         stop_reason=stop_reason,
         death=death,
+        pair_tops=tuple(pair_tops),
+        top_pairs=top_pairs,
     )
 
 
@@ -200,6 +225,7 @@ class _IncrementalTrainer:
         self.death: list[int] = [NEVER] * size
         self.tokens_total = corpus.symbol_count
         self.token_bytes: list[bytes] = [symbol_bytes(s) for s in range(base)]
+        self.pair_tops: list[PairTop] = []
 
         # Initial pair counts and positions, vectorised: group positions by pair key.
         has_right = np.ones(size, dtype=bool)
@@ -250,12 +276,18 @@ class _IncrementalTrainer:
                 bucket.append(entry)
 
     def run(
-        self, merges_wanted: int, min_frequency: int, progress: ProgressCallback | None
+        self,
+        merges_wanted: int,
+        min_frequency: int,
+        progress: ProgressCallback | None,
+        top_pairs: int = 0,
     ) -> tuple[list[MergeStep], str]:
         steps: list[MergeStep] = []
         report_every = max(1, merges_wanted // 100)
         reason = f"reached the vocab size ({self.base + merges_wanted})"
         for step in range(1, merges_wanted + 1):
+            if top_pairs:
+                self.pair_tops.append(self._top_rows(top_pairs))
             best = self._pop_best()
             if best is None:
                 reason = (
@@ -292,6 +324,8 @@ class _IncrementalTrainer:
             )
             if progress is not None and (step % report_every == 0 or step == merges_wanted):
                 progress(step, merges_wanted)
+        if top_pairs and len(self.pair_tops) == len(steps):  # the table after the last merge
+            self.pair_tops.append(self._top_rows(top_pairs))
         return steps, reason
 
     def _is_live(self, key: int, position: int) -> bool:
@@ -349,6 +383,43 @@ class _IncrementalTrainer:
                     continue
             return entry
         return None
+
+    def _top_rows(self, limit: int) -> PairTop:
+        """The best ``limit`` pairs now, in the order the trainer picks them.
+
+        Walks the buckets from the top count down until ``limit`` live pairs are found. Each
+        bucket it reads is cleaned on the way, as ``_pop_top`` would when it got there: stale
+        entries go to the bucket of their current count, live ones are kept once, sorted by
+        the rule (a sorted list is a valid heap, so the top bucket stays one). The merges
+        that follow are therefore the same, with or without this record.
+        """
+        rows: list[tuple[int, int, int]] = []
+        tied = 0
+        counts = self.counts
+        waiting = [-count for count in self.buckets]  # bucket counts, largest first
+        heapq.heapify(waiting)
+        while waiting and len(rows) < limit:
+            count = -heapq.heappop(waiting)
+            bucket = self.buckets[count]
+            live: dict[int, int] = {}
+            stale: list[tuple[int, int]] = []
+            for _, key in bucket:
+                if key in live:
+                    continue
+                current = counts.get(key, 0)
+                if current == count:
+                    live[key] = self._rank(key, self._first_live(key) if self.first_rule else 0)
+                elif current > 0:
+                    stale.append((key, current))
+            bucket[:] = sorted((rank, key) for key, rank in live.items())
+            for key, current in stale:
+                if current not in self.buckets:
+                    heapq.heappush(waiting, -current)
+                self._queue(key, current)
+            if bucket and not tied:
+                tied = len(bucket)
+            rows += [(key >> SHIFT, key & MASK, count) for _, key in bucket[: limit - len(rows)]]
+        return PairTop(tuple(rows), tied)
 
     def _tied_with(self, best: int) -> tuple[list[int], bool]:
         """``[winner, runner-up]`` when another pair has the same count (else ``[]``), and

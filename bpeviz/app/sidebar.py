@@ -8,7 +8,7 @@ import streamlit as st
 
 from bpeviz.app import settings as cfg
 from bpeviz.app.links import MAX_LINK_TEXT_CHARS, query_from_state
-from bpeviz.app.state import KEY_PLAYING, KEY_PRESENT, KEY_STEP, KEY_UPLOAD_WIDGET, KEY_UPLOADED
+from bpeviz.app.state import KEY_PRESENT, KEY_STEP, KEY_UPLOAD_WIDGET, KEY_UPLOADED
 from bpeviz.app.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB, format_size
 from bpeviz.app.widgets import caption
 from bpeviz.config import MAX_VOCAB_SIZE
@@ -20,14 +20,13 @@ from bpeviz.tie_rules import TIE_BREAKS, TIE_RULES
 def _apply_sample_suggestions() -> None:
     """Callback of the sample picker: a new sample brings its suggested settings.
 
-    It also starts at step 0 with autoplay off: a teacher switching to the ties example wants
+    It also starts at step 0: a teacher switching to the ties example wants
     to land before its tie, not at whatever step the last sample was on.
     """
     sample = get_sample(st.session_state[cfg.KEY_SAMPLE])
     for key, value in cfg.suggested_state(sample).items():
         st.session_state[key] = value
     st.session_state[KEY_STEP] = 0
-    st.session_state[KEY_PLAYING] = False
 
 
 def _store_upload() -> None:

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bpeviz.corpus import BYTE_COUNT, END_OF_WORD_ID, base_size
+from bpeviz.corpus import base_size
 from bpeviz.readable import hex_bytes, readable, split_utf8
+from bpeviz.token_info import rank_origin, special_title, token_title, trained_origin
 from bpeviz.tokenizer import Tokenizer
 
 # Okabe–Ito colours as light tints (35% colour on white) with the full colour as border,
@@ -43,9 +44,6 @@ PALETTE: tuple[tuple[str, str], ...] = (
     ("#C4E5F7", "#3A8FC0"),  # sky blue
     ("#E2E2E2", "#6E6E6E"),  # grey
 )
-
-
-MAX_TITLE_BYTES = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,12 +76,6 @@ def quoted(text: str) -> str:
     return f"“{text}”"
 
 
-def hex_title(data: bytes) -> str:
-    """Bytes as ``68 65 6C`` for a hover title (long tokens are cut with ``…``)."""
-    shown = " ".join(f"{value:02X}" for value in data[:MAX_TITLE_BYTES])
-    return shown + (" …" if len(data) > MAX_TITLE_BYTES else "")
-
-
 def colour_indices(ids: Sequence[int] | np.ndarray, palette_size: int = len(PALETTE)) -> list[int]:
     """A palette index per token: the same id usually keeps its colour, neighbours never share.
 
@@ -99,30 +91,6 @@ def colour_indices(ids: Sequence[int] | np.ndarray, palette_size: int = len(PALE
         colours.append(colour)
         previous = colour
     return colours
-
-
-def trained_origin(base: int) -> Callable[[int], str]:
-    """Where a token of our own training came from, for hover titles."""
-
-    def origin(token_id: int) -> str:
-        if token_id < BYTE_COUNT:
-            return "a single byte"
-        if base > BYTE_COUNT and token_id == END_OF_WORD_ID:
-            return "the </w> end-of-word marker"
-        return f"made by merge {token_id - base + 1}"
-
-    return origin
-
-
-def rank_origin(token_id: int) -> str:
-    """Origin for a rank-table tokenizer (``cl100k_base``): the rank is the id."""
-    return f"rank {token_id}"
-
-
-def _title(token_id: int, data: bytes, origin: str) -> str:
-    if not data:
-        return f"id {token_id} · {origin}"
-    return f"id {token_id} · bytes {hex_title(data)} · {origin}"
 
 
 def segment_views(
@@ -161,10 +129,10 @@ def _view(
 ) -> TokenView:
     """One token showing ``data``; ``marker`` when its bytes differ (``</w>``, or special)."""
     if tokenizer.is_special(token_id):
-        return TokenView(token_id, data, f"id {token_id} · special token", True)
+        return TokenView(token_id, data, special_title(token_id), True)
     full = tokenizer.token_bytes(token_id)
     return TokenView(
-        token_id, data, _title(token_id, full, origin(token_id)), marker=len(full) != len(data)
+        token_id, data, token_title(token_id, full, origin(token_id)), marker=len(full) != len(data)
     )
 
 

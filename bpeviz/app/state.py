@@ -19,15 +19,11 @@ from bpeviz.tokenizer import Tokenizer
 
 KEY_PRESENT = "present"
 KEY_STEP = "step"
-KEY_PLAYING = "_playing"
-KEY_SPEED = "speed"
-KEY_JUMP = "jump"
 KEY_UPLOAD_WIDGET = "upload"
 KEY_UPLOADED = "_uploaded"  # (name, bytes) kept after the uploader is hidden
 KEY_INITIALISED = "_bpeviz_initialised"
 KEY_LINK_MESSAGES = "_link_messages"
 KEY_IMPORTED = "_imported_tokenizer"
-KEY_LAST_TICK = "_last_tick"
 
 
 def init_state() -> None:

@@ -21,6 +21,7 @@ from bpeviz.app.text_input import TrainingText
 from bpeviz.app.widgets import show_messages
 from bpeviz.history import History
 from bpeviz.samples import get_sample
+from bpeviz.stepdata import TOP_PAIRS
 from bpeviz.tokenizer import Tokenizer
 from bpeviz.trainer import run_training
 
@@ -64,7 +65,8 @@ def _train_with_progress(data: str | bytes, settings: Settings) -> History:
         bar.progress(min(done / max(total, 1), 1.0), text=f"Training: merge {done:,} of {total:,}")
 
     try:
-        return History(run_training(data, settings.config(), progress=progress))
+        run = run_training(data, settings.config(), progress=progress, top_pairs=TOP_PAIRS)
+        return History(run)
     finally:
         if bar is not None:
             bar.empty()

@@ -1,0 +1,92 @@
+"""The Step page's view, drawn in the browser: a Streamlit component around ``step.js``.
+
+The server trains and hands over one record (:func:`bpeviz.stepdata.payload`); every Next,
+Previous, slider move, key and autoplay tick is drawn by the browser from it, with no server
+round trip. Once a student stops stepping, the view reports where it stands (``view``: step
+and before/after), which reruns the page once: the step goes into the URL, so a link
+reproduces the view, and the CSV downloads follow it.
+
+The data given to the component stays the same while a student steps (the record and the
+step it started at), so Streamlit sends the record again only when it changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import streamlit as st
+
+from bpeviz.app.state import KEY_STEP
+from bpeviz.history import History
+from bpeviz.stepdata import payload_json
+from bpeviz.web import SCRIPT, asset
+
+KEY_VIEW = "step_view"  # the component (its state: the step the student stopped at)
+KEY_WHEN = "text_when"  # "Before merge" / "After merge", as links have always said it
+KEY_START = "_step_view_start"  # (record key, step, when) the view was started at
+KEY_SEEN = "_step_view_seen"  # (step, when) the view last reported
+WHEN_OPTIONS = {"before": "Before merge", "after": "After merge"}
+
+_component = st.components.v2.component("bpeviz_step", js=asset(SCRIPT), isolate_styles=False)
+
+
+@st.cache_resource(max_entries=24, show_spinner=False, hash_funcs={History: id})
+def _record(history: History) -> tuple[str, str, History]:
+    """The record of a history as JSON, with a key that names it (built once per history;
+    the history is kept with it so that its ``id`` is never reused while cached)."""
+    text = payload_json(history)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], text, history
+
+
+def _from_link(name: str) -> str | None:
+    value = st.query_params.get(name)
+    return value if isinstance(value, str) else None
+
+
+def current_step(merge_count: int) -> tuple[int, str]:
+    """The step and before/after to show: the session's, else the link's; kept in range."""
+    state = st.session_state
+    if KEY_STEP not in state:
+        link = _from_link(KEY_STEP) or "0"
+        state[KEY_STEP] = int(link) if link.isdigit() else 0
+    if KEY_WHEN not in state:
+        link = _from_link(KEY_WHEN) or ""
+        state[KEY_WHEN] = "before" if link.lower().startswith("before") else "after"
+    step = min(max(int(state[KEY_STEP] or 0), 0), merge_count)
+    state[KEY_STEP] = step
+    return step, state[KEY_WHEN]
+
+
+def step_view(history: History) -> tuple[int, str]:
+    """Draw the view; return the step and before/after it stands at (as last reported)."""
+    state = st.session_state
+    key, text, _ = _record(history)
+    step, when = current_step(history.merge_count)
+    start = state.get(KEY_START)
+    moved_elsewhere = (step, when) != state.get(KEY_SEEN) and (step, when) != tuple(
+        (start or ())[1:]
+    )
+    if start is None or start[0] != key or moved_elsewhere:
+        start = state[KEY_START] = (key, step, when)
+        state[KEY_SEEN] = (step, when)
+    data: dict[str, Any] = {
+        "kind": "step",
+        "key": key,
+        "payload": text,
+        "start": {"step": start[1], "when": start[2]},
+    }
+    result = _component(data=data, key=KEY_VIEW, on_view_change=lambda: None)
+    reported = result.get("view") if result else None
+    if isinstance(reported, dict):
+        seen = (
+            min(max(int(reported.get("step") or 0), 0), history.merge_count),
+            "before" if reported.get("when") == "before" else "after",
+        )
+        if seen != state.get(KEY_SEEN):
+            state[KEY_SEEN] = seen
+            state[KEY_STEP], state[KEY_WHEN] = seen
+            step, when = seen
+    st.query_params[KEY_STEP] = str(step)
+    st.query_params[KEY_WHEN] = WHEN_OPTIONS[when]
+    return step, when

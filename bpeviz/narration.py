@@ -1,0 +1,93 @@
+"""The sentences that explain a merge, as a teacher would say them aloud.
+
+Plain text, never HTML: whoever draws them (the browser's step view, an exported page, a
+terminal) sets them as text. Each takes the numbers the trainer recorded, so what a sentence
+says is what the engine did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bpeviz.readable import counted, readable
+from bpeviz.tie_rules import TIE_RULES
+from bpeviz.tokenizer import Tokenizer
+from bpeviz.trainer import MergeStep, Pair
+
+TIED_LISTED = 5  # a tie sentence names this many pairs, then says how many more
+
+
+def quoted(text: str) -> str:
+    """``“text”``: how tokens are named in sentences."""
+    return f"“{text}”"
+
+
+def pair_text(tokenizer: Tokenizer, pair: Pair) -> str:
+    """``“h” + “e”``."""
+    left, right = (readable(tokenizer.token_bytes(token)) for token in pair)
+    return f"{quoted(left)} + {quoted(right)}"
+
+
+def tie_sentence(
+    step: MergeStep, tokenizer: Tokenizer, tied: Sequence[Pair], tied_count: int
+) -> str | None:
+    """Which pairs tied and why the rule picked this one (``None`` when nothing tied).
+
+    ``tied`` are the first tied pairs, winner first (at least :data:`TIED_LISTED` of them
+    when there are that many); ``tied_count`` is how many pairs shared the top count.
+    """
+    if tied_count < 2:
+        return None
+    shown = list(tied)[:TIED_LISTED]
+    listed = ", ".join(f"({pair_text(tokenizer, pair)})" for pair in shown)
+    if tied_count > len(shown):
+        listed += f" and {tied_count - len(shown):,} more"
+    rule = TIE_RULES.get(step.rule)
+    reason = rule.reason if rule else f"by the rule {step.rule!r}"
+    return (
+        f"{tied_count:,} pairs occurred {step.count:,} times each: {listed}. "
+        f"The rule “{step.rule}” picked {pair_text(tokenizer, step.pair)} {reason}."
+    )
+
+
+def count_sentence(step: MergeStep, tokens_before: int) -> str:
+    """How often the pair occurred, how many were replaced, and the token count change."""
+    times = "once" if step.count == 1 else f"{step.count:,} times"
+    if step.replacements == step.count:
+        replaced = "all of them were replaced" if step.count > 1 else "it was replaced"
+    else:
+        replaced = (
+            f"some occurrences overlap (as in “aaa”, which holds “a” + “a” twice but can only "
+            f"be merged once), so {step.replacements:,} were replaced, left to right"
+        )
+    return (
+        f"The pair occurred {times}; {replaced}. The text went from {tokens_before:,} to "
+        f"{step.tokens_after:,} tokens."
+    )
+
+
+def start_sentence(
+    text_bytes: int, tokens: int, *, end_of_word: bool = False, specials: bool = False
+) -> str:
+    """What step 0 is: one token per byte, and why the count differs when it does.
+
+    >>> start_sentence(1, 1)
+    'The text is 1 byte: 1 token, one per byte.'
+    >>> start_sentence(15, 19, end_of_word=True)
+    'The text is 15 bytes: 19 tokens, one per byte plus a </w> marker after each word.'
+    """
+    each = "one per byte"
+    if tokens != text_bytes:
+        each += " plus a </w> marker after each word" if end_of_word else ""
+        each += ", a special token counting as one" if specials else ""
+    return f"The text is {counted(text_bytes, 'byte')}: {counted(tokens, 'token')}, {each}."
+
+
+def first_merge_sentence(first: MergeStep | None, tokenizer: Tokenizer) -> str:
+    """Step 0's second sentence: which pair merge 1 will join, or why nothing merges."""
+    if first is None:
+        return "No pair of tokens occurs in this text, so there is nothing to merge."
+    return (
+        f"Merge 1 will join {pair_text(tokenizer, first.pair)}, the most frequent pair "
+        f"({first.count:,} times). Its occurrences are outlined below."
+    )

@@ -1,0 +1,162 @@
+"""Everything the Step page shows at any step, in one record for the browser.
+
+The step view is drawn in the browser (``bpeviz/web/step.js``), in the app and in an exported
+HTML file alike, so that stepping costs the server nothing. It draws from this record only:
+a pure function of the trained history, computed once per training run. The browser cuts the
+text at step ``k`` the way :meth:`History.segmentation` does, from the step at which each
+boundary between two symbols vanished (a token starts where that step is later than ``k``;
+its id is the one made by the last merge inside it, or its first symbol's).
+
+Schema (``SCHEMA`` 1; every list index is a step, a merge number minus one, or a token id):
+
+- ``base``, ``merge_count``, ``text_bytes``, ``rule``, ``end_of_word``;
+- ``tokens``: the token count of the whole text at steps ``0..merge_count``;
+- ``window``: ``{"bytes", "symbols", "whole"}``: the text drawn is its first ``bytes``
+  bytes (``whole`` when that is all of it), cut where no merge ever joins, so every token
+  drawn is whole at every step;
+- ``symbols``, ``offsets``, ``death``: per symbol of the window, its id, its byte offset
+  (``offsets`` has one more entry, the window's end) and the step its left boundary
+  vanished (``merge_count + 1``: never);
+- ``vocab``: per token id (bytes, merges, then special tokens), ``[label, title, kind,
+  hex, newlines]``: its readable text as runs (even indices text, odd indices bytes shown
+  as hex), hover title, kind (0 plain, 1 ends in ``</w>``, 2 special), for a token that is
+  not whole UTF-8 characters its bytes in hex (to group tokens under the character they
+  spell) else ``""``, and how many line breaks follow it (its newlines);
+- ``merges``: per merge ``[left, right, new_id, count, replacements]``;
+- ``sentences``: per merge ``[count sentence, tie sentence or ""]``; ``start``: step 0's
+  two sentences;
+- ``tops``: at steps ``0..merge_count``, the best ``TOP_PAIRS`` rows of the pair table,
+  flattened ``[left, right, count, ...]``; ``tied``: how many pairs share the top count.
+
+Budget (``benchmarks/run.py``): at most 300 KB gzipped for a bundled sample at vocab 512,
+2 MB for Tiny Shakespeare at 4096. The full pair table stays a download of the server.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from bpeviz.history import History
+from bpeviz.narration import count_sentence, first_merge_sentence, start_sentence, tie_sentence
+from bpeviz.readable import hex_bytes, readable, split_utf8
+from bpeviz.token_info import special_title, token_title, trained_origin
+from bpeviz.tokenizer import Tokenizer
+
+SCHEMA = 1
+TOP_PAIRS = 12  # rows of the pair table shown at each step
+WINDOW_SYMBOLS = 6_000  # symbols of text drawn: a bundled sample whole, a book's first pages
+END_OF_WORD = b"</w>"
+
+
+def label_runs(data: bytes) -> str | list[str]:
+    """A token's text as the browser draws it: one string when it is whole characters, else
+    runs alternating text and hex (the hex ones drawn smaller, as bytes).
+
+    >>> label_runs(b" a\\n"), label_runs("あ".encode()[:2] + b"b")
+    ('␣a↵', ['', '<E3><81>', 'b'])
+    """
+    runs: list[str] = []
+    for run, valid in split_utf8(data):
+        if valid:
+            text = readable(run.encode("utf-8"))
+            if len(runs) % 2 == 0:
+                runs.append(text)
+            else:
+                runs[-1] += text
+        else:
+            if len(runs) % 2 == 0:
+                runs.append("")
+            runs.append(hex_bytes(run.encode("utf-8", errors="surrogateescape")))
+    if len(runs) <= 1:
+        return runs[0] if runs else ""
+    return runs
+
+
+def _whole_characters(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def vocab_entries(tokenizer: Tokenizer, base: int, size: int) -> list[list[Any]]:
+    """``[label, title, kind, hex, newlines]`` for ids ``0..size-1`` (module docstring)."""
+    origin = trained_origin(base)
+    entries: list[list[Any]] = []
+    for token_id in range(size):
+        data = tokenizer.token_bytes(token_id)
+        if tokenizer.is_special(token_id):
+            entries.append([label_runs(data), special_title(token_id), 2, "", 0])
+            continue
+        kind = 0
+        title = token_title(token_id, data, origin(token_id))
+        if tokenizer.end_of_word and data.endswith(END_OF_WORD):
+            data, kind = data[: -len(END_OF_WORD)], 1
+        broken = "" if _whole_characters(data) else data.hex()
+        entries.append([label_runs(data), title, kind, broken, data.count(b"\n")])
+    return entries
+
+
+def _window_end(death: np.ndarray, merge_count: int, limit: int) -> int:
+    """The most symbols, at most ``limit``, ending where no merge ever joins two symbols."""
+    if len(death) <= limit:
+        return len(death)
+    alive = np.flatnonzero(death[1 : limit + 1] > merge_count) + 1
+    return int(alive[-1]) if len(alive) else limit
+
+
+def payload(history: History, *, window_symbols: int = WINDOW_SYMBOLS) -> dict[str, Any]:
+    """The step view's record for ``history`` (schema in the module docstring)."""
+    merges = history.merge_count
+    tokenizer = history.tokenizer
+    symbols, offsets, death = history.text_symbols()
+    end = _window_end(death, merges, window_symbols)
+    window_death = np.minimum(death[:end], merges + 1)
+    window_bytes = int(offsets[end])
+    tops = [history.pair_top(k, TOP_PAIRS) for k in range(merges + 1)]
+    sentences = []
+    for step in history.steps:
+        top = tops[step.step - 1]
+        tied = [(left, right) for left, right, count in top.rows if count == step.count]
+        tie = tie_sentence(step, tokenizer, tied, top.tied) or ""
+        sentences.append([count_sentence(step, history.token_count(step.step - 1)), tie])
+    start = [
+        start_sentence(
+            len(history.text),
+            history.token_count(0),
+            end_of_word=tokenizer.end_of_word,
+            specials=bool(tokenizer.special_tokens),
+        ),
+        first_merge_sentence(history.steps[0] if merges else None, tokenizer),
+    ]
+    vocab_size = history.vocab_size + len(tokenizer.special_tokens)
+    return {
+        "schema": SCHEMA,
+        "base": history.base,
+        "merge_count": merges,
+        "text_bytes": len(history.text),
+        "rule": history.run.tie_break,
+        "end_of_word": tokenizer.end_of_word,
+        "tokens": [history.token_count(k) for k in range(merges + 1)],
+        "window": {"bytes": window_bytes, "symbols": end, "whole": end == len(death)},
+        "symbols": symbols[:end].tolist(),
+        "offsets": offsets[: end + 1].tolist(),
+        "death": window_death.tolist(),
+        "vocab": vocab_entries(tokenizer, history.base, vocab_size),
+        "merges": [
+            [*step.pair, step.new_id, step.count, step.replacements] for step in history.steps
+        ],
+        "sentences": sentences,
+        "start": start,
+        "tops": [[value for row in top.rows for value in row] for top in tops],
+        "tied": [top.tied for top in tops],
+    }
+
+
+def payload_json(history: History, **kwargs: Any) -> str:
+    """:func:`payload` as compact JSON (what the app and an exported page carry)."""
+    return json.dumps(payload(history, **kwargs), ensure_ascii=False, separators=(",", ":"))
