@@ -102,11 +102,16 @@ def vocab_entries(tokenizer: Tokenizer, base: int, size: int) -> list[list[Any]]
 
 
 def _window_end(death: np.ndarray, merge_count: int, limit: int) -> int:
-    """The most symbols, at most ``limit``, ending where no merge ever joins two symbols."""
+    """How many symbols to draw: at most ``limit``, ending where no merge ever joins two
+    symbols, so no token drawn is cut; past ``limit`` only when a first token is longer."""
     if len(death) <= limit:
         return len(death)
-    alive = np.flatnonzero(death[1 : limit + 1] > merge_count) + 1
-    return int(alive[-1]) if len(alive) else limit
+    survives = death[1:] > merge_count  # boundary before symbol i + 1
+    inside = np.flatnonzero(survives[:limit])
+    if len(inside):
+        return int(inside[-1]) + 1
+    beyond = np.flatnonzero(survives[limit:])
+    return limit + int(beyond[0]) + 1 if len(beyond) else len(death)
 
 
 def payload(history: History, *, window_symbols: int = WINDOW_SYMBOLS) -> dict[str, Any]:

@@ -12,8 +12,7 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from bpeviz.app import card, marks, spans, styles, trace
-from bpeviz.app.card import count_sentence, merge_card_html, start_card_html, tie_sentence
+from bpeviz.app import marks, spans, styles, trace
 from bpeviz.app.marks import (
     MARK_NEW,
     MARK_PAIR_END,
@@ -37,7 +36,7 @@ from bpeviz.app.spans import (
 )
 from bpeviz.app.styles import stylesheet
 from bpeviz.app.trace import TraceRow, trace_html, trace_rows, trace_summary_html
-from bpeviz.history import History, train
+from bpeviz.history import train
 from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer, TraceStep
 
@@ -94,7 +93,7 @@ def span_texts(markup: str) -> list[str]:
 
 
 def test_doctests() -> None:
-    for module in (card, marks, spans, styles, trace):
+    for module in (marks, spans, styles, trace):
         assert doctest.testmod(module).failed == 0
 
 
@@ -147,14 +146,9 @@ def test_character_group_labels_are_escaped() -> None:
 
 
 @pytest.mark.parametrize("text", HOSTILE_TEXTS.values(), ids=HOSTILE_TEXTS.keys())
-def test_merge_card_and_trace_escape_token_text(text: str) -> None:
+def test_trace_escapes_token_text(text: str) -> None:
     history = train(text * 5, 270, pretokenizer="bytes")
     tokenizer = history.tokenizer
-    for step in history.steps:
-        card = merge_card_html(
-            step, tokenizer, merge_total=history.merge_count, tokens_before=10, all_tied=None
-        )
-        assert_safe(card)
     word = text.encode()
     trace = tokenizer.encode_trace(word)
     assert_safe(trace_html(tokenizer, word, trace, rank_label="merge {}".format))
@@ -327,95 +321,6 @@ def test_window(count: int, focus: int | None, size: int, expected: tuple[int, i
     assert hi - lo == min(count, size)
     if focus is not None:
         assert lo <= focus < hi
-
-
-# ---- sentences and cards ------------------------------------------------------------------
-
-
-def ties_history(rule: str, pretokenizer: str = "words") -> History:
-    sample = get_sample("ties")
-    return train(sample.text, 258, pretokenizer=pretokenizer, tie_break=rule)
-
-
-@pytest.mark.parametrize(
-    ("rule", "winner", "reason"),
-    [
-        ("first", "“b” + “a”", "appears first in the text"),
-        ("lexmin", "“a” + “t”", "smallest"),
-        ("lexmax", "“c” + “a”", "largest"),
-    ],
-)
-def test_tie_sentence_names_the_tied_pairs_the_rule_and_why(
-    rule: str, winner: str, reason: str
-) -> None:
-    """samples.json: with words, (b,a), (c,a), (a,t) tie at 2; first/lexmin/lexmax pick
-    (b,a) / (a,t) / (c,a)."""
-    history = ties_history(rule)
-    step = history.steps[0]
-    sentence = tie_sentence(step, history.tokenizer, history.tied_pairs(1))
-    assert sentence is not None
-    assert sentence.startswith("3 pairs occurred 2 times each")
-    for pair in ("“b” + “a”", "“c” + “a”", "“a” + “t”"):
-        assert pair in sentence
-    assert f"The rule “{rule}” picked {winner}" in sentence
-    assert reason in sentence
-    assert "and more" not in sentence
-
-
-def test_tie_sentence_without_the_full_list_says_at_least() -> None:
-    history = ties_history("first")
-    step = history.steps[0]
-    assert step.more_tied
-    sentence = tie_sentence(step, history.tokenizer)
-    assert sentence is not None and sentence.startswith("At least 3 pairs")
-
-
-def test_no_tie_no_sentence() -> None:
-    history = train("aaabdaaabac", 257)
-    assert tie_sentence(history.steps[0], history.tokenizer) is None
-
-
-def test_count_sentence_explains_overlaps() -> None:
-    """(a, a) occurs 4 times in aaabdaaabac counting overlaps, but only 2 merge."""
-    history = train("aaabdaaabac", 257)
-    step = history.steps[0]
-    assert (step.count, step.replacements) == (4, 2)
-    sentence = count_sentence(step, 11)
-    assert "4 times" in sentence and "2 were replaced" in sentence and "11 to 9" in sentence
-
-
-def test_merge_card_shows_parents_new_token_ids_and_counts() -> None:
-    history = train(get_sample("english").text, 300, pretokenizer="gpt4")
-    step = history.steps[9]
-    card = merge_card_html(
-        step,
-        history.tokenizer,
-        merge_total=history.merge_count,
-        tokens_before=history.token_count(9),
-    )
-    assert f"Merge 10 of {history.merge_count}" in card
-    for token_id in (*step.pair, step.new_id):
-        assert f"id {token_id}<" in card
-    assert f"{step.count:,} times" in card
-    assert "bpe-new" in card
-
-
-def test_merge_card_colours_the_same_token_the_same() -> None:
-    """``aaabdaaabac``'s first merge is a + a: both chips are id 97 and share its colour."""
-    history = train("aaabdaaabac", 259)
-    card = merge_card_html(history.steps[0], history.tokenizer, merge_total=3, tokens_before=11)
-    chips = re.findall(r'class="bpe-chip (bpe-c\d+)[^"]*">([^<]*)<', card)
-    assert chips[:2] == [(f"bpe-c{97 % len(PALETTE)}", "a")] * 2
-
-
-def test_start_card_names_the_first_merge() -> None:
-    history = train("aaabdaaabac", 259, tie_break="lexmin")
-    card = start_card_html(
-        text_bytes=11, tokens=11, first=history.steps[0], tokenizer=history.tokenizer
-    )
-    assert "Merge 1 will join “a” + “a”" in card and "(4 times)" in card
-    empty = start_card_html(text_bytes=1, tokens=1, first=None, tokenizer=history.tokenizer)
-    assert "nothing to merge" in empty
 
 
 # ---- trace --------------------------------------------------------------------------------

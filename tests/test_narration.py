@@ -1,0 +1,70 @@
+"""The sentences of the merge card, checked against walk-throughs worked by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpeviz.history import History, train
+from bpeviz.narration import count_sentence, first_merge_sentence, tie_sentence
+from bpeviz.samples import get_sample
+
+
+def ties_history(rule: str) -> History:
+    return train(get_sample("ties").text, 258, pretokenizer="words", tie_break=rule)
+
+
+@pytest.mark.parametrize(
+    ("rule", "winner", "reason"),
+    [
+        ("first", "“b” + “a”", "appears first in the text"),
+        ("lexmin", "“a” + “t”", "smallest"),
+        ("lexmax", "“c” + “a”", "largest"),
+    ],
+)
+def test_tie_sentence_names_the_tied_pairs_the_rule_and_why(
+    rule: str, winner: str, reason: str
+) -> None:
+    """samples.json: with words, (b,a), (c,a), (a,t) tie at 2; first/lexmin/lexmax pick
+    (b,a) / (a,t) / (c,a)."""
+    history = ties_history(rule)
+    step = history.steps[0]
+    sentence = tie_sentence(step, history.tokenizer, history.tied_pairs(1), 3)
+    assert sentence is not None
+    assert sentence.startswith("3 pairs occurred 2 times each")
+    for pair in ("“b” + “a”", "“c” + “a”", "“a” + “t”"):
+        assert pair in sentence
+    assert f"The rule “{rule}” picked {winner}" in sentence
+    assert reason in sentence
+    assert "more" not in sentence
+
+
+def test_a_long_tie_lists_five_and_counts_the_rest() -> None:
+    """Eight distinct two-letter words, once each: eight pairs tie at 1."""
+    history = train("ab cd ef gh ij kl mn op", 257, pretokenizer="words", tie_break="lexmin")
+    step = history.steps[0]
+    pairs = history.tied_pairs(1)
+    assert len(pairs) == 8
+    sentence = tie_sentence(step, history.tokenizer, pairs, len(pairs))
+    assert sentence is not None and sentence.startswith("8 pairs occurred 1 times each")
+    assert sentence.count("(“") == 5 and "and 3 more" in sentence
+
+
+def test_no_tie_no_sentence() -> None:
+    history = train("aaabdaaabac", 257)
+    assert tie_sentence(history.steps[0], history.tokenizer, [], 1) is None
+
+
+def test_count_sentence_explains_overlaps() -> None:
+    """(a, a) occurs 4 times in aaabdaaabac counting overlaps, but only 2 merge."""
+    history = train("aaabdaaabac", 257)
+    step = history.steps[0]
+    assert (step.count, step.replacements) == (4, 2)
+    sentence = count_sentence(step, 11)
+    assert "4 times" in sentence and "2 were replaced" in sentence and "11 to 9" in sentence
+
+
+def test_first_merge_sentence_names_the_first_merge() -> None:
+    history = train("aaabdaaabac", 259, tie_break="lexmin")
+    sentence = first_merge_sentence(history.steps[0], history.tokenizer)
+    assert "Merge 1 will join “a” + “a”" in sentence and "(4 times)" in sentence
+    assert "nothing to merge" in first_merge_sentence(None, history.tokenizer)

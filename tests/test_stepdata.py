@@ -1,0 +1,149 @@
+"""The browser's step record: the trainer's head of the pair table, and the payload.
+
+The oracle for the pair-table head is ``History.pair_table``, which recounts every pair from
+the boundary deaths with numpy, independently of the trainer's buckets. What the browser
+draws from the payload is held equal to the engine in ``tests/browser/test_step_view.py``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracle import MODES, training_texts
+
+from bpeviz.history import History, train
+from bpeviz.narration import count_sentence
+from bpeviz.readable import readable
+from bpeviz.samples import get_sample
+from bpeviz.stepdata import TOP_PAIRS, label_runs, payload, payload_json
+from bpeviz.web import step_page
+
+
+def table_head(history: History, k: int, limit: int) -> tuple[list[tuple[int, int, int]], int]:
+    table = history.pair_table(k)
+    rows = list(zip(table.lefts.tolist(), table.rights.tolist(), table.counts.tolist()))
+    tied = sum(1 for count in table.counts.tolist() if count == table.counts[0]) if rows else 0
+    return rows[:limit], tied
+
+
+@pytest.mark.parametrize("mode", MODES)
+@settings(max_examples=40, deadline=None)
+@given(
+    text=training_texts(),
+    merges=st.integers(0, 60),
+    rule=st.sampled_from(["first", "lexmin", "lexmax"]),
+    limit=st.integers(1, 6),
+)
+def test_recorded_pair_heads_equal_the_recounted_table_and_change_no_merge(
+    mode: str, text: str, merges: int, rule: str, limit: int
+) -> None:
+    pretokenizer, end_of_word = MODES[mode]
+    base = 257 if end_of_word else 256
+    options = {"pretokenizer": pretokenizer, "tie_break": rule, "end_of_word": end_of_word}
+    if not text:
+        return
+    plain = train(text, base + merges, **options)
+    recorded = train(text, base + merges, top_pairs=limit, **options)
+    assert recorded.steps == plain.steps
+    assert len(recorded.run.pair_tops) == recorded.merge_count + 1
+    for k, top in enumerate(recorded.run.pair_tops):
+        rows, tied = table_head(recorded, k, limit)
+        assert (list(top.rows), top.tied) == (rows, tied), f"step {k}"
+
+
+def test_pair_top_counts_the_table_when_nothing_was_recorded() -> None:
+    history = train("aaabdaaabac", 259, tie_break="lexmin")
+    top = history.pair_top(0, 2)
+    # aaabdaaabac: (a,a) 4 times, then (a,b) 2 and (b,?) once each... by hand: a a a b d a a
+    # a b a c has pairs aa aa ab bd da aa aa ab ba ac: (a,a) 4, (a,b) 2.
+    assert top.rows == ((97, 97, 4), (97, 98, 2)) and top.tied == 1
+
+
+def sample_history(key: str) -> History:
+    sample = get_sample(key)
+    return train(
+        sample.text,
+        512,
+        pretokenizer=sample.settings.pretokenizer,
+        tie_break=sample.settings.tie_break,
+        top_pairs=TOP_PAIRS,
+    )
+
+
+@pytest.mark.parametrize("key", ["english", "japanese"])
+def test_a_bundled_sample_fits_its_budgets(key: str) -> None:
+    """Issue 9: at most 300 KB gzipped for the record, 1 MB for the whole exported page."""
+    history = sample_history(key)
+    record = payload_json(history)
+    assert len(gzip.compress(record.encode("utf-8"))) <= 300_000
+    page = step_page(record, title="t", subtitle="s")
+    assert len(page.encode("utf-8")) <= 1_000_000
+    assert json.loads(record)["window"]["whole"], "a bundled sample is drawn whole"
+
+
+def test_payload_says_what_the_engine_recorded() -> None:
+    history = sample_history("english")
+    data = payload(history)
+    merges = history.merge_count
+    assert data["merge_count"] == merges and data["base"] == 256
+    assert data["tokens"] == [history.token_count(k) for k in range(merges + 1)]
+    assert data["merges"][9] == [*history.steps[9].pair, history.steps[9].new_id,
+                                 history.steps[9].count, history.steps[9].replacements]  # fmt: skip
+    assert data["sentences"][9][0] == count_sentence(history.steps[9], history.token_count(9))
+    rows, tied = table_head(history, 9, TOP_PAIRS)
+    assert data["tops"][9] == [value for row in rows for value in row]
+    assert data["tied"][9] == tied
+    symbols = len(data["symbols"])
+    assert len(data["offsets"]) == symbols + 1 and len(data["death"]) == symbols
+    assert max(data["death"]) <= merges + 1
+
+
+def test_the_window_ends_where_no_merge_joins() -> None:
+    """A long text is cut where a boundary survives every merge, so no drawn token is cut."""
+    history = train(get_sample("english").text * 3, 300, pretokenizer="gpt4")
+    data = payload(history, window_symbols=1_000)
+    end = data["window"]["symbols"]
+    assert 0 < end <= 1_000 and not data["window"]["whole"]
+    symbols, _, death = history.text_symbols()
+    assert death[end] > history.merge_count  # the boundary after the window never died
+    final = history.segmentation(history.merge_count)
+    assert data["window"]["bytes"] in set(final.starts.tolist())
+
+
+def test_a_window_never_cuts_a_token_even_a_long_one() -> None:
+    """Repeating one sentence, bytes merges grow tokens longer than the window: it takes the
+    whole first token rather than half of it."""
+    history = train("the cat sat on the mat. " * 400, 300, pretokenizer="bytes")
+    data = payload(history, window_symbols=100)
+    final = history.segmentation(history.merge_count)
+    assert data["window"]["bytes"] in {*final.starts.tolist(), len(history.text)}
+    assert data["window"]["bytes"] >= 100
+
+
+def test_vocab_entries_label_every_token_readably() -> None:
+    history = train("日本 ab\nab</w> x<|e|>", 270, pretokenizer="bytes", special_tokens=["<|e|>"])
+    vocab = payload(history)["vocab"]
+    tokenizer = history.tokenizer
+    assert len(vocab) == history.vocab_size + 1
+    for token_id, (label, title, kind, broken, newlines) in enumerate(vocab):
+        data = tokenizer.token_bytes(token_id)
+        assert "".join([label] if isinstance(label, str) else label) == readable(data)
+        assert title.startswith(f"id {token_id} ")
+        assert kind == (2 if tokenizer.is_special(token_id) else 0)
+        assert newlines == data.count(b"\n")
+        try:
+            data.decode("utf-8")
+            assert broken == ""
+        except UnicodeDecodeError:
+            assert broken == data.hex()
+    assert vocab[0xE6][3] == "e6" and vocab[ord("a")][3] == ""
+
+
+def test_label_runs_mark_broken_bytes() -> None:
+    assert label_runs(b"ab") == "ab"
+    assert label_runs(b"\xe6") == ["", "<E6>"]
+    assert label_runs(b"a\xe6b") == ["a", "<E6>", "b"]
