@@ -87,6 +87,15 @@ def step_view(history: History) -> tuple[int, str]:
             state[KEY_SEEN] = seen
             state[KEY_STEP], state[KEY_WHEN] = seen
             step, when = seen
-    st.query_params[KEY_STEP] = str(step)
-    st.query_params[KEY_WHEN] = WHEN_OPTIONS[when]
+    _link(KEY_STEP, str(step), default="0")
+    _link(KEY_WHEN, WHEN_OPTIONS[when], default=WHEN_OPTIONS["after"])
     return step, when
+
+
+def _link(name: str, value: str, *, default: str) -> None:
+    """Put a value in the URL, leaving out defaults as bound widgets do (shorter links)."""
+    if value == default:
+        if name in st.query_params:
+            del st.query_params[name]
+    elif st.query_params.get(name) != value:
+        st.query_params[name] = value
