@@ -368,10 +368,90 @@ class AppPage:
         """``window.__x``: set only if injected markup ran (``None`` when undefined)."""
         return self.page.evaluate("window.__x")
 
-    # -- the Step page --
+    # -- the Step page (drawn in the browser by bpeviz/web/step.js, no server round trip) --
+
+    STEP_ROOT = ".bpe-root.bpe-step"
+
+    def wait_view(
+        self, k: int | None = None, when: str | None = None, timeout: float = 30_000
+    ) -> None:
+        """Wait until the step view has drawn the final view of a step (``data-ready``):
+        of step ``k`` and ``when`` ("after", "before", "now" at step 0) when given."""
+        try:
+            self.page.wait_for_function(
+                """([selector, k, when]) => {
+                  const root = document.querySelector(selector);
+                  return !!root && root.dataset.ready === "true"
+                    && (k === null || root.dataset.step === String(k))
+                    && (when === null || root.dataset.when === when);
+                }""",
+                arg=[self.STEP_ROOT, k, when],
+                timeout=timeout,
+                polling=self.poll_ms,
+            )
+        except PlaywrightTimeout:
+            state = self.view_state()
+            raise AssertionError(
+                f"the step view did not draw step {k} ({when}) within {timeout / 1000:.0f} s: "
+                f"it stands at {state}"
+            ) from None
+
+    def view_state(self) -> dict[str, str] | None:
+        """The step view's root's ``data-step``, ``data-when`` and ``data-ready`` (or None)."""
+        return self.page.evaluate(
+            """selector => {
+              const root = document.querySelector(selector);
+              return root ? {...root.dataset} : null;
+            }""",
+            self.STEP_ROOT,
+        )
+
+    def shown_step(self) -> int:
+        """The step the view stands at (once drawn)."""
+        self.wait_view()
+        return int(self.page.locator(self.STEP_ROOT).get_attribute("data-step"))
+
+    def step_button(self, label: str) -> Any:
+        """One of the step view's buttons by its label ("Next", "Previous", "First", "Last",
+        "Play", "Pause", "Before merge", "After merge")."""
+        return self.page.locator(f"{self.STEP_ROOT} button").filter(has_text=label).first
+
+    def step(self, action: Callable[[], Any], k: int, when: str | None = None) -> None:
+        """Do ``action`` (a click, a key) and wait until the view has drawn step ``k``.
+
+        Stepping sends nothing to the server: no rerun is waited for.
+        """
+        action()
+        self.wait_view(k, when)
+
+    def wait_reported(
+        self, k: int, when: str | None = None, timeout: float = RUN_TIMEOUT_MS
+    ) -> None:
+        """Wait until the view has reported step ``k`` (600 ms after stepping stops): the
+        page's one rerun has put ``step=k`` (and ``text_when``, "Before merge" for ``when``
+        "before", else "After merge") in the URL, and the app is idle again."""
+        label = {"before": "Before merge", "after": "After merge"}.get(when or "", "")
+        try:
+            self.page.wait_for_function(
+                """([k, label]) => {
+                  const query = new URLSearchParams(location.search);
+                  return query.get("step") === String(k)
+                    && (!label || query.get("text_when") === label);
+                }""",
+                arg=[k, label],
+                timeout=timeout,
+                polling=self.poll_ms,
+            )
+        except PlaywrightTimeout:
+            raise AssertionError(
+                f"step={k} {label} not in the URL {timeout / 1000:.0f} s later: {self.page.url}"
+            ) from None
+        self.wait_idle(timeout)
 
     def card_title(self) -> str:
-        return str(self.page.locator(".bpe-card-title").inner_text())
+        if self.page.locator(self.STEP_ROOT).count():
+            self.wait_view()
+        return str(self.page.locator(".bpe-card-title").first.inner_text())
 
     def shown_merge(self) -> tuple[int, int, list[int]]:
         """The merge on the Step page's card: ``(k, total, [left id, right id, new id])``."""
@@ -382,12 +462,12 @@ class AppPage:
         return k, total, [int(text.removeprefix("id ")) for text in ids]
 
     def click_next(self, *, at_once: bool = False) -> None:
-        """Click the Step page's "Next" (without waiting for the run it starts).
+        """Click the step view's "Next" (without waiting for the view to draw).
 
         ``at_once`` clicks from inside the page, skipping Playwright's wait for the button to
         be visible and still: many pages can then be clicked within a moment of each other.
         """
-        button = self.page.locator(".st-key-step_next button:visible").first
+        button = self.step_button("Next")
         if at_once:
             button.evaluate("button => button.click()")
         else:
@@ -395,14 +475,28 @@ class AppPage:
 
     def spans(self, scope: str = ".bpe-scroll") -> list[dict[str, str]]:
         """The coloured token spans in ``scope``: their class, visible text and hover title."""
+        if scope == ".bpe-scroll" and self.page.locator(self.STEP_ROOT).count():
+            self.wait_view()
         return list(
             self.page.locator(f"{scope} .bpe-t").evaluate_all(
                 "els => els.map(e => ({cls: e.className, text: e.textContent, title: e.title}))"
             )
         )
 
+    def pair_rows(self, rows: int = 12) -> list[str]:
+        """The first ``rows`` rows of the step view's pair table: rank|pair|count|note."""
+        self.wait_view()
+        return list(
+            self.page.locator("table.bpe-pair-table tr[data-pair]").evaluate_all(
+                """(els, rows) => els.slice(0, rows).map(
+                  row => [...row.cells].map(cell => cell.textContent).join("|"))""",
+                rows,
+            )
+        )
+
     def table_rows(self, index: int = 0, rows: int = 3, *, first_has: str = "") -> list[str]:
-        """The first ``rows`` rows of the ``index``-th dataframe, cells joined by ``|``.
+        """The first ``rows`` rows of the ``index``-th dataframe (``st.dataframe``), cells
+        joined by ``|`` (the Step page's pair table is :meth:`pair_rows`).
 
         The grid draws on a canvas and fills its accessible cells a moment after the run
         ends; ``first_has`` waits until the first row contains that text.

@@ -1,9 +1,11 @@
-"""Stepping through training on the Step page: buttons, slider, autoplay, and the link.
+"""Stepping through training on the Step page: buttons, slider, keys, autoplay, the link.
 
 Every check is against the engine: the merge the page shows for step k must be the k-th
 merge of ``bpeviz.trainer`` on the same sample with the same settings (its two parent ids and
 the new id on the card, its count at the top of the pair table, and the new token's text in
-the outlined spans).
+the outlined spans). The view is drawn in the browser (``bpeviz/web/step.js``): stepping
+waits for the view's ``data-ready``/``data-step``, not for a server run; the link follows
+once the view reports where it stopped (600 ms later, one rerun).
 """
 
 from __future__ import annotations
@@ -36,38 +38,37 @@ def history(sample_key: str) -> History:
     )
 
 
-def button(app: AppPage, key: str) -> Any:
-    """The visible button of widget ``key`` (a button with help text is drawn twice)."""
-    return app.page.locator(f".st-key-{key} button:visible").first
-
-
 def view(app: AppPage) -> dict[str, Any]:
     """What a person sees of the current step: card, top of the pair table, the spans."""
-    title = re.match(r"Merge (\d+) of", app.card_title())
-    k = int(title.group(1)) if title else 1  # step 0 marks the pair merge 1 will join
+    app.wait_view()
     return {
         "card": app.page.locator(".bpe-card").inner_text(),
-        "table": app.table_rows(0, rows=3, first_has=f"◀ merge {k}"),
+        "table": app.pair_rows(3),
         "spans": app.spans(),
-        "slider": app.page.locator(".st-key-step input[type=range]").input_value(),
+        "slider": app.page.locator(".bpe-slider").input_value(),
     }
 
 
-def assert_shows_merge(app: AppPage, sample_key: str, k: int) -> None:
-    """The page shows merge ``k`` of the engine's history, everywhere it shows it."""
+def assert_shows_merge(app: AppPage, sample_key: str, k: int, *, link: bool = True) -> None:
+    """The page shows merge ``k`` of the engine's history, everywhere it shows it; with
+    ``link``, the URL says so too once the view has reported where it stopped."""
     run = history(sample_key)
     step = run.steps[k - 1]
+    app.wait_view(k, "after")
     assert app.card_title() == f"Merge {k} of {run.merge_count}"
     chip_ids = app.page.locator(".bpe-card .bpe-chipid").all_inner_texts()
     assert chip_ids == [f"id {step.pair[0]}", f"id {step.pair[1]}", f"id {step.new_id}"]
-    top = app.table_rows(0, rows=1, first_has=f"◀ merge {k}")[0]
-    assert f"◀ merge {k}" in top and str(step.count) in top.split("|"), top
+    top = app.pair_rows(1)[0]
+    assert f"◀ merge {k}" in top and f"{step.count:,}" in top.split("|"), top
+    assert app.page.locator(".bpe-slider").input_value() == str(k)
     new_tokens = [span for span in app.spans() if "bpe-new" in span["cls"].split()]
     assert new_tokens, "no token outlined as new after the merge"
     expected = readable(run.tokenizer.token_bytes(step.new_id))
     assert {span["text"] for span in new_tokens} == {expected}
     assert all(span["title"].startswith(f"id {step.new_id} ·") for span in new_tokens)
-    assert re.search(rf"[?&]step={k}(&|$)", app.page.url), app.page.url
+    if link:
+        app.wait_reported(k)
+        assert re.search(rf"[?&]step={k}(&|$)", app.page.url), app.page.url
 
 
 def test_next_previous_and_slider_change_the_merge_shown(app: AppPage) -> None:
@@ -75,37 +76,78 @@ def test_next_previous_and_slider_change_the_merge_shown(app: AppPage) -> None:
     assert app.card_title() == "Step 0: no merges yet"
     start = view(app)
     assert any("bpe-ps" in span["cls"] for span in start["spans"]), "merge 1's pair not outlined"
+    assert app.step_button("Previous").is_disabled() and app.step_button("First").is_disabled()
 
-    app.rerun(button(app, "step_next").click)
+    app.step(app.step_button("Next").click, 1)
     assert_shows_merge(app, "english", 1)
     one = view(app)
     assert one["card"] != start["card"] and one["spans"] != start["spans"]
 
-    app.rerun(button(app, "step_next").click)
+    app.step(app.step_button("Next").click, 2)
     assert_shows_merge(app, "english", 2)
     two = view(app)
     assert two["table"] != one["table"] and two["spans"] != one["spans"]
 
-    app.rerun(button(app, "step_prev").click)
+    app.step(app.step_button("Previous").click, 1)
     assert view(app) == one
+    assert_shows_merge(app, "english", 1)
 
-    slider = app.page.locator(".st-key-step input[type=range]")
+    slider = app.page.locator(".bpe-slider")
     for k in (2, 3):
         slider.focus()
-        app.rerun(lambda: app.page.keyboard.press("ArrowRight"))
+        app.step(lambda: app.page.keyboard.press("ArrowRight"), k)
         assert_shows_merge(app, "english", k)
 
-    app.rerun(button(app, "step_last").click)
-    assert_shows_merge(app, "english", history("english").merge_count)
-    app.rerun(button(app, "step_first").click)
+    last = history("english").merge_count
+    app.step(app.step_button("Last").click, last)
+    assert_shows_merge(app, "english", last)
+    assert app.step_button("Next").is_disabled() and app.step_button("Last").is_disabled()
+    app.step(app.step_button("First").click, 0, "now")
     assert app.card_title() == "Step 0: no merges yet"
+    app.wait_reported(0)
+    app.assert_clean()
+
+
+def test_keys_before_after_and_go_to_step(app: AppPage) -> None:
+    """The document's keys (not while typing), the Before/After buttons and "Go to step"."""
+    app.open("step", step=3)
+    assert_shows_merge(app, "english", 3, link=False)
+    keyboard = app.page.keyboard
+    app.page.locator(".bpe-card").click()  # focus in the page, on no input
+    app.step(lambda: keyboard.press("ArrowRight"), 4)
+    app.step(lambda: keyboard.press("ArrowLeft"), 3)
+    app.step(lambda: keyboard.press("End"), history("english").merge_count)
+    app.step(lambda: keyboard.press("Home"), 0, "now")
+    app.step(lambda: keyboard.press("ArrowRight"), 1)
+    assert_shows_merge(app, "english", 1)
+
+    # Before merge: the text just before merge 1, its pair outlined; the card stays.
+    app.step(app.step_button("Before merge").click, 1, "before")
+    marks = [span["cls"].split() for span in app.spans()]
+    assert any("bpe-ps" in cls for cls in marks) and any("bpe-pe" in cls for cls in marks)
+    assert not any("bpe-new" in cls for cls in marks)
+    assert app.card_title() == f"Merge 1 of {history('english').merge_count}"
+    app.wait_reported(1, "before")
+    assert "text_when=Before+merge" in app.page.url, app.page.url
+    app.step(app.step_button("After merge").click, 1, "after")
+    app.wait_reported(1, "after")
+
+    # Typing a step in the box goes there; the arrow keys typed there are the box's own.
+    jump = app.page.locator("input.bpe-jump")
+    jump.fill("42")
+    app.step(lambda: jump.press("Enter"), 42)
+    jump.focus()
+    keyboard.press("ArrowRight")
+    app.page.wait_for_timeout(300)
+    assert app.shown_step() == 42
+    assert_shows_merge(app, "english", 42)
     app.assert_clean()
 
 
 def test_the_link_reproduces_the_step_in_a_fresh_browser(app: AppPage, new_page: Any) -> None:
     app.open("step", sample="japanese")
-    for _ in range(3):
-        app.rerun(button(app, "step_next").click)
+    for k in range(1, 4):
+        app.step(app.step_button("Next").click, k)
     assert_shows_merge(app, "japanese", 3)
     shown, link = view(app), app.page.url
     assert "sample=japanese" in link
@@ -138,7 +180,7 @@ def test_the_text_scrolls_to_where_a_late_merge_first_applies(app: AppPage) -> N
     box = app.page.locator(".bpe-scroll").first
     app.page.wait_for_function(f"() => ({MARK_IN_BOX})(document.querySelector('.bpe-scroll'))")
     assert box.evaluate("box => box.scrollTop") > 0  # scrolled, the text above still there
-    app.rerun(button(app, "step_next").click)
+    app.step(app.step_button("Next").click, 151)
     assert_shows_merge(app, "english", 151)
     app.page.wait_for_function(f"() => ({MARK_IN_BOX})(document.querySelector('.bpe-scroll'))")
     app.open("step", step=2)
@@ -151,40 +193,41 @@ def test_autoplay_advances_and_pause_stops(app: AppPage) -> None:
     from playwright.sync_api import expect  # here: without Playwright, the fixture says why
 
     app.open("step", step=5)
-    assert_shows_merge(app, "english", 5)
-    play = button(app, "step_play")
-    play.click()
-    expect(button(app, "step_play")).to_contain_text("Pause", timeout=30_000)
+    assert_shows_merge(app, "english", 5, link=False)
+    messages = app.messages()
+    app.step_button("Play").click()
+    expect(app.step_button("Pause")).to_be_visible(timeout=5_000)
     # Autoplay moves on by itself, one merge per second at the default speed.
     app.page.wait_for_function(
         "() => /^Merge (7|8|9|1\\d) of/.test("
         "document.querySelector('.bpe-card-title').textContent)",
         timeout=20_000,
     )
-    button(app, "step_play").click()
-    expect(button(app, "step_play")).to_contain_text("Play", timeout=30_000)
-    app.wait_idle()
-    k = int(app.card_title().split()[1])
+    assert app.messages() == messages, "autoplay asked the server for something"
+    app.step_button("Pause").click()
+    expect(app.step_button("Play")).to_be_visible(timeout=5_000)
+    app.wait_view()
+    k = app.shown_step()
     assert k >= 7
-    assert_shows_merge(app, "english", k)
+    assert_shows_merge(app, "english", k)  # reported once paused: the link says k
     # Paused means paused: three autoplay intervals later the step has not moved.
     app.page.wait_for_timeout(3_000)
     assert app.card_title() == f"Merge {k} of {history('english').merge_count}"
+    assert app.shown_step() == k
     app.assert_clean()
 
 
 def test_holding_the_arrow_key_on_the_slider_lands_where_it_points(app: AppPage) -> None:
-    """Key repeats faster than the page reruns: no step may be lost or undone."""
+    """Key repeats faster than anything a server could answer: no step lost or undone."""
     app.open("step", step=8)
-    slider = app.page.locator(".st-key-step input[type=range]")
+    app.wait_view(8)
+    slider = app.page.locator(".bpe-slider")
     slider.focus()
+    messages = app.messages()
     for _ in range(10):  # a held key repeats about every 33 ms
         app.page.keyboard.press("ArrowRight")
         app.page.wait_for_timeout(33)
-    app.page.wait_for_function(
-        "() => document.querySelector('.bpe-card-title').textContent.startsWith('Merge 18 ')",
-        timeout=15_000,
-    )
-    app.wait_idle()
+    app.wait_view(18)
+    assert app.messages() == messages, "stepping asked the server for something"
     assert slider.input_value() == "18"
     assert_shows_merge(app, "english", 18)
