@@ -10,6 +10,7 @@ from bpeviz.app.state import (
     imported_tokenizer,
     remember_imported_tokenizer,
 )
+from bpeviz.app.step_view import step_page_for
 from bpeviz.app.text_input import MAX_UPLOAD_MB
 from bpeviz.app.training import current_history
 from bpeviz.app.widgets import caption, escape_markdown, show_messages
@@ -49,6 +50,22 @@ if history is not None:
                     key=f"export_{download.file_name}",
                     on_click="ignore",
                 )
+
+    st.header("This run as one HTML page", anchor=False)
+    st.caption(
+        "The Step page's view with this run inside it: it steps (keys and autoplay too) "
+        "with no server at all. Open it from disk, put it on a course web page, or hand it "
+        "out for a lecture hall's wifi."
+    )
+    st.download_button(
+        "Download this run as an HTML page",
+        data=lambda: step_page_for(history, name=name, summary=current_settings().summary()),
+        file_name=f"{stem}-steps.html",
+        mime="text/html",
+        icon=":material/download:",
+        key="export_html_page",
+        on_click="ignore",
+    )
 
     st.header("Merge history as CSV", anchor=False)
     st.caption(

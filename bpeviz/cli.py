@@ -33,10 +33,11 @@ from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History
 from bpeviz.merge_rows import merge_row
 from bpeviz.pretokenize import PRETOKENIZERS
-from bpeviz.stepdata import TOP_PAIRS
+from bpeviz.stepdata import TOP_PAIRS, payload_json
 from bpeviz.tie_rules import TIE_BREAKS
 from bpeviz.tokenizer import Tokenizer
 from bpeviz.trainer import MergeStep, max_useful_vocab_size, run_training
+from bpeviz.web import step_page
 
 EXIT_BAD_INPUT = 2
 SUMMARY_MERGES = 5  # first and last merges shown after training
@@ -70,6 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
     history_parser.add_argument(
         "--jsonl", action="store_true", help="one JSON object per merge instead of a table"
     )
+
+    html_parser = commands.add_parser(
+        "html", help="write one HTML page that steps through training, with no server"
+    )
+    _add_training_options(html_parser)
+    html_parser.add_argument("--out", required=True, metavar="PAGE", help="the .html file to write")
 
     encode_parser = commands.add_parser("encode", help="text to token ids (a JSON list)")
     _add_model_options(encode_parser)
@@ -128,7 +135,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    commands = {"train": _train, "history": _history, "encode": _encode, "decode": _decode}
+    commands = {
+        "train": _train,
+        "history": _history,
+        "html": _html,
+        "encode": _encode,
+        "decode": _decode,
+    }
     try:
         commands[args.command](args)
         sys.stdout.flush()
@@ -158,6 +171,19 @@ def _train(args: argparse.Namespace) -> None:
     else:
         written.insert(0, _write(Path(f"{prefix}.model"), model_text))
     print(_summary(args, history, text_size, written, time.perf_counter() - started))
+
+
+def _html(args: argparse.Namespace) -> None:
+    source, _ = _read_training_text(args.file)
+    history = _run_training(args, source)
+    name = Path(args.file).name
+    subtitle = (
+        f"{name} · {len(history.text):,} bytes · vocab {history.vocab_size:,} · {args.pretokenizer}"
+        f" · ties: {args.tie_break}"
+    )
+    page = step_page(payload_json(history), title=f"bpeviz: {name}", subtitle=subtitle)
+    path = _write(Path(args.out), page)
+    print(f"wrote {path} ({len(page.encode('utf-8')):,} bytes): open it in any browser")
 
 
 def _history(args: argparse.Namespace) -> None:

@@ -299,3 +299,27 @@ def test_progress_reports_long_work(tty: bool, monkeypatch: pytest.MonkeyPatch) 
         assert text.count("\r") == 100 and text.endswith("\n")
     else:
         assert len(text.splitlines()) == 11  # 1%, then every tenth
+
+
+def test_html_writes_one_page_that_carries_the_run(tmp_path: Path) -> None:
+    """``html``: one self-contained page: the step view's script and the run's record
+    inline, nothing fetched (no ``src=`` or ``href=`` at all)."""
+    source = tmp_path / "aaabdaaabac.txt"
+    source.write_text("aaabdaaabac", encoding="utf-8")
+    page = tmp_path / "run.html"
+    assert cli.main([
+        "html", str(source), "--vocab-size", "259", "--tie-break", "lexmin", "--out", str(page)
+    ]) == 0  # fmt: skip
+    text = page.read_text(encoding="utf-8")
+    record = json.loads(text.split('id="bpeviz-run">')[1].split("</script>")[0])
+    # Wikipedia's walk-through: (a,a) as 256, then (a,b) as 257, then (256, 257) as 258.
+    assert [merge[:3] for merge in record["merges"]] == [[97, 97, 256], [97, 98, 257],
+                                                         [256, 257, 258]]  # fmt: skip
+    assert "mountPage();" in text and "src=" not in text and "href=" not in text
+
+
+def test_html_on_an_empty_file_says_so(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    source = tmp_path / "empty.txt"
+    source.write_bytes(b"")
+    assert cli.main(["html", str(source), "--vocab-size", "300", "--out", str(tmp_path / "x")]) == 2
+    assert "empty" in capsys.readouterr().err

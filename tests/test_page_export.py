@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import apptest_support
@@ -9,9 +10,12 @@ import pytest
 from apptest_support import open_page
 
 from bpeviz.app.state import KEY_IMPORTED
+from bpeviz.app.step_view import step_page_for
 from bpeviz.formats.gpt2 import to_gpt2_files
 from bpeviz.formats.minbpe import to_minbpe_model
 from bpeviz.history import train
+from bpeviz.samples import get_sample
+from bpeviz.stepdata import payload
 
 PAGE = "app_pages/export.py"
 DOWNLOADS = [
@@ -20,6 +24,7 @@ DOWNLOADS = [
     "vocab.json",
     "merges.txt",
     ".tiktoken",
+    "Download this run as an HTML page",
     "History CSV",
 ]
 
@@ -52,7 +57,7 @@ def test_end_of_word_models_explain_why_there_are_no_files() -> None:
     at.selectbox(key="pretok").set_value("words").run()
     at.checkbox(key="eow").check().run()
     assert not at.exception
-    assert download_labels(at) == ["History CSV"]
+    assert download_labels(at) == ["Download this run as an HTML page", "History CSV"]
     warnings = [plain(warning.value) for warning in at.warning]
     assert len(warnings) == 3
     assert all("end-of-word marker" in text for text in warnings)
@@ -119,3 +124,14 @@ def test_impossible_sidebar_settings_still_allow_uploads() -> None:
     assert not at.exception
     assert download_labels(at) == []
     assert len(at.file_uploader) == 1
+
+
+def test_the_run_downloads_as_one_html_page() -> None:
+    """The page carries the same record the Step page's view gets."""
+    at = open_page(PAGE)
+    assert "Download this run as an HTML page" in download_labels(at)
+    sample = get_sample("english")
+    history = train(sample.text, 512, pretokenizer=sample.settings.pretokenizer, top_pairs=12)
+    page = step_page_for(history, name=sample.title, summary="s")
+    record = json.loads(page.split('id="bpeviz-run">')[1].split("</script>")[0])
+    assert record == payload(history)

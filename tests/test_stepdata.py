@@ -25,7 +25,8 @@ from bpeviz.web import step_page
 
 def table_head(history: History, k: int, limit: int) -> tuple[list[tuple[int, int, int]], int]:
     table = history.pair_table(k)
-    rows = list(zip(table.lefts.tolist(), table.rights.tolist(), table.counts.tolist()))
+    columns = (table.lefts.tolist(), table.rights.tolist(), table.counts.tolist())
+    rows = list(zip(*columns, strict=True))
     tied = sum(1 for count in table.counts.tolist() if count == table.counts[0]) if rows else 0
     return rows[:limit], tied
 
@@ -108,7 +109,7 @@ def test_the_window_ends_where_no_merge_joins() -> None:
     data = payload(history, window_symbols=1_000)
     end = data["window"]["symbols"]
     assert 0 < end <= 1_000 and not data["window"]["whole"]
-    symbols, _, death = history.text_symbols()
+    _, _, death = history.text_symbols()
     assert death[end] > history.merge_count  # the boundary after the window never died
     final = history.segmentation(history.merge_count)
     assert data["window"]["bytes"] in set(final.starts.tolist())

@@ -20,7 +20,7 @@ import streamlit as st
 from bpeviz.app.state import KEY_STEP
 from bpeviz.history import History
 from bpeviz.stepdata import payload_json
-from bpeviz.web import SCRIPT, asset
+from bpeviz.web import SCRIPT, asset, step_page
 
 KEY_VIEW = "step_view"  # the component (its state: the step the student stopped at)
 KEY_WHEN = "text_when"  # "Before merge" / "After merge", as links have always said it
@@ -37,6 +37,13 @@ def _record(history: History) -> tuple[str, str, History]:
     the history is kept with it so that its ``id`` is never reused while cached)."""
     text = payload_json(history)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], text, history
+
+
+def step_page_for(history: History, *, name: str, summary: str) -> str:
+    """The exported page of a run (``bpeviz.web.step_page``) with the record the app holds."""
+    _, text, _ = _record(history)
+    subtitle = f"{name} · {len(history.text):,} bytes · {summary}"
+    return step_page(text, title=f"bpeviz: {name}", subtitle=subtitle)
 
 
 def _from_link(name: str) -> str | None:
