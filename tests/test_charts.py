@@ -17,7 +17,6 @@ from bpeviz.app.charts import (
     projector_type,
     reference_label,
     token_count_frame,
-    token_count_spec,
 )
 from bpeviz.app.compression import CURVE_COLUMNS, compression_curves, reference_ratios
 from bpeviz.history import train
@@ -232,32 +231,3 @@ def test_token_count_frame_is_sampled_for_long_histories() -> None:
     frame = token_count_frame(history, max_points=50)
     assert len(frame) <= 50
     assert frame["step"].iloc[0] == 0 and frame["step"].iloc[-1] == history.merge_count
-
-
-def test_token_count_chart_marks_step_k() -> None:
-    history = train(get_sample("english").text, 300)
-    spec = token_count_spec(history, 7)
-    line, rule, dot = spec["layer"]
-    assert [layer["mark"]["type"] for layer in (line, rule, dot)] == ["line", "rule", "point"]
-    line_rows = spec["datasets"][line["data"]["name"]]
-    assert [row["tokens"] for row in line_rows] == [
-        history.token_count(k) for k in range(history.merge_count + 1)
-    ]
-    here = [{"step": 7, "tokens": history.token_count(7)}]
-    assert rule["data"]["values"] == here and dot["data"]["values"] == here
-    # Whole-number ticks (a 3-merge history must not read 0.5), tokens drawn from zero.
-    for channel in ("x", "y"):
-        assert line["encoding"][channel]["axis"]["tickMinStep"] == 1
-    assert line["encoding"]["y"].get("scale", {}).get("zero", True) is True
-
-
-def test_token_count_spec_moves_only_the_marker_and_never_edits_an_earlier_spec() -> None:
-    history = train("aaabdaaabac", 259)  # 11, 9, 7, 5 tokens after 0..3 merges
-    at_one, at_three = token_count_spec(history, 1), token_count_spec(history, 3)
-    assert at_one["layer"][1]["data"]["values"] == [{"step": 1, "tokens": 9}]
-    assert at_three["layer"][2]["data"]["values"] == [{"step": 3, "tokens": 5}]
-    assert at_one["layer"][0] is at_three["layer"][0]  # the line is built once
-    projected = token_count_spec(history, 2, projector=True)
-    assert projected["config"]["axis"]["labelFontSize"] > 11
-    assert "axis" not in at_one["config"]
-    assert projected["layer"][1]["data"]["values"] == [{"step": 2, "tokens": 7}]

@@ -14,8 +14,6 @@ The compression chart has five layers, all on one vocabulary-size axis:
 4. a dotted horizontal rule per text for a reference tokenizer (``cl100k_base``), labelled;
 5. a vertical rule with a label at the vocabulary size chosen in the sidebar.
 
-The Step page's small chart (:func:`token_count_spec`) is here too: tokens in the text after
-each merge, with a rule and a dot at the current step.
 """
 
 from __future__ import annotations
@@ -229,29 +227,6 @@ MARKER_DATA = "step_k"  # the name of the one-row data set the rule and the dot 
 _BASE_SPECS: weakref.WeakKeyDictionary[History, dict[bool, dict[str, Any]]] = (
     weakref.WeakKeyDictionary()
 )
-
-
-def token_count_spec(history: History, k: int, *, projector: bool = False) -> dict[str, Any]:
-    """Tokens in the whole text after each merge, with a rule and a dot at step ``k``.
-
-    A Vega-Lite spec (for ``st.vega_lite_chart``). Building and validating the Altair chart
-    costs ~25 ms, the largest part of a "Next step" click; only the marker moves from step to
-    step, so the spec is built once per history (and type size, ``projector``) and each call
-    copies it with the marker's one row swapped in.
-    """
-    specs = _BASE_SPECS.setdefault(history, {})
-    if projector not in specs:
-        chart = _token_count_chart(history)
-        specs[projector] = (projector_type(chart) if projector else chart).to_dict()
-    base = specs[projector]
-    here = [{"step": k, "tokens": history.token_count(k)}]
-    layers = [
-        {**layer, "data": {"name": MARKER_DATA, "values": here}}
-        if layer.get("data", {}).get("name") == MARKER_DATA
-        else layer
-        for layer in base["layer"]
-    ]
-    return {**base, "layer": layers}
 
 
 def _token_count_chart(history: History, *, height: int = 180) -> alt.LayerChart:
