@@ -4,8 +4,8 @@
   and ``PREFIX.vocab``, then prints a one-screen summary (sizes, stop reason, compression,
   the first and last merges).
 - ``encode`` prints token ids as a JSON list; ``decode`` turns such a list back into the exact
-  bytes of the text. Both use a saved model (``--model x.model`` or ``x.tiktoken``) or GPT-4's
-  ``--encoding cl100k_base``.
+  bytes of the text. Both use a saved model (``--model x.model``, ``x.tiktoken`` or a Hugging
+  Face ``tokenizer.json``) or a real one (``--encoding cl100k_base`` or ``o200k_base``).
 - ``history FILE --vocab-size N`` prints every merge step, as a table or ``--jsonl``.
 
 Bad input never ends in a traceback: the message goes to stderr, with exit status 2 (as
@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from bpeviz.cl100k import CL100K_NAME, Cl100kUnavailable, load_cl100k
 from bpeviz.config import TrainingConfig
 from bpeviz.corpus import build_corpus
 from bpeviz.formats import load_model_file
@@ -32,6 +31,7 @@ from bpeviz.formats.common import render_token
 from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History
 from bpeviz.merge_rows import merge_row
+from bpeviz.openai_ranks import REAL_ENCODING_NAMES, RanksUnavailable, load_encoding
 from bpeviz.pretokenize import PRETOKENIZERS
 from bpeviz.tie_rules import TIE_BREAKS
 from bpeviz.tokenizer import Tokenizer
@@ -114,7 +114,9 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="a minbpe .model, or a .tiktoken file (split with cl100k's pattern)",
     )
-    model.add_argument("--encoding", choices=[CL100K_NAME], help="a built-in tokenizer")
+    model.add_argument(
+        "--encoding", choices=REAL_ENCODING_NAMES, help="a real OpenAI tokenizer (built in)"
+    )
 
 
 # ---- commands -----------------------------------------------------------------------------
@@ -131,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         commands[args.command](args)
         sys.stdout.flush()
-    except (CliError, ValueError, Cl100kUnavailable) as error:
+    except (CliError, ValueError, RanksUnavailable) as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
@@ -289,7 +291,7 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
 
 def _load_tokenizer(args: argparse.Namespace) -> Tokenizer:
     if args.encoding is not None:
-        return load_cl100k()
+        return load_encoding(args.encoding)
     data = _read_bytes(args.model, "model file")
     return load_model_file(Path(args.model).name, data)
 

@@ -113,6 +113,16 @@ def test_cl100k_encode_and_decode(tmp_path: Path) -> None:
     assert decoded == text
 
 
+def test_o200k_encode_and_decode_match_tiktoken(tmp_path: Path) -> None:
+    from tiktoken_oracle import tiktoken_encoding
+
+    text = "CamelCase words, 12345 and 日本語<|endoftext|>"
+    ids = ok(run_cli(tmp_path, "encode", "--encoding", "o200k_base", "--text", text))
+    assert json.loads(ids) == tiktoken_encoding("o200k_base").encode(text, allowed_special="all")
+    decoded = ok(run_cli(tmp_path, "decode", "--encoding", "o200k_base", "--ids", ids))
+    assert decoded == text
+
+
 def test_encode_with_a_tiktoken_file(tmp_path: Path) -> None:
     (tmp_path / "ranks.tiktoken").write_text(
         to_tiktoken(train("aaabdaaabac", 259).tokenizer), encoding="utf-8"
@@ -245,8 +255,8 @@ BAD_INPUTS = [
                  "--ids: expected a JSON list of token ids", id="ids-not-integers"),
     pytest.param({}, ["encode", "--text", "hi"],
                  "one of the arguments --model --encoding is required", id="no-model"),
-    pytest.param({}, ["encode", "--encoding", "o200k_base", "--text", "hi"],
-                 "invalid choice: 'o200k_base'", id="unknown-encoding"),
+    pytest.param({}, ["encode", "--encoding", "p50k_base", "--text", "hi"],
+                 "invalid choice: 'p50k_base'", id="unknown-encoding"),
     pytest.param({}, [], "the following arguments are required: COMMAND", id="no-command"),
 ]  # fmt: skip
 

