@@ -1,7 +1,8 @@
 """The command line: ``python -m bpeviz train | encode | decode | history``.
 
 - ``train FILE --vocab-size N --out PREFIX`` learns merges and writes minbpe's ``PREFIX.model``
-  and ``PREFIX.vocab``, then prints a one-screen summary (sizes, stop reason, compression,
+  and ``PREFIX.vocab`` (and with ``--tokenizer-json`` Hugging Face's ``PREFIX.tokenizer.json``),
+  then prints a one-screen summary (sizes, stop reason, compression,
   the first and last merges).
 - ``encode`` prints token ids as a JSON list; ``decode`` turns such a list back into the exact
   bytes of the text. Both use a saved model (``--model x.model``, ``x.tiktoken`` or a Hugging
@@ -28,6 +29,7 @@ from bpeviz.config import TrainingConfig
 from bpeviz.corpus import build_corpus
 from bpeviz.formats import load_model_file
 from bpeviz.formats.common import render_token
+from bpeviz.formats.hf_json import to_hf_json
 from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History
 from bpeviz.merge_rows import merge_row
@@ -62,6 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_training_options(train_parser)
     train_parser.add_argument(
         "--out", required=True, metavar="PREFIX", help="write PREFIX.model and PREFIX.vocab"
+    )
+    train_parser.add_argument(
+        "--tokenizer-json",
+        action="store_true",
+        help="also write PREFIX.tokenizer.json (Hugging Face tokenizers' format)",
     )
 
     history_parser = commands.add_parser("history", help="print every merge step of training")
@@ -158,6 +165,12 @@ def _train(args: argparse.Namespace) -> None:
         print(f"bpeviz: note: {prefix}.model not written: {error}", file=sys.stderr)
     else:
         written.insert(0, _write(Path(f"{prefix}.model"), model_text))
+    if args.tokenizer_json:
+        try:
+            hf_text = to_hf_json(history.tokenizer)
+        except ValueError as error:
+            raise CliError(f"{prefix}.tokenizer.json not written: {error}") from None
+        written.append(_write(Path(f"{prefix}.tokenizer.json"), hf_text))
     print(_summary(args, history, text_size, written, time.perf_counter() - started))
 
 

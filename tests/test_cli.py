@@ -309,3 +309,31 @@ def test_progress_reports_long_work(tty: bool, monkeypatch: pytest.MonkeyPatch) 
         assert text.count("\r") == 100 and text.endswith("\n")
     else:
         assert len(text.splitlines()) == 11  # 1%, then every tenth
+
+
+@pytest.mark.parametrize("pretokenizer", ["bytes", "gpt4"])
+def test_train_writes_a_tokenizer_json_that_tokenizers_reads(
+    pretokenizer: str, tmp_path: Path
+) -> None:
+    """``--tokenizer-json``: Hugging Face's loader gives the ids our ``encode`` prints."""
+    from tokenizers import Tokenizer as HFTokenizer
+
+    (tmp_path / "corpus.txt").write_text(ENGLISH, encoding="utf-8")
+    ok(run_cli(tmp_path, "train", "corpus.txt", "--vocab-size", "320", "--pretokenizer",
+               pretokenizer, "--special", "<|endoftext|>", "--out", "m", "--tokenizer-json"))
+    hf = HFTokenizer.from_file(str(tmp_path / "m.tokenizer.json"))
+    text = "The printer<|endoftext|> counted  pairs\n"
+    ids = ok(run_cli(tmp_path, "encode", "--model", "m.tokenizer.json", "--text", text))
+    assert json.loads(ids) == hf.encode(text).ids
+    ids = ok(run_cli(tmp_path, "encode", "--model", "m.model", "--text", text))
+    assert json.loads(ids) == hf.encode(text).ids
+
+
+def test_train_refuses_a_words_tokenizer_json_with_the_reason(tmp_path: Path) -> None:
+    (tmp_path / "corpus.txt").write_text(ENGLISH, encoding="utf-8")
+    result = run_cli(tmp_path, "train", "corpus.txt", "--vocab-size", "300", "--pretokenizer",
+                     "words", "--out", "m", "--tokenizer-json")
+    assert result.returncode == 2
+    assert "m.tokenizer.json not written" in stderr_of(result)
+    assert "never merges the whitespace between words" in stderr_of(result)
+    assert not (tmp_path / "m.tokenizer.json").exists()

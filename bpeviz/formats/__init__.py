@@ -38,7 +38,7 @@ def load_model_file(name: str, data: bytes) -> Tokenizer:
             f"{name!r} is minbpe's human-readable .vocab listing, which cannot be read back "
             "(it is lossy): load the .model file saved next to it"
         )
-    if lower.endswith(".json") and not lower.endswith("vocab.json"):
+    if is_hf_json(name, data):
         return from_hf_json(data)
     if lower.endswith(("vocab.json", "merges.txt")):
         raise ValueError(
@@ -49,10 +49,19 @@ def load_model_file(name: str, data: bytes) -> Tokenizer:
         return from_minbpe_model(data)
     if TIKTOKEN_LINE.match(data):
         return from_tiktoken(data)
-    if data.lstrip()[:1] == b"{":
-        return from_hf_json(data)
     raise ValueError(
         f"cannot tell what kind of model {name!r} is: load a minbpe .model file (its first line "
         f"is {MINBPE_HEADER!r}), a tiktoken .tiktoken file (lines 'base64_token rank') or a "
         "Hugging Face tokenizer.json"
     )
+
+
+def is_hf_json(name: str, data: bytes) -> bool:
+    """Whether an upload is read as a Hugging Face ``tokenizer.json``: a ``.json`` name other
+    than GPT-2's ``vocab.json``, or a file of another name that starts as a JSON object."""
+    lower = name.lower()
+    if lower.endswith(".json"):
+        return not lower.endswith("vocab.json")
+    if lower.endswith((".model", ".tiktoken", ".vocab", ".txt")):
+        return False
+    return data.lstrip()[:1] == b"{"
