@@ -25,13 +25,14 @@ from typing import Any
 from bpeviz.formats.common import (
     check_representable,
     check_unique_bytes,
+    merge_tokenizer,
     read_file_bytes,
     require_merges,
     write_text,
 )
 from bpeviz.formats.gpt2 import bytes_to_unicode
 from bpeviz.pretokenize import GPT2_SPLIT_PATTERN
-from bpeviz.tokenizer import MERGE, Tokenizer, pretokenizer_for_pattern
+from bpeviz.tokenizer import MERGE, Tokenizer
 
 KIND = "tokenizer.json"
 MAX_JSON_BYTES = 32 * 1024 * 1024  # Llama 3's is 9 MB; anything far larger is not a tokenizer
@@ -142,14 +143,7 @@ def from_hf_json(data: str | bytes) -> Tokenizer:
         byte_ids.append(vocab[char])
     merges = _merges(model.get("merges"), vocab)
     specials = _added_tokens(document.get("added_tokens"))
-    pretokenizer, override = pretokenizer_for_pattern(pattern)
-    return Tokenizer(
-        byte_ids=byte_ids,
-        merges=merges,
-        pretokenizer=pretokenizer,
-        pattern=override,
-        special_tokens=specials,
-    )
+    return merge_tokenizer(byte_ids, merges, pattern, specials)
 
 
 def load_hf_json(path: str | Path) -> Tokenizer:
