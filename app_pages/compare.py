@@ -31,20 +31,18 @@ choices = tokenizer_choices(
 options = list(choices)
 first_default, second_default = default_pair(options)
 pickers = columns(2, key="compare_pickers")
-picked = [
-    picker.selectbox(
-        label,
-        options,
-        index=options.index(default),
-        format_func=lambda key: f"{key}: {choices[key]}",
-        key=key,
-        bind="query-params",
-    )
-    for picker, label, default, key in (
-        (pickers[0], "Left", first_default, "cmp_left"),
-        (pickers[1], "Right", second_default, "cmp_right"),
-    )
-]
+picked = []
+# The options are the short names themselves: they are what the link holds (?cmp_left=...).
+for picker, label, default, key in (
+    (pickers[0], "Left", first_default, "cmp_left"),
+    (pickers[1], "Right", second_default, "cmp_right"),
+):
+    with picker:
+        choice = st.selectbox(
+            label, options, index=options.index(default), key=key, bind="query-params"
+        )
+        st.caption(choices[choice])
+        picked.append(choice)
 text = linked_text_area(
     "Text to compare", key="compare_text", default=compare.DEFAULT_COMPARE_TEXT, height=110
 )

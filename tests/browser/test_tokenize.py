@@ -146,3 +146,16 @@ def test_the_replay_numbers_merges_as_the_step_page_does(app: AppPage) -> None:
             f"{label!r}, but the Step page's merge {step.step} joins “{pair[0]}” + “{pair[1]}”"
         )
     app.assert_clean()
+
+
+def test_o200k_boundaries_match_tiktoken(app: AppPage) -> None:
+    """GPT-4o's tokenizer in the page: ids from tiktoken (built from its published recipe)."""
+    from tiktoken_oracle import tiktoken_encoding
+
+    expected = tiktoken_encoding("o200k_base").encode(TEXT, allowed_special="all")
+    app.open("tokenize")
+    paste(app, TEXT)
+    choose(app, "tok_model", "o200k_base")
+    assert shown_ids(app) == expected
+    assert "tok_model=o200k_base" in app.page.url
+    app.assert_clean()
