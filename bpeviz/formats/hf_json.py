@@ -4,7 +4,11 @@
 What is written: a ``BPE`` model (vocab in GPT-2's byte-to-character mapping, merges as pairs
 in learned order), special tokens as added tokens, and a pre-tokenizer that cuts as ours does:
 ``bytes`` mode is ``ByteLevel`` alone (no regex), ``gpt2``/``gpt4`` (or any pattern) is a
-``Split`` on our pattern (``Isolated``) followed by ``ByteLevel`` without its own regex.
+``Split`` on our pattern (``Isolated``) followed by ``ByteLevel`` without its own regex. The
+Split's regex runs in Oniguruma, not Python's ``regex``: the one construct the two read
+differently in our patterns, a possessive ``{n,m}+``, is written as an atomic group
+(:func:`to_onig`) and read back the other way (:func:`from_onig`). Characters that Unicode
+assigned recently may still be classified differently by the two engines' own tables.
 
 What is read: the same shapes, plus GPT-2's ``ByteLevel`` with its built-in regex. Anything
 that would make ``tokenizers`` encode differently from us is refused with a message naming it,
@@ -18,6 +22,7 @@ padding. Left out of writing: ``words`` mode, whose whitespace is never merged (
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -31,7 +36,7 @@ from bpeviz.formats.common import (
     write_text,
 )
 from bpeviz.formats.gpt2 import bytes_to_unicode
-from bpeviz.pretokenize import GPT2_SPLIT_PATTERN
+from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, SPLIT_PATTERNS
 from bpeviz.tokenizer import MERGE, Tokenizer
 
 KIND = "tokenizer.json"
@@ -40,6 +45,39 @@ MAX_TOKENS = 2_000_000
 _BYTE_TO_CHAR = bytes_to_unicode()
 _CHAR_TO_BYTE = {char: byte for byte, char in _BYTE_TO_CHAR.items()}
 _BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True}
+
+
+# One atom (\p{..}, an escape, a [class] or a plain character) with a {n,m} interval and a
+# "+" after it. Python's regex reads "+" there as possessive; Oniguruma, the engine of
+# tokenizers' Split, reads it as "repeat the interval" (\p{N}{1,3}+ takes a whole run of
+# digits), which is why Llama 3's files write \p{N}{1,3} without it.
+_INTERVAL_PLUS = re.compile(
+    r"(\\p\{\w+\}|\\.|\[(?:\\.|[^\]\\])*\]|[^\\()\[\]{}|])"  # the atom
+    r"(\{\d+(?:,\d*)?\})\+"  # {n,m}+
+)
+
+
+def to_onig(pattern: str) -> str:
+    r"""A pattern as tokenizers' Split must hold it to cut as Python's ``regex`` does: each
+    possessive interval becomes an atomic group, which both engines read alike.
+
+    >>> to_onig(r"\p{N}{1,3}+|\s++$")
+    '(?>\\p{N}{1,3})|\\s++$'
+    """
+    return _INTERVAL_PLUS.sub(r"(?>\1\2)", pattern)
+
+
+def from_onig(pattern: str) -> str:
+    r"""A Split pattern from a file as Python's ``regex`` must hold it: ``X{n,m}+`` repeats
+    the interval there, as in Oniguruma. Our own exports come back as the published pattern.
+
+    >>> from_onig(r"\p{N}{1,3}+")
+    '(?:\\p{N}{1,3})+'
+    """
+    for known in SPLIT_PATTERNS.values():
+        if pattern == to_onig(known):
+            return known
+    return _INTERVAL_PLUS.sub(r"(?:\1\2)+", pattern)
 
 
 def _as_chars(token: bytes) -> str:
@@ -83,7 +121,7 @@ def to_hf_json(tokenizer: Tokenizer) -> str:
     if pattern:
         split = {
             "type": "Split",
-            "pattern": {"Regex": pattern},
+            "pattern": {"Regex": to_onig(pattern)},
             "behavior": "Isolated",
             "invert": False,
         }
@@ -257,7 +295,7 @@ def _split_pattern(pre_tokenizer: Any) -> str:
         )
     if not pattern["Regex"]:
         raise _unsupported("a Split on an empty regex")
-    return pattern["Regex"]
+    return from_onig(pattern["Regex"])
 
 
 def _vocab(raw: Any) -> dict[str, int]:
