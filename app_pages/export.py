@@ -97,8 +97,10 @@ if history is not None:
 
 st.header("Inspect a model file", anchor=False)
 st.markdown(
-    "Upload a minbpe `.model`, a tiktoken `.tiktoken`, or a GPT-2 `vocab.json` together with "
-    "its `merges.txt` (select both files). The model is then offered on the **Tokenize** page."
+    "Upload a minbpe `.model`, a tiktoken `.tiktoken`, a Hugging Face `tokenizer.json` "
+    "(byte-level BPE: GPT-2, Llama 3 or Qwen style), or a GPT-2 `vocab.json` together with "
+    "its `merges.txt` (select both files). The model is then offered on the **Tokenize** and "
+    "**Compare** pages."
 )
 files = st.file_uploader(
     "Model file(s)",
@@ -137,13 +139,17 @@ if files:
     else:
         st.success(
             f"Loaded {escape_markdown(result.source)} as a {result.kind}. "
-            "It is now offered on the Tokenize page."
+            "It is now offered on the Tokenize and Compare pages."
         )
-        st.page_link("app_pages/tokenize.py", label="Tokenize with it", icon="✂️")
+        links = st.columns(2)
+        links[0].page_link("app_pages/tokenize.py", label="Tokenize with it", icon="✂️")
+        links[1].page_link("app_pages/compare.py", label="Compare it", icon="⚖️")
         st.dataframe(result.summary.frame(), hide_index=True, width="stretch")
         st.markdown("**The first learned tokens**")
         st.dataframe(export.first_tokens_frame(result.tokenizer), hide_index=True, height=300)
 else:
     imported = imported_tokenizer()
     if imported is not None:
-        caption(f"Imported this session: {imported[0]} (offered on the Tokenize page).")
+        caption(
+            f"Imported this session: {imported[0]} (offered on the Tokenize and Compare pages)."
+        )

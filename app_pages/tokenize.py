@@ -1,14 +1,16 @@
-"""Tokenize text: any text through the trained tokenizer or cl100k_base, and why a word splits."""
+"""Tokenize text: any text through the trained, a real or an imported tokenizer, and why a word
+splits."""
 
 import streamlit as st
 
 from bpeviz.app import tables
+from bpeviz.app.choices import tokenizer_choices
 from bpeviz.app.marks import legend_html
 from bpeviz.app.spans import id_views, tokens_html
 from bpeviz.app.state import current_text, imported_tokenizer
 from bpeviz.app.surprises import find_surprise, load_surprises
 from bpeviz.app.trace import trace_html, trace_summary_html
-from bpeviz.app.training import cl100k, current_history, encode, history_key
+from bpeviz.app.training import chosen_tokenizer, current_history, encode_with
 from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_spans
 from bpeviz.pretokenize import to_bytes
 from bpeviz.readable import readable
@@ -70,12 +72,11 @@ text = linked_text_area(
 if surprise is not None:
     st.info(f"**What to look at.** {escape_markdown(surprise.look)}", icon="🔎")
 
-# Option names are short and stable: they are what the link holds (?tok_model=cl100k_base).
-choices = {"cl100k_base": "GPT-4's tokenizer, 100,256 tokens"}
-if history is not None and text_info is not None:
-    choices = {"Trained here": f"{history.vocab_size:,} tokens, from the sidebar's text", **choices}
-if imported is not None:
-    choices["Imported"] = "the model loaded on the Export / import page"
+# Option names are short and stable: they are what the link holds (?tok_model=o200k_base).
+choices = tokenizer_choices(
+    trained_size=history.vocab_size if history is not None and text_info is not None else None,
+    imported_name=imported[0] if imported is not None else None,
+)
 model_column, view_column = columns([3, 2], key="tokenize_choices")
 with model_column:
     model = st.radio(
@@ -102,22 +103,13 @@ with view_column:
         "character they spell.",
     )
 
-if model == "Trained here" and history is not None:
-    tokenizer = history.tokenizer
-    ids = encode(tokenizer, history_key(history), text)
-    rank_label = _merge_number
-elif model == "Imported" and imported is not None:
-    tokenizer = imported[1]
-    ids = tokenizer.encode(text)
-    rank_label = "rank {:,}".format if tokenizer.ranks is not None else _merge_number
-else:
-    try:
-        tokenizer = cl100k()
-    except RuntimeError as error:
-        st.error(f"cl100k_base is not available: {error}")
-        st.stop()
-    ids = encode(tokenizer, "cl100k", text)
-    rank_label = "rank {:,}".format
+try:
+    tokenizer, tokenizer_key = chosen_tokenizer(model, history, imported)
+except (RuntimeError, ValueError) as error:
+    st.error(f"{model} is not available: {error}")
+    st.stop()
+ids = encode_with(tokenizer, tokenizer_key, text)
+rank_label = "rank {:,}".format if tokenizer.ranks is not None else _merge_number
 
 if not text:
     st.info("Type or paste some text above to see its tokens.")

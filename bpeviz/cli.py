@@ -1,11 +1,12 @@
 """The command line: ``python -m bpeviz train | encode | decode | history``.
 
 - ``train FILE --vocab-size N --out PREFIX`` learns merges and writes minbpe's ``PREFIX.model``
-  and ``PREFIX.vocab``, then prints a one-screen summary (sizes, stop reason, compression,
+  and ``PREFIX.vocab`` (and with ``--tokenizer-json`` Hugging Face's ``PREFIX.tokenizer.json``),
+  then prints a one-screen summary (sizes, stop reason, compression,
   the first and last merges).
 - ``encode`` prints token ids as a JSON list; ``decode`` turns such a list back into the exact
-  bytes of the text. Both use a saved model (``--model x.model`` or ``x.tiktoken``) or GPT-4's
-  ``--encoding cl100k_base``.
+  bytes of the text. Both use a saved model (``--model x.model``, ``x.tiktoken`` or a Hugging
+  Face ``tokenizer.json``) or a real one (``--encoding cl100k_base`` or ``o200k_base``).
 - ``history FILE --vocab-size N`` prints every merge step, as a table or ``--jsonl``.
 
 Bad input never ends in a traceback: the message goes to stderr, with exit status 2 (as
@@ -24,14 +25,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from bpeviz.cl100k import CL100K_NAME, Cl100kUnavailable, load_cl100k
 from bpeviz.config import TrainingConfig
 from bpeviz.corpus import build_corpus
 from bpeviz.formats import load_model_file
 from bpeviz.formats.common import render_token
+from bpeviz.formats.hf_json import to_hf_json
 from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History
 from bpeviz.merge_rows import merge_row
+from bpeviz.openai_ranks import REAL_ENCODING_NAMES, RanksUnavailable, load_encoding
 from bpeviz.pretokenize import PRETOKENIZERS
 from bpeviz.stepdata import TOP_PAIRS, payload_json
 from bpeviz.tie_rules import TIE_BREAKS
@@ -64,6 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_training_options(train_parser)
     train_parser.add_argument(
         "--out", required=True, metavar="PREFIX", help="write PREFIX.model and PREFIX.vocab"
+    )
+    train_parser.add_argument(
+        "--tokenizer-json",
+        action="store_true",
+        help="also write PREFIX.tokenizer.json (Hugging Face tokenizers' format)",
     )
 
     history_parser = commands.add_parser("history", help="print every merge step of training")
@@ -122,7 +129,9 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="a minbpe .model, or a .tiktoken file (split with cl100k's pattern)",
     )
-    model.add_argument("--encoding", choices=[CL100K_NAME], help="a built-in tokenizer")
+    model.add_argument(
+        "--encoding", choices=REAL_ENCODING_NAMES, help="a real OpenAI tokenizer (built in)"
+    )
 
 
 # ---- commands -----------------------------------------------------------------------------
@@ -145,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         commands[args.command](args)
         sys.stdout.flush()
-    except (CliError, ValueError, Cl100kUnavailable) as error:
+    except (CliError, ValueError, RanksUnavailable) as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
@@ -170,6 +179,12 @@ def _train(args: argparse.Namespace) -> None:
         print(f"bpeviz: note: {prefix}.model not written: {error}", file=sys.stderr)
     else:
         written.insert(0, _write(Path(f"{prefix}.model"), model_text))
+    if args.tokenizer_json:
+        try:
+            hf_text = to_hf_json(history.tokenizer)
+        except ValueError as error:
+            raise CliError(f"{prefix}.tokenizer.json not written: {error}") from None
+        written.append(_write(Path(f"{prefix}.tokenizer.json"), hf_text))
     print(_summary(args, history, text_size, written, time.perf_counter() - started))
 
 
@@ -316,7 +331,7 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
 
 def _load_tokenizer(args: argparse.Namespace) -> Tokenizer:
     if args.encoding is not None:
-        return load_cl100k()
+        return load_encoding(args.encoding)
     data = _read_bytes(args.model, "model file")
     return load_model_file(Path(args.model).name, data)
 

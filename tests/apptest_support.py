@@ -29,9 +29,12 @@ def prepare(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     st.cache_resource.clear()
 
 
-def open_page(page: str) -> AppTest:
-    """Run the app once, switch to ``page`` (e.g. ``"app_pages/compare.py"``) and run it."""
+def open_page(page: str, **params: str) -> AppTest:
+    """Run the app once (with these query parameters), switch to ``page`` (e.g.
+    ``"app_pages/compare.py"``) and run it."""
     at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
     at.run()
     assert not at.exception
     at.switch_page(page)

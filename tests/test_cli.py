@@ -113,6 +113,16 @@ def test_cl100k_encode_and_decode(tmp_path: Path) -> None:
     assert decoded == text
 
 
+def test_o200k_encode_and_decode_match_tiktoken(tmp_path: Path) -> None:
+    from tiktoken_oracle import tiktoken_encoding
+
+    text = "CamelCase words, 12345 and 日本語<|endoftext|>"
+    ids = ok(run_cli(tmp_path, "encode", "--encoding", "o200k_base", "--text", text))
+    assert json.loads(ids) == tiktoken_encoding("o200k_base").encode(text, allowed_special="all")
+    decoded = ok(run_cli(tmp_path, "decode", "--encoding", "o200k_base", "--ids", ids))
+    assert decoded == text
+
+
 def test_encode_with_a_tiktoken_file(tmp_path: Path) -> None:
     (tmp_path / "ranks.tiktoken").write_text(
         to_tiktoken(train("aaabdaaabac", 259).tokenizer), encoding="utf-8"
@@ -245,8 +255,8 @@ BAD_INPUTS = [
                  "--ids: expected a JSON list of token ids", id="ids-not-integers"),
     pytest.param({}, ["encode", "--text", "hi"],
                  "one of the arguments --model --encoding is required", id="no-model"),
-    pytest.param({}, ["encode", "--encoding", "o200k_base", "--text", "hi"],
-                 "invalid choice: 'o200k_base'", id="unknown-encoding"),
+    pytest.param({}, ["encode", "--encoding", "p50k_base", "--text", "hi"],
+                 "invalid choice: 'p50k_base'", id="unknown-encoding"),
     pytest.param({}, [], "the following arguments are required: COMMAND", id="no-command"),
 ]  # fmt: skip
 
@@ -323,3 +333,31 @@ def test_html_on_an_empty_file_says_so(tmp_path: Path, capsys: pytest.CaptureFix
     source.write_bytes(b"")
     assert cli.main(["html", str(source), "--vocab-size", "300", "--out", str(tmp_path / "x")]) == 2
     assert "empty" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("pretokenizer", ["bytes", "gpt4"])
+def test_train_writes_a_tokenizer_json_that_tokenizers_reads(
+    pretokenizer: str, tmp_path: Path
+) -> None:
+    """``--tokenizer-json``: Hugging Face's loader gives the ids our ``encode`` prints."""
+    from tokenizers import Tokenizer as HFTokenizer
+
+    (tmp_path / "corpus.txt").write_text(ENGLISH, encoding="utf-8")
+    ok(run_cli(tmp_path, "train", "corpus.txt", "--vocab-size", "320", "--pretokenizer",
+               pretokenizer, "--special", "<|endoftext|>", "--out", "m", "--tokenizer-json"))
+    hf = HFTokenizer.from_file(str(tmp_path / "m.tokenizer.json"))
+    text = "The printer<|endoftext|> counted  pairs\n"
+    ids = ok(run_cli(tmp_path, "encode", "--model", "m.tokenizer.json", "--text", text))
+    assert json.loads(ids) == hf.encode(text).ids
+    ids = ok(run_cli(tmp_path, "encode", "--model", "m.model", "--text", text))
+    assert json.loads(ids) == hf.encode(text).ids
+
+
+def test_train_refuses_a_words_tokenizer_json_with_the_reason(tmp_path: Path) -> None:
+    (tmp_path / "corpus.txt").write_text(ENGLISH, encoding="utf-8")
+    result = run_cli(tmp_path, "train", "corpus.txt", "--vocab-size", "300", "--pretokenizer",
+                     "words", "--out", "m", "--tokenizer-json")
+    assert result.returncode == 2
+    assert "m.tokenizer.json not written" in stderr_of(result)
+    assert "never merges the whitespace between words" in stderr_of(result)
+    assert not (tmp_path / "m.tokenizer.json").exists()

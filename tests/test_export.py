@@ -48,7 +48,7 @@ def by_title(tokenizer: Tokenizer) -> dict:
 
 def test_every_format_is_offered_for_a_plain_model(english) -> None:
     exports = by_title(english.tokenizer)
-    assert [item.error for item in exports.values()] == [None, None, None]
+    assert [item.error for item in exports.values()] == [None, None, None, None]
     names = [download.file_name for item in exports.values() for download in item.files]
     assert names == [
         "toy.model",
@@ -56,6 +56,7 @@ def test_every_format_is_offered_for_a_plain_model(english) -> None:
         "toy-vocab.json",
         "toy-merges.txt",
         "toy.tiktoken",
+        "toy-tokenizer.json",
     ]
 
 

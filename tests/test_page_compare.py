@@ -31,7 +31,9 @@ def span_html(at) -> list[str]:
 
 def test_default_text_compares_both_tokenizers() -> None:
     at = open_page(PAGE)
-    assert at.title[0].value == "Compare with cl100k_base"
+    assert at.title[0].value == "Compare tokenizers"
+    assert at.selectbox(key="cmp_left").value == "Trained here"
+    assert at.selectbox(key="cmp_right").value == "cl100k_base"
     found = metrics(at)
     assert len(found["Tokens"]) == 2
     assert len(found["Bytes per token"]) == 2
@@ -84,3 +86,45 @@ def test_impossible_sidebar_settings_show_a_message() -> None:
     assert not at.exception
     assert any("too small" in error.value for error in at.error)
     assert span_html(at) == []
+
+
+def test_any_two_real_tokenizers_and_their_cuts() -> None:
+    """cl100k_base against o200k_base: both sides' ids and the cuts come from tiktoken."""
+    from tiktoken_oracle import tiktoken_encoding
+
+    text = "CamelCase and 12345 in 東京"
+    at = open_page(PAGE)
+    at.selectbox(key="cmp_left").set_value("cl100k_base")
+    at.selectbox(key="cmp_right").set_value("o200k_base")
+    at.text_area(key="compare_text").set_value(text).run()
+    assert not at.exception
+    expected = [tiktoken_encoding(name).encode(text) for name in ("cl100k_base", "o200k_base")]
+    found = metrics(at)
+    assert found["Tokens"] == [str(len(expected[0])), str(len(expected[1]))]
+    cuts = []
+    for name, ids in zip(("cl100k_base", "o200k_base"), expected, strict=True):
+        encoding = tiktoken_encoding(name)
+        ends, offset = set(), 0
+        for token in ids[:-1]:
+            offset += len(encoding.decode_single_token_bytes(token))
+            ends.add(offset)
+        cuts.append(ends)
+    assert found["Only cl100k_base"] == [str(len(cuts[0] - cuts[1]))]
+    assert found["Only o200k_base"] == [str(len(cuts[1] - cuts[0]))]
+    for html, ids in zip(span_html(at), expected, strict=True):
+        assert all(f'title="id {token}' in html for token in ids)
+
+
+def test_the_same_tokenizer_twice_asks_for_two() -> None:
+    at = open_page(PAGE)
+    at.selectbox(key="cmp_right").set_value("Trained here").run()
+    assert not at.exception
+    assert any("choose two different" in info.value for info in at.info)
+    assert span_html(at) == []
+
+
+def test_bad_training_settings_still_compare_the_real_ones() -> None:
+    at = open_page(PAGE, vocab="100")
+    assert not at.exception
+    assert at.selectbox(key="cmp_left").options == ["cl100k_base", "o200k_base"]
+    assert len(span_html(at)) == 2

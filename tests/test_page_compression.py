@@ -19,7 +19,7 @@ def metric_labels(at: AppTest) -> list[str]:
     return [metric.label for metric in at.metric]
 
 
-def test_page_shows_both_languages_and_cl100k() -> None:
+def test_page_shows_both_languages_and_both_real_tokenizers() -> None:
     at = open_page(PAGE)
     assert at.title[0].value == "Compression"
     assert metric_labels(at) == [
@@ -27,12 +27,35 @@ def test_page_shows_both_languages_and_cl100k() -> None:
         "Japanese on Japanese",
         "cl100k_base on English",
         "cl100k_base on Japanese",
+        "o200k_base on English",
+        "o200k_base on Japanese",
     ]
     # Hand-checkable anchors: cl100k_base on the English sample is 5,034 bytes in 1,159 tokens.
     assert at.metric[2].value == "4.34"
     assert len(at.get("vega_lite_chart")) == 1
     assert [button.label for button in at.get("download_button")] == ["Download the curves as CSV"]
     assert any("(512)" in caption.value for caption in at.caption)
+
+
+def test_real_tokenizers_numbers_and_language_cost_come_from_tiktoken() -> None:
+    """Bytes per token and "Japanese costs N× more tokens" for each real tokenizer, with
+    token counts from tiktoken on the two bundled samples."""
+    from tiktoken_oracle import tiktoken_encoding
+
+    from bpeviz.samples import get_sample
+
+    at = open_page(PAGE)
+    texts = {"English": get_sample("english").text, "Japanese": get_sample("japanese").text}
+    values = dict(zip(metric_labels(at), [metric.value for metric in at.metric], strict=True))
+    sentences = " ".join(markdown.value for markdown in at.markdown)
+    for name in ("cl100k_base", "o200k_base"):
+        ratio = {}
+        for language, text in texts.items():
+            tokens = len(tiktoken_encoding(name).encode(text, disallowed_special=()))
+            ratio[language] = len(text.encode()) / tokens
+            assert values[f"{name} on {language}"] == f"{ratio[language]:.2f}"
+        cost = ratio["English"] / ratio["Japanese"]
+        assert f"{name}: Japanese costs {cost:.1f}× more tokens than English" in sentences
 
 
 def test_the_marker_follows_the_sidebar_vocab_size() -> None:
@@ -45,9 +68,10 @@ def test_the_marker_follows_the_sidebar_vocab_size() -> None:
 
 def test_toggles_drop_the_reference_and_the_cross_measurements() -> None:
     at = open_page(PAGE)
-    at.toggle(key="compression_cl100k").set_value(False).run()
+    at.toggle(key="compression_real").set_value(False).run()
     assert not at.exception
-    assert not any("cl100k" in label for label in metric_labels(at))
+    assert not any("_base" in label for label in metric_labels(at))
+    assert not any("costs" in markdown.value for markdown in at.markdown)
     at.toggle(key="compression_cross").set_value(False).run()
     assert not at.exception
     assert len(at.get("vega_lite_chart")) == 1

@@ -24,6 +24,7 @@ DOWNLOADS = [
     "vocab.json",
     "merges.txt",
     ".tiktoken",
+    "tokenizer.json",
     "Download this run as an HTML page",
     "History CSV",
 ]
@@ -59,7 +60,7 @@ def test_end_of_word_models_explain_why_there_are_no_files() -> None:
     assert not at.exception
     assert download_labels(at) == ["Download this run as an HTML page", "History CSV"]
     warnings = [plain(warning.value) for warning in at.warning]
-    assert len(warnings) == 3
+    assert len(warnings) == 4
     assert all("end-of-word marker" in text for text in warnings)
 
 
@@ -126,6 +127,56 @@ def test_impossible_sidebar_settings_still_allow_uploads() -> None:
     assert len(at.file_uploader) == 1
 
 
+def test_uploading_a_tokenizer_json_offers_it_to_tokenize_and_compare() -> None:
+    """A file that Hugging Face tokenizers writes: the ids on both pages are its own."""
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import models, pre_tokenizers, trainers
+
+    hf = HFTokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=["<|endoftext|>"],
+        show_progress=False,
+    )
+    hf.train_from_iterator(["the cat sat on the mat, the cat ate the rat"] * 20, trainer=trainer)
+    at = open_page(PAGE)
+    at.file_uploader(key="export_model_files").upload("tokenizer.json", hf.to_str().encode())
+    at.run()
+    assert not at.exception
+    assert any("as a Hugging Face tokenizer.json" in plain(s.value) for s in at.success)
+    text = "the cat<|endoftext|>"
+    at.switch_page("app_pages/tokenize.py")
+    at.query_params["tok_model"] = "Imported"
+    at.run()
+    at.radio(key="tok_model").set_value("Imported")
+    at.segmented_control(key="tok_view").set_value("Token ids")
+    at.text_area(key="tok_text").input(text).run()
+    assert not at.exception
+    html = "".join(h.value for h in at.html if "bpe-scroll" in h.value)
+    assert all(f'title="id {token}' in html for token in hf.encode(text).ids)
+    at.switch_page("app_pages/compare.py").run()
+    at.selectbox(key="cmp_left").set_value("Imported")
+    at.text_area(key="compare_text").input(text).run()
+    assert not at.exception
+    assert next(m.value for m in at.metric if m.label == "Tokens") == str(len(hf.encode(text).ids))
+
+
+def test_an_unsupported_tokenizer_json_names_what_and_keeps_the_page() -> None:
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import models
+
+    wordpiece = HFTokenizer(models.WordPiece({"[UNK]": 0, "a": 1}, unk_token="[UNK]")).to_str()
+    at = open_page(PAGE)
+    at.file_uploader(key="export_model_files").upload("tokenizer.json", wordpiece.encode()).run()
+    assert not at.exception
+    errors = [plain(error.value) for error in at.error]
+    assert len(errors) == 1 and "WordPiece model" in errors[0]
+    assert KEY_IMPORTED not in at.session_state
+    at.file_uploader(key="export_model_files").upload("tokenizer.json", b'{"model": [').run()
+    assert not at.exception
+    assert any("not valid JSON" in plain(error.value) for error in at.error)
 def test_the_run_downloads_as_one_html_page() -> None:
     """The page carries the same record the Step page's view gets."""
     at = open_page(PAGE)

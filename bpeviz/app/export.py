@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from bpeviz.corpus import BYTE_COUNT
-from bpeviz.formats import load_model_file
+from bpeviz.formats import is_hf_json, load_model_file
 from bpeviz.formats.gpt2 import from_gpt2_files, to_gpt2_files
+from bpeviz.formats.hf_json import to_hf_json
 from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.formats.tiktoken import from_tiktoken, to_tiktoken
 from bpeviz.pretokenize import GPT4_SPLIT_PATTERN, PRETOKENIZER_REGISTRY
@@ -132,13 +133,14 @@ def export_formats(tokenizer: Tokenizer, *, stem: str = "bpeviz") -> list[Format
     ``.model``, two tokens with the same bytes...) comes back with ``error`` set to the
     reason :mod:`bpeviz.formats` gives, and no files; the others are unaffected.
 
-    >>> [item.title for item in export_formats(Tokenizer.from_merges([(97, 97)]))]
-    ['minbpe .model + .vocab', 'GPT-2 vocab.json + merges.txt', 'tiktoken .tiktoken']
+    >>> [item.title for item in export_formats(Tokenizer.from_merges([(97, 97)]))][2:]
+    ['tiktoken .tiktoken', 'Hugging Face tokenizer.json']
     """
     makers = (
         ("minbpe .model + .vocab", _minbpe_files),
         ("GPT-2 vocab.json + merges.txt", _gpt2_files),
         ("tiktoken .tiktoken", _tiktoken_files),
+        ("Hugging Face tokenizer.json", _hf_json_files),
     )
     results = []
     for title, make in makers:
@@ -175,6 +177,15 @@ def _tiktoken_files(tokenizer: Tokenizer, stem: str) -> tuple[Download, ...]:
     return (Download(".tiktoken", f"{stem}.tiktoken", _utf8(ranks), "text/plain"),)
 
 
+def _hf_json_files(tokenizer: Tokenizer, stem: str) -> tuple[Download, ...]:
+    document = to_hf_json(tokenizer)
+    return (
+        Download(
+            "tokenizer.json", f"{stem}-tokenizer.json", _utf8(document), "application/json"
+        ),
+    )
+
+
 def file_stem(name: str, vocab_size: int) -> str:
     """A safe download name from a text name and the vocabulary size.
 
@@ -208,7 +219,8 @@ class LoadedModel:
 def load_upload(files: Sequence[tuple[str, bytes]], *, pattern: str = "gpt4") -> LoadedModel:
     """Read uploaded model files; a bad upload raises ``ValueError`` with a message for people.
 
-    ``files`` are ``(name, contents)``: one ``.model`` or ``.tiktoken`` file, or the pair
+    ``files`` are ``(name, contents)``: one ``.model``, ``.tiktoken`` or Hugging Face
+    ``tokenizer.json`` file (which stores its own split pattern), or the pair
     ``vocab.json`` + ``merges.txt``. ``pattern`` (a key of :data:`PATTERN_CHOICES`) is the split
     pattern for the formats that do not store one (GPT-2 files and ``.tiktoken``).
 
@@ -226,7 +238,8 @@ def load_upload(files: Sequence[tuple[str, bytes]], *, pattern: str = "gpt4") ->
         )
     if not files:
         raise ValueError(
-            "no file uploaded: choose a .model or .tiktoken file, or vocab.json + merges.txt"
+            "no file uploaded: choose a .model, .tiktoken or tokenizer.json file, or "
+            "vocab.json + merges.txt"
         )
     names = ", ".join(name for name, _ in files)
     try:
@@ -263,6 +276,8 @@ def _read_upload(files: list[tuple[str, bytes]], pattern: str) -> tuple[Tokenize
             "upload both"
         )
     tokenizer = load_model_file(name, data)
+    if is_hf_json(name, data):
+        return tokenizer, "Hugging Face tokenizer.json"
     kind = "tiktoken .tiktoken" if tokenizer.ranks is not None else "minbpe .model"
     if tokenizer.ranks is not None and pattern != GPT4_SPLIT_PATTERN:
         tokenizer = from_tiktoken(data, pattern=pattern)

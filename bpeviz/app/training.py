@@ -1,7 +1,8 @@
 """The training cache: one training run per settings and text, shared by every page and
 session, so switching pages or opening a link on a second laptop never trains twice.
 
-Also the other cached heavy things the pages share: the real ``cl100k_base`` tokenizer
+Also the other cached heavy things the pages share: the real ``cl100k_base`` and
+``o200k_base`` tokenizers
 (loaded once per server) and encodings of texts with it.
 """
 
@@ -15,6 +16,7 @@ from typing import Any
 
 import streamlit as st
 
+from bpeviz.app.choices import IMPORTED, TRAINED
 from bpeviz.app.settings import Message, Settings, check_settings, outcome_messages
 from bpeviz.app.state import current_settings, text_and_messages
 from bpeviz.app.text_input import TrainingText
@@ -133,23 +135,51 @@ def train_sample(key: str, vocab_size: int, pretokenizer: str, tie_break: str) -
     return _history_in(_sample_slot(key, settings.training_key()), sample.text, settings)
 
 
-@st.cache_resource(max_entries=1, show_spinner="Loading cl100k_base (100,256 tokens)…")
-def cl100k() -> Tokenizer:
-    """GPT-4's ``cl100k_base`` (its real ranks, our encoder), loaded once per server.
+@st.cache_resource(max_entries=2, show_spinner="Loading the real tokenizer's ranks…")
+def real_tokenizer(name: str) -> Tokenizer:
+    """A real OpenAI tokenizer (``cl100k_base``, ``o200k_base``: its real ranks, our encoder),
+    loaded once per server.
 
-    Raises ``RuntimeError`` (``Cl100kUnavailable``) with an explanation when the ranks file
+    Raises ``RuntimeError`` (``RanksUnavailable``) with an explanation when the ranks file
     is not installed; nothing is cached then, so a later call tries again.
     """
-    from bpeviz.cl100k import load_cl100k
+    from bpeviz.openai_ranks import load_encoding
 
-    return load_cl100k()
+    return load_encoding(name)
+
+
+def chosen_tokenizer(
+    choice: str, history: History | None, imported: tuple[str, Tokenizer] | None
+) -> tuple[Tokenizer, Any]:
+    """The tokenizer behind a choice of :mod:`bpeviz.app.choices`, and its cache key for
+    :func:`encode` (``None`` for an imported one: it is not named uniquely, so not cached).
+
+    Raises ``RuntimeError`` when a real tokenizer's ranks are not installed, ``ValueError``
+    for a choice that is not available.
+    """
+    if choice == TRAINED:
+        if history is None:
+            raise ValueError("there is no trained tokenizer: fix the sidebar's settings")
+        return history.tokenizer, history_key(history)
+    if choice == IMPORTED:
+        if imported is None:
+            raise ValueError("no tokenizer was imported: load one on the Export / import page")
+        return imported[1], None
+    return real_tokenizer(choice), choice
+
+
+def encode_with(tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int]:
+    """:func:`encode`, or a plain encode when the tokenizer has no cache key."""
+    if tokenizer_key is None:
+        return tokenizer.encode(text)
+    return encode(tokenizer, tokenizer_key, text)
 
 
 @st.cache_data(max_entries=16, show_spinner="Tokenizing…")
 def encode(_tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int]:
     """``_tokenizer.encode(text)``, cached per (``tokenizer_key``, text).
 
-    ``tokenizer_key`` must name the tokenizer uniquely (e.g. ``"cl100k"`` or the training
+    ``tokenizer_key`` must name the tokenizer uniquely (e.g. ``"cl100k_base"`` or the training
     settings and text digest); the tokenizer itself is not hashed.
     """
     return _tokenizer.encode(text)

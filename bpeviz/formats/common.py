@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
 
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.tokenizer import MERGE, Tokenizer, pretokenizer_for_pattern
 
 NUMBER = re.compile(r"[0-9]+")  # ASCII digits only: int() would also take "+1", "1_0", "٣"
 
@@ -102,3 +103,18 @@ def write_text(path: Path, text: str) -> None:
 def read_file_bytes(path: str | Path) -> bytes:
     with open(path, "rb") as file:
         return file.read()
+
+
+def merge_tokenizer(
+    byte_ids: Sequence[int], merges: Sequence[MERGE], pattern: str, specials: dict[str, int]
+) -> Tokenizer:
+    """A merge-list tokenizer read from a file: its bytes' ids, merges, split pattern (a
+    published one by name, any other kept as is) and special tokens."""
+    pretokenizer, override = pretokenizer_for_pattern(pattern)
+    return Tokenizer(
+        byte_ids=byte_ids,
+        merges=merges,
+        pretokenizer=pretokenizer,
+        pattern=override,
+        special_tokens=specials,
+    )

@@ -15,6 +15,7 @@ from bpeviz.formats.common import (
     check_representable,
     check_unique_bytes,
     decode_text,
+    merge_tokenizer,
     preview,
     read_file_bytes,
     require_merges,
@@ -22,7 +23,7 @@ from bpeviz.formats.common import (
     write_text,
 )
 from bpeviz.pretokenize import GPT2_SPLIT_PATTERN
-from bpeviz.tokenizer import Tokenizer, pretokenizer_for_pattern
+from bpeviz.tokenizer import Tokenizer
 
 GPT2_MERGES_HEADER = "#version: 0.2"
 
@@ -146,14 +147,7 @@ def from_gpt2_files(
         merges.append((vocab[left], vocab[right], vocab[joined]))
 
     specials = {text: token_id for text, token_id in vocab.items() if text not in made}
-    pretokenizer, override = pretokenizer_for_pattern(pattern)
-    return Tokenizer(
-        byte_ids=byte_ids,
-        merges=merges,
-        pretokenizer=pretokenizer,
-        pattern=override,
-        special_tokens=specials,
-    )
+    return merge_tokenizer(byte_ids, merges, pattern, specials)
 
 
 def _read_gpt2_vocab(text: str) -> dict[str, int]:

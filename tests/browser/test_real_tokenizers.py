@@ -1,0 +1,57 @@
+"""The real tokenizers in a real browser: the Compression chart's reference lines for both of
+them (screenshot to look at), their language-cost lines, and Compare on any two of them.
+
+Expected numbers come from tiktoken (``tests/tiktoken_oracle.py``) on the bundled samples.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from tiktoken_oracle import tiktoken_encoding
+
+from bpeviz.samples import get_sample
+
+if TYPE_CHECKING:
+    from conftest import AppPage
+
+pytestmark = pytest.mark.browser
+REAL = ("cl100k_base", "o200k_base")
+
+
+def test_compression_chart_shows_both_real_tokenizers(app: AppPage, screenshots: Path) -> None:
+    app.open("compression")
+    chart = app.page.locator('[data-testid="stVegaLiteChart"]').first
+    chart.wait_for(state="visible")
+    app.page.wait_for_timeout(500)  # the chart draws after the run settles
+    chart.screenshot(path=str(screenshots / "compression-chart-real.png"))
+    app.screenshot(screenshots / "compression-real.png")
+    text = app.main_text()
+    texts = {"English": get_sample("english").text, "Japanese": get_sample("japanese").text}
+    for name in REAL:
+        ratios = {}
+        for language, sample in texts.items():
+            tokens = len(tiktoken_encoding(name).encode(sample, disallowed_special=()))
+            ratios[language] = len(sample.encode()) / tokens
+            assert f"{name} on {language}" in text
+            assert f"{ratios[language]:.2f}" in text
+        cost = ratios["English"] / ratios["Japanese"]
+        assert f"{name}: Japanese costs {cost:.1f}× more tokens than English" in text
+    app.assert_clean()
+
+
+def test_compare_any_two_from_the_link(app: AppPage, screenshots: Path) -> None:
+    text = "CamelCase and 12345 in 東京"
+    app.open("compare", cmp_left="cl100k_base", cmp_right="o200k_base", compare_text=text)
+    app.screenshot(screenshots / "compare-real.png")
+    titles = [
+        span.get_attribute("title") or ""
+        for span in app.page.locator(".bpe-scroll").all()[0].locator("[title^='id ']").all()
+    ]
+    expected = tiktoken_encoding("cl100k_base").encode(text)
+    assert [int(re.match(r"id (\d+) ·", title).group(1)) for title in titles] == expected
+    assert "Only o200k_base" in app.main_text()
+    app.assert_clean()
