@@ -80,11 +80,13 @@ PAGES: dict[str, str] = {
 # came. A run always sends some (new session, deltas, script finished), so a test can wait
 # for the run its own click started: a short run can come and go without the page's
 # data-test-script-state ever showing "running" (React renders the last state only).
+# Also counts what the page sends (``__bpevizSent``): each rerun it asks for is one message.
 _MESSAGE_COUNTER_JS = """
 (() => {
   if (window.top !== window || window.__bpevizMessages !== undefined) return;
   window.__bpevizMessages = 0;
   window.__bpevizLastMessage = 0;
+  window.__bpevizSent = 0;
   const Native = window.WebSocket;
   window.WebSocket = class extends Native {
     constructor(...args) {
@@ -93,6 +95,10 @@ _MESSAGE_COUNTER_JS = """
         window.__bpevizMessages += 1;
         window.__bpevizLastMessage = performance.now();
       });
+    }
+    send(data) {
+      window.__bpevizSent += 1;
+      return super.send(data);
     }
   };
 })();
@@ -325,7 +331,12 @@ class AppPage:
             raise AssertionError(f"app not idle after {timeout / 1000:.0f} s: {why}") from None
 
     def messages(self) -> int:
+        """Messages the server has sent this page so far."""
         return int(self.page.evaluate("window.__bpevizMessages || 0"))
+
+    def sent(self) -> int:
+        """Messages this page has sent the server so far (a rerun asked for is one)."""
+        return int(self.page.evaluate("window.__bpevizSent || 0"))
 
     def rerun(self, action: Callable[[], Any], timeout: float = RUN_TIMEOUT_MS) -> None:
         """Do ``action`` (a click, a key), wait for the server's answer, then for idle."""

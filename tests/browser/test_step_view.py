@@ -1,0 +1,321 @@
+"""The Step page's view drawn in the browser (``bpeviz/web/step.js``), checked against the engine.
+
+- At every step of a bundled sample, after and before its merge, what the DOM shows (the
+  spans' ids, texts and marks, the card's title and ids, the pair table's pairs and counts)
+  is what :class:`bpeviz.history.History` says: ``segmentation``, ``marks.step_outline``,
+  ``pair_table`` and ``steps``.
+- The same at 200 random steps of Tiny Shakespeare at vocab 4096, in an exported HTML file
+  (``bpeviz.web.step_page``) opened from disk: there the text drawn is the window's first
+  symbols, so only tokens starting inside the window are compared.
+- That exported file works with no server: buttons, keys, autoplay, the ``#step=`` hash, no
+  console error; screenshots at 1366x900 and on a phone (390x844).
+- Stepping in the app costs the server nothing: no message while a student steps, one rerun
+  once they stop (the step goes into the link).
+
+The DOM is read inside the page: ``window.bpevizStepView.show(k, when)`` draws a step (the
+animation switched off with the "Animate merges" box, so the final view is drawn at once),
+and each read checks that the root says ``data-ready`` for that step.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from bpeviz.app.marks import step_outline
+from bpeviz.history import History, train
+from bpeviz.samples import get_sample
+from bpeviz.stepdata import label_runs, payload, payload_json
+from bpeviz.web import step_page
+
+if TYPE_CHECKING:
+    from conftest import AppPage
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+SHAKESPEARE = REPO.parent / "shared" / "corpora" / "tinyshakespeare.txt"
+TOP_ROWS = 12
+RANDOM_STEPS = 200
+PHONE = {"width": 390, "height": 844}
+
+# Draw each [k, when] and read what the view shows. Compact per step: ids joined by ",",
+# marks one letter per token (p, e, n, -), texts joined by U+0000.
+_READ_STEPS_JS = """
+(steps) => {
+  const view = window.bpevizStepView;
+  const root = document.querySelector(".bpe-root");
+  const letter = (span) => span.classList.contains("bpe-ps") ? "p"
+    : span.classList.contains("bpe-pe") ? "e" : span.classList.contains("bpe-new") ? "n" : "-";
+  return steps.map(([k, when]) => {
+    view.show(k, when);
+    const spans = [...root.querySelectorAll(".bpe-scroll .bpe-text .bpe-t")];
+    return {
+      k, when,
+      ready: root.dataset.ready, step: root.dataset.step, shownWhen: root.dataset.when,
+      ids: spans.map((span) => span.dataset.id).join(","),
+      texts: spans.map((span) => span.textContent).join("\\u0000"),
+      marks: spans.map(letter).join(""),
+      title: root.querySelector(".bpe-card-title").textContent,
+      chips: [...root.querySelectorAll(".bpe-card .bpe-chipid")].map((chip) => chip.textContent),
+      pairs: [...root.querySelectorAll("table.bpe-pair-table tr[data-pair]")].map((row) =>
+        [row.dataset.pair, row.querySelector(".bpe-count-n").textContent]),
+    };
+  });
+}
+"""
+MARK_LETTERS = {"ps": "p", "pe": "e", "new": "n", "": "-"}
+
+
+@cache
+def english() -> History:
+    settings = get_sample("english").settings
+    return train(
+        get_sample("english").text,
+        512,
+        pretokenizer=settings.pretokenizer,
+        tie_break=settings.tie_break,
+    )
+
+
+def expected_text(history: History, token_id: int) -> str:
+    """A span's text as the view draws it: the token's readable label (runs joined)."""
+    label = label_runs(history.tokenizer.token_bytes(token_id))
+    text = label if isinstance(label, str) else "".join(label)
+    return text or "\u200b"
+
+
+def check_step(history: History, shown: dict[str, Any], window_bytes: int) -> None:
+    """What the DOM showed at ``shown["k"]`` (after or before) is what the engine says."""
+    k, when = shown["k"], shown["when"]
+    before = when == "before"
+    where = f"step {k} {when}"
+    assert shown["ready"] == "true" and shown["step"] == str(k), where
+    assert shown["shownWhen"] == ("now" if k == 0 else when), where
+
+    outline = step_outline(history, k, before=before)
+    segmentation = history.segmentation(k - 1 if before and k else k)
+    assert outline.shown.ids.tolist() == segmentation.ids.tolist(), where
+    inside = int((segmentation.starts < window_bytes).sum())
+    want_ids = segmentation.ids[:inside].tolist()
+    got_ids = [int(value) for value in shown["ids"].split(",")] if shown["ids"] else []
+    assert got_ids == want_ids, f"{where}: ids differ from History.segmentation"
+    want_marks = "".join(MARK_LETTERS[mark] for mark in outline.marks[:inside])
+    assert shown["marks"] == want_marks, f"{where}: marks differ from step_outline"
+    texts = shown["texts"].split("\u0000") if shown["texts"] else []
+    assert texts == [expected_text(history, token_id) for token_id in want_ids], where
+
+    if k:
+        step = history.steps[k - 1]
+        assert shown["title"] == f"Merge {k:,} of {history.merge_count:,}", where
+        want_chips = [*step.pair, step.new_id]
+        assert shown["chips"] == [f"id {value}" for value in want_chips], where
+    else:
+        assert shown["title"] == "Step 0: no merges yet", where
+        assert shown["chips"] == [], where
+
+    table = history.pair_table(k - 1 if k else 0)
+    want_rows = [
+        [f"{left},{right}", f"{count:,}"]
+        for left, right, count in zip(
+            table.lefts[:TOP_ROWS].tolist(),
+            table.rights[:TOP_ROWS].tolist(),
+            table.counts[:TOP_ROWS].tolist(),
+            strict=True,
+        )
+    ]
+    assert shown["pairs"] == want_rows, f"{where}: pair table differs from History.pair_table"
+
+
+def read_steps(page: Any, steps: list[tuple[int, str]], batch: int = 16) -> Iterator[dict]:
+    """What the view shows at each of ``steps``, read in the page ``batch`` steps at a time."""
+    for at in range(0, len(steps), batch):
+        yield from page.evaluate(_READ_STEPS_JS, [list(step) for step in steps[at : at + batch]])
+
+
+def animate_off(page: Any) -> None:
+    box = page.locator(".bpe-root label").filter(has_text="Animate merges").locator("input")
+    box.uncheck()
+    assert page.evaluate("window.bpevizStepView.animate") is False
+
+
+@pytest.fixture(scope="module")
+def shakespeare(unavailable: Callable[[str], None]) -> str:
+    if not SHAKESPEARE.exists():
+        unavailable(f"{SHAKESPEARE} not found: the Tiny Shakespeare corpus is not here")
+    return SHAKESPEARE.read_text(encoding="utf-8")
+
+
+def exported_page(browser: Any, path: Path, viewport: dict[str, int] | None = None) -> Any:
+    """A page on an exported HTML file, from disk; console errors in ``page.bpeviz_errors``."""
+    context = browser.new_context(viewport=viewport or {"width": 1366, "height": 900})
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(f"console.{m.type}: {m.text}")
+            if m.type == "error" else None)  # fmt: skip
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    page.goto(path.as_uri())
+    page.wait_for_function(
+        "() => document.querySelector('.bpe-root')?.dataset.ready === 'true'", timeout=30_000
+    )
+    page.bpeviz_errors = errors
+    return page
+
+
+def wait_step(page: Any, k: int, timeout: float = 10_000) -> None:
+    page.wait_for_function(
+        """k => { const root = document.querySelector('.bpe-root');
+                  return root.dataset.ready === 'true' && root.dataset.step === String(k); }""",
+        arg=k,
+        timeout=timeout,
+    )
+
+
+def wait_hash(page: Any, k: int, when: str = "after", timeout: float = 10_000) -> None:
+    page.wait_for_function(
+        "([k, when]) => location.hash === `#step=${k}&when=${when}`",
+        arg=[k, when],
+        timeout=timeout,
+    )
+
+
+# ---- the tests ---------------------------------------------------------------------------------
+
+
+def test_every_step_of_the_english_sample_equals_the_engine(app: AppPage) -> None:
+    history = english()
+    record = payload(history)
+    assert record["window"]["whole"], "a bundled sample is drawn whole"
+    app.open("step")
+    app.wait_view(0)
+    assert app.page.evaluate("window.bpevizStepView.p.merge_count") == history.merge_count
+    animate_off(app.page)
+    steps = [(k, when) for k in range(history.merge_count + 1) for when in ("after", "before")]
+    checked = 0
+    for shown in read_steps(app.page, steps):
+        check_step(history, shown, record["window"]["bytes"])
+        checked += 1
+    assert checked == 2 * (history.merge_count + 1)
+    app.assert_clean()
+
+
+def test_two_hundred_random_steps_of_tiny_shakespeare_equal_the_engine(
+    browser: Any, shakespeare: str, tmp_path: Path
+) -> None:
+    history = train(shakespeare, 4096, pretokenizer="gpt4", top_pairs=12)
+    text = payload_json(history)
+    window = payload(history)["window"]
+    assert not window["whole"] and window["bytes"] > 0
+    path = tmp_path / "shakespeare.html"
+    path.write_text(step_page(text, title="Tiny Shakespeare", subtitle="vocab 4096"), "utf-8")
+    page = exported_page(browser, path)
+    try:
+        assert page.evaluate("window.bpevizStepView.p.merge_count") == history.merge_count
+        animate_off(page)
+        rng = random.Random(4096)
+        ks = [0, history.merge_count, *rng.sample(range(1, history.merge_count), RANDOM_STEPS - 2)]
+        steps = [(k, when) for k in ks for when in ("after", "before")]
+        for shown in read_steps(page, steps, batch=8):
+            check_step(history, shown, window["bytes"])
+        assert page.bpeviz_errors == []
+    finally:
+        page.context.close()
+
+
+def test_the_exported_page_works_from_disk(browser: Any, tmp_path: Path, screenshots: Path) -> None:
+    history = english()
+    path = tmp_path / "english.html"
+    path.write_text(
+        step_page(payload_json(history), title="The Printer <b>Who</b>", subtitle="vocab 512"),
+        "utf-8",
+    )
+    page = exported_page(browser, path)
+    try:
+        assert page.title() == "The Printer <b>Who</b>"  # escaped: the text, not markup
+        root = page.locator(".bpe-root")
+        assert root.get_attribute("data-step") == "0"
+        next_button = page.locator(".bpe-root button").filter(has_text="Next")
+        next_button.click()
+        wait_step(page, 1)
+        assert page.locator(".bpe-card-title").inner_text() == f"Merge 1 of {history.merge_count}"
+        wait_hash(page, 1)
+
+        page.locator(".bpe-card").click()  # focus on the page, in no input
+        page.keyboard.press("ArrowRight")
+        wait_step(page, 2)
+        wait_hash(page, 2)
+        page.keyboard.press("End")
+        wait_step(page, history.merge_count)
+        wait_hash(page, history.merge_count)
+        page.keyboard.press("Home")
+        wait_step(page, 0)
+        wait_hash(page, 0)
+
+        # Autoplay at 20 steps a second: it advances by itself; the hash follows on pause.
+        page.locator("select.bpe-pace").select_option(label="20 / s")
+        play = page.locator(".bpe-root button").filter(has_text="Play")
+        play.click()
+        page.wait_for_timeout(1_000)
+        page.locator(".bpe-root button").filter(has_text="Pause").click()
+        k = int(root.get_attribute("data-step"))
+        assert k >= 5, f"autoplay at 20 / s showed only {k} steps in a second"
+        wait_step(page, k)
+        wait_hash(page, k)
+
+        # The hash opens the page at that step (a link to an exported page).
+        page.goto(path.as_uri() + "#step=40&when=before")
+        page.reload()
+        wait_step(page, 40)
+        assert root.get_attribute("data-when") == "before"
+        assert page.locator(".bpe-root .bpe-ps").count() > 0
+        page.screenshot(path=str(screenshots / "exported-step.png"), full_page=True)
+        assert page.bpeviz_errors == []
+    finally:
+        page.context.close()
+
+    phone = exported_page(browser, path, PHONE)
+    try:
+        wait_step(phone, 0)
+        phone.locator(".bpe-root button").filter(has_text="Next").click()
+        wait_step(phone, 1)
+        width = phone.evaluate("document.documentElement.clientWidth")
+        wide = phone.evaluate(
+            """(width) => [...document.querySelectorAll(
+                 '.bpe-controls, .bpe-card, .bpe-metrics, .bpe-scroll, .bpe-pairs, .bpe-chart')]
+               .filter((e) => e.getBoundingClientRect().right > width + 1)
+               .map((e) => e.className.baseVal ?? e.className)""",
+            width,
+        )
+        phone.screenshot(path=str(screenshots / "exported-step-phone.png"), full_page=True)
+        assert wide == [], f"cut off at the right on a phone ({width} px): {wide}"
+        assert phone.bpeviz_errors == []
+    finally:
+        phone.context.close()
+
+
+def test_stepping_costs_the_server_nothing(app: AppPage) -> None:
+    app.open("step")
+    app.wait_view(0)
+    app.page.locator(".bpe-card").click()  # focus on the page, in no input
+    app.wait_idle()
+    received, sent = app.messages(), app.sent()
+    for k in range(1, 6):
+        app.page.keyboard.press("ArrowRight")
+        app.wait_view(k)
+        app.page.wait_for_timeout(150)
+    assert app.messages() == received, "the server sent something while the student stepped"
+    assert app.sent() == sent, "the page asked the server for something while stepping"
+    app.wait_reported(5)
+    app.page.wait_for_timeout(1_500)  # nothing more comes: no second rerun
+    app.wait_idle()
+    assert app.sent() - sent == 1, f"{app.sent() - sent} messages to the server, not one rerun"
+    assert re.search(r"[?&]step=5(&|$)", app.page.url), app.page.url
+    assert app.shown_merge()[0] == 5
+    app.assert_clean()
