@@ -1,8 +1,9 @@
 """A classroom: 20 sessions at once, each on its own sample and settings, stepping together.
 
-Every student must see their own state: after clicking "Next" n times, the card shows merge n
-of the history that ``bpeviz.trainer`` gives for *their* sample and settings (its two parent
-ids and the new id), whatever the 19 others did meanwhile. The server's memory (VmRSS of the
+Every student must see their own state: after clicking "Next" n times (drawn in the browser),
+the card shows merge n of the history that ``bpeviz.trainer`` gives for *their* sample and
+settings (its two parent ids and the new id), and their link says step n once the view has
+reported it, whatever the 19 others did meanwhile. The server's memory (VmRSS of the
 ``streamlit run`` process) must stay bounded; the figures are printed after the run.
 """
 
@@ -99,17 +100,20 @@ def test_twenty_sessions_each_see_their_own_state(
         float(student.page.evaluate("window.__bpevizLastMessage")) / 1000 for student in students
     )
 
-    # Everyone clicks "Next" together, round after round.
+    # Everyone clicks "Next" together, round after round: drawn in each browser, with no
+    # server round trip; each view then reports where it stopped (one rerun per student).
     for round_ in range(max(clicks)):
-        moving = [student for student, n in zip(students, clicks, strict=True) if n > round_]
-        before = [student.messages() for student in moving]
-        for student in moving:
+        moving = [
+            (student, start + round_ + 1)
+            for student, start, n in zip(students, starts, clicks, strict=True)
+            if n > round_
+        ]
+        for student, _ in moving:
             student.click_next(at_once=True)
-        for student, count in zip(moving, before, strict=True):
-            student.page.wait_for_function(
-                "n => window.__bpevizMessages > n", arg=count, timeout=120_000, polling=250
-            )
-            student.wait_idle(timeout=120_000)
+        for student, k in moving:
+            student.wait_view(k, timeout=120_000)
+    for student, n in zip(students, steps, strict=True):
+        student.wait_reported(n, timeout=180_000)
 
     for student, history, n, (sample, params) in zip(
         students, histories, steps, CLASS, strict=True

@@ -36,8 +36,11 @@ INJECTED = (
     '[data-testid="stMain"] img[src="x"], svg[onload], '
     '[data-testid="stMain"] .katex, [data-testid="stSidebar"] .katex'
 )
-# The one script the app itself puts on a page (the Step page's scroll helper), as written.
+# The one script the app itself puts on a page (the scroll helper of the pages that draw
+# spans on the server), as written. The Step page's view (step.js, a component) adds none.
 OWN_SCRIPT = FOCUS_SCRIPT.removeprefix("<script>").removesuffix("</script>")
+# Markup inside the Step page's view: it writes every text with textContent, so none.
+INJECTED_IN_VIEW = ".bpe-root script, .bpe-root img, .bpe-root [onload], .bpe-root [onerror]"
 
 
 def spans_text(app: AppPage, scope: str = ".bpe-scroll") -> str:
@@ -48,6 +51,7 @@ def spans_text(app: AppPage, scope: str = ".bpe-scroll") -> str:
 def assert_inert(app: AppPage) -> None:
     assert app.canary() is None, "window.__x was set: injected markup ran"
     assert app.page.locator(INJECTED).count() == 0
+    assert app.page.locator(INJECTED_IN_VIEW).count() == 0
     scripts = app.page.locator('[data-testid="stMain"] script').all_text_contents()
     assert all(script == OWN_SCRIPT for script in scripts), scripts
     app.assert_clean()
@@ -87,17 +91,63 @@ def train_on_paste(app: AppPage, text: str) -> None:
     app.rerun(lambda: box.press("Control+Enter"))
 
 
+def token_texts_in_view(app: AppPage) -> dict[str, list[str]]:
+    """Token texts the step view shows outside the spans: the card's chips, each side of the
+    pair table's pairs, and the vocabulary table's token, left and right cells."""
+    root = app.page.locator(".bpe-root")
+    pairs = root.locator("table.bpe-pair-table td.bpe-pair").all_text_contents()
+    vocab = root.locator("table.bpe-vocab-table tr").evaluate_all(
+        "rows => rows.slice(1).flatMap(row => [...row.cells].slice(2, 5).map(c => c.textContent))"
+    )
+    return {
+        "chips": root.locator(".bpe-card .bpe-chip").all_text_contents(),
+        "pairs": [side for pair in pairs for side in pair.split(" + ")],
+        "vocab": vocab,
+    }
+
+
+def assert_view_literal(app: AppPage, text: str, k: int) -> list[str]:
+    """Every token text the step view draws at step ``k`` is a piece of ``text``, as text."""
+    app.wait_view(k)
+    assert text.replace("\n", "↵") in spans_text(app)
+    shown = token_texts_in_view(app)
+    assert shown["pairs"], "no pair table"
+    if k:
+        assert len(shown["chips"]) == 3 and len(shown["vocab"]) == 3 * min(k, 100), shown
+    for where, texts in shown.items():
+        for piece in texts:
+            literal = piece.replace("␣", " ").replace("↵", "\n")
+            assert literal and literal in text, f"{where}: {piece!r} is not the text's"
+    return [piece for texts in shown.values() for piece in texts]
+
+
 def test_step_page_shows_a_hostile_training_text_literally(app: AppPage, new_page: Any) -> None:
+    text = "\n".join([HOSTILE] * 3)
     app.open("step")
-    train_on_paste(app, "\n".join([HOSTILE] * 3))
+    train_on_paste(app, text)
     assert app.card_title() == "Step 0: no merges yet"
     assert HOSTILE in spans_text(app)
+    assert_view_literal(app, text, 0)
     assert_inert(app)
 
-    app.rerun(app.page.locator(".st-key-step_next button:visible").first.click)
+    app.step(app.step_button("Next").click, 1)
     assert app.card_title().startswith("Merge 1 of ")
     assert HOSTILE in spans_text(app)
+    assert_view_literal(app, text, 1)
     assert_inert(app)
+    for k in range(2, 6):  # a few more merges: more of the payloads' pieces in every table
+        app.step(app.step_button("Next").click, k)
+    assert_view_literal(app, text, 5)
+    app.step(app.step_button("Before merge").click, 5, "before")
+    assert_view_literal(app, text, 5)
+    app.step(app.step_button("Last").click, app.shown_merge()[1])
+    pieces = assert_view_literal(app, text, app.shown_merge()[0])
+    # By the last merge, tokens hold the payloads' markup ("<s", "=\"", "**"...), as text.
+    assert any(set(piece) & set('<>"*$:=') for piece in pieces), pieces
+    assert_inert(app)
+    app.step(app.step_button("First").click, 0)
+    app.step(app.step_button("Next").click, 1)
+    app.wait_reported(1)
 
     # The pasted text travels in the link; opening the link is just as safe.
     assert "paste=" in app.page.url
@@ -105,6 +155,7 @@ def test_step_page_shows_a_hostile_training_text_literally(app: AppPage, new_pag
     other.goto(app.page.url)
     assert other.card_title().startswith("Merge 1 of ")
     assert HOSTILE in spans_text(other)
+    assert_view_literal(other, text, 1)
     assert_inert(other)
 
 
@@ -113,6 +164,7 @@ def test_a_hostile_link_is_shown_literally(app: AppPage) -> None:
     app.open("step", src="paste", paste=HOSTILE, step=1)
     assert app.card_title().startswith("Merge 1 of ")
     assert HOSTILE in spans_text(app)
+    assert_view_literal(app, HOSTILE, 1)
     assert_inert(app)
     app.open("tokenize", src="paste", paste=HOSTILE, tok_text=HOSTILE)
     assert HOSTILE in spans_text(app)

@@ -68,12 +68,15 @@ CUT_OFF = """() => {
     const width = document.documentElement.clientWidth;
     const cut = [];
     const main = document.querySelector('[data-testid="stMain"]');
-    const shown = '[data-testid="stMetric"], [data-testid="stDataFrame"]';
+    const shown = '[data-testid="stMetric"], [data-testid="stDataFrame"], .bpe-controls, '
+      + '.bpe-card, .bpe-metric, .bpe-scroll, .bpe-pair-table, .bpe-chart, .bpe-vocab-table';
     for (const e of main.querySelectorAll(shown)) {
         const box = e.getBoundingClientRect();
-        if (box.right > width + 1) cut.push(e.dataset.testid + " ends at " + box.right);
+        const name = e.dataset.testid || e.getAttribute("class");
+        if (box.right > width + 1) cut.push(name + " ends at " + box.right);
     }
-    for (const e of document.querySelectorAll('[data-testid="stMetricLabel"] *')) {
+    const labels = '[data-testid="stMetricLabel"] *, .bpe-metric-label';
+    for (const e of document.querySelectorAll(labels)) {
         if (e.scrollWidth > e.clientWidth + 1) cut.push("label cut: " + e.textContent);
     }
     return cut;
@@ -87,13 +90,19 @@ def test_an_800_pixel_window_with_the_sidebar_open_cuts_nothing_off(
     """Side-by-side panes stack when the main area is narrow (about 480 px here)."""
     app.page.set_viewport_size({"width": 800, "height": 900})
     try:
-        app.open(page, step=150) if page == "step" else app.open(page)
+        if page == "step":
+            app.open(page, step=150)
+            app.wait_view(150)
+        else:
+            app.open(page)
         sidebar = app.page.locator('[data-testid="stSidebar"]')
         assert sidebar.bounding_box()["width"] > 200, "the test means the sidebar open"
         assert app.page.evaluate(CUT_OFF) == []
-        table = app.page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]')
         if page == "step":  # the pair table has room for all four of its columns
+            table = app.page.locator('[data-testid="stMain"] table.bpe-pair-table')
             assert table.first.bounding_box()["width"] >= 340
+            cells = table.first.locator("tr[data-pair]").first.locator("td")
+            assert cells.count() == 4 and cells.nth(3).inner_text() == "◀ merge 150"
         app.screenshot(screenshots / f"{page}-800px.png")
         app.assert_clean()
     finally:

@@ -112,8 +112,9 @@ def test_a_ten_megabyte_upload_trains(app: AppPage, app_server: AppServer) -> No
     upload(app, ".st-key-upload input[type=file]", "big.txt", big_text(size).encode())
     assert app.card_title() == "Step 0: no merges yet"
     assert f"{size:,} bytes" in app.main_text()
-    app.rerun(app.page.locator(".st-key-step_next button:visible").first.click)
+    app.step(app.step_button("Next").click, 1)
     assert app.card_title().startswith("Merge 1 of ")
+    app.wait_reported(1)
     assert app_server.healthy()
     app.assert_clean()
 

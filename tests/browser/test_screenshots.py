@@ -22,6 +22,7 @@ PAGES = ["step", "tokenize", "compression", "compare", "runs", "export", "about"
 
 def test_presentation_mode_on_every_page(app: AppPage, screenshots: Path) -> None:
     app.open("step", present="true")
+    app.wait_view(0)
     # Presentation mode starts with the sidebar collapsed and hides Streamlit's chrome.
     sidebar = app.page.locator('[data-testid="stSidebar"]')
     assert sidebar.get_attribute("data-collapsed") == "true"

@@ -139,7 +139,7 @@ def test_clicking_the_compression_chart_opens_that_merge(app: AppPage, screensho
     chosen = app.page.locator('[data-testid="stSidebar"] .st-key-sample input').input_value()
     assert chosen == get_sample(sample_key).title
     assert total == 256  # the chart's run: vocab 512
-    tokens = app.page.locator('[data-testid="stMetric"]').first.inner_text()
+    tokens = app.page.locator(".bpe-metric").first.inner_text()
     assert fields["tokens"] in tokens
     app.page.wait_for_function(f"() => location.search.includes('step={merges}')", timeout=10_000)
     app.assert_clean()
