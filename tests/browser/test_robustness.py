@@ -148,6 +148,9 @@ MALFORMED_MODELS = {
     "bad-ids.model": b"minbpe v1\n\n0\n97 x\n",
     "truncated.tiktoken": b"YQ== 0\nYg== one\n",
     "vocab.json": b"{not json",
+    "tokenizer.json": b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [',
+    "deep-tokenizer.json": b"[" * 200_000 + b"]" * 200_000,
+    "wordpiece-tokenizer.json": b'{"model": {"type": "WordPiece", "vocab": {"a": 0}}}',
 }
 
 
