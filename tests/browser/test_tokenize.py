@@ -2,8 +2,9 @@
 
 The expected ids come from the engine itself: ``bpeviz.trainer`` on the English sample with the
 settings it opens with (what the sidebar trains); for ``cl100k_base`` and ``o200k_base`` they
-come from tiktoken (``tests/tiktoken_oracle.py``). The page's spans are read back from the DOM: each span's hover title
-starts with its id, and its text is the token's readable form (``␣`` for a space).
+come from tiktoken (``tests/tiktoken_oracle.py``). The page's spans are read back from the
+DOM: each span's hover title starts with its id, and its text is the token's readable form
+(``␣`` for a space).
 """
 
 from __future__ import annotations
