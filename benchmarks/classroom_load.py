@@ -463,7 +463,7 @@ def browser_check(harness: ModuleType, url: str, result: BrowserCheck) -> None:
 _STEP_IN_PAGE_JS = """
 async (first, [n, gapMs]) => {
   const root = first.getRootNode();
-  const inView = first.classList.contains("bpe-next");
+  const inView = !!first.closest(".bpe-step");
   const next = () => inView ? first : [...document.querySelectorAll(".st-key-step_next button")]
     .find((button) => button.offsetParent !== null);
   const title = () => (root.querySelector(".bpe-card-title") || {}).textContent || "";
@@ -484,7 +484,9 @@ async (first, [n, gapMs]) => {
 
 def _step_in_page(app: Any, n: int) -> bool:
     """Step ``n`` times in the page (see ``_STEP_IN_PAGE_JS``); whether every merge showed."""
-    in_view = app.page.locator(".bpe-step .bpe-next")
+    in_view = app.page.locator(".bpe-step button").filter(has_text="Next")
+    if in_view.count():
+        app.wait_view()
     first = (
         in_view.first
         if in_view.count()

@@ -35,7 +35,7 @@ import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -50,8 +50,9 @@ _RERUN_ENDED = _FINISHED.FINISHED_EARLY_FOR_RERUN  # a newer run took over; wait
 _CARD_TITLE = re.compile(r'<div class="bpe-card-title">([^<]*)</div>')
 _MERGE_TITLE = re.compile(r"Merge ([\d,]+) of ([\d,]+)")
 _CHIP_ID = re.compile(r'<span class="bpe-chipid">id (\d+)</span>')
-# The Step page's view once it is drawn in the browser (issue 9): a component with this key,
-# given {"step", "payload": {"merge_count", ...}, ...}, reporting {"step", "when"} as "view".
+# The Step page's view, drawn in the browser (bpeviz/app/step_view.py): a component with this
+# key, given {"kind": "step", "key", "payload": <JSON text>, "start": {"step", "when"}},
+# reporting {"step", "when"} as its state "view".
 STEP_VIEW = "step_view"
 T = TypeVar("T")
 
@@ -240,11 +241,26 @@ class Student:
         return None
 
     def browser_step(self) -> tuple[int, int] | None:
-        """``(step, merges)`` given to the Step page's view drawn in the browser, if any."""
+        """``(step, merges)`` of the Step page's view drawn in the browser, if any.
+
+        The component's data is ``{"kind": "step", "key", "payload": <JSON text>, "start":
+        {"step", "when"}}``; ``payload`` holds ``merge_count``. ``start`` is where the view
+        was started, and stays so while the student steps and reports; where the view
+        stands after a report is what the server wrote into the link (``step=``), which
+        the student keeps (:attr:`query`), as the browser keeps its URL.
+        """
         if not self.has_widget(STEP_VIEW):
             return None
         data = self.component_data(STEP_VIEW) or {}
-        return int(data.get("step", -1)), int((data.get("payload") or {}).get("merge_count", -1))
+        record = data.get("payload")
+        if isinstance(record, str):
+            record = json.loads(record)
+        merges = int((record or {}).get("merge_count", -1))
+        linked = dict(parse_qsl(self.query)).get("step", "")
+        if linked.isdigit():
+            return int(linked), merges
+        start = data.get("start") or {}
+        return int(start.get("step", -1)), merges
 
     async def report_step(self, step: int, timeout: float = RUN_TIMEOUT_SECONDS) -> Run:
         """What the browser-drawn step view sends once the student stops at ``step``."""
