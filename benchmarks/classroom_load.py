@@ -444,6 +444,8 @@ def browser_check(harness: ModuleType, url: str, result: BrowserCheck) -> None:
                 step = history.steps[BROWSER_CLICKS - 1]
                 if shown != (BROWSER_CLICKS, history.merge_count, [*step.pair, step.new_id]):
                     result.errors.append(f"browser: after {BROWSER_CLICKS} clicks shows {shown}")
+                if app.page.locator(".bpe-step").count():  # the view reports where it stopped
+                    app.wait_reported(BROWSER_CLICKS, timeout=180_000)
                 app.wait_idle(timeout=180_000)
                 result.steps = BROWSER_CLICKS
                 result.messages_while_stepping = stepping - before
