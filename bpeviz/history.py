@@ -194,6 +194,19 @@ class History:
             offsets = np.arange(len(symbols) + 1)
         return symbols, offsets, death
 
+    def piece_starts(self) -> np.ndarray:
+        """The symbols of the text where a piece of the pre-tokenizer starts: no merge ever
+        joins across one (each whitespace symbol of ``words`` is a piece of its own)."""
+        layout = text_layout(self.run.corpus)
+        gather = layout.gather
+        assert gather is not None
+        starts = np.ones(len(gather), dtype=bool)
+        inside = gather >= 0
+        starts[inside] = self.run.corpus.unique_chunk_start[gather[inside]]
+        if layout.special_inner is not None:
+            starts[layout.special_inner] = False
+        return np.flatnonzero(starts)
+
     def tied_pairs(self, step: int) -> list[Pair]:
         """Every pair that shared the top count at merge ``step`` (1-based), winner first.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bpeviz.pretokenize import PRETOKENIZER_REGISTRY
 from bpeviz.readable import counted, readable
 from bpeviz.tie_rules import TIE_RULES
 from bpeviz.tokenizer import Tokenizer
@@ -90,4 +91,26 @@ def first_merge_sentence(first: MergeStep | None, tokenizer: Tokenizer) -> str:
     return (
         f"Merge 1 will join {pair_text(tokenizer, first.pair)}, the most frequent pair "
         f"({first.count:,} times). Its occurrences are outlined below."
+    )
+
+
+def pieces_sentence(pretokenizer: str) -> str:
+    """The rule the pre-tokenizer's outlines show, for the split the run used."""
+    info = PRETOKENIZER_REGISTRY.get(pretokenizer)
+    name = info.help if info else pretokenizer
+    if pretokenizer == "bytes":
+        return (
+            "With no pre-tokenizer the whole text is one piece, so merges may join anything: "
+            "a space to the next word, the end of one word to the start of the next."
+        )
+    lesson = {
+        "gpt2": " Letters, digits and punctuation are separate pieces, and a space sticks to "
+        "the word after it.",
+        "gpt4": " Digits come in groups of one to three, and a run of letters is one piece: "
+        "Japanese, written without spaces, stays one piece up to its punctuation.",
+        "words": " Each word is a piece and whitespace is kept as single bytes.",
+    }.get(pretokenizer, "")
+    return (
+        f"Before training, the pre-tokenizer ({name}) cuts the text into pieces, outlined "
+        f"here. Merges never cross a piece's edge: no token spans two pieces.{lesson}"
     )

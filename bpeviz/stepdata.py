@@ -21,12 +21,17 @@ Schema (``SCHEMA`` 1; every list index is a step, a merge number minus one, or a
   hex, newlines]``: its readable text as runs (even indices text, odd indices bytes shown
   as hex), hover title, kind (0 plain, 1 ends in ``</w>``, 2 special), for a token that is
   not whole UTF-8 characters its bytes in hex (to group tokens under the character they
-  spell) else ``""``, and how many line breaks follow it (its newlines);
+  spell) else ``""``, how many line breaks follow it (its newlines), and all its bytes in
+  hex (``</w>`` included);
 - ``merges``: per merge ``[left, right, new_id, count, replacements]``;
 - ``sentences``: per merge ``[count sentence, tie sentence or ""]``; ``start``: step 0's
   two sentences;
 - ``tops``: at steps ``0..merge_count``, the best ``TOP_PAIRS`` rows of the pair table,
-  flattened ``[left, right, count, ...]``; ``tied``: how many pairs share the top count.
+  flattened ``[left, right, count, ...]``; ``tied``: how many pairs share the top count;
+- ``pieces``: the window's symbols where a piece of the pre-tokenizer starts (no merge ever
+  crosses one); ``pieces_rule``: the sentence that says so for this run's pre-tokenizer;
+- ``quiz``: at steps ``0..merge_count - 1``, the rows of ``tops`` offered as candidates for
+  the next merge, in the order shown (:func:`quiz_order`).
 
 Budget (``benchmarks/run.py``): at most 300 KB gzipped for a bundled sample at vocab 512,
 2 MB for Tiny Shakespeare at 4096. The full pair table stays a download of the server.
@@ -35,12 +40,19 @@ Budget (``benchmarks/run.py``): at most 300 KB gzipped for a bundled sample at v
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import numpy as np
 
 from bpeviz.history import History
-from bpeviz.narration import count_sentence, first_merge_sentence, start_sentence, tie_sentence
+from bpeviz.narration import (
+    count_sentence,
+    first_merge_sentence,
+    pieces_sentence,
+    start_sentence,
+    tie_sentence,
+)
 from bpeviz.readable import hex_bytes, readable, split_utf8
 from bpeviz.token_info import special_title, token_title, trained_origin
 from bpeviz.tokenizer import Tokenizer
@@ -49,6 +61,7 @@ SCHEMA = 1
 TOP_PAIRS = 12  # rows of the pair table shown at each step
 WINDOW_SYMBOLS = 6_000  # symbols of text drawn: a bundled sample whole, a book's first pages
 END_OF_WORD = b"</w>"
+QUIZ_CHOICES = 4  # the real next merge and three others from near the top
 
 
 def label_runs(data: bytes) -> str | list[str]:
@@ -84,21 +97,37 @@ def _whole_characters(data: bytes) -> bool:
 
 
 def vocab_entries(tokenizer: Tokenizer, base: int, size: int) -> list[list[Any]]:
-    """``[label, title, kind, hex, newlines]`` for ids ``0..size-1`` (module docstring)."""
+    """``[label, title, kind, hex, newlines, all hex]`` for ids ``0..size-1`` (see the
+    module docstring)."""
     origin = trained_origin(base)
     entries: list[list[Any]] = []
     for token_id in range(size):
-        data = tokenizer.token_bytes(token_id)
+        data = full = tokenizer.token_bytes(token_id)
         if tokenizer.is_special(token_id):
-            entries.append([label_runs(data), special_title(token_id), 2, "", 0])
+            entries.append([label_runs(data), special_title(token_id), 2, "", 0, data.hex()])
             continue
         kind = 0
         title = token_title(token_id, data, origin(token_id))
         if tokenizer.end_of_word and data.endswith(END_OF_WORD):
             data, kind = data[: -len(END_OF_WORD)], 1
         broken = "" if _whole_characters(data) else data.hex()
-        entries.append([label_runs(data), title, kind, broken, data.count(b"\n")])
+        entries.append([label_runs(data), title, kind, broken, data.count(b"\n"), full.hex()])
     return entries
+
+
+def quiz_order(step: int, candidates: int) -> list[int]:
+    """Which rows of the pair table a quiz offers for the merge after ``step``, in order.
+
+    The real next merge (row 0) and up to three runners-up (rows 1..3), shuffled by a
+    generator seeded with the step: every student of a class sees the same order, and it
+    changes from step to step.
+
+    >>> quiz_order(0, 12) == quiz_order(0, 12), sorted(quiz_order(5, 12)), quiz_order(3, 1)
+    (True, [0, 1, 2, 3], [0])
+    """
+    rows = list(range(min(candidates, QUIZ_CHOICES)))
+    random.Random(f"bpeviz quiz {step}").shuffle(rows)
+    return rows
 
 
 def _window_end(death: np.ndarray, merge_count: int, limit: int) -> int:
@@ -159,6 +188,9 @@ def payload(history: History, *, window_symbols: int = WINDOW_SYMBOLS) -> dict[s
         "start": start,
         "tops": [[value for row in top.rows for value in row] for top in tops],
         "tied": [top.tied for top in tops],
+        "pieces": [int(start) for start in history.piece_starts() if start < end],
+        "pieces_rule": pieces_sentence(history.run.pretokenizer),
+        "quiz": [quiz_order(k, len(tops[k].rows)) for k in range(merges)],
     }
 
 

@@ -65,6 +65,16 @@ export function tokensAt(p, k) {
 
 // What the Step page shows at step k: the tokens, one mark each ("", "ps", "pe", "new").
 export function stepView(p, k, when) {
+  const view = cutView(p, k, when);
+  const starts = new Set(p.pieces);
+  view.pieceStarts = new Set();
+  view.starts.forEach((symbol, index) => {
+    if (starts.has(symbol)) view.pieceStarts.add(index);
+  });
+  return view;
+}
+
+function cutView(p, k, when) {
   const merges = p.merge_count;
   if (k === 0 && merges === 0) {
     const shown = tokensAt(p, 0);
@@ -159,29 +169,41 @@ export function charGroups(vocab, ids) {
 }
 
 // Spans for ids with one mark each; vocab entries as stepdata.vocab_entries makes them.
+// options.pieces: a Set of the token indices that start a piece of the pre-tokenizer (each
+// piece is then outlined); options.groupChars: false draws split characters ungrouped.
 export function tokenSpans(vocab, ids, marks, options = {}) {
   const box = el("div", "bpe-text");
   const colours = colourIndices(ids);
   const groups = options.groupChars === false ? new Map() : charGroups(vocab, ids);
-  let parent = box;
+  const pieces = options.pieces || null;
+  let piece = null;
+  let group = null;
   let groupEnd = -1;
   let pendingBreaks = 0;
+  const breakInto = (parent) => {
+    for (; pendingBreaks; pendingBreaks--) parent.append(el("br"));
+  };
   for (let index = 0; index < ids.length; index++) {
     if (index === groupEnd) {
-      parent = box;
+      group = null;
       groupEnd = -1;
     }
-    if (groupEnd < 0 && pendingBreaks) {
-      for (; pendingBreaks; pendingBreaks--) box.append(el("br"));
+    if (pieces && pieces.has(index)) {
+      group = null;
+      groupEnd = -1;
+      breakInto(box);
+      piece = el("span", "bpe-piece");
+      box.append(piece);
     }
+    if (!group) breakInto(piece || box);
     if (groups.has(index)) {
       const [end, text] = groups.get(index);
       groupEnd = end;
       const shown = text.replace(/\u00a0/g, "\u237d");
-      parent = el("span", "bpe-g");
-      parent.setAttribute("data-char", shown);
-      parent.title = `${end - index} tokens spell ${shown}`;
-      box.append(parent);
+      group = el("span", "bpe-g");
+      group.setAttribute("data-char", shown);
+      group.title = `${end - index} tokens spell ${shown}`;
+      (piece || box).append(group);
     }
     const id = ids[index];
     const entry = vocab[id];
@@ -193,10 +215,10 @@ export function tokenSpans(vocab, ids, marks, options = {}) {
     appendLabel(span, entry[0]);
     if (entry[2] === KIND_END_OF_WORD) span.append(el("span", "bpe-eow", "</w>"));
     if (!span.textContent) span.append("\u200b");
-    parent.append(span);
+    (group || piece || box).append(span);
     pendingBreaks += entry[4] || 0;
   }
-  for (; pendingBreaks; pendingBreaks--) box.append(el("br"));
+  breakInto(box);
   return box;
 }
 
@@ -372,6 +394,8 @@ function vocabTable(p, k) {
   for (let merge = k; merge > k - shown; merge--) {
     const [left, right, made, count] = p.merges[merge - 1];
     const line = el("tr");
+    line.dataset.id = made;
+    line.title = "Inspect this token";
     for (const value of [number(merge), made, full(made), full(left), full(right), number(count)]) line.append(el("td", "", value));
     grid.append(line);
   }
@@ -379,6 +403,128 @@ function vocabTable(p, k) {
   scroll.append(grid);
   box.append(scroll);
   if (k > shown) box.append(el("p", "bpe-caption", `The newest ${shown} of ${counted(k, "merge")}; the CSV below has them all.`));
+  return box;
+}
+
+// ---- the token inspector and the quiz ----------------------------------------------------
+
+function fullLabel(vocab, id) {
+  const entry = vocab[id];
+  return labelText(entry[0]) + (entry[2] === KIND_END_OF_WORD ? "</w>" : "");
+}
+
+function spacedHex(hex) {
+  return (hex.match(/../g) || []).join(" ").toUpperCase();
+}
+
+// Where a token came from, in words: its merge and parents, or what it is if never merged.
+export function origin(p, id) {
+  const entry = p.vocab[id];
+  if (entry[2] === KIND_SPECIAL) return { kind: "special" };
+  if (id < p.base || id >= p.base + p.merge_count) return { kind: id < 256 ? "byte" : "marker" };
+  const merge = id - p.base + 1;
+  const [left, right, , count] = p.merges[merge - 1];
+  return { kind: "merge", merge, left, right, count };
+}
+
+// The token's build tree down to single bytes: {id, merge, children}.
+export function buildTree(p, id, depth = 0) {
+  const made = origin(p, id);
+  if (made.kind !== "merge" || depth > 64) return { id, merge: 0, children: [] };
+  return { id, merge: made.merge, children: [buildTree(p, made.left, depth + 1), buildTree(p, made.right, depth + 1)] };
+}
+
+function treeList(p, node) {
+  const item = el("li");
+  const face = el("span", "bpe-node");
+  face.dataset.id = node.id;
+  face.append(el("span", `bpe-t bpe-c${node.id % PALETTE_SIZE}`, fullLabel(p.vocab, node.id) || "\u200b"));
+  face.append(el("span", "bpe-node-note", node.merge ? `id ${node.id} · merge ${number(node.merge)}` : `id ${node.id} · ${origin(p, node.id).kind === "byte" ? "byte" : "base"}`));
+  item.append(face);
+  if (node.children.length) {
+    const list = el("ul");
+    for (const child of node.children) list.append(treeList(p, child));
+    item.append(list);
+  }
+  return item;
+}
+
+function inspector(p, id, k, shownCount, close) {
+  const box = el("div", "bpe-inspector");
+  const head = el("div", "bpe-inspector-head");
+  const closer = button("×", "Close the inspector.", close);
+  closer.classList.add("bpe-close");
+  head.append(el("b", "", `Token id ${id}`), closer);
+  box.append(head);
+  const line = el("p", "bpe-inspector-token");
+  line.append(el("span", `bpe-chip bpe-c${id % PALETTE_SIZE}`, fullLabel(p.vocab, id) || "\u200b"), ` bytes ${spacedHex(p.vocab[id][5])}`);
+  box.append(line);
+  const made = origin(p, id);
+  let where;
+  if (made.kind === "special") where = "A special token: never split and never merged.";
+  else if (made.kind === "byte") where = "A single byte: every text starts as these, before any merge.";
+  else if (made.kind === "marker") where = "The </w> marker that ends each word.";
+  else {
+    where = `Made by merge ${number(made.merge)}: “${fullLabel(p.vocab, made.left)}” + “${fullLabel(p.vocab, made.right)}”. When it was made, that pair occurred ${counted(made.count, "time")} in the training text.`;
+  }
+  box.append(el("p", "", where));
+  const notYet = made.kind === "merge" && made.merge > k;
+  box.append(el("p", "bpe-inspector-count", notYet ? `Not made yet at step ${number(k)}: merge ${number(made.merge)} comes later.` : `In the text shown at step ${number(k)}: ${counted(shownCount, "time")}${shownCount ? ", outlined in the text." : "."}`));
+  if (made.kind === "merge") {
+    box.append(el("p", "bpe-caption", "How it was built, down to single bytes:"));
+    const tree = el("ul", "bpe-tree");
+    tree.append(treeList(p, buildTree(p, id)));
+    box.append(tree);
+  }
+  return box;
+}
+
+function quizCard(p, k, answers, answer, next) {
+  const box = el("div", "bpe-card bpe-quiz");
+  const score = el("div", "bpe-score");
+  const right = [...answers.values()].filter((row) => row === 0).length;
+  score.textContent = `Score: ${right} of ${answers.size}`;
+  if (k >= p.merge_count) {
+    box.append(el("div", "bpe-card-title", "No merge left to guess"), el("p", "", "Training stopped here."), score);
+    return box;
+  }
+  const flat = p.tops[k];
+  const order = p.quiz[k];
+  const chosen = answers.has(k) ? answers.get(k) : null;
+  box.append(el("div", "bpe-card-title", `Guess merge ${number(k + 1)}`));
+  box.append(el("p", "", `Which pair will merge ${number(k + 1)} join? The most frequent pair in the text below wins; a tie goes by the rule “${p.rule}”.`));
+  const choices = el("div", "bpe-choices");
+  for (const row of order) {
+    const [left, right, count] = flat.slice(row * 3, row * 3 + 3);
+    const choice = el("button", "bpe-choice");
+    choice.type = "button";
+    choice.dataset.row = row;
+    choice.dataset.pair = `${left},${right}`;
+    choice.append(el("span", `bpe-chip bpe-c${left % PALETTE_SIZE}`, fullLabel(p.vocab, left) || "\u200b"), el("span", "bpe-op", "+"), el("span", `bpe-chip bpe-c${right % PALETTE_SIZE}`, fullLabel(p.vocab, right) || "\u200b"));
+    if (chosen !== null) {
+      choice.disabled = true;
+      choice.append(el("span", "bpe-choice-count", counted(count, "time")));
+      if (row === 0) choice.classList.add("bpe-right");
+      else if (row === chosen) choice.classList.add("bpe-wrong");
+    } else {
+      choice.addEventListener("click", () => answer(k, row));
+    }
+    choices.append(choice);
+  }
+  box.append(choices);
+  if (chosen !== null) {
+    const [left, right] = p.merges[k];
+    const verdict = chosen === 0 ? "Right!" : `Not this one: merge ${number(k + 1)} joins “${fullLabel(p.vocab, left)}” + “${fullLabel(p.vocab, right)}”.`;
+    box.append(el("p", chosen === 0 ? "bpe-verdict bpe-good" : "bpe-verdict bpe-bad", verdict));
+    box.append(el("p", "", p.sentences[k][0]));
+    if (p.sentences[k][1]) {
+      const tie = el("p", "bpe-tie");
+      tie.append(el("b", "", "Tie."), " ", p.sentences[k][1]);
+      box.append(tie);
+    }
+    box.append(button(`Next question ›`, "Merge this pair and guess the one after.", next, true));
+  }
+  box.append(score);
   return box;
 }
 
@@ -406,6 +552,10 @@ class StepView {
     this.playing = false;
     this.pace = 1;
     this.animate = !reducedMotion();
+    this.showPieces = false;
+    this.quiz = false;
+    this.answers = new Map(); // quiz: step -> the row chosen (0 is the real next merge)
+    this.inspected = null;
     this.timers = {};
     this.build();
     this.show(this.k, this.when, { report: false });
@@ -458,12 +608,33 @@ class StepView {
     const animateLabel = el("label", "bpe-field", "");
     animateLabel.title = "Slide the two halves of each pair into one on Next (off when your system asks for reduced motion).";
     animateLabel.append(this.animateBox, " Animate merges");
+    const toggle = (name, title, on) => {
+      const box = el("input");
+      box.type = "checkbox";
+      box.addEventListener("change", () => on(box.checked));
+      const label = el("label", "bpe-field", "");
+      label.title = title;
+      label.append(box, ` ${name}`);
+      return [label, box];
+    };
+    let piecesLabel;
+    [piecesLabel, this.piecesBox] = toggle("Show pieces", "Outline the pre-tokenizer's pieces: no merge ever crosses their edges.", (on) => {
+      this.showPieces = on;
+      this.show(this.k, this.when, { report: false });
+    });
+    let quizLabel;
+    [quizLabel, this.quizBox] = toggle("Guess the next merge", "A quiz: the next merge is held back until you pick one of four pairs.", (on) => {
+      this.quiz = on;
+      if (on && this.playing) this.toggle();
+      this.show(this.k, "after", { report: false });
+    });
     const buttons = el("div", "bpe-buttons");
-    buttons.append(this.first, this.previous, this.next, this.last, this.play, paceLabel, jumpLabel, animateLabel);
+    buttons.append(this.first, this.previous, this.next, this.last, this.play, paceLabel, jumpLabel, animateLabel, piecesLabel, quizLabel);
     controls.append(sliderRow, buttons);
 
     this.cardBox = el("div", "bpe-card-box");
     this.countsBox = el("div", "bpe-counts-box");
+    this.inspectorBox = el("div", "bpe-inspector-box");
     const panes = el("div", "bpe-panes");
     const textPane = el("div", "bpe-text-pane");
     const whenRow = el("div", "bpe-when");
@@ -471,9 +642,16 @@ class StepView {
     this.afterButton = button("After merge", "The text just after this merge, the new token outlined.", () => this.show(this.k, "after"));
     whenRow.append(this.beforeButton, this.afterButton);
     this.windowNote = el("p", "bpe-caption");
+    this.piecesNote = el("p", "bpe-caption bpe-pieces-rule");
     this.legendBox = el("div");
     this.textBox = el("div", "bpe-scroll");
-    textPane.append(el("h3", "", "The text, token by token"), whenRow, this.windowNote, this.legendBox, this.textBox);
+    textPane.append(el("h3", "", "The text, token by token"), whenRow, this.windowNote, this.piecesNote, this.legendBox, this.textBox);
+    this.textBox.title = "";
+    const inspect = (event) => {
+      const target = event.target.closest ? event.target.closest("[data-id]") : null;
+      if (target && this.root.contains(target)) this.inspect(Number(target.dataset.id));
+    };
+    this.textBox.addEventListener("click", inspect);
     const tablePane = el("div", "bpe-table-pane");
     this.pairsBox = el("div");
     this.chart = p.merge_count ? chart(p) : null;
@@ -481,7 +659,12 @@ class StepView {
     if (this.chart) tablePane.append(this.chart.svg);
     panes.append(textPane, tablePane);
     this.vocabBox = el("div");
-    this.root.append(controls, this.cardBox, this.countsBox, panes, this.vocabBox);
+    this.root.append(controls, this.cardBox, this.countsBox, this.inspectorBox, panes, this.vocabBox);
+    this.vocabBox.addEventListener("click", inspect);
+    this.inspectorBox.addEventListener("click", (event) => {
+      const node = event.target.closest ? event.target.closest(".bpe-node") : null;
+      if (node) this.inspect(Number(node.dataset.id));
+    });
     if (!p.window.whole) {
       this.windowNote.textContent = `Long text: showing its first ${number(p.window.bytes)} of ${number(p.text_bytes)} bytes; every count is of the whole text.`;
     }
@@ -555,7 +738,7 @@ class StepView {
     this.next.disabled = this.last.disabled = k >= last;
     this.play.textContent = this.playing ? "⏸ Pause" : "▶ Play";
     this.play.disabled = last === 0;
-    this.beforeButton.parentElement.hidden = k === 0;
+    this.beforeButton.parentElement.hidden = k === 0 || this.quiz;
     this.beforeButton.classList.toggle("bpe-on", this.when === "before");
     this.afterButton.classList.toggle("bpe-on", this.when !== "before");
   }
@@ -563,16 +746,29 @@ class StepView {
   show(k, when, options = {}) {
     const p = this.p;
     k = Math.min(Math.max(Math.round(k), 0), p.merge_count);
-    const slide = this.animate && !reducedMotion() && k === this.k + 1 && when === "after" && (!this.playing || this.pace >= 0.5);
+    const slide = !this.quiz && this.animate && !reducedMotion() && k === this.k + 1 && when === "after" && (!this.playing || this.pace >= 0.5);
     this.k = k;
     this.when = when;
     clearTimeout(this.timers.slide);
     this.root.dataset.ready = "false";
-    this.cardBox.replaceChildren(card(p, k));
+    this.root.classList.toggle("bpe-quiz-on", this.quiz);
+    const answered = this.quiz && this.answers.has(k);
+    if (this.quiz) {
+      const answer = (step, row) => {
+        this.answers.set(step, row);
+        this.show(step, "after", { report: false });
+      };
+      this.cardBox.replaceChildren(quizCard(p, k, this.answers, answer, () => this.show(k + 1, "after")));
+      this.pairsBox.replaceChildren(answered ? pairTable(p, k + 1) : el("p", "bpe-note", "The pair counts are hidden until you answer."));
+    } else {
+      this.cardBox.replaceChildren(card(p, k));
+      this.pairsBox.replaceChildren(pairTable(p, k));
+    }
     this.countsBox.replaceChildren(counts(p, k));
-    this.pairsBox.replaceChildren(pairTable(p, k));
     if (this.chart) this.chart.move(k);
     this.vocabBox.replaceChildren(vocabTable(p, k));
+    this.piecesNote.textContent = this.showPieces ? p.pieces_rule : "";
+    this.piecesNote.hidden = !this.showPieces;
     this.updateControls();
     if (slide) {
       this.drawText(stepView(p, k, "before"), true);
@@ -583,24 +779,53 @@ class StepView {
     if (options.report !== false) this.scheduleReport();
   }
 
+  quizView(k) {
+    // Before the answer: the text at step k, nothing outlined. After: the pair it merges next.
+    if (this.answers.has(k) && k < this.p.merge_count) return stepView(this.p, k + 1, "before");
+    const view = stepView(this.p, k, "after");
+    view.marks = view.marks.map(() => "");
+    view.legend = null;
+    return view;
+  }
+
   finish(k, when) {
-    this.drawText(stepView(this.p, k, when), false);
+    this.drawText(this.quiz ? this.quizView(k) : stepView(this.p, k, when), false);
     this.root.dataset.step = k;
-    this.root.dataset.when = k ? when : "now";
+    this.root.dataset.when = this.quiz ? "quiz" : k ? when : "now";
     this.root.dataset.ready = "true";
   }
 
   drawText(view, sliding) {
-    const spans = tokenSpans(this.p.vocab, view.ids, view.marks);
+    const spans = tokenSpans(this.p.vocab, view.ids, view.marks, { pieces: this.showPieces ? view.pieceStarts : null });
     if (sliding) spans.classList.add("bpe-sliding");
     this.legendBox.replaceChildren(legend(view.legend, this.p.vocab, view.ids));
     const box = this.textBox;
     box.replaceChildren(spans);
+    this.shownIds = view.ids;
+    this.drawInspector();
     const mark = spans.querySelector(".bpe-new, .bpe-ps");
     if (mark) {
       const top = mark.getBoundingClientRect().top - box.getBoundingClientRect().top;
       if (top < 0 || top + mark.offsetHeight > box.clientHeight) box.scrollTop += top - box.clientHeight / 4;
     }
+  }
+
+  inspect(id) {
+    this.inspected = id;
+    this.drawInspector();
+  }
+
+  drawInspector() {
+    const id = this.inspected;
+    for (const span of this.textBox.querySelectorAll(".bpe-hit")) span.classList.remove("bpe-hit");
+    if (id === null || !this.p.vocab[id]) {
+      this.inspectorBox.replaceChildren();
+      return;
+    }
+    const hits = this.textBox.querySelectorAll(`.bpe-t[data-id="${Number(id)}"]`);
+    for (const span of hits) span.classList.add("bpe-hit");
+    const close = () => this.inspect(null);
+    this.inspectorBox.replaceChildren(inspector(this.p, id, this.k, hits.length, close));
   }
 
   scheduleReport() {
