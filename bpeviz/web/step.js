@@ -168,20 +168,61 @@ export function charGroups(vocab, ids) {
   return groups;
 }
 
+function tokenSpan(entry, id, colour, mark) {
+  const span = el("span", entry[2] === KIND_SPECIAL ? "bpe-t bpe-special" : `bpe-t bpe-c${colour}`);
+  if (mark) span.classList.add(`bpe-${mark}`);
+  span.dataset.id = id;
+  span.title = entry[1];
+  appendLabel(span, entry[0]);
+  if (entry[2] === KIND_END_OF_WORD) span.append(el("span", "bpe-eow", "</w>"));
+  if (!span.textContent) span.append("\u200b");
+  return span;
+}
+
+// A step redraws thousands of tokens of which a merge changes a few: a token at the same
+// place with the same id, colour and mark keeps its element (a Map of at most one per place).
+function cachedSpan(cache, key, entry, id, colour, mark) {
+  const held = cache.get(key);
+  if (held && held.id === id && held.colour === colour && held.mark === mark) {
+    held.node.classList.remove("bpe-hit");
+    return held.node;
+  }
+  const node = tokenSpan(entry, id, colour, mark);
+  cache.set(key, { id, colour, mark, node });
+  return node;
+}
+
 // Spans for ids with one mark each; vocab entries as stepdata.vocab_entries makes them.
 // options.pieces: a Set of the token indices that start a piece of the pre-tokenizer (each
 // piece is then outlined); options.groupChars: false draws split characters ungrouped.
 export function tokenSpans(vocab, ids, marks, options = {}) {
+  // Each line of the text is a block of its own, which the browser lays out and paints only
+  // when it scrolls into view (CSS content-visibility): a step redraws what can be seen.
   const box = el("div", "bpe-text");
+  const cache = options.cache || null; // reuse the spans of tokens already drawn: keys[i] names one
+  const keys = options.keys;
   const colours = colourIndices(ids);
   const groups = options.groupChars === false ? new Map() : charGroups(vocab, ids);
   const pieces = options.pieces || null;
+  let line = el("div", "bpe-line");
+  box.append(line);
   let piece = null;
   let group = null;
   let groupEnd = -1;
   let pendingBreaks = 0;
-  const breakInto = (parent) => {
-    for (; pendingBreaks; pendingBreaks--) parent.append(el("br"));
+  const newLines = () => {
+    for (; pendingBreaks > 1; pendingBreaks--) {
+      const empty = el("div", "bpe-line bpe-empty");
+      empty.append(el("br"));
+      box.append(empty);
+    }
+    pendingBreaks = 0;
+    line = el("div", "bpe-line");
+    box.append(line);
+    if (piece) {
+      piece = el("span", "bpe-piece bpe-piece-more");
+      line.append(piece);
+    }
   };
   for (let index = 0; index < ids.length; index++) {
     if (index === groupEnd) {
@@ -191,11 +232,13 @@ export function tokenSpans(vocab, ids, marks, options = {}) {
     if (pieces && pieces.has(index)) {
       group = null;
       groupEnd = -1;
-      breakInto(box);
-      piece = el("span", "bpe-piece");
-      box.append(piece);
+      piece = null;
     }
-    if (!group) breakInto(piece || box);
+    if (!group && pendingBreaks) newLines();
+    if (pieces && !piece) {
+      piece = el("span", "bpe-piece");
+      line.append(piece);
+    }
     if (groups.has(index)) {
       const [end, text] = groups.get(index);
       groupEnd = end;
@@ -203,22 +246,19 @@ export function tokenSpans(vocab, ids, marks, options = {}) {
       group = el("span", "bpe-g");
       group.setAttribute("data-char", shown);
       group.title = `${end - index} tokens spell ${shown}`;
-      (piece || box).append(group);
+      (piece || line).append(group);
     }
     const id = ids[index];
     const entry = vocab[id];
-    const special = entry[2] === KIND_SPECIAL;
-    const span = el("span", special ? "bpe-t bpe-special" : `bpe-t bpe-c${colours[index]}`);
-    if (marks && marks[index]) span.classList.add(`bpe-${marks[index]}`);
-    span.dataset.id = id;
-    span.title = entry[1];
-    appendLabel(span, entry[0]);
-    if (entry[2] === KIND_END_OF_WORD) span.append(el("span", "bpe-eow", "</w>"));
-    if (!span.textContent) span.append("\u200b");
-    (group || piece || box).append(span);
+    const mark = marks ? marks[index] : "";
+    const span = cache ? cachedSpan(cache, keys[index], entry, id, colours[index], mark) : tokenSpan(entry, id, colours[index], mark);
+    (group || piece || line).append(span);
     pendingBreaks += entry[4] || 0;
   }
-  breakInto(box);
+  if (pendingBreaks) {
+    piece = null;
+    newLines();
+  }
   return box;
 }
 
@@ -378,25 +418,31 @@ function chart(p) {
   };
 }
 
-function vocabTable(p, k) {
+const VOCAB_ROWS = 60;
+
+function vocabTable(p, k, rows) {
+  // rows: a Map of merge -> its <tr>, kept across steps (a row never changes).
   const box = el("div", "bpe-vocab");
   box.append(el("h3", "", "Vocabulary learned so far"));
   if (!k) {
     box.append(el("p", "bpe-caption", `Nothing learned yet: the vocabulary is the ${p.base} base symbols.`));
     return box;
   }
-  const shown = Math.min(k, 100);
+  const shown = Math.min(k, VOCAB_ROWS);
   const grid = el("table", "bpe-vocab-table");
   const head = el("tr");
   for (const name of ["merge", "id", "token", "left", "right", "count"]) head.append(el("th", "", name));
   grid.append(head);
-  const full = (id) => labelText(p.vocab[id][0]) + (p.vocab[id][2] === KIND_END_OF_WORD ? "</w>" : "");
   for (let merge = k; merge > k - shown; merge--) {
-    const [left, right, made, count] = p.merges[merge - 1];
-    const line = el("tr");
-    line.dataset.id = made;
-    line.title = "Inspect this token";
-    for (const value of [number(merge), made, full(made), full(left), full(right), number(count)]) line.append(el("td", "", value));
+    let line = rows.get(merge);
+    if (!line) {
+      const [left, right, made, count] = p.merges[merge - 1];
+      line = el("tr");
+      line.dataset.id = made;
+      line.title = "Inspect this token";
+      for (const value of [number(merge), made, fullLabel(p.vocab, made), fullLabel(p.vocab, left), fullLabel(p.vocab, right), number(count)]) line.append(el("td", "", value));
+      rows.set(merge, line);
+    }
     grid.append(line);
   }
   const scroll = el("div", "bpe-vocab-scroll");
@@ -417,39 +463,61 @@ function spacedHex(hex) {
   return (hex.match(/../g) || []).join(" ").toUpperCase();
 }
 
-// Where a token came from, in words: its merge and parents, or what it is if never merged.
-export function origin(p, id) {
-  const entry = p.vocab[id];
-  if (entry[2] === KIND_SPECIAL) return { kind: "special" };
-  if (id < p.base || id >= p.base + p.merge_count) return { kind: id < 256 ? "byte" : "marker" };
-  const merge = id - p.base + 1;
-  const [left, right, , count] = p.merges[merge - 1];
-  return { kind: "merge", merge, left, right, count };
+// Where a token came from: its merge (or rank) and parents, or what it is if never merged.
+// A source says it for one view: the step view's record, or a tokenizer's parents table.
+function recordSource(p) {
+  return {
+    vocab: p.vocab,
+    unit: "merge",
+    made(id) {
+      const entry = p.vocab[id];
+      if (entry[2] === KIND_SPECIAL) return { kind: "special" };
+      if (id < p.base || id >= p.base + p.merge_count) return { kind: entry[5].length === 2 ? "byte" : "marker" };
+      const merge = id - p.base + 1;
+      const [left, right, , count] = p.merges[merge - 1];
+      return { kind: "merge", number: merge, left, right, count };
+    },
+  };
 }
 
-// The token's build tree down to single bytes: {id, merge, children}.
-export function buildTree(p, id, depth = 0) {
-  const made = origin(p, id);
-  if (made.kind !== "merge" || depth > 64) return { id, merge: 0, children: [] };
-  return { id, merge: made.merge, children: [buildTree(p, made.left, depth + 1), buildTree(p, made.right, depth + 1)] };
+function parentsSource(data) {
+  return {
+    vocab: data.vocab,
+    unit: data.unit || "merge",
+    made(id) {
+      const entry = data.vocab[id];
+      if (entry[2] === KIND_SPECIAL) return { kind: "special" };
+      const parents = data.parents && data.parents[id];
+      if (!parents) return { kind: entry[5].length === 2 ? "byte" : "marker" };
+      return { kind: "merge", number: parents[2], left: parents[0], right: parents[1], count: null };
+    },
+  };
 }
 
-function treeList(p, node) {
+// The token's build tree down to single bytes: {id, number, children}.
+export function buildTree(source, id, depth = 0) {
+  const made = source.made(id);
+  if (made.kind !== "merge" || depth > 64) return { id, number: 0, kind: made.kind, children: [] };
+  return { id, number: made.number, kind: "merge", children: [buildTree(source, made.left, depth + 1), buildTree(source, made.right, depth + 1)] };
+}
+
+function treeList(source, node) {
   const item = el("li");
   const face = el("span", "bpe-node");
   face.dataset.id = node.id;
-  face.append(el("span", `bpe-t bpe-c${node.id % PALETTE_SIZE}`, fullLabel(p.vocab, node.id) || "\u200b"));
-  face.append(el("span", "bpe-node-note", node.merge ? `id ${node.id} · merge ${number(node.merge)}` : `id ${node.id} · ${origin(p, node.id).kind === "byte" ? "byte" : "base"}`));
+  face.append(el("span", `bpe-t bpe-c${node.id % PALETTE_SIZE}`, fullLabel(source.vocab, node.id) || "\u200b"));
+  const note = node.kind === "merge" ? `${source.unit} ${number(node.number)}` : node.kind;
+  face.append(el("span", "bpe-node-note", `id ${node.id} · ${note}`));
   item.append(face);
   if (node.children.length) {
     const list = el("ul");
-    for (const child of node.children) list.append(treeList(p, child));
+    for (const child of node.children) list.append(treeList(source, child));
     item.append(list);
   }
   return item;
 }
 
-function inspector(p, id, k, shownCount, close) {
+function inspector(source, id, countLine, close) {
   const box = el("div", "bpe-inspector");
   const head = el("div", "bpe-inspector-head");
   const closer = button("×", "Close the inspector.", close);
@@ -457,26 +525,66 @@ function inspector(p, id, k, shownCount, close) {
   head.append(el("b", "", `Token id ${id}`), closer);
   box.append(head);
   const line = el("p", "bpe-inspector-token");
-  line.append(el("span", `bpe-chip bpe-c${id % PALETTE_SIZE}`, fullLabel(p.vocab, id) || "\u200b"), ` bytes ${spacedHex(p.vocab[id][5])}`);
+  line.append(el("span", `bpe-chip bpe-c${id % PALETTE_SIZE}`, fullLabel(source.vocab, id) || "\u200b"), ` bytes ${spacedHex(source.vocab[id][5])}`);
   box.append(line);
-  const made = origin(p, id);
+  const made = source.made(id);
   let where;
   if (made.kind === "special") where = "A special token: never split and never merged.";
   else if (made.kind === "byte") where = "A single byte: every text starts as these, before any merge.";
   else if (made.kind === "marker") where = "The </w> marker that ends each word.";
   else {
-    where = `Made by merge ${number(made.merge)}: “${fullLabel(p.vocab, made.left)}” + “${fullLabel(p.vocab, made.right)}”. When it was made, that pair occurred ${counted(made.count, "time")} in the training text.`;
+    const parents = `“${fullLabel(source.vocab, made.left)}” + “${fullLabel(source.vocab, made.right)}”`;
+    where = source.unit === "rank" ? `Rank ${number(made.number)}: the encoder builds it from ${parents}.` : `Made by merge ${number(made.number)}: ${parents}.`;
+    if (made.count !== null) where += ` When it was made, that pair occurred ${counted(made.count, "time")} in the training text.`;
   }
   box.append(el("p", "", where));
-  const notYet = made.kind === "merge" && made.merge > k;
-  box.append(el("p", "bpe-inspector-count", notYet ? `Not made yet at step ${number(k)}: merge ${number(made.merge)} comes later.` : `In the text shown at step ${number(k)}: ${counted(shownCount, "time")}${shownCount ? ", outlined in the text." : "."}`));
+  box.append(el("p", "bpe-inspector-count", countLine(made)));
   if (made.kind === "merge") {
     box.append(el("p", "bpe-caption", "How it was built, down to single bytes:"));
     const tree = el("ul", "bpe-tree");
-    tree.append(treeList(p, buildTree(p, id)));
+    tree.append(treeList(source, buildTree(source, id)));
     box.append(tree);
   }
   return box;
+}
+
+// Spans of any tokenizer's ids (the Tokenize and Compare pages), with the same inspector.
+function mountTokens(root, data) {
+  const ids = data.ids;
+  const shownIds = data.show === "ids";
+  const vocab = data.vocab;
+  const pieces = data.pieces ? new Set(data.pieces) : null;
+  const spans = tokenSpans(vocab, ids, data.marks || null, { groupChars: data.group !== false && !shownIds, pieces });
+  if (shownIds) {
+    for (const span of spans.querySelectorAll(".bpe-t")) span.textContent = span.dataset.id;
+  }
+  const scroll = el("div", data.scroll === false ? "bpe-tokens" : "bpe-scroll bpe-tokens");
+  scroll.append(spans);
+  const rule = el("p", "bpe-caption bpe-pieces-rule", data.pieces_rule || "");
+  rule.hidden = !pieces || !data.pieces_rule;
+  const panel = el("div", "bpe-inspector-box");
+  const source = parentsSource(data);
+  const show = (id) => {
+    for (const span of spans.querySelectorAll(".bpe-hit")) span.classList.remove("bpe-hit");
+    if (id === null || !vocab[id]) {
+      panel.replaceChildren();
+      return;
+    }
+    const hits = spans.querySelectorAll(`.bpe-t[data-id="${Number(id)}"]`);
+    for (const span of hits) span.classList.add("bpe-hit");
+    const line = () => `In this text: ${counted(hits.length, "time")}${hits.length ? ", outlined." : "."}`;
+    panel.replaceChildren(inspector(source, id, line, () => show(null)));
+  };
+  const pick = (event) => {
+    const target = event.target.closest ? event.target.closest("[data-id]") : null;
+    if (target && root.contains(target)) show(Number(target.dataset.id));
+  };
+  if (data.inspect !== false) {
+    scroll.addEventListener("click", pick);
+    panel.addEventListener("click", pick);
+  }
+  root.replaceChildren(rule, scroll, panel);
+  root.dataset.ready = "true";
 }
 
 function quizCard(p, k, answers, answer, next) {
@@ -766,7 +874,8 @@ class StepView {
     }
     this.countsBox.replaceChildren(counts(p, k));
     if (this.chart) this.chart.move(k);
-    this.vocabBox.replaceChildren(vocabTable(p, k));
+    this.vocabRows = this.vocabRows || new Map();
+    this.vocabBox.replaceChildren(vocabTable(p, k, this.vocabRows));
     this.piecesNote.textContent = this.showPieces ? p.pieces_rule : "";
     this.piecesNote.hidden = !this.showPieces;
     this.updateControls();
@@ -796,18 +905,24 @@ class StepView {
   }
 
   drawText(view, sliding) {
-    const spans = tokenSpans(this.p.vocab, view.ids, view.marks, { pieces: this.showPieces ? view.pieceStarts : null });
+    this.spanCache = this.spanCache || new Map();
+    const options = { pieces: this.showPieces ? view.pieceStarts : null, keys: view.starts, cache: this.spanCache };
+    const spans = tokenSpans(this.p.vocab, view.ids, view.marks, options);
     if (sliding) spans.classList.add("bpe-sliding");
     this.legendBox.replaceChildren(legend(view.legend, this.p.vocab, view.ids));
     const box = this.textBox;
     box.replaceChildren(spans);
     this.shownIds = view.ids;
     this.drawInspector();
-    const mark = spans.querySelector(".bpe-new, .bpe-ps");
-    if (mark) {
+    // Scroll to the first outlined token when it is out of sight, measured after the frame
+    // is laid out (measuring now would force a second layout on every step).
+    cancelAnimationFrame(this.timers.scroll);
+    this.timers.scroll = requestAnimationFrame(() => {
+      const mark = spans.querySelector(".bpe-new, .bpe-ps");
+      if (!mark || !spans.isConnected) return;
       const top = mark.getBoundingClientRect().top - box.getBoundingClientRect().top;
       if (top < 0 || top + mark.offsetHeight > box.clientHeight) box.scrollTop += top - box.clientHeight / 4;
-    }
+    });
   }
 
   inspect(id) {
@@ -825,7 +940,12 @@ class StepView {
     const hits = this.textBox.querySelectorAll(`.bpe-t[data-id="${Number(id)}"]`);
     for (const span of hits) span.classList.add("bpe-hit");
     const close = () => this.inspect(null);
-    this.inspectorBox.replaceChildren(inspector(this.p, id, this.k, hits.length, close));
+    const k = this.k;
+    const line = (made) =>
+      made.kind === "merge" && made.number > k
+        ? `Not made yet at step ${number(k)}: merge ${number(made.number)} comes later.`
+        : `In the text shown at step ${number(k)}: ${counted(hits.length, "time")}${hits.length ? ", outlined in the text." : "."}`;
+    this.inspectorBox.replaceChildren(inspector(recordSource(this.p), id, line, close));
   }
 
   scheduleReport() {
@@ -870,7 +990,7 @@ export default function (component) {
     parentElement.append(root);
   }
   if (data.kind === "tokens") {
-    root.replaceChildren(tokenSpans(data.vocab, data.ids, data.marks || null, { groupChars: data.group !== false }));
+    mountTokens(root, data);
     return;
   }
   const view = mount(root, data, data.start, (state) => setStateValue("view", state));
