@@ -19,7 +19,7 @@ from bpeviz.history import History, train
 from bpeviz.narration import count_sentence
 from bpeviz.readable import readable
 from bpeviz.samples import get_sample
-from bpeviz.stepdata import TOP_PAIRS, label_runs, payload, payload_json
+from bpeviz.stepdata import TOP_PAIRS, label_runs, payload, payload_json, quiz_order
 from bpeviz.web import step_page
 
 
@@ -130,12 +130,13 @@ def test_vocab_entries_label_every_token_readably() -> None:
     vocab = payload(history)["vocab"]
     tokenizer = history.tokenizer
     assert len(vocab) == history.vocab_size + 1
-    for token_id, (label, title, kind, broken, newlines) in enumerate(vocab):
+    for token_id, (label, title, kind, broken, newlines, full) in enumerate(vocab):
         data = tokenizer.token_bytes(token_id)
         assert "".join([label] if isinstance(label, str) else label) == readable(data)
         assert title.startswith(f"id {token_id} ")
         assert kind == (2 if tokenizer.is_special(token_id) else 0)
         assert newlines == data.count(b"\n")
+        assert full == data.hex()
         try:
             data.decode("utf-8")
             assert broken == ""
@@ -148,3 +149,33 @@ def test_label_runs_mark_broken_bytes() -> None:
     assert label_runs(b"ab") == "ab"
     assert label_runs(b"\xe6") == ["", "<E6>"]
     assert label_runs(b"a\xe6b") == ["a", "<E6>", "b"]
+
+
+@pytest.mark.parametrize("step", range(40))
+def test_quiz_order_offers_the_next_merge_once_among_four(step: int) -> None:
+    order = quiz_order(step, TOP_PAIRS)
+    assert sorted(order) == [0, 1, 2, 3], "row 0 is the real next merge; no row twice"
+    assert quiz_order(step, TOP_PAIRS) == order, "the same order for the whole class"
+
+
+def test_quiz_order_with_fewer_pairs_offers_what_there_is() -> None:
+    assert sorted(quiz_order(7, 2)) == [0, 1] and quiz_order(7, 0) == []
+
+
+def test_the_quiz_order_moves_the_answer_around() -> None:
+    assert len({quiz_order(step, TOP_PAIRS).index(0) for step in range(40)}) == 4
+
+
+def test_pieces_are_the_pre_tokenizers_cuts() -> None:
+    """GPT-4's pattern on a line worked by hand: letters (no spaces in Japanese) one piece,
+    then 。, the space, digits in threes, a space-led word, the newline."""
+    text = "駅前の本屋。 12345 apples\n"
+    history = train(text, 300, pretokenizer="gpt4", top_pairs=TOP_PAIRS)
+    data = payload(history)
+    offsets = data["offsets"]
+    cuts = [offsets[symbol] for symbol in data["pieces"]]
+    raw = text.encode()
+    pieces = [raw[a:b].decode() for a, b in zip(cuts, [*cuts[1:], len(raw)], strict=True)]
+    assert pieces == ["駅前の本屋", "。", " ", "123", "45", " apples", "\n"]
+    assert "Merges never cross a piece's edge" in data["pieces_rule"]
+    assert payload(train(text, 300, pretokenizer="bytes"))["pieces"] == [0]

@@ -1,0 +1,292 @@
+"""The teaching features of the step view (issue 12), in a real browser, against the engine.
+
+- **Guess the next merge**: at any step the four candidates are the real next merge and the
+  runners-up of the pair table (``History.pair_table``), never twice the same, in an order
+  fixed by the step (two students see the same); a click reveals the counts, the tie rule
+  where one decided (``first``, ``lexmin``, ``lexmax`` on the ties sample) and a score.
+- **Inspect any token**: a click on a token or a vocabulary row shows its id, bytes, the
+  merge that made it and its build tree, each node the engine's merge, down to single
+  bytes; every occurrence in the text is outlined.
+- **See the pre-tokenizer**: the pieces drawn are the engine's (``History.piece_starts``):
+  no token crosses one, Japanese without spaces stays one piece, digits come in threes.
+- Hostile training text stays literal in the quiz and the inspector.
+
+Most run on an exported page (``bpeviz.web.step_page``, the same step.js), opened from disk:
+no server needed. Presentation mode and 800 px are checked in the app.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from bpeviz.history import History, train
+from bpeviz.readable import readable
+from bpeviz.samples import get_sample
+from bpeviz.stepdata import TOP_PAIRS, payload_json
+from bpeviz.web import step_page
+
+if TYPE_CHECKING:
+    from conftest import AppPage
+
+pytestmark = pytest.mark.browser
+
+
+def sample_history(key: str, **overrides: Any) -> History:
+    sample = get_sample(key)
+    options = {
+        "pretokenizer": sample.settings.pretokenizer,
+        "tie_break": sample.settings.tie_break,
+        "end_of_word": sample.settings.end_of_word,
+        "top_pairs": TOP_PAIRS,
+    }
+    options.update(overrides)
+    vocab = options.pop("vocab_size", sample.settings.vocab_size)
+    return train(sample.text, vocab, **options)
+
+
+def open_run(browser: Any, tmp_path: Path, history: History, step: int = 0) -> Any:
+    path = tmp_path / "run.html"
+    path.write_text(step_page(payload_json(history), title="t", subtitle="s"), encoding="utf-8")
+    page = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{path.as_uri()}#step={step}")
+    page.wait_for_function("() => document.querySelector('.bpe-root')?.dataset.ready === 'true'")
+    page.bpeviz_errors = errors
+    page.evaluate("window.bpevizStepView.animate = false")
+    return page
+
+
+def toggle(page: Any, name: str) -> None:
+    page.locator(".bpe-root label").filter(has_text=name).locator("input").check()
+
+
+def candidates(page: Any) -> list[tuple[int, int]]:
+    pairs = page.locator(".bpe-choice").evaluate_all("(all) => all.map((b) => b.dataset.pair)")
+    return [tuple(int(part) for part in pair.split(",")) for pair in pairs]
+
+
+def show(page: Any, k: int) -> None:
+    page.evaluate("(k) => window.bpevizStepView.show(k, 'after')", k)
+
+
+# ---- guess the next merge -------------------------------------------------------------------
+
+
+def test_the_quiz_offers_the_next_merge_among_the_runners_up_in_a_fixed_order(
+    browser: Any, tmp_path: Path
+) -> None:
+    history = sample_history("english")
+    page = open_run(browser, tmp_path, history)
+    toggle(page, "Guess the next merge")
+    other = open_run(browser, tmp_path, history)  # a second student
+    toggle(other, "Guess the next merge")
+    orders = set()
+    for k in (0, 1, 7, 50, history.merge_count - 1):
+        show(page, k)
+        show(other, k)
+        offered = candidates(page)
+        table = history.pair_table(k).pairs()[:4]
+        assert history.steps[k].pair in offered, f"step {k}: the real merge is offered"
+        assert sorted(offered) == sorted(table) and len(set(offered)) == len(offered)
+        assert candidates(other) == offered, "the whole class sees the same order"
+        assert page.locator("table.bpe-pair-table").count() == 0, "the counts are held back"
+        assert page.locator(".bpe-scroll .bpe-new, .bpe-scroll .bpe-ps").count() == 0
+        orders.add(tuple(offered.index(pair) for pair in table))
+    assert len(orders) > 1, "the real merge does not always stand in the same place"
+    assert page.bpeviz_errors == []
+
+
+def test_answering_reveals_counts_and_keeps_a_score(browser: Any, tmp_path: Path) -> None:
+    history = sample_history("english")
+    page = open_run(browser, tmp_path, history, step=3)
+    toggle(page, "Guess the next merge")
+    right = "{},{}".format(*history.steps[3].pair)
+    page.locator(f'.bpe-choice[data-pair="{right}"]').click()
+    assert page.locator(".bpe-verdict").inner_text() == "Right!"
+    table = history.pair_table(3)
+    counts = dict(zip(table.pairs(), table.counts.tolist(), strict=True))
+    for pair in candidates(page):
+        choice = page.locator(f'.bpe-choice[data-pair="{pair[0]},{pair[1]}"]')
+        assert f"{counts[pair]:,} times" in choice.inner_text()
+    assert page.locator(".bpe-score").inner_text() == "Score: 1 of 1"
+    # The text now outlines where merge 4 applies, and the table is the one it was picked from.
+    assert page.locator(".bpe-scroll .bpe-ps").count() == history.steps[3].replacements
+    page.get_by_role("button", name="Next question ›").click()
+    wrong = next(pair for pair in candidates(page) if pair != history.steps[4].pair)
+    page.locator(f'.bpe-choice[data-pair="{wrong[0]},{wrong[1]}"]').click()
+    assert page.locator(".bpe-verdict").inner_text().startswith("Not this one: merge 5 joins")
+    assert page.locator(".bpe-score").inner_text() == "Score: 1 of 2"
+
+
+@pytest.mark.parametrize(
+    ("rule", "winner"), [("first", "“b” + “a”"), ("lexmin", "“a” + “t”"), ("lexmax", "“c” + “a”")]
+)
+def test_the_reveal_names_the_rule_that_broke_the_tie(
+    browser: Any, tmp_path: Path, rule: str, winner: str
+) -> None:
+    """samples.json: the ties sample with words: (b,a), (c,a), (a,t) tie at 2 for merge 1."""
+    history = sample_history("ties", tie_break=rule)
+    page = open_run(browser, tmp_path, history)
+    toggle(page, "Guess the next merge")
+    page.locator(".bpe-choice").first.click()
+    tie = page.locator(".bpe-quiz .bpe-tie").inner_text()
+    assert f"The rule “{rule}” picked {winner}" in tie and "3 pairs occurred 2 times" in tie
+
+
+# ---- inspect any token ----------------------------------------------------------------------
+
+
+def build_tree(history: History, token_id: int) -> list[int]:
+    """Pre-order ids of the token's tree, from the merges the engine recorded."""
+    if token_id < history.base:
+        return [token_id]
+    left, right = history.steps[token_id - history.base].pair
+    return [token_id, *build_tree(history, left), *build_tree(history, right)]
+
+
+def test_the_inspector_shows_a_tokens_merge_tree_and_occurrences(
+    browser: Any, tmp_path: Path
+) -> None:
+    history = sample_history("english")
+    k = 120
+    page = open_run(browser, tmp_path, history, step=k)
+    newest = history.steps[k - 1].new_id
+    page.locator(f'.bpe-scroll .bpe-t[data-id="{newest}"]').first.click()
+    inspector = page.locator(".bpe-inspector")
+    assert inspector.locator("b").first.inner_text() == f"Token id {newest}"
+    nodes = inspector.locator(".bpe-node").evaluate_all("(all) => all.map((n) => +n.dataset.id)")
+    assert nodes == build_tree(history, newest)
+    left, right = history.steps[k - 1].pair
+    assert f"Made by merge {k}:" in inspector.inner_text()
+    assert f"occurred {history.steps[k - 1].count:,} times" in inspector.inner_text()
+    shown = int((history.segmentation(k).ids == newest).sum())
+    assert page.locator(".bpe-scroll .bpe-hit").count() == shown
+    assert f"{shown:,} time" in inspector.locator(".bpe-inspector-count").inner_text()
+    assert inspector.inner_text().count("bytes ") >= 1
+    # A vocabulary row opens its token too; a node of the tree opens that node.
+    older = history.steps[k - 2]
+    page.locator(f'.bpe-vocab-table tr[data-id="{older.new_id}"]').click()
+    assert inspector.locator("b").first.inner_text() == f"Token id {older.new_id}"
+    page.locator(".bpe-inspector .bpe-node").nth(1).click()
+    assert inspector.locator("b").first.inner_text() == f"Token id {older.pair[0]}"
+    assert (left, right) == history.steps[k - 1].pair
+    assert page.bpeviz_errors == []
+
+
+# ---- see the pre-tokenizer ------------------------------------------------------------------
+
+
+def piece_groups(page: Any) -> list[list[int]]:
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.bpe-scroll .bpe-piece')].map((piece) =>
+             [piece.classList.contains('bpe-piece-more') ? 1 : 0,
+              ...[...piece.querySelectorAll('.bpe-t')].map((t) => +t.dataset.id)])"""
+    )
+
+
+@pytest.mark.parametrize("key", ["english", "japanese"])
+def test_the_pieces_drawn_are_the_pre_tokenizers_and_no_token_crosses_one(
+    browser: Any, tmp_path: Path, key: str
+) -> None:
+    history = sample_history(key)
+    k = 60
+    page = open_run(browser, tmp_path, history, step=k)
+    toggle(page, "Show pieces")
+    assert "Merges never cross a piece's edge" in page.locator(".bpe-pieces-rule").inner_text()
+    # Join the continuation boxes (a piece that runs over a line break), then compare.
+    drawn: list[list[int]] = []
+    for more, *ids in piece_groups(page):
+        if more:
+            drawn[-1] += ids
+        else:
+            drawn.append(ids)
+    segmentation = history.segmentation(k)
+    _, offsets, _ = history.text_symbols()
+    piece_bytes = {int(offsets[start]) for start in history.piece_starts()}
+    expected: list[list[int]] = []
+    for start, token_id in zip(segmentation.starts.tolist(), segmentation.ids.tolist(),
+                               strict=True):  # fmt: skip
+        if start in piece_bytes or not expected:
+            expected.append([])
+        expected[-1].append(token_id)
+    assert drawn == expected
+
+
+def drawn_bytes(label: str) -> bytes:
+    """The bytes a drawn token stands for: ``<E3>`` is a byte, ␣ ↵ a space and a newline."""
+    out = b""
+    for part in re.split(r"(<[0-9A-F]{2}>)", label.replace("\u200b", "")):
+        if re.fullmatch(r"<[0-9A-F]{2}>", part):
+            out += bytes.fromhex(part[1:3])
+        else:
+            out += part.replace("␣", " ").replace("↵", "\n").encode("utf-8")
+    return out
+
+
+def test_japanese_stays_one_piece_and_digits_come_in_threes(browser: Any, tmp_path: Path) -> None:
+    """GPT-4's pattern, worked by hand: a run of letters (kana and kanji alike, no spaces) is
+    one piece, 。 another, the space before digits its own, digits in threes from the left."""
+    text = "駅前の小さな本屋で本を買った。 12345 apples\n" * 4
+    history = train(text, 300, pretokenizer="gpt4", top_pairs=TOP_PAIRS)
+    page = open_run(browser, tmp_path, history)
+    toggle(page, "Show pieces")
+    pieces = page.locator(".bpe-scroll .bpe-piece").evaluate_all(
+        "(all) => all.map((p) => [...p.querySelectorAll('.bpe-t')].map((t) => t.textContent))"
+    )
+    texts = [b"".join(drawn_bytes(label) for label in piece).decode("utf-8") for piece in pieces]
+    assert texts[:7] == ["駅前の小さな本屋で本を買った", "。", " ", "123", "45", " apples", "\n"]
+
+
+# ---- hostile text ---------------------------------------------------------------------------
+
+
+def test_hostile_training_text_stays_literal_in_the_quiz_and_the_inspector(
+    browser: Any, tmp_path: Path
+) -> None:
+    hostile = '<img src=x onerror="window.__x=1"> <b>bold</b> <script>window.__x=1</script> '
+    history = train(hostile * 6, 300, pretokenizer="bytes", top_pairs=TOP_PAIRS)
+    page = open_run(browser, tmp_path, history, step=20)
+    toggle(page, "Guess the next merge")
+    page.locator(".bpe-choice").first.click()
+    page.locator(".bpe-scroll .bpe-t").nth(3).click()
+    toggle(page, "Show pieces")
+    root = page.locator(".bpe-root")
+    assert root.locator("img, script, b:not(.bpe-inspector-head b):not(.bpe-tie b)").count() == 0
+    assert page.evaluate("window.__x") is None
+    drawn = page.locator(".bpe-scroll .bpe-t").all_text_contents()
+    assert "".join(drawn) == readable(history.text), "every token drawn as its own text"
+    clicked = page.locator(".bpe-scroll .bpe-t").nth(3).text_content()
+    assert page.locator(".bpe-inspector-token .bpe-chip").text_content() == clicked
+    chips = "".join(page.locator(".bpe-choice .bpe-chip").all_text_contents())
+    assert set(chips) <= set(readable(history.text)), "quiz chips are token text, literally"
+
+
+# ---- in the app: a projector and a narrow window --------------------------------------------
+
+
+@pytest.mark.parametrize("width", [1366, 800])
+def test_quiz_and_inspector_on_a_projector_and_at_800_px(
+    app: AppPage, screenshots: Path, width: int
+) -> None:
+    app.page.set_viewport_size({"width": width, "height": 900})
+    app.open("step", present="true", step="5")
+    app.page.wait_for_function(
+        "() => document.querySelector('.bpe-root')?.dataset.ready === 'true'"
+    )
+    toggle(app.page, "Guess the next merge")
+    app.page.locator(".bpe-choice").first.click()
+    score = app.page.locator(".bpe-score")
+    size = score.evaluate("(e) => parseFloat(getComputedStyle(e).fontSize)")
+    assert score.is_visible() and size >= 20
+    app.page.locator(".bpe-scroll .bpe-t").first.click()
+    box = app.page.locator(".bpe-inspector").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    for choice in app.page.locator(".bpe-choice").all():
+        right = choice.bounding_box()
+        assert right is not None and right["x"] + right["width"] <= width
+    app.page.screenshot(path=str(screenshots / f"step-quiz-present-{width}.png"), full_page=True)
