@@ -12,7 +12,9 @@ run is the one least disturbed); step queries take the median of 20 random steps
    whole text;
 3. the segmentation with ids of the whole text, and the full pair table, at random steps;
 4. encode the whole text with our ``cl100k_base`` and ``o200k_base`` encoders against tiktoken;
-5. peak memory of training ``bytes`` to 4096 (a fresh process), and the history's size.
+5. peak memory of training ``bytes`` to 4096 (a fresh process), and the history's size;
+6. the Step page's record for the browser (``bpeviz.stepdata``): its gzipped size for a
+   bundled sample at 512 and the corpus at 4096, and the time to build it.
 
 The corpus is Tiny Shakespeare from ``../shared/corpora`` when present, else the bundled
 samples repeated to the same size (the figures are then not comparable with the README's).
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import gzip
 import json
 import random
 import statistics
@@ -36,10 +39,12 @@ sys.path.insert(0, str(ROOT))
 
 from bpeviz import textbook, train  # noqa: E402
 from bpeviz.openai_ranks import REAL_ENCODING_NAMES, load_encoding  # noqa: E402
+from bpeviz.samples import get_sample  # noqa: E402
+from bpeviz.stepdata import TOP_PAIRS, payload_json  # noqa: E402
 
 SHAKESPEARE = ROOT.parent / "shared" / "corpora" / "tinyshakespeare.txt"
 TARGET_SIZE = 1_115_394
-FIGURES = ("1", "2a", "2b", "3", "4", "5")
+FIGURES = ("1", "2a", "2b", "3", "4", "5", "6")
 
 
 def load_corpus() -> tuple[str, str]:
@@ -249,6 +254,21 @@ def main() -> int:
             "<= 10",
             per_byte_gpt4 <= 10,
         )
+
+    # 6. The step view's record (issue 9): gzipped size and the time to build it.
+    if "6" in wanted:
+        for key in ("english", "japanese"):
+            sample = get_sample(key)
+            history = train(sample.text, 512, pretokenizer="gpt4", top_pairs=TOP_PAIRS)
+            kb = len(gzip.compress(payload_json(history).encode("utf-8"))) / 1000
+            report(f"6. step record, {key} sample at 512 (KB gzipped)", kb, "<= 300", kb <= 300)
+        history = train(text, 4096, pretokenizer="gpt4", top_pairs=TOP_PAIRS)
+        started = time.perf_counter()
+        record = payload_json(history)
+        seconds = time.perf_counter() - started
+        mb = len(gzip.compress(record.encode("utf-8"))) / 1e6
+        report("6. step record, corpus at 4096 gpt4 (MB gzipped)", mb, "<= 2", mb <= 2)
+        report("6. step record, corpus at 4096 gpt4: build (s)", seconds, "<= 2", seconds <= 2)
 
     missed = [name for name, _, _, ok in results if not ok]
     print(f"\n{len(results) - len(missed)} of {len(results)} figures within target")
