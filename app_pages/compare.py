@@ -6,10 +6,10 @@ from bpeviz.app import compare
 from bpeviz.app.choices import TRAINED, default_pair, short_name, tokenizer_choices
 from bpeviz.app.marks import MARK_NEW, legend_html
 from bpeviz.app.settings import Message
-from bpeviz.app.spans import id_views, tokens_html
 from bpeviz.app.state import current_settings, current_text, imported_tokenizer
+from bpeviz.app.token_view import show_tokens
 from bpeviz.app.training import chosen_tokenizer, current_history, encode_with
-from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_messages, show_spans
+from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_messages
 
 MAX_SHOWN_TOKENS = 3_000
 
@@ -69,15 +69,15 @@ def pane_title(choice: str) -> str:
     return f"{choice}: {escape_markdown(choices[choice])}"
 
 
-show_spans(legend_html(mark=None))
+st.html(legend_html(mark=None))
 st.caption(
     "A bold outline marks a token that starts where the other tokenizer does not cut. "
-    "Hover a token for its id and bytes."
+    "Hover a token for its id and bytes; click it to see how it was built."
 )
 panes = columns(2, key="compare_panes")
-for pane, tokenization, only, choice, (tokenizer, _) in (
-    (panes[0], result.ours, result.diff.only_ours, picked[0], sides[0]),
-    (panes[1], result.theirs, result.diff.only_theirs, picked[1], sides[1]),
+for side, pane, tokenization, only, choice, (tokenizer, _) in (
+    ("left", panes[0], result.ours, result.diff.only_ours, picked[0], sides[0]),
+    ("right", panes[1], result.theirs, result.diff.only_theirs, picked[1], sides[1]),
 ):
     with pane:
         st.subheader(pane_title(choice), anchor=False)
@@ -89,9 +89,8 @@ for pane, tokenization, only, choice, (tokenizer, _) in (
         marks = compare.start_marks(tokenization, only, mark=MARK_NEW)
         if len(shown) < tokenization.token_count:
             st.caption(f"Showing the first {len(shown):,} of {tokenization.token_count:,} tokens.")
-        show_spans(
-            tokens_html(id_views(tokenizer, shown), marks=marks[: len(shown)]),
-            scroll=True,
+        show_tokens(
+            tokenizer, shown, key=f"cmp_spans_{side}", marks=marks[: len(shown)], legend=False
         )
 
 st.subheader("Where the cuts differ", anchor=False)

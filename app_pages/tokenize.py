@@ -5,13 +5,12 @@ import streamlit as st
 
 from bpeviz.app import tables
 from bpeviz.app.choices import tokenizer_choices
-from bpeviz.app.marks import legend_html
-from bpeviz.app.spans import id_views, tokens_html
 from bpeviz.app.state import current_text, imported_tokenizer
 from bpeviz.app.surprises import find_surprise, load_surprises
-from bpeviz.app.trace import trace_html, trace_summary_html
+from bpeviz.app.token_view import show_tokens, show_trace
+from bpeviz.app.trace import trace_lines, trace_summary_html
 from bpeviz.app.training import chosen_tokenizer, current_history, encode_with
-from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_spans
+from bpeviz.app.widgets import columns, escape_markdown, linked_text_area
 from bpeviz.pretokenize import to_bytes
 from bpeviz.readable import readable
 
@@ -102,6 +101,14 @@ with view_column:
         help="Tokens that are only part of a character (shown as hex) are grouped under the "
         "character they spell.",
     )
+    pieces = st.toggle(
+        "Show pieces",
+        value=False,
+        key="tok_pieces",
+        bind="query-params",
+        help="Outline the pieces the pre-tokenizer cuts the text into before any merge: no "
+        "token ever spans two of them.",
+    )
 
 try:
     tokenizer, tokenizer_key = chosen_tokenizer(model, history, imported)
@@ -125,15 +132,14 @@ columns[3].metric("Bytes per token", f"{stats.bytes_per_token:.2f}")
 shown = ids[:MAX_SHOWN_TOKENS]
 if len(ids) > len(shown):
     st.caption(f"Showing the first {len(shown):,} of {len(ids):,} tokens.")
-views = id_views(tokenizer, shown)
-show_spans(legend_html(mark=None, views=views))
-show_spans(
-    tokens_html(
-        views,
-        show="ids" if view == "Token ids" else "text",
-        group_chars=group,
-    ),
-    scroll=True,
+st.caption("Click a token to see its bytes, where it came from and how it was built.")
+show_tokens(
+    tokenizer,
+    shown,
+    key="tok_spans",
+    text=text if pieces else None,
+    show="ids" if view == "Token ids" else "text",
+    group=group,
 )
 
 st.subheader("Why was this word split like this?")
@@ -159,5 +165,6 @@ word = st.selectbox(
 )
 trace = tokenizer.encode_trace(word)
 encoded = tokenizer.encode(word, allow_special=False)
-show_spans(trace_summary_html(to_bytes(word), trace, encoded))
-show_spans(trace_html(tokenizer, to_bytes(word), trace, rank_label=rank_label))
+st.html(trace_summary_html(to_bytes(word), trace, encoded))
+lines, more = trace_lines(tokenizer, to_bytes(word), trace, rank_label=rank_label)
+show_trace(tokenizer, lines, more=more, key="tok_trace")

@@ -2,16 +2,14 @@
 
 from dataclasses import replace
 
-import numpy as np
 import streamlit as st
 
 from bpeviz.app import runs, runs_state, runs_view
-from bpeviz.app.marks import legend_html
 from bpeviz.app.settings import Message, check_settings
-from bpeviz.app.spans import segment_views, tokens_html
 from bpeviz.app.state import current_settings, current_text
+from bpeviz.app.token_view import show_tokens
 from bpeviz.app.training import current_history, history_for
-from bpeviz.app.widgets import caption, columns, show_chart, show_messages, show_spans
+from bpeviz.app.widgets import caption, columns, show_chart, show_messages
 from bpeviz.pretokenize import PRETOKENIZER_REGISTRY, PRETOKENIZERS
 from bpeviz.readable import counted
 from bpeviz.tie_rules import TIE_BREAKS, TIE_RULES
@@ -113,7 +111,7 @@ if lesson is not None:
 merges_a, merges_b = runs.merges_of(history_a), runs.merges_of(history_b)
 difference = runs.first_difference(merges_a, merges_b)
 reason = runs_view.difference_reason(difference, chosen["A"], chosen["B"]) if difference else None
-show_spans(
+st.html(
     runs_view.difference_html(
         difference, merge_counts=(len(merges_a), len(merges_b)), reason=reason
     )
@@ -161,7 +159,7 @@ segmentations = {
 }
 st.caption(
     "A token outlined in bold starts where the other run does not cut the text at this "
-    "step. Hover a token for its id and bytes."
+    "step. Hover a token for its id and bytes; click it to see how it was built."
 )
 text_panes = columns(2, key="runs_text", gap="medium")
 for pane, (name, history), other in zip(text_panes, histories.items(), ("B", "A"), strict=True):
@@ -174,17 +172,7 @@ for pane, (name, history), other in zip(text_panes, histories.items(), ("B", "A"
         if hi < len(shown):
             st.caption(f"Showing the first {hi:,} of {len(shown):,} tokens.")
         marks = runs_view.own_cut_marks(shown.starts[:hi], segmentations[other].starts)
-        views = segment_views(
-            history.text,
-            shown.starts,
-            shown.ends,
-            np.asarray(shown.ids),
-            history.tokenizer,
-            base=history.base,
-            hi=hi,
-        )
-        show_spans(legend_html(mark=None, views=views))
-        show_spans(tokens_html(views, marks=marks), scroll=True)
+        show_tokens(history.tokenizer, shown.ids[:hi], key=f"runs_spans_{name}", marks=marks)
 
 st.subheader("Merges only one run makes", anchor=False)
 st.caption(

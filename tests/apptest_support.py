@@ -8,6 +8,7 @@ would run a page without the frame. ``open_page`` checks that the frame ran.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,3 +63,18 @@ def run(target: Any) -> AppTest:
 def plain(markdown: str) -> str:
     """Message text without the backslashes that keep it literal in Markdown."""
     return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def token_views(at: AppTest) -> dict[str, dict[str, Any]]:
+    """What the page gave each token view (``bpeviz.app.token_view``), by its key, in page
+    order: the record of ``bpeviz.tokendata.tokens_data``."""
+    views: dict[str, dict[str, Any]] = {}
+    for node in at.main:
+        if getattr(node, "type", None) != "bidi_component":
+            continue
+        proto = node.proto
+        kind = proto.WhichOneof("data")
+        data = json.loads(proto.mixed.json if kind == "mixed" else proto.json)
+        if proto.component_name == "bpeviz_step" and data.get("kind") == "tokens":
+            views[proto.id.rsplit("-", 1)[-1]] = data
+    return views

@@ -1,11 +1,13 @@
-"""Tests for the HTML views (spans, marks, card, trace, styles): escaping, colours, the card."""
+"""Tests for the HTML the app still writes and what it outlines (marks, trace, legend, styles).
+
+The coloured token spans are drawn by ``web/step.js`` (tests/browser); here: which tokens are
+outlined, the trace's rows as data, its summary and the legend escaped, the stylesheet.
+"""
 
 from __future__ import annotations
 
 import doctest
 import html
-import itertools
-import random
 import re
 from html.parser import HTMLParser
 
@@ -24,20 +26,12 @@ from bpeviz.app.marks import (
     step_outline,
     window,
 )
-from bpeviz.app.spans import (
-    PALETTE,
-    TokenView,
-    char_groups,
-    colour_indices,
-    id_views,
-    segment_views,
-    tokens_html,
-    visible_html,
-)
+from bpeviz.app.spans import PALETTE
 from bpeviz.app.styles import stylesheet
-from bpeviz.app.trace import TraceRow, trace_html, trace_rows, trace_summary_html
+from bpeviz.app.token_view import legend_for
+from bpeviz.app.trace import TraceRow, trace_lines, trace_rows, trace_summary_html
 from bpeviz.history import train
-from bpeviz.samples import get_sample
+from bpeviz.tokendata import tokens_data
 from bpeviz.tokenizer import Tokenizer, TraceStep
 
 HOSTILE_TEXTS = {
@@ -84,14 +78,6 @@ def assert_safe(markup: str) -> None:
     assert not re.search(r"<[^>]*\bonerror\s*=", markup, flags=re.IGNORECASE)
 
 
-def span_texts(markup: str) -> list[str]:
-    """The text inside each token span (``bpe-t``), unescaped."""
-    return [
-        html.unescape(m)
-        for m in re.findall(r'<span class="bpe-t[^"]*" title="[^"]*">(.*?)</span>', markup)
-    ]
-
-
 def test_doctests() -> None:
     for module in (marks, spans, styles, trace):
         assert doctest.testmod(module).failed == 0
@@ -101,164 +87,14 @@ def test_doctests() -> None:
 
 
 @pytest.mark.parametrize("text", HOSTILE_TEXTS.values(), ids=HOSTILE_TEXTS.keys())
-@pytest.mark.parametrize("merges", [0, 40], ids=["bytes", "merged"])
-def test_training_text_spans_escape_everything(text: str, merges: int) -> None:
-    history = train(text * 3, 256 + merges, pretokenizer="bytes")
-    k = min(merges, history.merge_count)
-    seg = history.segmentation(k)
-    views = segment_views(
-        history.text, seg.starts, seg.ends, seg.ids, history.tokenizer, base=history.base
-    )
-    markup = tokens_html(views, marks=new_marks(seg.ids, None))
-    assert_safe(markup)
-    assert "".join(parse(markup).text).replace("␣", " ") == text * 3
-
-
-@pytest.mark.parametrize("text", HOSTILE_TEXTS.values(), ids=HOSTILE_TEXTS.keys())
-@pytest.mark.parametrize("show", ["text", "ids"])
-def test_id_spans_escape_everything(text: str, show: str) -> None:
-    tokenizer = train(text * 4, 300, pretokenizer="gpt4").tokenizer
-    markup = tokens_html(id_views(tokenizer, tokenizer.encode(text)), show=show)
-    assert_safe(markup)
-
-
-def test_a_special_token_with_markup_is_escaped() -> None:
-    special = "<img src=x onerror=alert(1)>"
-    history = train(f"ab{special}ab", 258, special_tokens=(special,))
-    seg = history.segmentation(0)
-    views = segment_views(
-        history.text, seg.starts, seg.ends, seg.ids, history.tokenizer, base=history.base
-    )
-    markup = tokens_html(views)
-    assert_safe(markup)
-    assert html.escape(special.replace(" ", "␣")) in markup
-
-
-def test_character_group_labels_are_escaped() -> None:
-    views = [
-        TokenView(1, b'"\xe9', "t"),
-        TokenView(2, b"\xa7\x85", "t"),
-        TokenView(3, b"<", "t"),
-    ]
-    markup = tokens_html(views)
-    assert_safe(markup)
-    assert 'data-char="&quot;駅"' in markup
-
-
-@pytest.mark.parametrize("text", HOSTILE_TEXTS.values(), ids=HOSTILE_TEXTS.keys())
 def test_trace_escapes_token_text(text: str) -> None:
     history = train(text * 5, 270, pretokenizer="bytes")
     tokenizer = history.tokenizer
     word = text.encode()
     trace = tokenizer.encode_trace(word)
-    assert_safe(trace_html(tokenizer, word, trace, rank_label="merge {}".format))
     assert_safe(trace_summary_html(word, trace, tokenizer.encode(word)))
-
-
-# ---- colours ------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_neighbouring_tokens_never_share_a_colour(seed: int) -> None:
-    rng = random.Random(seed)
-    ids = [rng.choice([0, 8, 16, 97, 105, 300]) for _ in range(500)]
-    colours = colour_indices(ids)
-    assert all(a != b for a, b in itertools.pairwise(colours))
-    assert all(0 <= colour < len(PALETTE) for colour in colours)
-
-
-def test_neighbouring_spans_in_html_never_share_a_colour() -> None:
-    history = train(get_sample("english").text, 300, pretokenizer="gpt4")
-    seg = history.segmentation(44)
-    views = segment_views(
-        history.text, seg.starts, seg.ends, seg.ids, history.tokenizer, base=history.base
-    )
-    classes = re.findall(r'class="bpe-t (bpe-c\d)', tokens_html(views, group_chars=False))
-    assert len(classes) == len(seg)
-    assert all(a != b for a, b in itertools.pairwise(classes))
-
-
-def test_repeated_tokens_keep_their_colour_when_they_can() -> None:
-    assert colour_indices([97, 32, 97, 32]) == [97 % 8, 32 % 8, 97 % 8, 32 % 8]
-
-
-# ---- visible bytes ------------------------------------------------------------------------
-
-
-def test_whitespace_is_visible_and_newlines_also_break_the_line() -> None:
-    markup = tokens_html(id_views(Tokenizer.from_merges([]), list(b"a b\n\tc")))
-    assert span_texts(markup) == ["a", "␣", "b", "↵", "⇥", "c"]
-    assert markup.count("<br>") == 1
-
-
-def test_partial_utf8_is_shown_as_hex() -> None:
-    content, newlines = visible_html("駅".encode()[:2])
-    assert content == '<span class="bpe-hex">&lt;E9&gt;&lt;A7&gt;</span>'
-    assert newlines == 0
-
-
-def test_invalid_bytes_from_a_binary_text_are_hex_too() -> None:
-    content, _ = visible_html(b"ok\xff\xfe")
-    assert content.startswith("ok") and content.count("bpe-hex") == 2
-    assert "&lt;FF&gt;" in content and "&lt;FE&gt;" in content
-
-
-def test_tokens_that_split_a_character_are_grouped_under_it() -> None:
-    tokenizer = Tokenizer.from_merges([])
-    markup = tokens_html(id_views(tokenizer, list("a駅".encode())))
-    assert markup.count('class="bpe-g"') == 1
-    assert 'data-char="駅"' in markup
-    assert 'class="bpe-g"' not in tokens_html(
-        id_views(tokenizer, list("a駅".encode())), group_chars=False
-    )
-
-
-def test_char_groups_ignore_bytes_that_never_make_a_character() -> None:
-    assert char_groups([b"\xff", b"\x80", b"a"]) == []
-    assert char_groups([b"ab", b"cd"]) == []
-
-
-def test_ids_view_shows_each_id() -> None:
-    tokenizer = train("hello hello", 260).tokenizer
-    ids = tokenizer.encode("hello")
-    assert span_texts(tokens_html(id_views(tokenizer, ids), show="ids")) == [str(i) for i in ids]
-    with pytest.raises(ValueError, match="show"):
-        tokens_html([], show="bytes")
-
-
-def test_hover_title_has_id_hex_bytes_and_origin() -> None:
-    history = train("aaabdaaabac", 259, tie_break="lexmin")
-    views = id_views(history.tokenizer, [258, 100])
-    assert views[0].title == "id 258 · bytes 61 61 61 62 · made by merge 3"
-    assert views[1].title == "id 100 · bytes 64 · a single byte"
-
-
-# ---- special tokens and </w> --------------------------------------------------------------
-
-
-def test_special_tokens_are_marked_distinctly() -> None:
-    history = train("ab<|endoftext|>ab", 257, special_tokens=("<|endoftext|>",))
-    seg = history.segmentation(1)
-    views = segment_views(
-        history.text, seg.starts, seg.ends, seg.ids, history.tokenizer, base=history.base
-    )
-    special = [view for view in views if view.special]
-    assert len(special) == 1 and special[0].data == b"<|endoftext|>"
-    markup = tokens_html(views)
-    assert markup.count("bpe-special") == 1
-    assert "special token" in special[0].title
-
-
-def test_end_of_word_marker_is_drawn_after_the_word() -> None:
-    history = train("low low lower", 262, pretokenizer="words", end_of_word=True)
-    seg = history.segmentation(history.merge_count)
-    views = segment_views(
-        history.text, seg.starts, seg.ends, seg.ids, history.tokenizer, base=history.base
-    )
-    assert any(view.marker for view in views)
-    assert 'class="bpe-eow">&lt;/w&gt;' in tokens_html(views)
-    texts = [view.data for view in views]
-    assert b"".join(texts) == history.text
+    lines, _ = trace_lines(tokenizer, word, trace, rank_label="merge {}".format)
+    assert list(lines[0].ids) == list(word)  # the rows are ids: the browser draws them as text
 
 
 # ---- marks --------------------------------------------------------------------------------
@@ -300,12 +136,6 @@ def test_new_marks_flag_every_new_token() -> None:
     assert first_marked(["", ""]) is None
 
 
-def test_marks_become_classes() -> None:
-    views = id_views(Tokenizer.from_merges([]), [97, 98, 99])
-    markup = tokens_html(views, marks=[MARK_PAIR_START, MARK_PAIR_END, MARK_NEW])
-    assert "bpe-ps" in markup and "bpe-pe" in markup and "bpe-new" in markup
-
-
 @pytest.mark.parametrize(
     ("count", "focus", "size", "expected"),
     [
@@ -332,11 +162,14 @@ def test_trace_has_one_row_per_merge_plus_the_start() -> None:
     (merge 3), then space+the 2 (merge 4). `` the`` replays merges 1, 2 and 4."""
     tokenizer = train("the cat the hat the mat", 265, pretokenizer="gpt4").tokenizer
     trace = tokenizer.encode_trace(" the")
-    markup = trace_html(tokenizer, b" the", trace, rank_label=lambda rank: f"merge {rank + 1}")
-    assert markup.count('class="bpe-trace-row"') == len(trace) + 1 == 4
-    assert markup.count("bpe-new") == len(trace)
-    labels = re.findall(r'<span class="bpe-trace-label">([^<]*)</span>', markup)
+    lines, more = trace_lines(
+        tokenizer, b" the", trace, rank_label=lambda rank: f"merge {rank + 1}"
+    )
+    assert len(lines) == len(trace) + 1 == 4 and more == 0
+    assert sum(line.marks.count(MARK_NEW) for line in lines) == len(trace)
+    labels = [line.name for line in lines]
     assert labels == ["start", "merge 1: “t” + “h”", "merge 2: “th” + “e”", "merge 4: “␣” + “the”"]
+    assert lines[-1].ids == tuple(tokenizer.encode(" the"))
 
 
 def test_a_merge_applied_at_several_places_is_one_row() -> None:
@@ -348,10 +181,10 @@ def test_a_merge_applied_at_several_places_is_one_row() -> None:
         (1, (256, 256, 97)),
     ]
     assert trace_rows(trace) == [TraceRow(0, 97, 97, (0, 1), (256, 256, 97))]
-    markup = trace_html(tokenizer, b"aaaaa", trace, rank_label=lambda rank: f"merge {rank + 1}")
-    assert markup.count('class="bpe-trace-row"') == 2
-    assert "merge 1: “a” + “a”, at 2 places" in html.unescape(markup)
-    assert markup.count("bpe-new") == 2
+    lines, _ = trace_lines(tokenizer, b"aaaaa", trace, rank_label=lambda rank: f"merge {rank + 1}")
+    assert len(lines) == 2
+    assert lines[1].name == "merge 1: “a” + “a”, at 2 places"
+    assert lines[1].marks == (MARK_NEW, MARK_NEW, "")
     summary = html.unescape(trace_summary_html(b"aaaaa", trace, tokenizer.encode(b"aaaaa")))
     assert "is 3 tokens. Starting from its 5 bytes, 1 merge (2 joins) applies" in summary
 
@@ -373,9 +206,8 @@ def test_trace_is_cut_after_max_steps() -> None:
     # The block repeats 4 times, so most merges join at several places: fewer rows than joins.
     rows = trace_rows(trace)
     assert len(rows) > 5 and len(trace) > len(rows)
-    markup = trace_html(tokenizer, word, trace, rank_label=str, max_steps=5)
-    assert markup.count('class="bpe-trace-row"') == 5 + 1 + 1
-    assert f"{len(rows) - 5} more merges not shown" in markup
+    lines, more = trace_lines(tokenizer, word, trace, rank_label=str, max_steps=5)
+    assert len(lines) == 5 + 1 and more == len(rows) - 5
 
 
 def test_trace_summary_says_when_a_piece_is_taken_whole() -> None:
@@ -399,14 +231,19 @@ def test_legend_explains_the_marks() -> None:
     assert "the pair about to merge" in legend_html(mark="pair")
     assert "the new token" in legend_html(mark="new")
     assert "special token" in legend_html(mark=None)
-    tokenizer = Tokenizer.from_merges([], special_tokens=["<|e|>"])
-    plain_views = id_views(tokenizer, tokenizer.encode("ab"))
-    assert "special token" not in legend_html(mark=None, views=plain_views)
-    assert "part of a character" not in legend_html(mark=None, views=plain_views)
-    mixed = id_views(tokenizer, tokenizer.encode("駅<|e|>"))
-    assert "special token" in legend_html(mark=None, views=mixed)  # 駅 is 3 one-byte tokens
-    assert "part of a character" in legend_html(mark=None, views=mixed)
+    plain = legend_html(mark=None, specials=False, partial=False)
+    assert "special token" not in plain and "part of a character" not in plain
+    assert "part of a character" in legend_html(mark=None, specials=False)
     assert_safe(legend_html(mark="pair"))
+
+
+def test_the_legend_keys_only_what_the_tokens_hold() -> None:
+    tokenizer = Tokenizer.from_merges([], special_tokens=["<|e|>"])
+    plain = legend_for(tokens_data(tokenizer, tokenizer.encode("ab")))
+    assert "special token" not in plain and "part of a character" not in plain
+    mixed = legend_for(tokens_data(tokenizer, tokenizer.encode("駅<|e|>")))
+    assert "special token" in mixed  # 駅 is 3 one-byte tokens
+    assert "part of a character" in mixed
 
 
 def test_stylesheet_defines_every_colour_and_grows_for_presentation() -> None:

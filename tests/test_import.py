@@ -16,7 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "bpeviz"
 HEAVY = ("streamlit", "pandas", "altair")
-STREAMLIT_FACING = ("sidebar", "state", "step_view", "training", "widgets")
+STREAMLIT_FACING = ("sidebar", "state", "step_view", "token_view", "training", "widgets")
 
 
 def engine_files() -> list[Path]:

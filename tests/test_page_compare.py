@@ -1,10 +1,11 @@
-"""AppTest for the Compare page: counts, spans (escaped), the differing cuts, bad input."""
+"""AppTest for the Compare page: counts, the token views' records (ids from the tokenizers,
+text as text), the differing cuts, bad input."""
 
 from __future__ import annotations
 
 import apptest_support
 import pytest
-from apptest_support import open_page
+from apptest_support import open_page, token_views
 
 PAGE = "app_pages/compare.py"
 
@@ -21,12 +22,15 @@ def metrics(at) -> dict[str, list[str]]:
     return found
 
 
-def span_html(at) -> list[str]:
-    return [
-        element.value
-        for element in at.get("html")
-        if element.value.startswith("<div") and "bpe-text" in element.value
-    ]
+def span_views(at) -> list[dict]:
+    """The records given to the two panes' token views, left then right."""
+    views = token_views(at)
+    return [views[key] for key in ("cmp_spans_left", "cmp_spans_right") if key in views]
+
+
+def labels(view: dict) -> str:
+    runs = (view["vocab"][str(token_id)][0] for token_id in view["ids"])
+    return "".join(run if isinstance(run, str) else "".join(run) for run in runs)
 
 
 def test_default_text_compares_both_tokenizers() -> None:
@@ -38,7 +42,7 @@ def test_default_text_compares_both_tokenizers() -> None:
     assert len(found["Tokens"]) == 2
     assert len(found["Bytes per token"]) == 2
     assert {"Cuts both make", "Only yours", "Only cl100k_base"} <= set(found)
-    assert len(span_html(at)) == 2
+    assert len(span_views(at)) == 2
     assert len(at.dataframe) == 1  # the table of differing cuts
     table = at.dataframe[0].value
     assert list(table.columns) == ["byte_offset", "only_in", "before", "after"]
@@ -51,8 +55,8 @@ def test_a_hand_checkable_text() -> None:
     at.text_area(key="compare_text").set_value("the cat").run()
     assert not at.exception
     assert metrics(at)["Tokens"][1] == "2"
-    theirs = span_html(at)[1]
-    assert 'title="id 1820' in theirs and 'title="id 8415' in theirs
+    theirs = span_views(at)[1]
+    assert theirs["ids"] == [1820, 8415] and theirs["unit"] == "rank"
 
 
 def test_identical_cuts_say_so() -> None:
@@ -68,16 +72,16 @@ def test_empty_text_shows_a_message() -> None:
     at.text_area(key="compare_text").set_value("").run()
     assert not at.exception
     assert any("Type or paste some text" in info.value for info in at.info)
-    assert span_html(at) == []
+    assert span_views(at) == []
 
 
-def test_token_text_is_escaped() -> None:
+def test_token_text_is_given_as_text() -> None:
+    """The records hold the markup as text (the browser sets it as text: tests/browser)."""
+    text = '<script>alert("x")</script><b>bold</b>'
     at = open_page(PAGE)
-    at.text_area(key="compare_text").set_value('<script>alert("x")</script><b>bold</b>').run()
+    at.text_area(key="compare_text").set_value(text).run()
     assert not at.exception
-    for html in span_html(at):
-        assert "<script>" not in html and "<b>" not in html
-        assert "&lt;" in html
+    assert [labels(view) for view in span_views(at)] == [text, text]
 
 
 def test_impossible_sidebar_settings_show_a_message() -> None:
@@ -85,7 +89,7 @@ def test_impossible_sidebar_settings_show_a_message() -> None:
     at.number_input(key="vocab").set_value(10).run()
     assert not at.exception
     assert any("too small" in error.value for error in at.error)
-    assert span_html(at) == []
+    assert span_views(at) == []
 
 
 def test_any_two_real_tokenizers_and_their_cuts() -> None:
@@ -111,8 +115,7 @@ def test_any_two_real_tokenizers_and_their_cuts() -> None:
         cuts.append(ends)
     assert found["Only cl100k_base"] == [str(len(cuts[0] - cuts[1]))]
     assert found["Only o200k_base"] == [str(len(cuts[1] - cuts[0]))]
-    for html, ids in zip(span_html(at), expected, strict=True):
-        assert all(f'title="id {token}' in html for token in ids)
+    assert [view["ids"] for view in span_views(at)] == expected
 
 
 def test_the_same_tokenizer_twice_asks_for_two() -> None:
@@ -120,11 +123,11 @@ def test_the_same_tokenizer_twice_asks_for_two() -> None:
     at.selectbox(key="cmp_right").set_value("Trained here").run()
     assert not at.exception
     assert any("choose two different" in info.value for info in at.info)
-    assert span_html(at) == []
+    assert span_views(at) == []
 
 
 def test_bad_training_settings_still_compare_the_real_ones() -> None:
     at = open_page(PAGE, vocab="100")
     assert not at.exception
     assert at.selectbox(key="cmp_left").options == ["cl100k_base", "o200k_base"]
-    assert len(span_html(at)) == 2
+    assert len(span_views(at)) == 2

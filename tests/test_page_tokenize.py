@@ -1,25 +1,31 @@
-"""AppTest: the Tokenize page shows the ids ``encode`` gives, and replays how a piece is built.
+"""AppTest: the Tokenize page gives the browser's token view the ids ``encode`` gives, their
+build trees and the pre-tokenizer's pieces, and replays how a piece is built.
 
 Expected ids come from the tokenizers built here directly (``bpeviz.trainer``, and
-``load_encoding`` for the real cl100k_base). ``apptest_support.prepare``
-clears caches around each test.
+``load_encoding`` for the real cl100k_base); parents and piece starts from
+``bpeviz.tokendata`` called on them. How the browser draws them is ``tests/browser``.
+``apptest_support.prepare`` clears caches around each test.
 """
 
 from __future__ import annotations
 
 import html
+import itertools
 import re
 from pathlib import Path
+from typing import Any
 
 import apptest_support
 import pytest
-from apptest_support import run
+from apptest_support import run, token_views
 from streamlit.testing.v1 import AppTest
 
 from bpeviz.app.links import MAX_LINK_TEXT_CHARS
 from bpeviz.app.trace import trace_rows
 from bpeviz.history import train
+from bpeviz.narration import pieces_sentence
 from bpeviz.samples import get_sample
+from bpeviz.tokendata import piece_starts, token_parents
 from bpeviz.tokenizer import Tokenizer
 
 APP = Path(__file__).parents[1] / "app.py"
@@ -53,18 +59,21 @@ def tokenize_page(**params: str) -> AppTest:
     return run(at.switch_page(PAGE))
 
 
-def spans(at: AppTest) -> str:
-    texts = [h.value for h in at.html if h.value.startswith('<div class="bpe-scroll">')]
-    assert len(texts) == 1
-    return texts[0]
+def spans(at: AppTest) -> dict[str, Any]:
+    """The record the page gave the token view of the whole text."""
+    return token_views(at)["tok_spans"]
 
 
 def shown_ids(at: AppTest) -> list[int]:
-    """The ids written in the token spans (the "Token ids" view)."""
-    return [
-        int(text)
-        for text in re.findall(r'<span class="bpe-t[^"]*" title="[^"]*">(\d+)</span>', spans(at))
-    ]
+    """The ids the token view draws."""
+    return spans(at)["ids"]
+
+
+def shown_text(at: AppTest) -> str:
+    """The labels of the tokens drawn, in order (whitespace made visible, hex as ``<E3>``)."""
+    data = spans(at)
+    labels = (data["vocab"][str(token_id)][0] for token_id in data["ids"])
+    return "".join(label if isinstance(label, str) else "".join(label) for label in labels)
 
 
 def english_tokenizer() -> Tokenizer:
@@ -77,8 +86,13 @@ def test_the_trained_tokenizer_shows_the_ids_encode_gives(text: str) -> None:
     at = tokenize_page(tok_view="Token ids")
     run(at.text_area(key="tok_text").input(text))
     assert at.radio(key="tok_model").value == "Trained here"
-    expected = english_tokenizer().encode(text)
+    tokenizer = english_tokenizer()
+    expected = tokenizer.encode(text)
     assert shown_ids(at) == expected
+    assert spans(at)["show"] == "ids" and spans(at)["unit"] == "merge"
+    assert spans(at)["parents"] == {
+        str(token_id): list(made) for token_id, made in token_parents(tokenizer, expected).items()
+    }
     assert at.metric[2].value == f"{len(expected):,}"
 
 
@@ -87,6 +101,9 @@ def test_cl100k_shows_the_ids_encode_gives(text: str, cl100k: Tokenizer) -> None
     at = tokenize_page(tok_model="cl100k_base", tok_view="Token ids")
     run(at.text_area(key="tok_text").input(text))
     assert shown_ids(at) == cl100k.encode(text)
+    assert spans(at)["unit"] == "rank" and spans(at)["inspect"] is True
+    parents = token_parents(cl100k, cl100k.encode(text))
+    assert spans(at)["parents"] == {str(i): list(made) for i, made in parents.items()}
 
 
 def test_counts_characters_bytes_tokens_and_bytes_per_token() -> None:
@@ -103,25 +120,22 @@ def test_counts_characters_bytes_tokens_and_bytes_per_token() -> None:
     ]
 
 
-def test_the_text_view_escapes_markup_and_shows_whitespace() -> None:
+def test_the_text_view_is_given_markup_as_text_with_visible_whitespace() -> None:
+    """The record holds the text itself (the browser sets it as text: tests/browser)."""
+    text = '<script>alert("x")</script> <img src=x onerror=alert(1)>'
     at = tokenize_page()
-    run(
-        at.text_area(key="tok_text").input(
-            '<script>alert("x")</script> <img src=x onerror=alert(1)>'
-        )
-    )
-    shown = spans(at)
-    assert "<script" not in shown and "<img" not in shown
-    assert not re.search(r"<[^>]*onerror\s*=", shown)
-    assert "␣" in html.unescape(shown)
+    run(at.text_area(key="tok_text").input(text))
+    assert shown_text(at) == text.replace(" ", "␣")
 
 
 def test_split_characters_show_as_hex_and_are_grouped() -> None:
     at = tokenize_page()
     run(at.text_area(key="tok_text").input("駅"))
-    assert "bpe-hex" in spans(at) and 'data-char="駅"' in spans(at)
+    data = spans(at)
+    assert len(data["ids"]) == 3 and all(data["vocab"][str(i)][3] for i in data["ids"])
+    assert data["group"] is True
     run(at.toggle(key="tok_group").set_value(False))
-    assert "bpe-hex" in spans(at) and "data-char" not in spans(at)
+    assert spans(at)["group"] is False
 
 
 def test_o200k_shows_the_ids_tiktoken_gives() -> None:
@@ -138,7 +152,8 @@ def test_o200k_shows_the_ids_tiktoken_gives() -> None:
 def test_special_tokens_are_shown_distinctly(cl100k: Tokenizer) -> None:
     at = tokenize_page(tok_model="cl100k_base")
     run(at.text_area(key="tok_text").input("end<|endoftext|>start"))
-    assert spans(at).count("bpe-special") == 1
+    data = spans(at)
+    assert [data["vocab"][str(i)][2] for i in data["ids"]].count(2) == 1
     assert cl100k.encode("end<|endoftext|>start")[1] == 100257
 
 
@@ -148,10 +163,12 @@ def test_why_was_this_word_split_replays_the_merges() -> None:
     run(at.text_area(key="tok_text").input("the printer counted pairs"))
     run(at.selectbox(key="tok_word").set_value(" printer"))
     trace = tokenizer.encode_trace(" printer")
-    rows = [h.value for h in at.html if h.value.startswith('<div class="bpe-trace">')]
-    assert len(rows) == 1
-    assert rows[0].count('class="bpe-trace-row"') == len(trace_rows(trace)) + 1
-    assert rows[0].count("bpe-new") == len(trace)
+    rows = [data for key, data in token_views(at).items() if key.startswith("tok_trace_")]
+    assert len(rows) == len(trace_rows(trace)) + 1
+    assert rows[0]["ids"] == list(b" printer")
+    assert rows[-1]["ids"] == tokenizer.encode(" printer")
+    assert sum(row["marks"].count("new") for row in rows) == len(trace)
+    assert all(row["scroll"] is False and row["inspect"] is False for row in rows)
     summary = next(h.value for h in at.html if 'class="bpe-summary"' in h.value)
     count = len(tokenizer.encode(" printer"))
     assert f"is {count} token" in html.unescape(summary)
@@ -185,3 +202,30 @@ def test_bad_training_settings_still_leave_cl100k(cl100k: Tokenizer) -> None:
     assert at.radio(key="tok_model").options == ["cl100k_base", "o200k_base"]
     text = at.text_area(key="tok_text").value
     assert shown_ids(at) == cl100k.encode(text)
+
+
+# ---- the pre-tokenizer's pieces -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", ["Trained here", "cl100k_base"])
+def test_show_pieces_gives_the_pretokenizers_cuts(model: str, cl100k: Tokenizer) -> None:
+    """Japanese without spaces stays one piece in gpt4 (up to its 、); 12345 is 123|45."""
+    text = "駅前の小さな本屋で、子ども 12345 words"
+    at = tokenize_page(tok_text=text, tok_model=model)
+    assert spans(at)["pieces"] is None and spans(at)["pieces_rule"] == ""
+    run(at.toggle(key="tok_pieces").set_value(True))
+    tokenizer = cl100k if model == "cl100k_base" else english_tokenizer()
+    ids = tokenizer.encode(text)
+    data = spans(at)
+    assert data["ids"] == ids
+    assert data["pieces"] == piece_starts(tokenizer, text, ids)
+    cuts = [*data["pieces"], len(ids)]
+    pieces = [tokenizer.decode(ids[a:b]) for a, b in itertools.pairwise(cuts)]
+    assert pieces[:5] == ["駅前の小さな本屋で", "、子ども", " ", "123", "45"]
+    assert data["pieces_rule"] == pieces_sentence("gpt4")
+
+
+def test_a_link_opens_with_the_pieces_shown() -> None:
+    at = tokenize_page(tok_pieces="true", tok_text="ab cd", tok_model="cl100k_base")
+    assert at.toggle(key="tok_pieces").value is True
+    assert spans(at)["pieces"] == [0, 1]  # “ab” and “ cd”, one token each in cl100k

@@ -6,8 +6,8 @@ offsets, and their symmetric difference is exactly "where they disagree". Offset
 bytes, not characters, because a byte-level tokenizer may cut inside a character (half of a
 three-byte Japanese character is a perfectly good token).
 
-What is left out: drawing. The page colours the tokens with :mod:`bpeviz.app.spans`; this module
-only computes (and makes a small table of the differing cuts with some context).
+What is left out: drawing. The page colours the tokens with :mod:`bpeviz.app.token_view`; this
+module only computes (and makes a small table of the differing cuts with some context).
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def start_marks(result: Tokenization, cuts: frozenset[int], *, mark: str) -> lis
     """One mark per token: ``mark`` on each token that starts at one of ``cuts``, else "".
 
     With ``cuts`` = the cuts only this tokenizer makes, the marked tokens are where the other
-    tokenizer keeps going (for :func:`bpeviz.app.spans.tokens_html`'s ``marks``).
+    tokenizer keeps going (the ``marks`` of :func:`bpeviz.tokendata.tokens_data`).
 
     >>> result = tokenize(Tokenizer.from_merges([(97, 97)]), "aaab", name="aa")
     >>> start_marks(result, frozenset({3}), mark="new")

@@ -1,8 +1,7 @@
 """Which tokens to outline, and the legend that says what an outline means.
 
-A mark is a CSS class suffix on a span (see :mod:`bpeviz.app.spans`): the two halves of each
-occurrence of the pair about to merge, or the token a merge just made. Long texts show a
-window around the first mark, which :data:`FOCUS_SCRIPT` scrolls into view.
+A mark is a CSS class suffix on a span (``bpe-ps``, drawn by ``web/step.js``): the two
+halves of each occurrence of the pair about to merge, or the token a merge just made.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bpeviz.app.spans import TokenView
 from bpeviz.history import History, Segmentation
 
 MARK_PAIR_START = "ps"  # left token of an occurrence of the pair about to merge
@@ -65,32 +63,6 @@ def window(count: int, focus: int | None, size: int) -> tuple[int, int]:
     return lo, lo + size
 
 
-# Scrolls each token box that carries ``data-focus`` to its first outlined token, once per
-# new value of ``data-focus`` (the step shown), and only when that token is out of sight:
-# at merge 150 the first place it applies can sit hundreds of lines down. Constant text: no
-# user or token text ever goes into it, so it is the only script the app runs.
-FOCUS_SCRIPT = """<script>
-(() => {
-  if (window.bpevizFocus) return;
-  window.bpevizFocus = true;
-  const focus = () => {
-    for (const box of document.querySelectorAll(".bpe-scroll[data-focus]")) {
-      if (box.dataset.focused === box.dataset.focus) continue;
-      box.dataset.focused = box.dataset.focus;
-      const mark = box.querySelector(".bpe-new, .bpe-ps");
-      if (!mark) continue;
-      const top = mark.getBoundingClientRect().top - box.getBoundingClientRect().top;
-      if (top + mark.offsetHeight > box.clientHeight) {
-        box.scrollTop += top - box.clientHeight / 4;
-      }
-    }
-  };
-  new MutationObserver(focus).observe(document.body, {childList: true, subtree: true});
-  focus();
-})();
-</script>"""
-
-
 def first_marked(marks: Sequence[str]) -> int | None:
     """Index of the first marked token, if any."""
     for index, mark in enumerate(marks):
@@ -99,22 +71,12 @@ def first_marked(marks: Sequence[str]) -> int | None:
     return None
 
 
-def _whole_characters(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def legend_html(*, mark: str | None, views: Sequence[TokenView] | None = None) -> str:
+def legend_html(*, mark: str | None, specials: bool = True, partial: bool = True) -> str:
     """A one-line key to the spans: what an outline, a dashed border, hex and ␣ ↵ mean.
 
-    Given the ``views`` drawn, it keys only what they hold: no "special token" entry for a
-    text without one, no hex entry for a text whose tokens are all whole characters.
+    ``specials`` and ``partial`` say whether the tokens drawn hold a special token or a
+    byte that is only part of a character: the legend keys only what is there.
     """
-    specials = views is None or any(view.special for view in views)
-    partial = views is None or not all(_whole_characters(view.data) for view in views)
     items = []
     if mark == "pair":
         items.append(

@@ -6,7 +6,7 @@
 - :func:`own_cut_marks`: which tokens to outline in each run's text.
 
 Everything from the user's text is escaped here (``spans.esc``); what is left out is
-drawing it (``widgets.show_spans``).
+drawing it (``st.html`` on the page; the text's tokens: :mod:`bpeviz.app.token_view`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """ "Why was this word split like this?": the encoding trace, one row per merge rule that
-fired, as data (:func:`trace_rows`) and as HTML.
+fired, as data (:func:`trace_rows`, :func:`trace_lines`; the browser draws each line's
+tokens, see :func:`bpeviz.app.token_view.show_trace`) and the summary above it as HTML.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bpeviz.app.marks import MARK_NEW
-from bpeviz.app.spans import esc, id_views, quoted, token_label, tokens_html
+from bpeviz.app.spans import esc, quoted, token_label
 from bpeviz.corpus import END_OF_WORD_ID
 from bpeviz.readable import counted, readable
 from bpeviz.tokenizer import Tokenizer, TraceStep
@@ -63,24 +64,40 @@ def trace_rows(trace: Sequence[TraceStep]) -> list[TraceRow]:
     return rows
 
 
-def trace_html(
+@dataclass(frozen=True)
+class TraceLine:
+    """One row of the trace as drawn: its name and the tokens after it, with the tokens that
+    merge made outlined (``marks``: ``"new"`` or ``""`` per token)."""
+
+    name: str
+    ids: tuple[int, ...]
+    marks: tuple[str, ...]
+
+
+def trace_lines(
     tokenizer: Tokenizer,
     word: bytes,
     trace: Sequence[TraceStep],
     *,
     rank_label: Callable[[int], str],
     max_steps: int = 80,
-) -> str:
-    """The merges that build ``word``, one row per merge rule: the rule and the tokens after.
+) -> tuple[list[TraceLine], int]:
+    """The merges that build ``word``, one row per merge rule: the rule and the tokens after;
+    and how many rows were left out past ``max_steps``.
 
     The first row is the word as bytes (plus ``</w>``); each later row outlines every token
     that merge made (see :func:`trace_rows`). ``rank_label(rank)`` names a merge
     (``merge 14``, ``rank 1917``).
+
+    >>> lines, more = trace_lines(Tokenizer.from_merges([(97, 97)]), b"aaa",
+    ...     Tokenizer.from_merges([(97, 97)]).encode_trace(b"aaa"), rank_label="merge {}".format)
+    >>> [(line.name, line.ids, line.marks) for line in lines], more
+    ([('start', (97, 97, 97), ('', '', '')), ('merge 0: “a” + “a”', (256, 97), ('new', ''))], 0)
     """
     start_ids = [tokenizer.byte_ids[value] for value in word]
     if tokenizer.end_of_word and tokenizer.ranks is None:
         start_ids.append(END_OF_WORD_ID)
-    rows = [_trace_row("start", tokenizer, start_ids, ())]
+    lines = [TraceLine("start", tuple(start_ids), ("",) * len(start_ids))]
     folded = trace_rows(trace)
     for row in folded[:max_steps]:
         name = (
@@ -89,25 +106,12 @@ def trace_html(
         )
         if row.places > 1:
             name += f", at {row.places} places"
-        rows.append(_trace_row(name, tokenizer, list(row.tokens_after), row.new_positions))
-    if len(folded) > max_steps:
-        rows.append(
-            f'<div class="bpe-trace-row"><span class="bpe-trace-label">'
-            f"… {len(folded) - max_steps:,} more merges not shown</span></div>"
-        )
-    return '<div class="bpe-trace">' + "".join(rows) + "</div>"
-
-
-def _trace_row(name: str, tokenizer: Tokenizer, ids: list[int], new: Sequence[int]) -> str:
-    views = id_views(tokenizer, ids)
-    marks = ["" for _ in views]
-    for position in new:
-        if position < len(marks):
-            marks[position] = MARK_NEW
-    spans = tokens_html(views, marks=marks, group_chars=False, css_class="bpe-inline")
-    return (
-        f'<div class="bpe-trace-row"><span class="bpe-trace-label">{esc(name)}</span>{spans}</div>'
-    )
+        marks = ["" for _ in row.tokens_after]
+        for position in row.new_positions:
+            if position < len(marks):
+                marks[position] = MARK_NEW
+        lines.append(TraceLine(name, row.tokens_after, tuple(marks)))
+    return lines, max(len(folded) - max_steps, 0)
 
 
 def trace_summary_html(word: bytes, trace: Sequence[TraceStep], encoded: Sequence[int]) -> str:

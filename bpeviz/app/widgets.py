@@ -1,5 +1,6 @@
 """Small Streamlit helpers every page uses to draw what the pure modules build: messages,
-captions, HTML spans, charts, columns and a text area that travels in the link.
+captions, charts, columns and a text area that travels in the link (token spans:
+:mod:`bpeviz.app.token_view`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import streamlit as st
 
 from bpeviz.app import charts
 from bpeviz.app.links import MAX_LINK_TEXT_CHARS
-from bpeviz.app.marks import FOCUS_SCRIPT
 from bpeviz.app.settings import Message
 from bpeviz.app.spans import esc
 from bpeviz.app.state import KEY_LINK_MESSAGES, presentation_mode
@@ -48,22 +48,6 @@ def show_link_messages() -> None:
 def inject_css() -> None:
     """The stylesheet for token spans and cards (and presentation mode's overrides)."""
     st.html(stylesheet(presentation=presentation_mode()))
-
-
-def show_spans(html: str, *, scroll: bool = False, focus: str | None = None) -> None:
-    """Draw HTML built by ``bpeviz.display`` (already escaped) with ``st.html``.
-
-    ``scroll`` puts it in a box of fixed height that scrolls, so long texts do not push the
-    rest of the page around. ``focus`` (a key, such as the step) scrolls that box to its first
-    outlined token whenever the key changes; see ``marks.FOCUS_SCRIPT``.
-    """
-    if scroll:
-        key = f' data-focus="{esc(focus)}"' if focus is not None else ""
-        html = f'<div class="bpe-scroll"{key}>{html}</div>'
-    st.html(html)
-    if focus is not None:
-        # Its own element, with the app's one constant script: user text never runs.
-        st.html(FOCUS_SCRIPT, unsafe_allow_javascript=True)
 
 
 def columns(spec: int | list[int], *, key: str, pairs: bool = False, **kwargs: Any) -> list[Any]:

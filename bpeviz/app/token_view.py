@@ -1,0 +1,89 @@
+"""Any list of tokens drawn in the browser: the Step page's component (``web/step.js``) with
+``kind: "tokens"``, so the Tokenize, Compare and Two runs pages and the trace draw tokens with
+the one renderer the Step page uses, and a click on a token opens the same inspector.
+
+The record is :func:`bpeviz.tokendata.tokens_data`; this module only mounts it (and the
+one-line legend above it), one component per ``key``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from bpeviz.app.marks import legend_html
+from bpeviz.app.spans import esc
+from bpeviz.app.step_view import _component
+from bpeviz.app.trace import TraceLine
+from bpeviz.tokendata import piece_starts, tokens_data
+from bpeviz.tokenizer import Tokenizer
+
+
+def legend_for(data: dict[str, Any], *, mark: str | None = None) -> str:
+    """The legend of a record: it keys only what the tokens drawn hold (a special token, a
+    byte that is part of a character)."""
+    entries = [data["vocab"][str(token_id)] for token_id in dict.fromkeys(data["ids"])]
+    return legend_html(
+        mark=mark,
+        specials=any(entry[2] == 2 for entry in entries),
+        partial=any(entry[3] for entry in entries),
+    )
+
+
+def show_tokens(
+    tokenizer: Tokenizer,
+    ids: Sequence[int],
+    *,
+    key: str,
+    text: str | None = None,
+    marks: Sequence[str] | None = None,
+    show: str = "text",
+    group: bool = True,
+    inspect: bool = True,
+    scroll: bool = True,
+    legend: bool = True,
+) -> dict[str, Any]:
+    """Draw ``ids`` of ``tokenizer`` as coloured spans (and the legend); return the record.
+
+    With ``text`` (what ``ids`` encode, or the start of it), each piece of the tokenizer's
+    pre-tokenizer is outlined, with the rule that merges never cross one.
+    """
+    pieces = piece_starts(tokenizer, text, ids) if text is not None else None
+    data = tokens_data(
+        tokenizer,
+        ids,
+        marks=marks,
+        pieces=pieces,
+        show=show,
+        group=group,
+        inspect=inspect,
+        scroll=scroll,
+    )
+    if legend:
+        st.html(legend_for(data))
+    _component(data=data, key=key)
+    return data
+
+
+def show_trace(
+    tokenizer: Tokenizer, lines: Sequence[TraceLine], *, more: int = 0, key: str
+) -> None:
+    """The "why was this split" trace: each line's name over its tokens, drawn inline (the
+    tokens each merge made outlined), and how many rows were left out."""
+    with st.container(gap=None, key=f"{key}_rows"):
+        for index, line in enumerate(lines):
+            st.html(f'<span class="bpe-trace-label">{esc(line.name)}</span>')
+            show_tokens(
+                tokenizer,
+                line.ids,
+                key=f"{key}_{index}",
+                marks=line.marks,
+                group=False,
+                inspect=False,
+                scroll=False,
+                legend=False,
+            )
+        if more:
+            st.html(f'<span class="bpe-trace-label">… {more:,} more merges not shown</span>')
