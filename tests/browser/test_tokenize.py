@@ -132,7 +132,7 @@ def test_the_replay_numbers_merges_as_the_step_page_does(app: AppPage) -> None:
     """ "Why was this word split": "merge N" must be the merge the Step page calls merge N."""
     app.open("tokenize")
     paste(app, "counted")
-    labels = app.page.locator(".bpe-trace .bpe-trace-label").all_inner_texts()
+    labels = app.page.locator(".st-key-tok_trace_rows .bpe-trace-label").all_inner_texts()
     assert labels[0] == "start" and len(labels) > 2, labels
     history = english_history()
     for label in labels[1:]:
