@@ -64,7 +64,7 @@ def test_tokenize_shows_hostile_text_literally(app: AppPage) -> None:
     for payload in PAYLOADS:
         assert payload in spans_text(app), payload
     # The "why was this word split" replay shows its piece literally too.
-    assert app.page.locator(".bpe-trace .bpe-t").count() > 0
+    assert app.page.locator(".st-key-tok_trace_rows .bpe-t").count() > 0
     assert_inert(app)
 
     # The same in the ids view and back (a rerun redraws every span).
@@ -73,6 +73,20 @@ def test_tokenize_shows_hostile_text_literally(app: AppPage) -> None:
     option = app.page.locator(".st-key-tok_view").get_by_text("Text").first
     app.rerun(option.click)
     assert HOSTILE in spans_text(app)
+    assert_inert(app)
+
+
+def test_compare_and_two_runs_show_hostile_text_literally(app: AppPage) -> None:
+    """Both panes of each page draw the text's tokens as text (one renderer: step.js)."""
+    app.open("compare", compare_text=HOSTILE, cmp_left="cl100k_base", cmp_right="o200k_base")
+    app.page.wait_for_selector('.st-key-cmp_spans_right .bpe-root[data-ready="true"]')
+    for side in ("left", "right"):
+        assert spans_text(app, f".st-key-cmp_spans_{side} .bpe-scroll") == HOSTILE
+    assert_inert(app)
+    app.open("runs", src="paste", paste=HOSTILE)
+    app.page.wait_for_selector('.st-key-runs_spans_B .bpe-root[data-ready="true"]')
+    for name in ("A", "B"):
+        assert spans_text(app, f".st-key-runs_spans_{name} .bpe-scroll") == HOSTILE
     assert_inert(app)
 
 
