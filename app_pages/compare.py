@@ -4,7 +4,7 @@ import streamlit as st
 
 from bpeviz.app import compare
 from bpeviz.app.choices import TRAINED, default_pair, short_name, tokenizer_choices
-from bpeviz.app.marks import MARK_NEW, legend_html
+from bpeviz.app.marks import MARK_NEW
 from bpeviz.app.settings import Message
 from bpeviz.app.state import current_settings, current_text, imported_tokenizer
 from bpeviz.app.token_view import show_tokens
@@ -69,7 +69,6 @@ def pane_title(choice: str) -> str:
     return f"{choice}: {escape_markdown(choices[choice])}"
 
 
-st.html(legend_html(mark=None))
 st.caption(
     "A bold outline marks a token that starts where the other tokenizer does not cut. "
     "Hover a token for its id and bytes; click it to see how it was built."
@@ -89,9 +88,7 @@ for side, pane, tokenization, only, choice, (tokenizer, _) in (
         marks = compare.start_marks(tokenization, only, mark=MARK_NEW)
         if len(shown) < tokenization.token_count:
             st.caption(f"Showing the first {len(shown):,} of {tokenization.token_count:,} tokens.")
-        show_tokens(
-            tokenizer, shown, key=f"cmp_spans_{side}", marks=marks[: len(shown)], legend=False
-        )
+        show_tokens(tokenizer, shown, key=f"cmp_spans_{side}", marks=marks[: len(shown)])
 
 st.subheader("Where the cuts differ", anchor=False)
 diff = result.diff

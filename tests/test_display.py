@@ -1,7 +1,7 @@
-"""Tests for the HTML the app still writes and what it outlines (marks, trace, legend, styles).
+"""Tests for the HTML the app still writes and what it outlines (marks, trace, styles).
 
 The coloured token spans are drawn by ``web/step.js`` (tests/browser); here: which tokens are
-outlined, the trace's rows as data, its summary and the legend escaped, the stylesheet.
+outlined, the trace's rows as data, its summary escaped, the stylesheet.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from bpeviz.app.marks import (
     MARK_PAIR_END,
     MARK_PAIR_START,
     first_marked,
-    legend_html,
     new_marks,
     pair_marks,
     step_outline,
@@ -28,10 +27,8 @@ from bpeviz.app.marks import (
 )
 from bpeviz.app.spans import PALETTE
 from bpeviz.app.styles import stylesheet
-from bpeviz.app.token_view import legend_for
 from bpeviz.app.trace import TraceRow, trace_lines, trace_rows, trace_summary_html
 from bpeviz.history import train
-from bpeviz.tokendata import tokens_data
 from bpeviz.tokenizer import Tokenizer, TraceStep
 
 HOSTILE_TEXTS = {
@@ -225,25 +222,6 @@ def test_trace_summary_says_when_a_piece_is_taken_whole() -> None:
 
 
 # ---- legend and stylesheet ----------------------------------------------------------------
-
-
-def test_legend_explains_the_marks() -> None:
-    assert "the pair about to merge" in legend_html(mark="pair")
-    assert "the new token" in legend_html(mark="new")
-    assert "special token" in legend_html(mark=None)
-    plain = legend_html(mark=None, specials=False, partial=False)
-    assert "special token" not in plain and "part of a character" not in plain
-    assert "part of a character" in legend_html(mark=None, specials=False)
-    assert_safe(legend_html(mark="pair"))
-
-
-def test_the_legend_keys_only_what_the_tokens_hold() -> None:
-    tokenizer = Tokenizer.from_merges([], special_tokens=["<|e|>"])
-    plain = legend_for(tokens_data(tokenizer, tokenizer.encode("ab")))
-    assert "special token" not in plain and "part of a character" not in plain
-    mixed = legend_for(tokens_data(tokenizer, tokenizer.encode("駅<|e|>")))
-    assert "special token" in mixed  # 駅 is 3 one-byte tokens
-    assert "part of a character" in mixed
 
 
 def test_stylesheet_defines_every_colour_and_grows_for_presentation() -> None:

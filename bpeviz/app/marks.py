@@ -71,31 +71,6 @@ def first_marked(marks: Sequence[str]) -> int | None:
     return None
 
 
-def legend_html(*, mark: str | None, specials: bool = True, partial: bool = True) -> str:
-    """A one-line key to the spans: what an outline, a dashed border, hex and ␣ ↵ mean.
-
-    ``specials`` and ``partial`` say whether the tokens drawn hold a special token or a
-    byte that is only part of a character: the legend keys only what is there.
-    """
-    items = []
-    if mark == "pair":
-        items.append(
-            '<span class="bpe-t bpe-c0 bpe-ps">a</span><span class="bpe-t bpe-c1 bpe-pe">b</span>'
-            " the pair about to merge"
-        )
-    elif mark == "new":
-        items.append('<span class="bpe-t bpe-c0 bpe-new">ab</span> the new token')
-    if specials:
-        items.append('<span class="bpe-t bpe-special">&lt;|x|&gt;</span> special token')
-    if partial:
-        items.append(
-            '<span class="bpe-t bpe-c2"><span class="bpe-hex">&lt;E3&gt;</span></span>'
-            " a byte that is only part of a character"
-        )
-    items.append("␣ space · ↵ newline · ⇥ tab")
-    return '<div class="bpe-legend">' + "".join(f"<span>{item}</span>" for item in items) + "</div>"
-
-
 @dataclass(frozen=True)
 class Outline:
     """What the Step page draws: the tokens, one mark each, and which legend explains them."""

@@ -28,7 +28,8 @@ KEY_START = "_step_view_start"  # (record key, step, when) the view was started 
 KEY_SEEN = "_step_view_seen"  # (step, when) the view last reported
 WHEN_OPTIONS = {"before": "Before merge", "after": "After merge"}
 
-_component = st.components.v2.component("bpeviz_step", js=asset(SCRIPT), isolate_styles=False)
+# The one component of the app: web/step.js, for the step view and any list of tokens.
+component = st.components.v2.component("bpeviz_step", js=asset(SCRIPT), isolate_styles=False)
 
 
 @st.cache_resource(max_entries=24, show_spinner=False, hash_funcs={History: id})
@@ -83,7 +84,7 @@ def step_view(history: History) -> tuple[int, str]:
         "payload": text,
         "start": {"step": start[1], "when": start[2]},
     }
-    result = _component(data=data, key=KEY_VIEW, on_view_change=lambda: None)
+    result = component(data=data, key=KEY_VIEW, on_view_change=lambda: None)
     reported = result.get("view") if result else None
     if isinstance(reported, dict):
         seen = (

@@ -3,7 +3,7 @@
 the one renderer the Step page uses, and a click on a token opens the same inspector.
 
 The record is :func:`bpeviz.tokendata.tokens_data`; this module only mounts it (and the
-one-line legend above it), one component per ``key``.
+trace's row labels), one component per ``key``.
 """
 
 from __future__ import annotations
@@ -13,23 +13,11 @@ from typing import Any
 
 import streamlit as st
 
-from bpeviz.app.marks import legend_html
 from bpeviz.app.spans import esc
-from bpeviz.app.step_view import _component
+from bpeviz.app.step_view import component
 from bpeviz.app.trace import TraceLine
 from bpeviz.tokendata import piece_starts, tokens_data
 from bpeviz.tokenizer import Tokenizer
-
-
-def legend_for(data: dict[str, Any], *, mark: str | None = None) -> str:
-    """The legend of a record: it keys only what the tokens drawn hold (a special token, a
-    byte that is part of a character)."""
-    entries = [data["vocab"][str(token_id)] for token_id in dict.fromkeys(data["ids"])]
-    return legend_html(
-        mark=mark,
-        specials=any(entry[2] == 2 for entry in entries),
-        partial=any(entry[3] for entry in entries),
-    )
 
 
 def show_tokens(
@@ -45,7 +33,8 @@ def show_tokens(
     scroll: bool = True,
     legend: bool = True,
 ) -> dict[str, Any]:
-    """Draw ``ids`` of ``tokenizer`` as coloured spans (and the legend); return the record.
+    """Draw ``ids`` of ``tokenizer`` as coloured spans (with a legend of what they hold);
+    return the record.
 
     With ``text`` (what ``ids`` encode, or the start of it), each piece of the tokenizer's
     pre-tokenizer is outlined, with the rule that merges never cross one.
@@ -61,9 +50,8 @@ def show_tokens(
         inspect=inspect,
         scroll=scroll,
     )
-    if legend:
-        st.html(legend_for(data))
-    _component(data=data, key=key)
+    data["legend"] = legend
+    component(data=data, key=key)
     return data
 
 

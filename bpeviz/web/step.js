@@ -583,7 +583,8 @@ function mountTokens(root, data) {
     scroll.addEventListener("click", pick);
     panel.addEventListener("click", pick);
   }
-  root.replaceChildren(rule, scroll, panel);
+  const key = data.legend ? legend(null, vocab, ids) : "";
+  root.replaceChildren(key, rule, scroll, panel);
   root.dataset.ready = "true";
 }
 
