@@ -917,13 +917,17 @@ class StepView {
     this.drawInspector();
     // Scroll to the first outlined token when it is out of sight, measured after the frame
     // is laid out (measuring now would force a second layout on every step).
+    // Lines out of sight are laid out at an estimated height until drawn, so a scroll is
+    // checked again on the next frames, once the lines around the mark have their size.
     cancelAnimationFrame(this.timers.scroll);
-    this.timers.scroll = requestAnimationFrame(() => {
+    const settle = (tries) => {
       const mark = spans.querySelector(".bpe-new, .bpe-ps");
       if (!mark || !spans.isConnected) return;
       const top = mark.getBoundingClientRect().top - box.getBoundingClientRect().top;
       if (top < 0 || top + mark.offsetHeight > box.clientHeight) box.scrollTop += top - box.clientHeight / 4;
-    });
+      if (tries > 1) this.timers.scroll = requestAnimationFrame(() => settle(tries - 1));
+    };
+    this.timers.scroll = requestAnimationFrame(() => settle(4));
   }
 
   inspect(id) {

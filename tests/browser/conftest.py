@@ -440,14 +440,17 @@ class AppPage:
     ) -> None:
         """Wait until the view has reported step ``k`` (600 ms after stepping stops): the
         page's one rerun has put ``step=k`` (and ``text_when``, "Before merge" for ``when``
-        "before", else "After merge") in the URL, and the app is idle again."""
+        "before", else "After merge") in the URL, defaults left out, and the app is idle
+        again."""
         label = {"before": "Before merge", "after": "After merge"}.get(when or "", "")
         try:
             self.page.wait_for_function(
                 """([k, label]) => {
+                  // A default (step 0, "After merge") is left out of the link.
                   const query = new URLSearchParams(location.search);
-                  return query.get("step") === String(k)
-                    && (!label || query.get("text_when") === label);
+                  const step = query.get("step") ?? "0";
+                  const when = query.get("text_when") ?? "After merge";
+                  return step === String(k) && (!label || when === label);
                 }""",
                 arg=[k, label],
                 timeout=timeout,
