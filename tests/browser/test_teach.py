@@ -58,7 +58,7 @@ def test_two_runs_draws_both_runs_and_where_they_part(
     ]
     # Where a run cuts and the other does not, its token is outlined: A's b, B's ab.
     outlined = [
-        app.page.locator(".bpe-scroll").nth(i).locator(".bpe-new").all_inner_texts()
+        app.page.locator(".bpe-scroll").nth(i).locator(".bpe-new").all_text_contents()
         for i in range(2)
     ]
     assert outlined == [["b", "b"], ["ab", "ab"]]
@@ -97,7 +97,7 @@ def test_a_surprise_from_the_menu_and_from_a_link(app: AppPage, screenshots: Pat
     assert "surprise=arithmetic" in app.page.url
     model = app.page.locator(".st-key-tok_model").get_by_text("cl100k_base", exact=True)
     app.rerun(model.click)
-    tokens = app.page.locator(".bpe-scroll .bpe-t").all_inner_texts()
+    tokens = app.page.locator(".bpe-scroll .bpe-t").all_text_contents()
     assert "127|5|␣+" in "|".join(tokens)  # what the sentence says: 1275 is 127 and 5
     app.screenshot(screenshots / "tokenize-surprise.png")
     app.assert_clean()
