@@ -183,7 +183,7 @@ function tokenSpan(entry, id, colour, mark) {
 // place with the same id, colour and mark keeps its element (a Map of at most one per place).
 function cachedSpan(cache, key, entry, id, colour, mark) {
   const held = cache.get(key);
-  if (held && held.id === id && held.colour === colour && held.mark === mark) {
+  if (held && held.node && held.id === id && held.colour === colour && held.mark === mark) {
     held.node.classList.remove("bpe-hit");
     return held.node;
   }
@@ -196,35 +196,48 @@ function cachedSpan(cache, key, entry, id, colour, mark) {
 // options.pieces: a Set of the token indices that start a piece of the pre-tokenizer (each
 // piece is then outlined); options.groupChars: false draws split characters ungrouped.
 export function tokenSpans(vocab, ids, marks, options = {}) {
-  // Each line of the text is a block of its own, which the browser lays out and paints only
-  // when it scrolls into view (CSS content-visibility): a step redraws what can be seen.
-  const box = el("div", "bpe-text");
-  const cache = options.cache || null; // reuse the spans of tokens already drawn: keys[i] names one
-  const keys = options.keys;
+  // Each line of the text is a block of its own. With options.cache (a Map kept across
+  // steps, options.keys naming each token's place), every element whose content is
+  // unchanged is kept where it is and only what a merge changed is touched: the browser
+  // then restyles and repaints a handful of tokens, not thousands.
+  const cache = options.cache || new Map();
+  const keys = options.keys || ids.map((_, index) => index);
   const colours = colourIndices(ids);
   const groups = options.groupChars === false ? new Map() : charGroups(vocab, ids);
   const pieces = options.pieces || null;
-  let line = el("div", "bpe-line");
-  box.append(line);
+  const wanted = new Map(); // element -> the children it should have, in order
+  const element = (key, tag, className) => {
+    let node = cache.get(key);
+    if (!node) {
+      node = el(tag, className);
+      cache.set(key, node);
+    }
+    wanted.set(node, []);
+    return node;
+  };
+  const box = element("box", "div", "bpe-text");
+  const add = (parent, node) => wanted.get(parent).push(node);
+  const open = (parent, key, tag, className) => {
+    const node = element(key, tag, className);
+    add(parent, node);
+    return node;
+  };
+  let line = open(box, `L${keys[0]}`, "div", "bpe-line");
   let piece = null;
   let group = null;
   let groupEnd = -1;
   let pendingBreaks = 0;
-  const newLines = () => {
-    for (; pendingBreaks > 1; pendingBreaks--) {
-      const empty = el("div", "bpe-line bpe-empty");
-      empty.append(el("br"));
-      box.append(empty);
+  const newLines = (key) => {
+    for (let n = 1; n < pendingBreaks; n++) {
+      const empty = open(box, `E${key}-${n}`, "div", "bpe-line bpe-empty");
+      add(empty, element(`B${key}-${n}`, "br"));
     }
     pendingBreaks = 0;
-    line = el("div", "bpe-line");
-    box.append(line);
-    if (piece) {
-      piece = el("span", "bpe-piece bpe-piece-more");
-      line.append(piece);
-    }
+    line = open(box, `L${key}`, "div", "bpe-line");
+    if (piece) piece = open(line, `Q${key}`, "span", "bpe-piece bpe-piece-more");
   };
   for (let index = 0; index < ids.length; index++) {
+    const key = keys[index];
     if (index === groupEnd) {
       group = null;
       groupEnd = -1;
@@ -234,32 +247,46 @@ export function tokenSpans(vocab, ids, marks, options = {}) {
       groupEnd = -1;
       piece = null;
     }
-    if (!group && pendingBreaks) newLines();
-    if (pieces && !piece) {
-      piece = el("span", "bpe-piece");
-      line.append(piece);
-    }
+    if (!group && pendingBreaks) newLines(key);
+    if (pieces && !piece) piece = open(line, `P${key}`, "span", "bpe-piece");
     if (groups.has(index)) {
       const [end, text] = groups.get(index);
       groupEnd = end;
       const shown = text.replace(/\u00a0/g, "\u237d");
-      group = el("span", "bpe-g");
-      group.setAttribute("data-char", shown);
-      group.title = `${end - index} tokens spell ${shown}`;
-      (piece || line).append(group);
+      group = open(piece || line, `G${key}-${keys[end - 1]}`, "span", "bpe-g");
+      if (group.getAttribute("data-char") !== shown) {
+        group.setAttribute("data-char", shown);
+        group.title = `${end - index} tokens spell ${shown}`;
+      }
     }
     const id = ids[index];
     const entry = vocab[id];
     const mark = marks ? marks[index] : "";
-    const span = cache ? cachedSpan(cache, keys[index], entry, id, colours[index], mark) : tokenSpan(entry, id, colours[index], mark);
-    (group || piece || line).append(span);
+    add(group || piece || line, cachedSpan(cache, `T${key}`, entry, id, colours[index], mark));
     pendingBreaks += entry[4] || 0;
   }
   if (pendingBreaks) {
     piece = null;
-    newLines();
+    newLines(`end${ids.length}`);
   }
+  for (const [parent, children] of wanted) reconcile(parent, children);
   return box;
+}
+
+// Give parent exactly these children in this order, moving as few as possible.
+function reconcile(parent, children) {
+  const keep = new Set(children);
+  for (const child of [...parent.childNodes]) {
+    if (!keep.has(child)) child.remove();
+  }
+  let current = parent.firstChild;
+  for (const child of children) {
+    if (child === current) {
+      current = current.nextSibling;
+    } else {
+      parent.insertBefore(child, current);
+    }
+  }
 }
 
 function legend(kind, vocab, ids) {
@@ -909,10 +936,10 @@ class StepView {
     this.spanCache = this.spanCache || new Map();
     const options = { pieces: this.showPieces ? view.pieceStarts : null, keys: view.starts, cache: this.spanCache };
     const spans = tokenSpans(this.p.vocab, view.ids, view.marks, options);
-    if (sliding) spans.classList.add("bpe-sliding");
+    spans.classList.toggle("bpe-sliding", Boolean(sliding));
     this.legendBox.replaceChildren(legend(view.legend, this.p.vocab, view.ids));
     const box = this.textBox;
-    box.replaceChildren(spans);
+    if (box.firstChild !== spans || box.childNodes.length !== 1) box.replaceChildren(spans);
     this.shownIds = view.ids;
     this.drawInspector();
     // Scroll to the first outlined token when it is out of sight, measured after the frame
