@@ -16,6 +16,7 @@ from bpeviz.tokenizer import Tokenizer
 from bpeviz.trainer import MergeStep, Pair
 
 TIED_LISTED = 5  # a tie sentence names this many pairs, then says how many more
+QUOTED_CHARS = 24  # a longer token is quoted by its start and "…" (the chips show it whole)
 
 
 def quoted(text: str) -> str:
@@ -24,9 +25,19 @@ def quoted(text: str) -> str:
 
 
 def pair_text(tokenizer: Tokenizer, pair: Pair) -> str:
-    """``“h” + “e”``."""
-    left, right = (readable(tokenizer.token_bytes(token)) for token in pair)
+    """``“h” + “e”``; a token longer than :data:`QUOTED_CHARS` by its start and ``…``.
+
+    >>> from bpeviz.tokenizer import Tokenizer
+    >>> tokenizer = Tokenizer.from_merges([(104, 101)])
+    >>> pair_text(tokenizer, (256, 32)), pair_text(Tokenizer.from_merges([]), (97, 98))
+    ('“he” + “␣”', '“a” + “b”')
+    """
+    left, right = (_shortened(readable(tokenizer.token_bytes(token))) for token in pair)
     return f"{quoted(left)} + {quoted(right)}"
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= QUOTED_CHARS else text[: QUOTED_CHARS - 1] + "…"
 
 
 def tie_sentence(

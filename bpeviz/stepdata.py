@@ -18,11 +18,13 @@ Schema (``SCHEMA`` 1; every list index is a step, a merge number minus one, or a
   (``offsets`` has one more entry, the window's end) and the step its left boundary
   vanished (``merge_count + 1``: never);
 - ``vocab``: per token id (bytes, merges, then special tokens), ``[label, title, kind,
-  hex, newlines]``: its readable text as runs (even indices text, odd indices bytes shown
-  as hex), hover title, kind (0 plain, 1 ends in ``</w>``, 2 special), for a token that is
-  not whole UTF-8 characters its bytes in hex (to group tokens under the character they
-  spell) else ``""``, how many line breaks follow it (its newlines), and all its bytes in
-  hex (``</w>`` included);
+  broken, newlines, all hex]``: its readable text as runs (even indices text, odd indices
+  bytes shown as hex), hover title, kind (0 plain, 1 ends in ``</w>``, 2 special), for a
+  token that is not whole UTF-8 characters its bytes in hex (to group tokens under the
+  character they spell) else ``""``, how many line breaks follow it (its newlines), and all
+  its bytes in hex (``</w>`` included). A merged token leaves what its parents give to the
+  browser (:func:`vocab_entries`): ``all hex`` ``""`` (its parents' joined), ``broken``
+  ``1`` (that hex), and a long whole-character token's label ``None`` (theirs joined);
 - ``merges``: per merge ``[left, right, new_id, count, replacements]``;
 - ``sentences``: per merge ``[count sentence, tie sentence or ""]``; ``start``: step 0's
   two sentences;
@@ -62,6 +64,7 @@ TOP_PAIRS = 12  # rows of the pair table shown at each step
 WINDOW_SYMBOLS = 6_000  # symbols of text drawn: a bundled sample whole, a book's first pages
 END_OF_WORD = b"</w>"
 QUIZ_CHOICES = 4  # the real next merge and three others from near the top
+LABEL_JOINED_OVER = 24  # bytes: a longer token's label may be left to the browser to join
 
 
 def label_runs(data: bytes) -> str | list[str]:
@@ -97,21 +100,38 @@ def _whole_characters(data: bytes) -> bool:
 
 
 def vocab_entries(tokenizer: Tokenizer, base: int, size: int) -> list[list[Any]]:
-    """``[label, title, kind, hex, newlines, all hex]`` for ids ``0..size-1`` (see the
-    module docstring)."""
+    """``[label, title, kind, broken, newlines, all hex]`` for ids ``0..size-1`` (see the
+    module docstring).
+
+    A merged token's bytes are its parents' bytes joined, so they are left for the browser
+    to join (``all hex`` ``""``, ``broken`` ``1`` for its hex): long tokens would otherwise
+    repeat their parents, and a small text trained far in ``bytes`` mode has tokens of
+    whole paragraphs. So is the label of a long token made of two whole-character parents,
+    whose readable text is theirs joined (``None``).
+    """
     origin = trained_origin(base)
+    parents = {new: (left, right) for left, right, new in tokenizer.merges}
+    whole: list[bool] = []
     entries: list[list[Any]] = []
     for token_id in range(size):
         data = full = tokenizer.token_bytes(token_id)
         if tokenizer.is_special(token_id):
+            whole.append(True)
             entries.append([label_runs(data), special_title(token_id), 2, "", 0, data.hex()])
             continue
         kind = 0
         title = token_title(token_id, data, origin(token_id))
         if tokenizer.end_of_word and data.endswith(END_OF_WORD):
             data, kind = data[: -len(END_OF_WORD)], 1
-        broken = "" if _whole_characters(data) else data.hex()
-        entries.append([label_runs(data), title, kind, broken, data.count(b"\n"), full.hex()])
+        whole.append(_whole_characters(data))
+        made = parents.get(token_id)
+        if made is None:  # a byte or </w>: its bytes given
+            broken: Any = "" if whole[-1] else data.hex()
+            entries.append([label_runs(data), title, kind, broken, data.count(b"\n"), full.hex()])
+            continue
+        joinable = whole[-1] and whole[made[0]] and whole[made[1]] and len(full) > LABEL_JOINED_OVER
+        label = None if joinable else label_runs(data)
+        entries.append([label, title, kind, "" if whole[-1] else 1, data.count(b"\n"), ""])
     return entries
 
 

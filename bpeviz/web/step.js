@@ -36,6 +36,25 @@ function counted(count, noun) {
   return `${number(count)} ${count === 1 ? noun : noun + "s"}`;
 }
 
+// ---- the vocabulary: what the record leaves to be joined -----------------------------------
+
+// stepdata.vocab_entries leaves a merged token's bytes (and a long token's label) for the
+// browser to join from its parents'. Parents always have smaller ids, so one pass in id
+// order fills every entry in place. parentsOf(id) gives [left, right] or null.
+export function completeVocab(vocab, parentsOf) {
+  const ids = Object.keys(vocab).map(Number).sort((a, b) => a - b);
+  for (const id of ids) {
+    const entry = vocab[id];
+    const parents = entry[5] === "" || entry[0] === null ? parentsOf(id) : null;
+    if (!parents) continue;
+    const [left, right] = parents.map((parent) => vocab[parent]);
+    if (entry[5] === "") entry[5] = left[5] + right[5];
+    if (entry[0] === null) entry[0] = labelText(left[0]) + labelText(right[0]);
+    if (entry[3] === 1) entry[3] = entry[2] === KIND_END_OF_WORD ? entry[5].slice(0, -8) : entry[5];
+  }
+  return vocab;
+}
+
 // ---- the text at step k, as History.segmentation cuts it -----------------------------------
 
 export function tokensAt(p, k) {
@@ -577,6 +596,7 @@ function inspector(source, id, countLine, close) {
 
 // Spans of any tokenizer's ids (the Tokenize and Compare pages), with the same inspector.
 function mountTokens(root, data) {
+  completeVocab(data.vocab, (id) => (data.parents && data.parents[id] ? data.parents[id].slice(0, 2) : null));
   const ids = data.ids;
   const shownIds = data.show === "ids";
   const vocab = data.vocab;
@@ -682,6 +702,10 @@ class StepView {
   constructor(root, p, start, report) {
     this.root = root;
     this.p = p;
+    if (!p.completed) {
+      completeVocab(p.vocab, (id) => (id >= p.base && id < p.base + p.merge_count ? p.merges[id - p.base].slice(0, 2) : null));
+      p.completed = true;
+    }
     this.report = report;
     this.k = Math.min(Math.max(Number(start.step) || 0, 0), p.merge_count);
     this.when = start.when === "before" ? "before" : "after";
