@@ -7,6 +7,7 @@ says is what the engine did.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from bpeviz.pretokenize import PRETOKENIZER_REGISTRY
@@ -32,12 +33,18 @@ def pair_text(tokenizer: Tokenizer, pair: Pair) -> str:
     >>> pair_text(tokenizer, (256, 32)), pair_text(Tokenizer.from_merges([]), (97, 98))
     ('“he” + “␣”', '“a” + “b”')
     """
-    left, right = (_shortened(readable(tokenizer.token_bytes(token))) for token in pair)
+    left, right = (_shortened(tokenizer.token_bytes(token)) for token in pair)
     return f"{quoted(left)} + {quoted(right)}"
 
 
-def _shortened(text: str) -> str:
-    return text if len(text) <= QUOTED_CHARS else text[: QUOTED_CHARS - 1] + "…"
+@functools.lru_cache(maxsize=1 << 14)
+def _shortened(data: bytes) -> str:
+    """Readable, cut to :data:`QUOTED_CHARS` (only the start is made readable: a token of a
+    whole paragraph is quoted a thousand times in a long run's tie sentences)."""
+    text = readable(data[: 4 * QUOTED_CHARS])
+    if len(text) <= QUOTED_CHARS and len(data) <= 4 * QUOTED_CHARS:
+        return text
+    return text[: QUOTED_CHARS - 1] + "…"
 
 
 def tie_sentence(
