@@ -226,8 +226,8 @@ class History:
 
     def pair_top(self, k: int, limit: int) -> PairTop:
         """The first ``limit`` rows of :meth:`pair_table` at step ``k``, and how many pairs
-        share its top count: from the trainer's record when it kept one this long
-        (``top_pairs``), else counted from the table.
+        share its top count (up to ``limit + 1``, "so many or more"): from the trainer's
+        record when it kept one this long (``top_pairs``), else counted from the table.
         """
         k = self._check_step(k)
         if limit <= self.run.top_pairs and k < len(self.run.pair_tops):
@@ -237,7 +237,7 @@ class History:
         rows = zip(table.lefts[:limit].tolist(), table.rights[:limit].tolist(),
                    table.counts[:limit].tolist(), strict=True)  # fmt: skip
         tied = int(np.count_nonzero(table.counts == table.counts[0])) if len(table) else 0
-        return PairTop(tuple(rows), tied)
+        return PairTop(tuple(rows), min(tied, limit + 1))
 
     def memory_bytes(self) -> int:
         """Approximate size of what the history keeps (arrays, merge records, the text)."""

@@ -48,23 +48,32 @@ def _shortened(data: bytes) -> str:
 
 
 def tie_sentence(
-    step: MergeStep, tokenizer: Tokenizer, tied: Sequence[Pair], tied_count: int
+    step: MergeStep,
+    tokenizer: Tokenizer,
+    tied: Sequence[Pair],
+    tied_count: int,
+    *,
+    at_least: bool = False,
 ) -> str | None:
     """Which pairs tied and why the rule picked this one (``None`` when nothing tied).
 
     ``tied`` are the first tied pairs, winner first (at least :data:`TIED_LISTED` of them
-    when there are that many); ``tied_count`` is how many pairs shared the top count.
+    when there are that many); ``tied_count`` is how many pairs shared the top count, or
+    with ``at_least`` how many at least (the trainer stops counting a long tie).
     """
     if tied_count < 2:
         return None
     shown = list(tied)[:TIED_LISTED]
     listed = ", ".join(f"({pair_text(tokenizer, pair)})" for pair in shown)
-    if tied_count > len(shown):
+    if at_least:
+        listed += " and more"
+    elif tied_count > len(shown):
         listed += f" and {tied_count - len(shown):,} more"
     rule = TIE_RULES.get(step.rule)
     reason = rule.reason if rule else f"by the rule {step.rule!r}"
+    how_many = f"At least {tied_count:,}" if at_least else f"{tied_count:,}"
     return (
-        f"{tied_count:,} pairs occurred {step.count:,} times each: {listed}. "
+        f"{how_many} pairs occurred {step.count:,} times each: {listed}. "
         f"The rule “{step.rule}” picked {pair_text(tokenizer, step.pair)} {reason}."
     )
 

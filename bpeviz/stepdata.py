@@ -29,7 +29,8 @@ Schema (``SCHEMA`` 1; every list index is a step, a merge number minus one, or a
 - ``sentences``: per merge ``[count sentence, tie sentence or ""]``; ``start``: step 0's
   two sentences;
 - ``tops``: at steps ``0..merge_count``, the best ``TOP_PAIRS`` rows of the pair table,
-  flattened ``[left, right, count, ...]``; ``tied``: how many pairs share the top count;
+  flattened ``[left, right, count, ...]``; ``tied``: how many pairs share the top count
+  (``TOP_PAIRS + 1``: that many or more);
 - ``pieces``: the window's symbols where a piece of the pre-tokenizer starts (no merge ever
   crosses one); ``pieces_rule``: the sentence that says so for this run's pre-tokenizer;
 - ``quiz``: at steps ``0..merge_count - 1``, the rows of ``tops`` offered as candidates for
@@ -176,7 +177,8 @@ def payload(history: History, *, window_symbols: int = WINDOW_SYMBOLS) -> dict[s
     for step in history.steps:
         top = tops[step.step - 1]
         tied = [(left, right) for left, right, count in top.rows if count == step.count]
-        tie = tie_sentence(step, tokenizer, tied, top.tied) or ""
+        at_least = top.tied > TOP_PAIRS
+        tie = tie_sentence(step, tokenizer, tied, top.tied, at_least=at_least) or ""
         sentences.append([count_sentence(step, history.token_count(step.step - 1)), tie])
     start = [
         start_sentence(

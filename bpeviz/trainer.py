@@ -78,7 +78,8 @@ class PairTop:
 
     ``rows`` are the best pairs as ``(left, right, count)``, in the order the trainer picks
     them (``History.pair_table`` order); ``tied`` is how many pairs share the top count (1
-    when the winner stood alone).
+    when the winner stood alone), counted up to ``len(rows) + 1``: that value means "so many
+    or more".
     """
 
     rows: tuple[tuple[int, int, int], ...]
@@ -385,18 +386,29 @@ class _IncrementalTrainer:
         return None
 
     def _top_rows(self, limit: int) -> PairTop:
-        """The best ``limit`` pairs now, in the order the trainer picks them.
+        """The best ``limit`` pairs now, in the order the trainer picks them, and how many
+        share the top count (counted up to ``limit + 1``: a small text trained far ties
+        thousands of pairs at count 1, and counting them all at every merge would cost more
+        than the training).
 
-        Walks the buckets from the top count down until ``limit`` live pairs are found. Each
-        bucket it reads is cleaned on the way, as ``_pop_top`` would when it got there: stale
-        entries go to the bucket of their current count, live ones are kept once, sorted by
-        the rule (a sorted list is a valid heap, so the top bucket stays one). The merges
-        that follow are therefore the same, with or without this record.
+        The top bucket is a heap: its best live entries are popped as ``_pop_top`` does
+        (stale ones requeued where they belong) and pushed back, like ``_tied_with``. Lower
+        buckets, read only when the top one has fewer live pairs than ``limit``, are cleaned
+        the same way and sorted by the rule (a sorted list is a valid heap). The merges that
+        follow are therefore the same, with or without this record.
         """
-        rows: list[tuple[int, int, int]] = []
-        tied = 0
+        popped: list[tuple[int, int]] = []
+        while len(popped) <= limit:
+            entry = self._pop_top()
+            if entry is None:
+                break
+            popped.append(entry)
+        for entry in popped:
+            heapq.heappush(self.buckets[self.top], entry)
+        rows = [(key >> SHIFT, key & MASK, self.top) for _, key in popped[:limit]]
+        tied = len(popped)
         counts = self.counts
-        waiting = [-count for count in self.buckets]  # bucket counts, largest first
+        waiting = [-count for count in self.buckets if count < self.top]  # largest first
         heapq.heapify(waiting)
         while waiting and len(rows) < limit:
             count = -heapq.heappop(waiting)
@@ -417,7 +429,7 @@ class _IncrementalTrainer:
                     heapq.heappush(waiting, -current)
                 self._queue(key, current)
             if bucket and not tied:
-                tied = len(bucket)
+                tied = min(len(bucket), limit + 1)
             rows += [(key >> SHIFT, key & MASK, count) for _, key in bucket[: limit - len(rows)]]
         return PairTop(tuple(rows), tied)
 

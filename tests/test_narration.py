@@ -68,3 +68,12 @@ def test_first_merge_sentence_names_the_first_merge() -> None:
     sentence = first_merge_sentence(history.steps[0], history.tokenizer)
     assert "Merge 1 will join “a” + “a”" in sentence and "(4 times)" in sentence
     assert "nothing to merge" in first_merge_sentence(None, history.tokenizer)
+
+
+def test_a_tie_counted_only_so_far_says_at_least() -> None:
+    """The trainer counts a tie up to 13 pairs (TOP_PAIRS + 1): then the card says so."""
+    history = train("ab cd ef gh ij kl mn op", 257, pretokenizer="words", tie_break="lexmin")
+    pairs = history.tied_pairs(1)
+    sentence = tie_sentence(history.steps[0], history.tokenizer, pairs, 8, at_least=True)
+    assert sentence is not None and sentence.startswith("At least 8 pairs occurred 1 times")
+    assert sentence.count("(“") == 5 and "and more." in sentence

@@ -28,7 +28,7 @@ def table_head(history: History, k: int, limit: int) -> tuple[list[tuple[int, in
     columns = (table.lefts.tolist(), table.rights.tolist(), table.counts.tolist())
     rows = list(zip(*columns, strict=True))
     tied = sum(1 for count in table.counts.tolist() if count == table.counts[0]) if rows else 0
-    return rows[:limit], tied
+    return rows[:limit], min(tied, limit + 1)  # counted up to limit + 1: "that many or more"
 
 
 @pytest.mark.parametrize("mode", MODES)
