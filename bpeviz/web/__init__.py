@@ -1,7 +1,8 @@
 """The browser's half of bpeviz: plain JavaScript and CSS kept as files in the package.
 
 ``step.js`` draws token spans and the Step page's view from :func:`bpeviz.stepdata.payload`;
-``tokens.css`` styles every span, card and legend; ``step.css`` lays out the step view. The
+``tokens.css`` styles every span, card and legend; ``step.css`` lays out the step view;
+``page.css`` frames an exported page. The
 app serves them inline (a Streamlit component and the page's stylesheet) and an exported
 page carries them inline: nothing is fetched, nothing is built.
 """
@@ -14,6 +15,7 @@ from importlib.resources import files
 
 SCRIPT = "step.js"
 STYLESHEETS = ("tokens.css", "step.css")
+PAGE_STYLESHEET = "page.css"  # only the exported page: its header and margins
 
 
 @cache
@@ -40,7 +42,7 @@ def step_page(payload_json: str, *, title: str, subtitle: str) -> str:
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html.escape(title)}</title>\n"
-        f"<style>{stylesheets()}\n{PAGE_CSS}</style></head>\n<body>\n"
+        f"<style>{stylesheets()}\n{asset(PAGE_STYLESHEET)}</style></head>\n<body>\n"
         f'<header><h1>{html.escape(title)}</h1><p class="bpe-sub">{html.escape(subtitle)}</p>'
         "</header>\n"
         '<main id="bpeviz-root" class="bpe-root"></main>\n'
@@ -49,12 +51,5 @@ def step_page(payload_json: str, *, title: str, subtitle: str) -> str:
         "</body></html>\n"
     )
 
-
-PAGE_CSS = """
-body{margin:0 auto;max-width:1200px;padding:1rem 1.2rem 3rem;background:#fff;color:#111;
- font-family:"Noto Sans","Noto Sans CJK JP",system-ui,sans-serif;}
-header h1{font-size:1.6rem;margin:.2rem 0;}
-.bpe-sub{color:#333;margin:0 0 1rem;}
-"""
 
 __all__ = ["asset", "step_page", "stylesheets"]
