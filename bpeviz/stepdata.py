@@ -11,9 +11,9 @@ Schema (``SCHEMA`` 1; every list index is a step, a merge number minus one, or a
 
 - ``base``, ``merge_count``, ``text_bytes``, ``rule``, ``end_of_word``;
 - ``tokens``: the token count of the whole text at steps ``0..merge_count``;
-- ``window``: ``{"bytes", "symbols", "whole"}``: the text drawn is its first ``bytes``
-  bytes (``whole`` when that is all of it), cut where no merge ever joins, so every token
-  drawn is whole at every step;
+- ``window``: ``{"from", "bytes", "symbols", "whole"}``: the text drawn is its bytes
+  ``from``..``bytes`` (``whole`` when that is all of it), ``symbols`` symbols cut where no
+  merge ever joins, so every token drawn is whole at every step;
 - ``symbols``, ``offsets``, ``death``: per symbol of the window, its id, its byte offset
   (``offsets`` has one more entry, the window's end) and the step its left boundary
   vanished (``merge_count + 1``: never);
@@ -164,14 +164,38 @@ def _window_end(death: np.ndarray, merge_count: int, limit: int) -> int:
     return limit + int(beyond[0]) + 1 if len(beyond) else len(death)
 
 
-def payload(history: History, *, window_symbols: int = WINDOW_SYMBOLS) -> dict[str, Any]:
-    """The step view's record for ``history`` (schema in the module docstring)."""
+def window_shows(
+    history: History, window_from: int, merge: int, window_symbols: int = WINDOW_SYMBOLS
+) -> bool:
+    """Whether the window starting at symbol ``window_from`` holds a place of ``merge``."""
+    _, _, death = history.text_symbols()
+    end = window_from + _window_end(death[window_from:], history.merge_count, window_symbols)
+    return bool(np.any(death[window_from + 1 : end] == merge))
+
+
+def window_for(history: History, merge: int, window_symbols: int = WINDOW_SYMBOLS) -> int:
+    """The first symbol of a window that shows ``merge``: a tenth of the window before its
+    first place, where no merge ever joins (so the first token drawn is whole)."""
+    _, _, death = history.text_symbols()
+    places = np.flatnonzero(death == merge)
+    if not len(places):
+        return 0
+    target = max(int(places[0]) - window_symbols // 10, 0)
+    edges = np.flatnonzero(death[: target + 1] > history.merge_count)
+    return int(edges[-1]) if len(edges) else 0
+
+
+def payload(
+    history: History, *, window_symbols: int = WINDOW_SYMBOLS, window_from: int = 0
+) -> dict[str, Any]:
+    """The step view's record for ``history`` (schema in the module docstring); the text
+    drawn starts at symbol ``window_from`` (see :func:`window_for`)."""
     merges = history.merge_count
     tokenizer = history.tokenizer
     symbols, offsets, death = history.text_symbols()
-    end = _window_end(death, merges, window_symbols)
-    window_death = np.minimum(death[:end], merges + 1)
-    window_bytes = int(offsets[end])
+    lo = window_from
+    end = lo + _window_end(death[lo:], merges, window_symbols)
+    window_death = np.minimum(death[lo:end], merges + 1)
     tops = [history.pair_top(k, TOP_PAIRS) for k in range(merges + 1)]
     sentences = []
     for step in history.steps:
@@ -198,9 +222,14 @@ def payload(history: History, *, window_symbols: int = WINDOW_SYMBOLS) -> dict[s
         "rule": history.run.tie_break,
         "end_of_word": tokenizer.end_of_word,
         "tokens": [history.token_count(k) for k in range(merges + 1)],
-        "window": {"bytes": window_bytes, "symbols": end, "whole": end == len(death)},
-        "symbols": symbols[:end].tolist(),
-        "offsets": offsets[: end + 1].tolist(),
+        "window": {
+            "from": int(offsets[lo]),
+            "bytes": int(offsets[end]),
+            "symbols": end - lo,
+            "whole": lo == 0 and end == len(death),
+        },
+        "symbols": symbols[lo:end].tolist(),
+        "offsets": offsets[lo : end + 1].tolist(),
         "death": window_death.tolist(),
         "vocab": vocab_entries(tokenizer, history.base, vocab_size),
         "merges": [
@@ -210,7 +239,7 @@ def payload(history: History, *, window_symbols: int = WINDOW_SYMBOLS) -> dict[s
         "start": start,
         "tops": [[value for row in top.rows for value in row] for top in tops],
         "tied": [top.tied for top in tops],
-        "pieces": [int(start) for start in history.piece_starts() if start < end],
+        "pieces": [int(start) - lo for start in history.piece_starts() if lo <= start < end],
         "pieces_rule": pieces_sentence(history.run.pretokenizer),
         "quiz": [quiz_order(k, len(tops[k].rows)) for k in range(merges)],
     }

@@ -136,3 +136,21 @@ def test_bad_settings_stop_the_page_with_a_message() -> None:
     at = run(new_app(vocab="100"))
     assert any("at least 256" in plain(e.value) for e in at.error)
     assert not [node for node in at.main if getattr(node, "type", None) == "bidi_component"]
+
+
+def test_a_long_text_draws_the_part_that_holds_the_merge() -> None:
+    """A long paste (English, then Japanese): the view draws the part where the merge shown
+    first applies (merge 1 joins two bytes of a Japanese character, so not the start), and a
+    step set elsewhere (the chart's click) at a merge that part lacks moves it there."""
+    text = get_sample("english").text * 3 + get_sample("japanese").text
+    at = run(new_app(src="paste", paste="x"))
+    run(at.text_area(key="paste").input(text))
+    first = json.loads(view_data(at)["payload"])
+    assert not first["window"]["whole"] and 1 in first["death"]
+    history = train(text, 512, pretokenizer="gpt4", top_pairs=TOP_PAIRS)
+    late = next(step.step for step in history.steps if step.step not in first["death"])
+    at.session_state["step"] = late
+    run(at)
+    moved = json.loads(view_data(at)["payload"])
+    assert moved["window"]["from"] != first["window"]["from"] and late in moved["death"]
+    assert view_data(at)["start"]["step"] == late

@@ -19,7 +19,15 @@ from bpeviz.history import History, train
 from bpeviz.narration import count_sentence
 from bpeviz.readable import readable
 from bpeviz.samples import get_sample
-from bpeviz.stepdata import TOP_PAIRS, label_runs, payload, payload_json, quiz_order
+from bpeviz.stepdata import (
+    TOP_PAIRS,
+    label_runs,
+    payload,
+    payload_json,
+    quiz_order,
+    window_for,
+    window_shows,
+)
 from bpeviz.web import step_page
 
 
@@ -214,3 +222,21 @@ def test_pieces_are_the_pre_tokenizers_cuts() -> None:
     assert pieces == ["駅前の本屋", "。", " ", "123", "45", " apples", "\n"]
     assert "Merges never cross a piece's edge" in data["pieces_rule"]
     assert payload(train(text, 300, pretokenizer="bytes"))["pieces"] == [0]
+
+
+def test_a_window_moves_to_a_merge_the_start_of_the_text_lacks() -> None:
+    """A late merge of a long text may first occur far down: the window for it starts a
+    little before that place, at a boundary no merge joins, and holds the merge."""
+    history = train(get_sample("english").text * 3 + get_sample("japanese").text, 700,
+                    pretokenizer="gpt4", top_pairs=TOP_PAIRS)  # fmt: skip
+    _, offsets, death = history.text_symbols()
+    late = next(step.step for step in history.steps
+                if not window_shows(history, 0, step.step, 1_000))  # fmt: skip
+    start = window_for(history, late, 1_000)
+    assert start > 0 and death[start] > history.merge_count
+    assert window_shows(history, start, late, 1_000)
+    data = payload(history, window_symbols=1_000, window_from=start)
+    assert data["window"]["from"] == offsets[start] and not data["window"]["whole"]
+    assert late in data["death"], "the window holds a place of the merge"
+    assert data["offsets"][0] == offsets[start] and len(data["symbols"]) == len(data["death"])
+    assert all(0 <= piece < len(data["symbols"]) for piece in data["pieces"])

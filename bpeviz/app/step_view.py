@@ -19,13 +19,14 @@ import streamlit as st
 
 from bpeviz.app.state import KEY_STEP
 from bpeviz.history import History
-from bpeviz.stepdata import payload_json
+from bpeviz.stepdata import payload_json, window_for, window_shows
 from bpeviz.web import SCRIPT, asset, step_page
 
 KEY_VIEW = "step_view"  # the component (its state: the step the student stopped at)
 KEY_WHEN = "text_when"  # "Before merge" / "After merge", as links have always said it
 KEY_START = "_step_view_start"  # (record key, step, when) the view was started at
 KEY_SEEN = "_step_view_seen"  # (step, when) the view last reported
+KEY_WINDOW = "_step_view_window"  # (history id, first symbol drawn) of a long text
 WHEN_OPTIONS = {"before": "Before merge", "after": "After merge"}
 
 # The one component of the app: web/step.js, for the step view and any list of tokens.
@@ -33,11 +34,25 @@ component = st.components.v2.component("bpeviz_step", js=asset(SCRIPT), isolate_
 
 
 @st.cache_resource(max_entries=24, show_spinner=False, hash_funcs={History: id})
-def _record(history: History) -> tuple[str, str, History]:
-    """The record of a history as JSON, with a key that names it (built once per history;
-    the history is kept with it so that its ``id`` is never reused while cached)."""
-    text = payload_json(history)
+def _record(history: History, window_from: int = 0) -> tuple[str, str, History]:
+    """The record of a history as JSON, with a key that names it (built once per history
+    and window; the history is kept with it so that its ``id`` is never reused while
+    cached)."""
+    text = payload_json(history, window_from=window_from)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], text, history
+
+
+def _window(history: History, step: int) -> int:
+    """Where the drawn part of a long text starts: where it started, while it shows the
+    merge of ``step``; else around that merge's first place (a new record)."""
+    state = st.session_state
+    held = state.get(KEY_WINDOW)
+    window_from = held[1] if held and held[0] == id(history) else 0
+    merge = max(step, 1)
+    if history.merge_count and not window_shows(history, window_from, merge):
+        window_from = window_for(history, merge)
+    state[KEY_WINDOW] = (id(history), window_from)
+    return window_from
 
 
 def step_page_for(history: History, *, name: str, summary: str) -> str:
@@ -69,8 +84,9 @@ def current_step(merge_count: int) -> tuple[int, str]:
 def step_view(history: History) -> tuple[int, str]:
     """Draw the view; return the step and before/after it stands at (as last reported)."""
     state = st.session_state
-    key, text, _ = _record(history)
     step, when = current_step(history.merge_count)
+    window_from = _window(history, step)
+    key, text, _ = _record(history, window_from)
     start = state.get(KEY_START)
     moved_elsewhere = (step, when) != state.get(KEY_SEEN) and (step, when) != tuple(
         (start or ())[1:]
@@ -95,6 +111,8 @@ def step_view(history: History) -> tuple[int, str]:
             state[KEY_SEEN] = seen
             state[KEY_STEP], state[KEY_WHEN] = seen
             step, when = seen
+            if _window(history, step) != window_from:
+                st.rerun()  # the student stopped where the drawn text has no such merge
     _link(KEY_STEP, str(step), default="0")
     _link(KEY_WHEN, WHEN_OPTIONS[when], default=WHEN_OPTIONS["after"])
     return step, when

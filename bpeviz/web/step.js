@@ -826,7 +826,8 @@ class StepView {
       if (node) this.inspect(Number(node.dataset.id));
     });
     if (!p.window.whole) {
-      this.windowNote.textContent = `Long text: showing its first ${number(p.window.bytes)} of ${number(p.text_bytes)} bytes; every count is of the whole text.`;
+      const shown = p.window.from ? `bytes ${number(p.window.from + 1)}–${number(p.window.bytes)}` : `its first ${number(p.window.bytes)} bytes`;
+      this.windowNote.textContent = `Long text: showing ${shown} of ${number(p.text_bytes)}; every count is of the whole text.`;
     }
     this.keys = (event) => this.onKey(event);
     document.addEventListener("keydown", this.keys);

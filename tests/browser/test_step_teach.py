@@ -26,7 +26,7 @@ import pytest
 from bpeviz.history import History, train
 from bpeviz.readable import readable
 from bpeviz.samples import get_sample
-from bpeviz.stepdata import TOP_PAIRS, payload_json
+from bpeviz.stepdata import TOP_PAIRS, payload_json, window_for, window_shows
 from bpeviz.web import step_page
 
 if TYPE_CHECKING:
@@ -290,3 +290,41 @@ def test_quiz_and_inspector_on_a_projector_and_at_800_px(
         right = choice.bounding_box()
         assert right is not None and right["x"] + right["width"] <= width
     app.page.screenshot(path=str(screenshots / f"step-quiz-present-{width}.png"), full_page=True)
+
+
+# ---- a long text: the drawn part follows the merge a student stops at -----------------------
+
+
+def test_a_long_text_redraws_where_the_merge_a_student_stops_at_applies(app: AppPage) -> None:
+    """The view draws a window of a long text. A student who stops at a merge that window
+    lacks ("Go to step", then the view's report) gets the part where that merge applies."""
+    text = get_sample("english").text * 3 + get_sample("japanese").text
+    app.open("step")
+    radio = app.page.locator(".st-key-src").get_by_text("Paste", exact=True)
+    app.rerun(radio.click)
+    box = app.page.locator(".st-key-paste textarea")
+    box.fill(text)
+    app.rerun(lambda: box.press("Control+Enter"))
+    app.page.wait_for_function(
+        "() => document.querySelector('.bpe-root')?.dataset.ready === 'true'"
+    )
+    history = train(text, 512, pretokenizer="gpt4", top_pairs=TOP_PAIRS)
+    first = window_for(history, 1)  # step 0 shows merge 1's pair, Japanese bytes
+    last = next(step.step for step in history.steps if not window_shows(history, first, step.step))
+    drawn = app.page.locator(".bpe-scroll .bpe-t").evaluate_all("(all) => all.length")
+    assert drawn and history.steps[last - 1].new_id not in app.page.locator(
+        ".bpe-scroll .bpe-t").evaluate_all("(all) => all.map((t) => +t.dataset.id)")  # fmt: skip
+    jump = app.page.locator(".bpe-jump")
+    jump.fill(str(last))
+    jump.press("Enter")
+    app.page.wait_for_function(
+        "(k) => new URLSearchParams(location.search).get('step') === String(k)", arg=last
+    )
+    app.page.wait_for_function(
+        """([k, id]) => { const root = document.querySelector('.bpe-root');
+             return root.dataset.ready === 'true' && root.dataset.step === String(k)
+               && root.querySelectorAll(`.bpe-scroll .bpe-new[data-id="${id}"]`).length > 0; }""",
+        arg=[last, history.steps[last - 1].new_id],
+        timeout=60_000,
+    )
+    assert "Long text: showing bytes" in app.page.locator(".bpe-root").inner_text()
