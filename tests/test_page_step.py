@@ -16,9 +16,10 @@ from typing import Any
 import apptest_support
 import pytest
 from apptest_support import new_app, plain, run
+from sample_runs import sample_history
 from streamlit.testing.v1 import AppTest
 
-from bpeviz.history import History, train
+from bpeviz.history import train
 from bpeviz.samples import get_sample
 from bpeviz.stepdata import TOP_PAIRS, payload
 
@@ -27,18 +28,6 @@ from bpeviz.stepdata import TOP_PAIRS, payload
 def _app(monkeypatch: pytest.MonkeyPatch):
     """Clean Streamlit caches around each test (see ``apptest_support``)."""
     yield from apptest_support.prepare(monkeypatch)
-
-
-def sample_history(key: str, **overrides: Any) -> History:
-    sample = get_sample(key)
-    options = {
-        "pretokenizer": sample.settings.pretokenizer,
-        "tie_break": sample.settings.tie_break,
-        "end_of_word": sample.settings.end_of_word,
-    }
-    options.update(overrides)
-    vocab = options.pop("vocab_size", sample.settings.vocab_size)
-    return train(sample.text, vocab, top_pairs=TOP_PAIRS, **options)
 
 
 def view_data(at: AppTest) -> dict[str, Any]:

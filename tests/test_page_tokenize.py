@@ -18,13 +18,12 @@ from typing import Any
 import apptest_support
 import pytest
 from apptest_support import run, token_views
+from sample_runs import sample_history
 from streamlit.testing.v1 import AppTest
 
 from bpeviz.app.links import MAX_LINK_TEXT_CHARS
 from bpeviz.app.trace import trace_rows
-from bpeviz.history import train
 from bpeviz.narration import pieces_sentence
-from bpeviz.samples import get_sample
 from bpeviz.tokendata import piece_starts, token_parents
 from bpeviz.tokenizer import Tokenizer
 
@@ -76,17 +75,12 @@ def shown_text(at: AppTest) -> str:
     return "".join(label if isinstance(label, str) else "".join(label) for label in labels)
 
 
-def english_tokenizer() -> Tokenizer:
-    sample = get_sample("english")
-    return train(sample.text, 512, pretokenizer="gpt4", tie_break="first").tokenizer
-
-
 @pytest.mark.parametrize("text", TEXTS.values(), ids=TEXTS.keys())
 def test_the_trained_tokenizer_shows_the_ids_encode_gives(text: str) -> None:
     at = tokenize_page(tok_view="Token ids")
     run(at.text_area(key="tok_text").input(text))
     assert at.radio(key="tok_model").value == "Trained here"
-    tokenizer = english_tokenizer()
+    tokenizer = sample_history("english").tokenizer
     expected = tokenizer.encode(text)
     assert shown_ids(at) == expected
     assert spans(at)["show"] == "ids" and spans(at)["unit"] == "merge"
@@ -110,7 +104,7 @@ def test_counts_characters_bytes_tokens_and_bytes_per_token() -> None:
     text = TEXTS["japanese"]
     at = tokenize_page()
     run(at.text_area(key="tok_text").input(text))
-    tokens = len(english_tokenizer().encode(text))
+    tokens = len(sample_history("english").tokenizer.encode(text))
     values = [metric.value for metric in at.metric]
     assert values == [
         f"{len(text):,}",
@@ -158,7 +152,7 @@ def test_special_tokens_are_shown_distinctly(cl100k: Tokenizer) -> None:
 
 
 def test_why_was_this_word_split_replays_the_merges() -> None:
-    tokenizer = english_tokenizer()
+    tokenizer = sample_history("english").tokenizer
     at = tokenize_page()
     run(at.text_area(key="tok_text").input("the printer counted pairs"))
     run(at.selectbox(key="tok_word").set_value(" printer"))
@@ -214,7 +208,7 @@ def test_show_pieces_gives_the_pretokenizers_cuts(model: str, cl100k: Tokenizer)
     at = tokenize_page(tok_text=text, tok_model=model)
     assert spans(at)["pieces"] is None and spans(at)["pieces_rule"] == ""
     run(at.toggle(key="tok_pieces").set_value(True))
-    tokenizer = cl100k if model == "cl100k_base" else english_tokenizer()
+    tokenizer = cl100k if model == "cl100k_base" else sample_history("english").tokenizer
     ids = tokenizer.encode(text)
     data = spans(at)
     assert data["ids"] == ids

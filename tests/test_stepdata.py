@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import MODES, training_texts
+from sample_runs import sample_history
 
 from bpeviz.history import History, train
 from bpeviz.narration import count_sentence
@@ -70,17 +71,6 @@ def test_pair_top_counts_the_table_when_nothing_was_recorded() -> None:
     # aaabdaaabac: (a,a) 4 times, then (a,b) 2 and (b,?) once each... by hand: a a a b d a a
     # a b a c has pairs aa aa ab bd da aa aa ab ba ac: (a,a) 4, (a,b) 2.
     assert top.rows == ((97, 97, 4), (97, 98, 2)) and top.tied == 1
-
-
-def sample_history(key: str) -> History:
-    sample = get_sample(key)
-    return train(
-        sample.text,
-        512,
-        pretokenizer=sample.settings.pretokenizer,
-        tie_break=sample.settings.tie_break,
-        top_pairs=TOP_PAIRS,
-    )
 
 
 @pytest.mark.parametrize("key", ["english", "japanese"])

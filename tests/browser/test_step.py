@@ -11,31 +11,17 @@ once the view reports where it stopped (600 ms later, one rerun).
 from __future__ import annotations
 
 import re
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from sample_runs import sample_history
 
-from bpeviz import History, train
 from bpeviz.readable import readable
-from bpeviz.samples import get_sample
 
 if TYPE_CHECKING:
     from conftest import AppPage
 
 pytestmark = pytest.mark.browser
-
-
-@cache
-def history(sample_key: str) -> History:
-    sample = get_sample(sample_key)
-    settings = sample.settings
-    return train(
-        sample.text,
-        settings.vocab_size,
-        pretokenizer=settings.pretokenizer,
-        tie_break=settings.tie_break,
-    )
 
 
 def view(app: AppPage) -> dict[str, Any]:
@@ -52,7 +38,7 @@ def view(app: AppPage) -> dict[str, Any]:
 def assert_shows_merge(app: AppPage, sample_key: str, k: int, *, link: bool = True) -> None:
     """The page shows merge ``k`` of the engine's history, everywhere it shows it; with
     ``link``, the URL says so too once the view has reported where it stopped."""
-    run = history(sample_key)
+    run = sample_history(sample_key)
     step = run.steps[k - 1]
     app.wait_view(k, "after")
     assert app.card_title() == f"Merge {k} of {run.merge_count}"
@@ -98,7 +84,7 @@ def test_next_previous_and_slider_change_the_merge_shown(app: AppPage) -> None:
         app.step(lambda: app.page.keyboard.press("ArrowRight"), k)
         assert_shows_merge(app, "english", k)
 
-    last = history("english").merge_count
+    last = sample_history("english").merge_count
     app.step(app.step_button("Last").click, last)
     assert_shows_merge(app, "english", last)
     assert app.step_button("Next").is_disabled() and app.step_button("Last").is_disabled()
@@ -116,7 +102,7 @@ def test_keys_before_after_and_go_to_step(app: AppPage) -> None:
     app.page.locator(".bpe-card").click()  # focus in the page, on no input
     app.step(lambda: keyboard.press("ArrowRight"), 4)
     app.step(lambda: keyboard.press("ArrowLeft"), 3)
-    app.step(lambda: keyboard.press("End"), history("english").merge_count)
+    app.step(lambda: keyboard.press("End"), sample_history("english").merge_count)
     app.step(lambda: keyboard.press("Home"), 0, "now")
     app.step(lambda: keyboard.press("ArrowRight"), 1)
     assert_shows_merge(app, "english", 1)
@@ -126,7 +112,7 @@ def test_keys_before_after_and_go_to_step(app: AppPage) -> None:
     marks = [span["cls"].split() for span in app.spans()]
     assert any("bpe-ps" in cls for cls in marks) and any("bpe-pe" in cls for cls in marks)
     assert not any("bpe-new" in cls for cls in marks)
-    assert app.card_title() == f"Merge 1 of {history('english').merge_count}"
+    assert app.card_title() == f"Merge 1 of {sample_history('english').merge_count}"
     app.wait_reported(1, "before")
     assert "text_when=Before+merge" in app.page.url, app.page.url
     app.step(app.step_button("After merge").click, 1, "after")
@@ -212,7 +198,7 @@ def test_autoplay_advances_and_pause_stops(app: AppPage) -> None:
     assert_shows_merge(app, "english", k)  # reported once paused: the link says k
     # Paused means paused: three autoplay intervals later the step has not moved.
     app.page.wait_for_timeout(3_000)
-    assert app.card_title() == f"Merge {k} of {history('english').merge_count}"
+    assert app.card_title() == f"Merge {k} of {sample_history('english').merge_count}"
     assert app.shown_step() == k
     app.assert_clean()
 

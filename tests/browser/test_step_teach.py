@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from sample_runs import sample_history
 
 from bpeviz.history import History, train
 from bpeviz.readable import readable
@@ -33,19 +34,6 @@ if TYPE_CHECKING:
     from conftest import AppPage
 
 pytestmark = pytest.mark.browser
-
-
-def sample_history(key: str, **overrides: Any) -> History:
-    sample = get_sample(key)
-    options = {
-        "pretokenizer": sample.settings.pretokenizer,
-        "tie_break": sample.settings.tie_break,
-        "end_of_word": sample.settings.end_of_word,
-        "top_pairs": TOP_PAIRS,
-    }
-    options.update(overrides)
-    vocab = options.pop("vocab_size", sample.settings.vocab_size)
-    return train(sample.text, vocab, **options)
 
 
 def open_run(browser: Any, tmp_path: Path, history: History, step: int = 0) -> Any:

@@ -22,15 +22,14 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Iterator
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from sample_runs import sample_history
 
 from bpeviz.app.marks import step_outline
 from bpeviz.history import History, train
-from bpeviz.samples import get_sample
 from bpeviz.stepdata import label_runs, payload, payload_json
 from bpeviz.web import step_page
 
@@ -71,17 +70,6 @@ _READ_STEPS_JS = """
 }
 """
 MARK_LETTERS = {"ps": "p", "pe": "e", "new": "n", "": "-"}
-
-
-@cache
-def english() -> History:
-    settings = get_sample("english").settings
-    return train(
-        get_sample("english").text,
-        512,
-        pretokenizer=settings.pretokenizer,
-        tie_break=settings.tie_break,
-    )
 
 
 def expected_text(history: History, token_id: int) -> str:
@@ -190,7 +178,7 @@ def wait_hash(page: Any, k: int, when: str = "after", timeout: float = 10_000) -
 
 
 def test_every_step_of_the_english_sample_equals_the_engine(app: AppPage) -> None:
-    history = english()
+    history = sample_history("english")
     record = payload(history)
     assert record["window"]["whole"], "a bundled sample is drawn whole"
     app.open("step")
@@ -230,7 +218,7 @@ def test_two_hundred_random_steps_of_tiny_shakespeare_equal_the_engine(
 
 
 def test_the_exported_page_works_from_disk(browser: Any, tmp_path: Path, screenshots: Path) -> None:
-    history = english()
+    history = sample_history("english")
     path = tmp_path / "english.html"
     path.write_text(
         step_page(payload_json(history), title="The Printer <b>Who</b>", subtitle="vocab 512"),

@@ -10,17 +10,16 @@ pieces shown, in presentation mode and at 800 px.
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from sample_runs import sample_history
 
-from bpeviz import Tokenizer, train
+from bpeviz import Tokenizer
 from bpeviz.narration import pieces_sentence
 from bpeviz.openai_ranks import load_encoding
 from bpeviz.pretokenize import pretokenize
-from bpeviz.samples import get_sample
 from bpeviz.tokendata import token_parents
 
 if TYPE_CHECKING:
@@ -32,20 +31,8 @@ TEXT = "Say hello, 駅前の小さな本屋で、子どもは 12345 times!"
 ROOT = ".st-key-tok_spans .bpe-root"
 
 
-@cache
-def english_tokenizer() -> Tokenizer:
-    sample = get_sample("english")
-    settings = sample.settings
-    return train(
-        sample.text,
-        settings.vocab_size,
-        pretokenizer=settings.pretokenizer,
-        tie_break=settings.tie_break,
-    ).tokenizer
-
-
 def tokenizer_for(model: str) -> Tokenizer:
-    return english_tokenizer() if model == "Trained here" else load_encoding(model)
+    return sample_history("english").tokenizer if model == "Trained here" else load_encoding(model)
 
 
 def tree_ids(tokenizer: Tokenizer, token_id: int) -> list[int]:

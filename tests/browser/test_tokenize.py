@@ -10,14 +10,12 @@ DOM: each span's hover title starts with its id, and its text is the token's rea
 from __future__ import annotations
 
 import re
-from functools import cache
 from typing import TYPE_CHECKING
 
 import pytest
+from sample_runs import sample_history
 
-from bpeviz import History, Tokenizer, train
 from bpeviz.readable import readable
-from bpeviz.samples import get_sample
 
 if TYPE_CHECKING:
     from conftest import AppPage
@@ -29,22 +27,6 @@ TEXT = (
     "\tTabs and  spaces: 1234 times!\n"
     "駅前の小さな本屋で、子どもは文字を覚えた。 🙂"
 )
-
-
-@cache
-def english_history() -> History:
-    sample = get_sample("english")
-    settings = sample.settings
-    return train(
-        sample.text,
-        settings.vocab_size,
-        pretokenizer=settings.pretokenizer,
-        tie_break=settings.tie_break,
-    )
-
-
-def english_tokenizer() -> Tokenizer:
-    return english_history().tokenizer
 
 
 def paste(app: AppPage, text: str) -> None:
@@ -73,10 +55,10 @@ def test_trained_tokenizer_boundaries_match_the_engine(app: AppPage) -> None:
     app.open("tokenize")
     paste(app, TEXT)
 
-    expected = english_tokenizer().encode(TEXT)
+    expected = sample_history("english").tokenizer.encode(TEXT)
     assert shown_ids(app) == expected
     texts = [span["text"] for span in app.spans()]
-    tokenizer = english_tokenizer()
+    tokenizer = sample_history("english").tokenizer
     assert texts == [readable(tokenizer.decode_bytes([token_id])) for token_id in expected]
     # The spans, read in order with their visible whitespace undone, are the text again
     # (as far as it is English: this tokenizer writes most Japanese bytes as hex).
@@ -100,7 +82,7 @@ def test_whitespace_is_visible(app: AppPage) -> None:
 def test_token_ids_toggle_shows_the_ids(app: AppPage) -> None:
     app.open("tokenize")
     paste(app, TEXT)
-    expected = english_tokenizer().encode(TEXT)
+    expected = sample_history("english").tokenizer.encode(TEXT)
 
     choose(app, "tok_view", "Token ids")
     assert [span["text"] for span in app.spans()] == [str(token_id) for token_id in expected]
@@ -108,8 +90,9 @@ def test_token_ids_toggle_shows_the_ids(app: AppPage) -> None:
 
     choose(app, "tok_view", "Text")
     assert shown_ids(app) == expected
+    tokenizer = sample_history("english").tokenizer
     assert [span["text"] for span in app.spans()][:3] == [
-        readable(english_tokenizer().decode_bytes([token_id])) for token_id in expected[:3]
+        readable(tokenizer.decode_bytes([token_id])) for token_id in expected[:3]
     ]
     app.assert_clean()
 
@@ -134,7 +117,7 @@ def test_the_replay_numbers_merges_as_the_step_page_does(app: AppPage) -> None:
     paste(app, "counted")
     labels = app.page.locator(".st-key-tok_trace_rows .bpe-trace-label").all_inner_texts()
     assert labels[0] == "start" and len(labels) > 2, labels
-    history = english_history()
+    history = sample_history("english")
     for label in labels[1:]:
         match = re.fullmatch(r"merge (\d+): “(.*)” \+ “(.*)”", label)
         assert match, label
