@@ -4,10 +4,12 @@ of a bad line for error messages, the refusals of what no format can hold, and p
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from bpeviz.tokenizer import MERGE, Tokenizer, pretokenizer_for_pattern
 
@@ -31,6 +33,25 @@ def render_token(token: bytes) -> str:
         f"\\u{ord(char):04x}" if unicodedata.category(char)[0] == "C" else char for char in text
     )
 
+
+
+def parse_json(data: str | bytes, kind: str) -> Any:
+    r"""``json.loads`` with a message that names the file and the line, for every format.
+
+    >>> parse_json('{"a": 1,\n "b" 2}', "vocab.json file")
+    Traceback (most recent call last):
+    ValueError: line 2 of the vocab.json file is not valid JSON (column 6: Expecting ':' delimiter)
+    """
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError as error:
+        raise ValueError(
+            f"line {error.lineno} of the {kind} is not valid JSON (column {error.colno}: "
+            f"{error.msg})"
+        ) from None
+    except (UnicodeDecodeError, RecursionError) as error:
+        reason = "is not UTF-8 text" if isinstance(error, UnicodeDecodeError) else "nests too deep"
+        raise ValueError(f"the {kind} {reason}") from None
 
 
 def preview(line: str) -> str:

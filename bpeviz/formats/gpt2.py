@@ -16,6 +16,7 @@ from bpeviz.formats.common import (
     check_unique_bytes,
     decode_text,
     merge_tokenizer,
+    parse_json,
     preview,
     read_file_bytes,
     require_merges,
@@ -154,13 +155,7 @@ def _read_gpt2_vocab(text: str) -> dict[str, int]:
     kind = "vocab.json file"
     if not text.strip():
         raise ValueError(f'the {kind} is empty: expected a JSON object like {{"a": 64}}')
-    try:
-        vocab = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(
-            f"line {error.lineno} of the {kind} is not valid JSON (column {error.colno}: "
-            f"{error.msg})"
-        ) from None
+    vocab = parse_json(text, kind)
     if not isinstance(vocab, dict):
         raise ValueError(
             f"the {kind} holds a JSON {type(vocab).__name__}: expected an object mapping each "

@@ -31,6 +31,7 @@ from bpeviz.formats.common import (
     check_representable,
     check_unique_bytes,
     merge_tokenizer,
+    parse_json,
     read_file_bytes,
     require_merges,
     write_text,
@@ -196,16 +197,7 @@ def _parse(data: str | bytes) -> dict[str, Any]:
             f"the {KIND} is {size / 1024 / 1024:.0f} MB; at most "
             f"{MAX_JSON_BYTES // 1024 // 1024} MB is read (a large real one is under 10 MB)"
         )
-    try:
-        document = json.loads(data)
-    except json.JSONDecodeError as error:
-        raise ValueError(
-            f"the {KIND} is not valid JSON: {error.msg} at line {error.lineno}, column "
-            f"{error.colno}"
-        ) from None
-    except (UnicodeDecodeError, RecursionError) as error:
-        reason = "is not UTF-8 text" if isinstance(error, UnicodeDecodeError) else "nests too deep"
-        raise ValueError(f"the {KIND} {reason}: is this really a tokenizer.json?") from None
+    document = parse_json(data, KIND)
     if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
         raise ValueError(
             f"the {KIND} has no \"model\" object: expected a Hugging Face tokenizer.json "
