@@ -127,6 +127,12 @@ class Student:
     max_message_age: int = 2  # runs; the server's new_session says how many
     _run_number: int = 0
     _socket: ClientConnection | None = None
+    # What the run being read has brought so far (see _read_run).
+    _messages: int = 0
+    _bytes: int = 0
+    _card: float | None = None
+    _written: set[tuple[int, ...]] = field(default_factory=set)
+    _started: float = 0.0
 
     async def __aenter__(self) -> Student:
         return self
@@ -143,10 +149,15 @@ class Student:
 
     async def open(self, timeout: float = RUN_TIMEOUT_SECONDS) -> Run:
         """Open the page: connect, ask for the first run with the link's query string."""
+        started = time.perf_counter()
+        await self.open_socket(timeout)
+        return await self._rerun(started=started, timeout=timeout)
+
+    async def open_socket(self, timeout: float = RUN_TIMEOUT_SECONDS) -> None:
+        """Connect the page's WebSocket (no run asked for yet)."""
         parts = urlsplit(self.base_url)
         scheme = "wss" if parts.scheme == "https" else "ws"
         uri = f"{scheme}://{parts.netloc}{parts.path.rstrip('/')}{STREAM_PATH}"
-        started = time.perf_counter()
         self._socket = await connect(
             uri,
             subprotocols=["streamlit"],  # type: ignore[list-item]
@@ -159,7 +170,48 @@ class Student:
         )
         if self._socket.response is not None:  # the server's (or a proxy's) 101 answer
             self.upgrade_headers = {k.lower(): v for k, v in self._socket.response.headers.items()}
-        return await self._rerun(started=started, timeout=timeout)
+
+    async def open_and_type(
+        self,
+        key: str,
+        value: Any,
+        *,
+        first_run_lost: bool = False,
+        timeout: float = RUN_TIMEOUT_SECONDS,
+    ) -> Run:
+        """Open the page and type into the widget ``key`` the moment it appears, while the
+        first run may still be drawing the rest of the page.
+
+        An eager student does this on a link that opens a text box: typing asks for a rerun
+        at once, and the server stops the first run (or lets it end) and starts a second.
+        What the first run had queued for the browser and not yet sent is dropped when the
+        second starts; on a loaded server that can be all of it after the box.
+        ``first_run_lost`` keeps nothing the first run drew after the box, as such a
+        browser receives it (only its ``script_finished`` still comes).
+        """
+        started = time.perf_counter()
+        await self.open_socket(timeout)
+        assert self._socket is not None
+        await self._socket.send(self._rerun_message().SerializeToString())
+
+        async def first_run() -> None:
+            while not self.has_widget(key):
+                await self._take(await self._next())
+            self.values[self._widget(key).element.id] = _typed(self._widget(key), value)
+            await self._socket.send(self._rerun_message().SerializeToString())  # type: ignore[union-attr]
+            while True:  # the first run ends, or the second starts without it ending
+                message = await self._next()
+                kind = message.WhichOneof("type")
+                if kind == "script_finished":
+                    return
+                if kind == "new_session":
+                    await self._take(message)
+                    return
+                if not first_run_lost:
+                    await self._take(message)
+
+        await asyncio.wait_for(first_run(), timeout)
+        return await asyncio.wait_for(self._read_run(started, ""), timeout)
 
     async def click(self, key: str, timeout: float = RUN_TIMEOUT_SECONDS) -> Run:
         """Press the button with this widget key (inside its fragment, as the browser does)."""
@@ -174,27 +226,7 @@ class Student:
         """Change a widget: a number input, a selectbox or radio (by the option's label), a
         checkbox, a text box or a slider (a select_slider by its option's label)."""
         drawn = self._widget(key)
-        state = WidgetState(id=drawn.element.id)
-        if drawn.kind == "number_input":
-            if drawn.element.data_type == NumberInput.INT:
-                state.int_value = int(value)
-            else:
-                state.double_value = float(value)
-        elif drawn.kind in ("selectbox", "radio"):
-            options = list(drawn.element.options)
-            if value not in options:
-                raise ValueError(f"{key!r} has no option {value!r}; it offers {options}")
-            state.string_value = str(value)
-        elif drawn.kind == "checkbox":
-            state.bool_value = bool(value)
-        elif drawn.kind in ("text_input", "text_area"):
-            state.string_value = str(value)
-        elif drawn.kind == "slider" and drawn.element.options:  # a select_slider, by label
-            state.string_array_value.data[:] = [str(value)]
-        elif drawn.kind == "slider":
-            state.double_array_value.data[:] = [float(value)]
-        else:
-            raise ValueError(f"setting a {drawn.kind} is not supported here")
+        state = _typed(drawn, value)
         self.values[state.id] = state
         return await self._send(self._rerun_message(fragment_id=drawn.fragment_id), timeout)
 
@@ -329,40 +361,56 @@ class Student:
         )
 
     async def _read_run(self, started: float, fragment_id: str) -> Run:
-        assert self._socket is not None
-        messages, size, card, written = 0, 0, None, set()
+        self._messages, self._bytes, self._card, self._written = 0, 0, None, set()
+        self._started = started
         while True:
-            data = await self._socket.recv(decode=False)
-            messages, size = messages + 1, size + len(data)
-            message = self._cached(ForwardMsg.FromString(data))
-            kind = message.WhichOneof("type")
-            if kind == "new_session":
-                self.session_id = message.new_session.initialize.session_id
-                self.page_script_hash = message.new_session.page_script_hash
-                self.max_message_age = message.new_session.config.max_cached_message_age
-            elif kind == "page_info_changed":
-                self.query = message.page_info_changed.query_string
-            elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
-                path = tuple(message.metadata.delta_path)
-                element = message.delta.new_element
-                element_kind = element.WhichOneof("type") or ""
-                payload = getattr(element, element_kind) if element_kind else None
-                self.drawn[path] = _Drawn(element_kind, payload, message.delta.fragment_id)
-                self._take_value(element_kind, payload)
-                written.add(path)
-                if card is None and element_kind == "html" and "bpe-card-title" in payload.body:
-                    card = time.perf_counter() - started
-            elif kind == "delta":
-                written.add(tuple(message.metadata.delta_path))
-            elif kind == "script_finished":
-                status = _FINISHED.Name(message.script_finished)
-                if message.script_finished == _RERUN_ENDED:
-                    continue
-                self._drop_stale(written, fragment_id)
-                self._expire_cache()
-                run = Run(time.perf_counter() - started, card, messages, size / 1024, status)
-                self.runs.append(run)
-                return run
+            message = await self._next()
+            if message.WhichOneof("type") != "script_finished":
+                await self._take(message)
+                continue
+            status = _FINISHED.Name(message.script_finished)
+            if message.script_finished == _RERUN_ENDED:
+                continue
+            self._drop_stale(self._written, fragment_id)
+            self._expire_cache()
+            run = Run(
+                time.perf_counter() - started,
+                self._card,
+                self._messages,
+                self._bytes / 1024,
+                status,
+            )
+            self.runs.append(run)
+            return run
+
+    async def _next(self) -> ForwardMsg:
+        """The server's next message (a cached element resolved)."""
+        assert self._socket is not None
+        data = await self._socket.recv(decode=False)
+        self._messages, self._bytes = self._messages + 1, self._bytes + len(data)
+        return self._cached(ForwardMsg.FromString(data))
+
+    async def _take(self, message: ForwardMsg) -> None:
+        """What the browser does with a message other than ``script_finished``."""
+        kind = message.WhichOneof("type")
+        if kind == "new_session":
+            self.session_id = message.new_session.initialize.session_id
+            self.page_script_hash = message.new_session.page_script_hash
+            self.max_message_age = message.new_session.config.max_cached_message_age
+        elif kind == "page_info_changed":
+            self.query = message.page_info_changed.query_string
+        elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
+            path = tuple(message.metadata.delta_path)
+            element = message.delta.new_element
+            element_kind = element.WhichOneof("type") or ""
+            payload = getattr(element, element_kind) if element_kind else None
+            self.drawn[path] = _Drawn(element_kind, payload, message.delta.fragment_id)
+            self._take_value(element_kind, payload)
+            self._written.add(path)
+            if self._card is None and element_kind == "html" and "bpe-card-title" in payload.body:
+                self._card = time.perf_counter() - self._started
+        elif kind == "delta":
+            self._written.add(tuple(message.metadata.delta_path))
 
     def _cached(self, message: ForwardMsg) -> ForwardMsg:
         """The browser's message cache: keep big elements, and resolve a reference to one.
@@ -406,6 +454,32 @@ class Student:
         state = _drawn_value(kind, element)
         if state is not None:
             self.values[widget_id] = state
+
+
+def _typed(drawn: _Drawn, value: Any) -> WidgetState:
+    """The widget state a browser sends when the student sets this widget to ``value``."""
+    state = WidgetState(id=drawn.element.id)
+    if drawn.kind == "number_input":
+        if drawn.element.data_type == NumberInput.INT:
+            state.int_value = int(value)
+        else:
+            state.double_value = float(value)
+    elif drawn.kind in ("selectbox", "radio"):
+        options = list(drawn.element.options)
+        if value not in options:
+            raise ValueError(f"{_widget_key(drawn)!r} has no option {value!r}; it offers {options}")
+        state.string_value = str(value)
+    elif drawn.kind == "checkbox":
+        state.bool_value = bool(value)
+    elif drawn.kind in ("text_input", "text_area"):
+        state.string_value = str(value)
+    elif drawn.kind == "slider" and drawn.element.options:  # a select_slider, by label
+        state.string_array_value.data[:] = [str(value)]
+    elif drawn.kind == "slider":
+        state.double_array_value.data[:] = [float(value)]
+    else:
+        raise ValueError(f"setting a {drawn.kind} is not supported here")
+    return state
 
 
 def _drawn_value(kind: str, element: Any) -> WidgetState | None:

@@ -37,8 +37,22 @@ def _store_upload() -> None:
     )
 
 
+def _index(options: list[str] | tuple[str, ...], key: str) -> int:
+    """Where the session's value of ``key`` is among a picker's options (0 when absent)."""
+    value = st.session_state.get(key)
+    return options.index(value) if value in options else 0
+
+
 def sidebar() -> None:
-    """Draw the shared settings in the sidebar and write them into the URL."""
+    """Draw the shared settings in the sidebar and write them into the URL.
+
+    Every widget is drawn with the session's current value as its default, not only
+    through its key. A browser that has not drawn a widget before takes the widget's
+    default, and the value the server seeded from the link can miss that browser: a
+    student who types while the first run is drawing starts a second run, and the server
+    drops what the first had queued and not yet sent. Drawn with its own default
+    (Vocab size 1, Sample, ``bytes``), the widget then sent that back on the next click.
+    """
     state = st.session_state
     samples = {sample.key: sample for sample in list_samples()}
     with st.sidebar:
@@ -51,6 +65,7 @@ def sidebar() -> None:
         st.radio(
             "Training text",
             cfg.SOURCES,
+            index=_index(cfg.SOURCES, cfg.KEY_SOURCE),
             format_func=cfg.SOURCE_LABELS.__getitem__,
             key=cfg.KEY_SOURCE,
             horizontal=True,
@@ -60,6 +75,7 @@ def sidebar() -> None:
             st.selectbox(
                 "Sample",
                 list(samples),
+                index=_index(list(samples), cfg.KEY_SAMPLE),
                 format_func=lambda key: samples[key].title,
                 key=cfg.KEY_SAMPLE,
                 on_change=_apply_sample_suggestions,
@@ -70,6 +86,7 @@ def sidebar() -> None:
         elif source == "paste":
             st.text_area(
                 "Your text",
+                value=str(state.get(cfg.KEY_PASTE) or ""),
                 key=cfg.KEY_PASTE,
                 height=150,
                 persist_state="session",
@@ -97,6 +114,7 @@ def sidebar() -> None:
                 caption(f"Using {stored[0]} ({format_size(len(stored[1]))}).")
         st.number_input(
             "Vocab size",
+            value=cfg.settings_from_state(state).vocab_size,
             key=cfg.KEY_VOCAB,
             min_value=1,
             step=1,
@@ -106,6 +124,7 @@ def sidebar() -> None:
         st.selectbox(
             "Pre-tokenizer",
             PRETOKENIZERS,
+            index=_index(PRETOKENIZERS, cfg.KEY_PRETOKENIZER),
             key=cfg.KEY_PRETOKENIZER,
             format_func=lambda name: f"{name}: {PRETOKENIZER_REGISTRY[name].help}",
             help="How the text is cut into pieces first; merges never cross a piece boundary.",
@@ -113,18 +132,21 @@ def sidebar() -> None:
         st.selectbox(
             "Tie rule",
             TIE_BREAKS,
+            index=_index(TIE_BREAKS, cfg.KEY_TIE_BREAK),
             key=cfg.KEY_TIE_BREAK,
             help="When several pairs share the top count, this picks one: "
             + "; ".join(f"**{rule.name}**: {rule.description}" for rule in TIE_RULES.values()),
         )
         st.text_input(
             "Special tokens",
+            value=str(state.get(cfg.KEY_SPECIALS) or ""),
             key=cfg.KEY_SPECIALS,
             placeholder="none (e.g. <|endoftext|>)",
             help="Separated by spaces or commas. A special token is never split or merged.",
         )
         st.checkbox(
             "</w> end-of-word marker",
+            value=bool(state.get(cfg.KEY_END_OF_WORD)),
             key=cfg.KEY_END_OF_WORD,
             disabled=state[cfg.KEY_PRETOKENIZER] != "words",
             help="Sennrich et al.'s marker at the end of every word (words pre-tokenizer only).",
