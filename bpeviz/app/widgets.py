@@ -77,13 +77,17 @@ def linked_text_area(label: str, *, key: str, default: str = "", **kwargs: Any) 
 
     On the first visit a text in the URL wins over ``default``. Afterwards the URL follows the
     box: it holds the text while it is at most ``MAX_LINK_TEXT_CHARS`` characters and not the
-    default, and drops it otherwise (a caption says so). Nothing typed is ever cut.
+    default, and drops it otherwise (a caption says so). Nothing typed is ever cut, and the
+    text stays with the session when the student visits another page (``persist_state``);
+    drawn with it as its default too, a browser that missed the seeded value shows it (see
+    :func:`bpeviz.app.sidebar.sidebar`).
     """
     seeded = f"_seeded_{key}"
     if not st.session_state.get(seeded):
         st.session_state.setdefault(key, st.query_params.get(key, default))
         st.session_state[seeded] = True
-    text = st.text_area(label, key=key, **kwargs)
+    current = str(st.session_state.get(key) or "")
+    text = st.text_area(label, value=current, key=key, persist_state="session", **kwargs)
     if text and text != default and len(text) <= MAX_LINK_TEXT_CHARS:
         if st.query_params.get(key) != text:
             st.query_params[key] = text

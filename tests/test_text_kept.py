@@ -1,0 +1,49 @@
+"""AppTest: what a student typed in the Tokenize and Compare boxes survives a page switch.
+
+Typed text, and a text that came in the link, was empty after visiting another page and
+coming back: the box's value went with the box when a page without it ran. Expected texts
+are the ones typed here.
+"""
+
+from __future__ import annotations
+
+import apptest_support
+import pytest
+from apptest_support import new_app, run
+
+from bpeviz.app.links import MAX_LINK_TEXT_CHARS
+
+TOKENIZE = "app_pages/tokenize.py"
+COMPARE = "app_pages/compare.py"
+STEP = "app_pages/step.py"
+BOXES = [(TOKENIZE, "tok_text"), (COMPARE, "compare_text")]
+SHORT = "The printer counted pairs: th, he, in. 1234 times a day!"
+LONG = "Merges never cross a piece boundary. " * (MAX_LINK_TEXT_CHARS // 30)
+
+
+@pytest.fixture(autouse=True)
+def _app(monkeypatch: pytest.MonkeyPatch):
+    yield from apptest_support.prepare(monkeypatch)
+
+
+@pytest.mark.parametrize(("page", "key"), BOXES, ids=["tokenize", "compare"])
+@pytest.mark.parametrize("typed", [SHORT, LONG], ids=["short", "long"])
+def test_typed_text_survives_a_visit_to_another_page(page: str, key: str, typed: str) -> None:
+    at = run(new_app())
+    run(at.switch_page(page))
+    run(at.text_area(key=key).input(typed))
+    run(at.switch_page(STEP))
+    run(at.switch_page(page))
+    assert at.text_area(key=key).value == typed
+    assert len(typed) > MAX_LINK_TEXT_CHARS or at.query_params[key] == typed
+
+
+@pytest.mark.parametrize(("page", "key"), BOXES, ids=["tokenize", "compare"])
+def test_a_text_from_the_link_survives_a_visit_to_another_page(page: str, key: str) -> None:
+    at = new_app(**{key: SHORT})
+    run(at)
+    run(at.switch_page(page))
+    assert at.text_area(key=key).value == SHORT
+    run(at.switch_page(STEP))
+    run(at.switch_page(page))
+    assert at.text_area(key=key).value == SHORT
