@@ -180,7 +180,7 @@ def test_a_short_text_goes_into_the_link_and_a_long_one_does_not() -> None:
     assert at.query_params["tok_text"] == "hello link"
     run(at.text_area(key="tok_text").input("x" * (MAX_LINK_TEXT_CHARS + 1)))
     assert "tok_text" not in at.query_params
-    assert any("does not include this text" in c.value for c in at.caption)
+    assert any("link refers to this text" in c.value for c in at.caption)
 
 
 def test_a_link_opens_with_its_text_tokenizer_and_view() -> None:

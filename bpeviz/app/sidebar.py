@@ -8,7 +8,13 @@ import streamlit as st
 
 from bpeviz.app import settings as cfg
 from bpeviz.app.links import MAX_LINK_TEXT_CHARS, query_from_state
-from bpeviz.app.state import KEY_PRESENT, KEY_STEP, KEY_UPLOAD_WIDGET, KEY_UPLOADED
+from bpeviz.app.state import (
+    KEY_PRESENT,
+    KEY_STEP,
+    KEY_UPLOAD_WIDGET,
+    KEY_UPLOADED,
+    keep_long_text,
+)
 from bpeviz.app.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB, format_size
 from bpeviz.app.widgets import caption
 from bpeviz.config import MAX_VOCAB_SIZE
@@ -96,8 +102,8 @@ def sidebar() -> None:
             )
             if len(state.get(cfg.KEY_PASTE) or "") > MAX_LINK_TEXT_CHARS:
                 st.caption(
-                    f"This text is longer than {MAX_LINK_TEXT_CHARS:,} characters, so "
-                    "the page's link does not include it."
+                    f"This text is longer than {MAX_LINK_TEXT_CHARS:,} characters: the "
+                    "page's link refers to it, and this server keeps it for a reload."
                 )
         else:
             st.file_uploader(
@@ -163,3 +169,6 @@ def _write_link() -> None:
                 st.query_params[key] = wanted[key]
         elif key in st.query_params:
             del st.query_params[key]
+    paste = str(st.session_state.get(cfg.KEY_PASTE) or "")
+    long_paste = st.session_state.get(cfg.KEY_SOURCE) == "paste" and cfg.KEY_PASTE not in wanted
+    keep_long_text(cfg.KEY_PASTE, paste, in_link=long_paste and bool(paste))

@@ -14,6 +14,7 @@ import streamlit as st
 from bpeviz.app.links import state_from_query
 from bpeviz.app.settings import KEY_PASTE, STATE_KEYS, Message, Settings, settings_from_state
 from bpeviz.app.text_input import MAX_UPLOAD_MB, TrainingText, text_from_paste, text_from_upload
+from bpeviz.app.text_store import REF_SUFFIX, TextStore
 from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
 
@@ -26,12 +27,54 @@ KEY_LINK_MESSAGES = "_link_messages"
 KEY_IMPORTED = "_imported_tokenizer"
 
 
+@st.cache_resource(show_spinner=False)
+def text_store() -> TextStore:
+    """The process's one store of texts too long for a link (bounded: see its module)."""
+    return TextStore()
+
+
+def linked_long_text(key: str) -> tuple[str | None, list[Message]]:
+    """The text a link refers to with ``KEY_ref`` (a text too long to travel itself), if any.
+
+    ``None`` and a message when the link refers to a text this server no longer keeps.
+    """
+    ref = st.query_params.get(key + REF_SUFFIX)
+    if not ref or st.query_params.get(key):
+        return None, []
+    text = text_store().get(ref)
+    if text is not None:
+        return text, []
+    return None, [
+        Message(
+            "warning",
+            "This link refers to a long text that this server no longer keeps (it keeps "
+            "the most recent ones until it restarts): paste the text again.",
+        )
+    ]
+
+
+def keep_long_text(key: str, text: str, *, in_link: bool) -> None:
+    """Put a text too long for the link into the store and its reference into the link
+    (``in_link``); otherwise drop any reference the link holds for ``key``."""
+    ref_key = key + REF_SUFFIX
+    if in_link:
+        ref = text_store().put(text)
+        if st.query_params.get(ref_key) != ref:
+            st.query_params[ref_key] = ref
+    elif ref_key in st.query_params:
+        del st.query_params[ref_key]
+
+
 def init_state() -> None:
     """Once per session, before any widget: seed the settings from the link (query params)."""
     if st.session_state.get(KEY_INITIALISED):
         return
     params = {key: st.query_params[key] for key in STATE_KEYS if key in st.query_params}
     state, messages = state_from_query(params)
+    long_paste, missing = linked_long_text(KEY_PASTE)
+    if long_paste is not None:
+        state[KEY_PASTE] = long_paste
+    messages.extend(missing)
     for key, value in state.items():
         st.session_state.setdefault(key, value)
     st.session_state[KEY_LINK_MESSAGES] = messages

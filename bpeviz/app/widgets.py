@@ -14,7 +14,12 @@ from bpeviz.app import charts
 from bpeviz.app.links import MAX_LINK_TEXT_CHARS
 from bpeviz.app.settings import Message
 from bpeviz.app.spans import esc
-from bpeviz.app.state import KEY_LINK_MESSAGES, presentation_mode
+from bpeviz.app.state import (
+    KEY_LINK_MESSAGES,
+    keep_long_text,
+    linked_long_text,
+    presentation_mode,
+)
 from bpeviz.app.styles import stylesheet
 
 _MARKDOWN_SPECIALS = re.compile(r"[\\`*_{}\[\]()<>#+\-.!|~$:]")
@@ -84,19 +89,23 @@ def linked_text_area(label: str, *, key: str, default: str = "", **kwargs: Any) 
     """
     seeded = f"_seeded_{key}"
     if not st.session_state.get(seeded):
-        st.session_state.setdefault(key, st.query_params.get(key, default))
+        long_text, missing = linked_long_text(key)
+        show_messages(missing)
+        linked = long_text if long_text is not None else st.query_params.get(key, default)
+        st.session_state.setdefault(key, linked)
         st.session_state[seeded] = True
     current = str(st.session_state.get(key) or "")
     text = st.text_area(label, value=current, key=key, persist_state="session", **kwargs)
-    if text and text != default and len(text) <= MAX_LINK_TEXT_CHARS:
+    long = len(text) > MAX_LINK_TEXT_CHARS
+    if text and text != default and not long:
         if st.query_params.get(key) != text:
             st.query_params[key] = text
-    else:
-        if key in st.query_params:
-            del st.query_params[key]
-        if len(text) > MAX_LINK_TEXT_CHARS:
-            st.caption(
-                f"{len(text):,} characters: longer than {MAX_LINK_TEXT_CHARS:,}, so the "
-                "page's link does not include this text."
-            )
+    elif key in st.query_params:
+        del st.query_params[key]
+    keep_long_text(key, text, in_link=long)
+    if long:
+        st.caption(
+            f"{len(text):,} characters: longer than {MAX_LINK_TEXT_CHARS:,}, so the page's "
+            "link refers to this text, and this server keeps it for a reload."
+        )
     return text
