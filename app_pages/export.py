@@ -12,7 +12,7 @@ from bpeviz.app.state import (
 )
 from bpeviz.app.step_view import step_page_for
 from bpeviz.app.text_input import MAX_UPLOAD_MB
-from bpeviz.app.training import current_history
+from bpeviz.app.training import current_history, shared_import
 from bpeviz.app.widgets import caption, escape_markdown, show_messages
 from bpeviz.pretokenize import PRETOKENIZER_REGISTRY
 
@@ -124,7 +124,7 @@ if files:
     stored = st.session_state.get(KEY_LOADED)
     if stored is None or stored[0] != signature:
         try:
-            loaded = export.load_upload(
+            loaded = shared_import(
                 [(file.name, file.getvalue()) for file in files], pattern=pattern
             )
         except ValueError as error:

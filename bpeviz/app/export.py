@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import pandas as pd
 
@@ -211,8 +212,9 @@ class LoadedModel:
     kind: str
     source: str  # the file names, for the page to show
 
-    @property
+    @cached_property
     def summary(self) -> ModelSummary:
+        """Counted once: a model of 200,000 tokens is summarised on every rerun otherwise."""
         return summarize(self.tokenizer, self.kind)
 
 

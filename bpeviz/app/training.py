@@ -2,8 +2,8 @@
 session, so switching pages or opening a link on a second laptop never trains twice.
 
 Also the other cached heavy things the pages share: the real ``cl100k_base`` and
-``o200k_base`` tokenizers
-(loaded once per server) and encodings of texts with it.
+``o200k_base`` tokenizers (loaded once per server), encodings of texts with them, and
+imported model files (read once per content, whoever uploads them).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 import streamlit as st
 
 from bpeviz.app.choices import IMPORTED, TRAINED
+from bpeviz.app.export import LoadedModel, load_upload
 from bpeviz.app.settings import Message, Settings, check_settings, outcome_messages
 from bpeviz.app.state import current_settings, text_and_messages
 from bpeviz.app.text_input import TrainingText
@@ -133,6 +134,43 @@ def train_sample(key: str, vocab_size: int, pretokenizer: str, tie_break: str) -
     )
     sample = get_sample(key)
     return _history_in(_sample_slot(key, settings.training_key()), sample.text, settings)
+
+
+@dataclass
+class _ImportSlot:
+    """One imported model file's reading, done at most once: the model or why it failed."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    result: LoadedModel | str | None = None
+
+
+@st.cache_resource(max_entries=4, ttl=3600, show_spinner=False)
+def _import_slot(contents: tuple[str, ...], pattern: str) -> _ImportSlot:
+    return _ImportSlot()
+
+
+def shared_import(files: list[tuple[str, bytes]], *, pattern: str) -> LoadedModel:
+    """Read uploaded model files as :func:`bpeviz.app.export.load_upload` does, once per
+    content: sessions that upload the same bytes share one model.
+
+    A 10 MB ``tokenizer.json`` takes seconds and over 100 MB to read; a class importing
+    the file the teacher handed out must not pay that once per student. The model is
+    keyed by what the files hold, not their names (the name shown is each session's own);
+    a bad file's message is kept too. Raises ``ValueError`` with that message.
+    """
+    names = ", ".join(name for name, _ in files)
+    slot = _import_slot(tuple(_digest(data) for _, data in files), pattern)
+    with slot.lock:
+        if slot.result is None:
+            try:
+                slot.result = load_upload(files, pattern=pattern)
+            except ValueError as error:  # the message starts with the names: kept apart
+                slot.result = str(error).removeprefix(f"{names}: ")
+    if isinstance(slot.result, str):
+        raise ValueError(f"{names}: {slot.result}")
+    if slot.result.source == names:
+        return slot.result
+    return LoadedModel(tokenizer=slot.result.tokenizer, kind=slot.result.kind, source=names)
 
 
 @st.cache_resource(max_entries=2, show_spinner="Loading the real tokenizer's ranks…")
