@@ -146,6 +146,18 @@ def test_upload_over_the_limit_is_refused() -> None:
     assert "10 MB" in messages[0].text and "big.txt" in messages[0].text
 
 
+def test_the_upload_limit_is_the_uploaders_decimal_megabytes() -> None:
+    """Streamlit's uploader counts 10 MB as 10,000,000 bytes; the app's own check allowed
+    10 MiB, so a 10.4 MB file passed one check and failed the other, with two messages."""
+    text, messages = text_from_upload("big.txt", b"a" * 10_400_000)
+    assert text is None
+    assert [m.text for m in messages] == [
+        "big.txt is 10.4 MB; uploads are limited to 10 MB. Upload a shorter excerpt."
+    ]
+    text, _ = text_from_upload("fits.txt", b"a" * 10_000_000)
+    assert text is not None
+
+
 def test_empty_upload_is_refused() -> None:
     text, messages = text_from_upload("empty.txt", b"")
     assert text is None
@@ -298,6 +310,16 @@ def test_bad_link_values_are_ignored_with_a_warning_each() -> None:
     assert state == default_state()
     assert levels(messages) == ["warning"] * 6
     assert all("ignored" in message.text for message in messages)
+
+
+@pytest.mark.parametrize("vocab", ["-1", "0", "²"])
+def test_a_link_vocab_below_one_is_ignored_and_named_as_written(vocab: str) -> None:
+    """``vocab=-1`` became ``vocab=1`` (the box's smallest value), and the message spoke of 1."""
+    state, messages = state_from_query({"vocab": vocab})
+    assert state == default_state()
+    assert [m.text for m in messages] == [
+        f"The link's vocab={vocab!r} is not a whole number of at least 1; ignored."
+    ]
 
 
 def test_out_of_range_vocab_from_a_link_is_kept_so_the_page_can_explain_it() -> None:

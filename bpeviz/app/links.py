@@ -44,6 +44,19 @@ def _baseline(state: Mapping[str, Any]) -> dict[str, Any]:
     return suggested_state(sample)
 
 
+def whole_number(text: str) -> int | None:
+    """A count as a link writes it (ASCII digits, ``,`` or ``_`` between them), else ``None``.
+
+    Python's ``int`` also reads other scripts' digits and ``str.isdigit`` accepts ``²``,
+    which ``int`` then refuses: a link holds neither.
+
+    >>> [whole_number(text) for text in ("512", "1,024", "-1", "²", "١٢", "")]
+    [512, 1024, None, None, None, None]
+    """
+    digits = text.replace(",", "").replace("_", "")
+    return int(digits) if digits.isascii() and digits.isdigit() else None
+
+
 def _format(value: Any) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
@@ -110,10 +123,11 @@ def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Me
     state.update(_baseline(state))
     vocab = params.get(KEY_VOCAB)
     if vocab is not None:
-        try:
-            state[KEY_VOCAB] = int(vocab.replace(",", "").replace("_", ""))
-        except ValueError:
-            ignored(KEY_VOCAB, "is not a whole number")
+        count = whole_number(vocab)
+        if count is not None and count >= 1:
+            state[KEY_VOCAB] = count
+        else:
+            ignored(KEY_VOCAB, "is not a whole number of at least 1")
     for key, choices in ((KEY_PRETOKENIZER, PRETOKENIZERS), (KEY_TIE_BREAK, TIE_BREAKS)):
         choose(key, choices, f"is not one of {', '.join(choices)}")
     eow = params.get(KEY_END_OF_WORD)

@@ -120,7 +120,7 @@ def sidebar() -> None:
                 caption(f"Using {stored[0]} ({format_size(len(stored[1]))}).")
         st.number_input(
             "Vocab size",
-            value=cfg.settings_from_state(state).vocab_size,
+            value=max(1, cfg.settings_from_state(state).vocab_size),
             key=cfg.KEY_VOCAB,
             min_value=1,
             step=1,

@@ -17,6 +17,7 @@ from typing import Any
 
 import streamlit as st
 
+from bpeviz.app.links import whole_number
 from bpeviz.app.state import KEY_STEP
 from bpeviz.history import History
 from bpeviz.stepdata import payload_json, window_for, window_shows
@@ -71,8 +72,7 @@ def current_step(merge_count: int) -> tuple[int, str]:
     """The step and before/after to show: the session's, else the link's; kept in range."""
     state = st.session_state
     if KEY_STEP not in state:
-        link = _from_link(KEY_STEP) or "0"
-        state[KEY_STEP] = int(link) if link.isdigit() else 0
+        state[KEY_STEP] = whole_number(_from_link(KEY_STEP) or "") or 0
     if KEY_WHEN not in state:
         link = _from_link(KEY_WHEN) or ""
         state[KEY_WHEN] = "before" if link.lower().startswith("before") else "after"

@@ -13,7 +13,7 @@ from bpeviz.app.settings import Message
 MAX_PASTE_BYTES = 2_000_000  # 2 MB of UTF-8
 # Texts and model files alike; the server refuses more (.streamlit/config.toml).
 MAX_UPLOAD_MB = 10
-MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1024 * 1024
+MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1_000_000  # decimal, as the uploader counts them
 
 
 @dataclass(frozen=True)

@@ -205,10 +205,14 @@ class AppServer:
         return "\n".join(text.splitlines()[-lines:]) or "(server log is empty)"
 
 
-def start_server(log_path: Path, *, port: int | None = None) -> AppServer:
+def start_server(
+    log_path: Path, *, port: int | None = None, app_dir: Path = REPO, script: str = "app.py"
+) -> AppServer:
     """Start the app on a free localhost port and wait until it answers its health check.
 
-    Also used by the benchmarks. Raises ``RuntimeError`` with the log when it does not start.
+    ``app_dir`` and ``script``: another script, run with the ``.streamlit`` settings of
+    its own folder (a test's stand-in for a page with a bug). Also used by the benchmarks.
+    Raises ``RuntimeError`` with the log when it does not start.
     """
     port = port or free_port()
     command = [
@@ -216,7 +220,7 @@ def start_server(log_path: Path, *, port: int | None = None) -> AppServer:
         "-m",
         "streamlit",
         "run",
-        "app.py",
+        script,
         "--server.headless",
         "true",
         "--server.port",
@@ -232,7 +236,7 @@ def start_server(log_path: Path, *, port: int | None = None) -> AppServer:
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            command, cwd=app_dir, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
         )
     server = AppServer(f"http://127.0.0.1:{port}", process, log_path)
     deadline = time.monotonic() + SERVER_START_SECONDS
