@@ -1,0 +1,227 @@
+"""What a crowd does to one server: eager students on a paste link, and a class importing
+the same model file. Each check starts its own ``streamlit run app.py`` on loopback.
+
+1. **paste link**: ``STUDENTS`` (30) students open ``/?src=paste&vocab=300&pretok=gpt2&
+   tie=lexmin`` at the same moment in Chromium and type their text the moment the box
+   appears, as an eager class does. Counted: students whose sidebar no longer shows the
+   link's settings (or who see an error), and students whose box lost their text. Target:
+   0 and 0 (before the fix, 9 of 12 ended with Vocab size 1).
+2. **import**: ``IMPORTERS`` (20) Chromium sessions upload the same byte-level BPE
+   ``tokenizer.json`` on the Export / import page (o200k_base's 200,000 tokens written as
+   merges: 7.3 MB), five at a time, then close. Measured: the server's memory (RSS)
+   before, at its peak, and ``SETTLE_SECONDS`` (60) after the last tab closed. Targets:
+   peak at most 1 GB; 60 s later within ``BACK_NEAR_MB`` of where it was after the first
+   import (the model itself stays cached for the next class).
+
+Run: ``.venv/bin/python benchmarks/crowd.py`` (``--only paste|import``). Prints the figures,
+exits 1 on a miss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+
+from browser_latency import load_harness
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+from bpeviz.samples import get_sample  # noqa: E402
+
+STUDENTS = 30
+IMPORTERS = 20
+IMPORT_BATCH = 5
+SETTLE_SECONDS = 60
+TARGET_PEAK_MB = 1024
+BACK_NEAR_MB = 150
+# Setting a textarea's value the way React notices it (Playwright's fill types megabytes slowly).
+SET_VALUE_JS = """(el, value) => {
+  const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
+  setter.call(el, value);
+  el.dispatchEvent(new Event("input", { bubbles: true }));
+}"""
+LINK = {"src": "paste", "vocab": "300", "pretok": "gpt2", "tie": "lexmin"}
+
+
+def _typed(number: int) -> str:
+    return f"Student {number} writes: " + get_sample("english").text[:1500]
+
+
+def _held(app: object) -> dict[str, str]:
+    """The sidebar as the student sees it: source, vocab size, pre-tokenizer, tie rule."""
+    page = app.page  # type: ignore[attr-defined]
+    return {
+        "src": page.locator(".st-key-src input:checked").evaluate(
+            "el => el.closest('label').innerText.trim()"
+        ),
+        "vocab": page.locator(".st-key-vocab input").input_value(),
+        "pretok": page.locator(".st-key-pretok input").input_value().split(":")[0],
+        "tie": page.locator(".st-key-tie input").input_value(),
+    }
+
+
+def check_paste_link(harness: ModuleType) -> bool:
+    """Real browsers: each opens the link, and types as soon as its box is there."""
+    from playwright.sync_api import sync_playwright
+
+    query = "&".join(f"{key}={value}" for key, value in LINK.items())
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+        server = harness.start_server(Path(folder) / "server.log")
+        browser = playwright.chromium.launch(
+            executable_path=str(harness.CHROMIUM), headless=True, args=harness.CHROMIUM_ARGS
+        )
+        try:
+            busy = harness.new_app_page(browser, server.url)  # one session training hard
+            busy.open("step", src="paste", pretok="bytes", vocab="3000")
+            box = busy.page.locator(".st-key-paste textarea")
+            box.evaluate(SET_VALUE_JS, get_sample("english").text * 60)
+            box.press("Control+Enter")
+            apps = [harness.new_app_page(browser, server.url) for _ in range(STUDENTS)]
+            for app in apps:
+                app.page.goto(f"{server.url}/?{query}", wait_until="commit")
+            waiting = list(range(STUDENTS))
+            while waiting:  # type the moment each student's box appears
+                for number in list(waiting):
+                    box = apps[number].page.locator(".st-key-paste textarea")
+                    if box.count():
+                        box.fill(_typed(number))
+                        box.press("Control+Enter")
+                        waiting.remove(number)
+            for app in apps:
+                app.poll_ms = 250  # thirty pages on two cores
+                app.wait_idle(180_000)
+            held = [_held(app) for app in apps]
+            texts = [
+                app.page.locator(".st-key-paste textarea").input_value() for app in apps
+            ]
+            errors = [app.alerts("Error") for app in apps]
+        finally:
+            browser.close()
+            harness.stop_server(server)
+    wanted = {"src": "Paste", "vocab": "300", "pretok": "gpt2", "tie": "lexmin"}
+    changed = sum(h != wanted or bool(e) for h, e in zip(held, errors, strict=True))
+    lost = sum(text != _typed(number) for number, text in enumerate(texts))
+    ok = changed == 0 and lost == 0
+    for number, (h, e) in enumerate(zip(held, errors, strict=True)):
+        if h != wanted or e:
+            print(f"  student {number}: {h} {e[:1]}")
+    print(
+        f"paste link, {STUDENTS} browsers typing at once: settings changed {changed}, "
+        f"texts lost {lost} (target 0 and 0): {'ok' if ok else 'MISSED'}"
+    )
+    return ok
+
+
+def big_tokenizer_json() -> bytes:
+    """o200k_base's ranks as a byte-level BPE tokenizer.json (merges replayed from ranks)."""
+    from bpeviz.formats.hf_json import bytes_to_unicode
+    from bpeviz.openai_ranks import load_encoding
+    from bpeviz.tokendata import rank_parents
+
+    ranks = load_encoding("o200k_base").ranks
+    assert ranks is not None
+    symbol = bytes_to_unicode()
+
+    def text(token: bytes) -> str:
+        return "".join(symbol[byte] for byte in token)
+
+    vocab, merges = {}, []
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        vocab[text(token)] = rank
+        parents = rank_parents(ranks, token) if len(token) > 1 else None
+        if parents is not None:
+            merges.append(f"{text(parents[0])} {text(parents[1])}")
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True}
+    document = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": {**byte_level, "use_regex": True},
+        "post_processor": None,
+        "decoder": {**byte_level, "use_regex": True},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "vocab": vocab,
+                  "merges": merges, "byte_fallback": False, "ignore_merges": False,
+                  "continuing_subword_prefix": None, "end_of_word_suffix": None,
+                  "fuse_unk": False},
+    }
+    return json.dumps(document, ensure_ascii=False).encode("utf-8")
+
+
+def _import_once(harness: ModuleType, browser: object, url: str, data: bytes) -> object:
+    app = harness.new_app_page(browser, url)
+    app.open("export")
+    field = app.page.locator(".st-key-export_model_files input[type=file]")
+    files = [{"name": "tokenizer.json", "mimeType": "application/json", "buffer": data}]
+    app.rerun(lambda: field.set_input_files(files=files), timeout=180_000)
+    app.page.get_by_text("It is now offered on the Tokenize and Compare pages").wait_for(
+        timeout=180_000
+    )
+    return app
+
+
+def check_import(harness: ModuleType) -> bool:
+    from playwright.sync_api import sync_playwright
+
+    data = big_tokenizer_json()
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+        server = harness.start_server(Path(folder) / "server.log")
+        browser = playwright.chromium.launch(
+            executable_path=str(harness.CHROMIUM), headless=True, args=harness.CHROMIUM_ARGS
+        )
+        try:
+            baseline = server.rss_mb()
+            first = _import_once(harness, browser, server.url, data)
+            after_first = server.rss_mb()
+            peak = after_first
+            started = time.perf_counter()
+            pages = [first]
+            while len(pages) < IMPORTERS:
+                batch = min(IMPORT_BATCH, IMPORTERS - len(pages))
+                pages += [_import_once(harness, browser, server.url, data) for _ in range(batch)]
+                peak = max(peak, server.rss_mb())
+            took = time.perf_counter() - started
+            for app in pages:
+                app.page.context.close()
+            closed = time.monotonic()
+            while time.monotonic() - closed < SETTLE_SECONDS:
+                peak = max(peak, server.rss_mb())
+                time.sleep(1)
+            settled = server.rss_mb()
+        finally:
+            browser.close()
+            harness.stop_server(server)
+    ok_peak = peak <= TARGET_PEAK_MB
+    ok_back = settled <= after_first + BACK_NEAR_MB
+    print(
+        f"import, {IMPORTERS} sessions, the same {len(data) / 1e6:.1f} MB tokenizer.json: "
+        f"server {baseline:.0f} MB before, {after_first:.0f} MB after the first import, "
+        f"peak {peak:.0f} MB (target <= {TARGET_PEAK_MB}): {'ok' if ok_peak else 'MISSED'}; "
+        f"{settled:.0f} MB {SETTLE_SECONDS} s after the tabs closed (target <= "
+        f"{after_first + BACK_NEAR_MB:.0f}): {'ok' if ok_back else 'MISSED'}; "
+        f"{IMPORTERS - 1} more imports in {took:.1f} s"
+    )
+    return ok_peak and ok_back
+
+
+CHECKS = {"paste": check_paste_link, "import": check_import}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=sorted(CHECKS))
+    args = parser.parse_args()
+    harness = load_harness()
+    names = [args.only] if args.only else list(CHECKS)
+    results = [CHECKS[name](harness) for name in names]
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
