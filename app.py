@@ -8,7 +8,7 @@ live in the URL, so a link reproduces the exact view.
 import streamlit as st
 
 from bpeviz.app.sidebar import sidebar
-from bpeviz.app.state import KEY_PRESENT, init_state
+from bpeviz.app.state import KEY_PRESENT, init_state, sweep_closed_sessions
 from bpeviz.app.widgets import inject_css, show_link_messages
 
 st.set_page_config(
@@ -18,6 +18,7 @@ st.set_page_config(
     initial_sidebar_state="collapsed" if st.query_params.get(KEY_PRESENT) else "auto",
 )
 init_state()
+sweep_closed_sessions()
 
 pages = [
     st.Page(

@@ -9,9 +9,12 @@ widgets bound to query parameters (``bind="query-params"``).
 
 from __future__ import annotations
 
+import threading
+
 import streamlit as st
 
 from bpeviz.app.links import state_from_query
+from bpeviz.app.reaper import start_sweeping
 from bpeviz.app.settings import KEY_PASTE, STATE_KEYS, Message, Settings, settings_from_state
 from bpeviz.app.text_input import MAX_UPLOAD_MB, TrainingText, text_from_paste, text_from_upload
 from bpeviz.app.text_store import REF_SUFFIX, TextStore
@@ -25,6 +28,12 @@ KEY_UPLOADED = "_uploaded"  # (name, bytes) kept after the uploader is hidden
 KEY_INITIALISED = "_bpeviz_initialised"
 KEY_LINK_MESSAGES = "_link_messages"
 KEY_IMPORTED = "_imported_tokenizer"
+
+
+@st.cache_resource(show_spinner=False)
+def sweep_closed_sessions() -> threading.Event:
+    """Once per process: free what closed tabs held (see :mod:`bpeviz.app.reaper`)."""
+    return start_sweeping()
 
 
 @st.cache_resource(show_spinner=False)

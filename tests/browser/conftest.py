@@ -206,12 +206,19 @@ class AppServer:
 
 
 def start_server(
-    log_path: Path, *, port: int | None = None, app_dir: Path = REPO, script: str = "app.py"
+    log_path: Path,
+    *,
+    port: int | None = None,
+    app_dir: Path = REPO,
+    script: str = "app.py",
+    options: tuple[str, ...] = (),
 ) -> AppServer:
     """Start the app on a free localhost port and wait until it answers its health check.
 
     ``app_dir`` and ``script``: another script, run with the ``.streamlit`` settings of
-    its own folder (a test's stand-in for a page with a bug). Also used by the benchmarks.
+    its own folder (a test's stand-in for a page with a bug); ``options``: more of
+    ``streamlit run``'s own (``--server.disconnectedSessionTTL``, ``2``). Also used by the
+    benchmarks.
     Raises ``RuntimeError`` with the log when it does not start.
     """
     port = port or free_port()
@@ -232,6 +239,7 @@ def start_server(
         # The sources are not edited while a test runs; no watcher, no surprise reruns.
         "--server.fileWatcherType",
         "none",
+        *options,
     ]
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("wb") as log:
