@@ -15,8 +15,9 @@ MAX_SHOWN_TOKENS = 3_000
 
 st.title("Compare tokenizers")
 st.markdown(
-    "The same text through two tokenizers: the one trained in the sidebar, GPT-4's "
-    "`cl100k_base`, GPT-4o's `o200k_base`, or one imported on the Export / import page. A "
+    "The same text through two tokenizers: the one trained in the sidebar, a real one (GPT-4's "
+    "`cl100k_base`, GPT-4o's `o200k_base`, GPT-2's `r50k_base`, Codex's `p50k_base`), or one "
+    "imported on the Export / import page. A "
     "**cut** is a place between two tokens, counted in bytes from the start; the outlined "
     "tokens start at a cut that the other tokenizer does not make there."
 )

@@ -255,8 +255,8 @@ BAD_INPUTS = [
                  "--ids: expected a JSON list of token ids", id="ids-not-integers"),
     pytest.param({}, ["encode", "--text", "hi"],
                  "one of the arguments --model --encoding is required", id="no-model"),
-    pytest.param({}, ["encode", "--encoding", "p50k_base", "--text", "hi"],
-                 "invalid choice: 'p50k_base'", id="unknown-encoding"),
+    pytest.param({}, ["encode", "--encoding", "p50k_edit", "--text", "hi"],
+                 "invalid choice: 'p50k_edit'", id="unknown-encoding"),
     pytest.param({}, [], "the following arguments are required: COMMAND", id="no-command"),
 ]  # fmt: skip
 

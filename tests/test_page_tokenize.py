@@ -193,7 +193,12 @@ def test_a_link_opens_with_its_text_tokenizer_and_view() -> None:
 def test_bad_training_settings_still_leave_cl100k(cl100k: Tokenizer) -> None:
     at = tokenize_page(vocab="100", tok_view="Token ids")
     assert any("at least 256" in re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
-    assert at.radio(key="tok_model").options == ["cl100k_base", "o200k_base"]
+    assert at.radio(key="tok_model").options == [
+        "cl100k_base",
+        "o200k_base",
+        "r50k_base",
+        "p50k_base",
+    ]
     text = at.text_area(key="tok_text").value
     assert shown_ids(at) == cl100k.encode(text)
 

@@ -135,9 +135,9 @@ def train_sample(key: str, vocab_size: int, pretokenizer: str, tie_break: str) -
     return _history_in(_sample_slot(key, settings.training_key()), sample.text, settings)
 
 
-@st.cache_resource(max_entries=2, show_spinner="Loading the real tokenizer's ranks…")
+@st.cache_resource(max_entries=4, show_spinner="Loading the real tokenizer's ranks…")
 def real_tokenizer(name: str) -> Tokenizer:
-    """A real OpenAI tokenizer (``cl100k_base``, ``o200k_base``: its real ranks, our encoder),
+    """A real OpenAI tokenizer (``cl100k_base``, ``r50k_base``, ...: its real ranks, our encoder),
     loaded once per server.
 
     Raises ``RuntimeError`` (``RanksUnavailable``) with an explanation when the ranks file
