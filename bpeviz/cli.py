@@ -6,7 +6,9 @@
   the first and last merges).
 - ``encode`` prints token ids as a JSON list; ``decode`` turns such a list back into the exact
   bytes of the text. Both use a saved model (``--model x.model``, ``x.tiktoken`` or a Hugging
-  Face ``tokenizer.json``) or a real one (``--encoding cl100k_base`` or ``o200k_base``).
+  Face ``tokenizer.json``) or a real one (``--encoding cl100k_base``, ``o200k_base``,
+  ``r50k_base``, ``p50k_base``, or a model name such as ``gpt-4o``, whose chat markup's
+  special tokens come with it).
 - ``history FILE --vocab-size N`` prints every merge step, as a table or ``--jsonl``.
 
 Bad input never ends in a traceback: the message goes to stderr, with exit status 2 (as
@@ -33,7 +35,8 @@ from bpeviz.formats.hf_json import to_hf_json
 from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History
 from bpeviz.merge_rows import merge_row
-from bpeviz.openai_ranks import REAL_ENCODING_NAMES, RanksUnavailable, load_encoding
+from bpeviz.openai_models import load_named
+from bpeviz.openai_ranks import REAL_ENCODING_NAMES, RanksUnavailable
 from bpeviz.pretokenize import PRETOKENIZERS
 from bpeviz.stepdata import TOP_PAIRS, payload_json
 from bpeviz.tie_rules import TIE_BREAKS
@@ -130,7 +133,10 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
         help="a minbpe .model, or a .tiktoken file (split with cl100k's pattern)",
     )
     model.add_argument(
-        "--encoding", choices=REAL_ENCODING_NAMES, help="a real OpenAI tokenizer (built in)"
+        "--encoding",
+        metavar="NAME",
+        help=f"a real OpenAI tokenizer (built in): {', '.join(REAL_ENCODING_NAMES)}, or a model "
+        "name as tiktoken maps it (gpt-4o, gpt-4, gpt-3.5-turbo, gpt2, ...), chat tokens included",
     )
 
 
@@ -331,7 +337,7 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
 
 def _load_tokenizer(args: argparse.Namespace) -> Tokenizer:
     if args.encoding is not None:
-        return load_encoding(args.encoding)
+        return load_named(args.encoding)
     data = _read_bytes(args.model, "model file")
     return load_model_file(Path(args.model).name, data)
 
