@@ -4,6 +4,7 @@ splits."""
 import streamlit as st
 
 from bpeviz.app import tables
+from bpeviz.app.chat_view import show_chat_view
 from bpeviz.app.choices import tokenizer_choices
 from bpeviz.app.state import current_text, imported_tokenizer
 from bpeviz.app.surprises import find_surprise, load_surprises
@@ -28,6 +29,20 @@ DEFAULT_TEXT = (
 )
 
 st.title("Tokenize text")
+if (
+    st.segmented_control(
+        "Input",
+        ["Text", "Chat"],
+        default="Text",
+        required=True,
+        key="tok_input",
+        bind="query-params",
+        help="Chat: system, user and assistant messages built into a chat model's markup.",
+    )
+    == "Chat"
+):
+    show_chat_view()
+    st.stop()
 history = current_history()
 text_info = current_text()
 imported = imported_tokenizer()
