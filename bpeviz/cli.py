@@ -29,9 +29,10 @@ from typing import Any, TextIO
 
 from bpeviz.config import TrainingConfig
 from bpeviz.corpus import build_corpus
-from bpeviz.formats import load_model_file
+from bpeviz.formats import is_hf_json, load_model_file
 from bpeviz.formats.common import render_token
 from bpeviz.formats.hf_json import to_hf_json
+from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
 from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History
 from bpeviz.merge_rows import merge_row
@@ -130,7 +131,8 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     model.add_argument(
         "--model",
         metavar="PATH",
-        help="a minbpe .model, or a .tiktoken file (split with cl100k's pattern)",
+        help="a minbpe .model, a .tiktoken file (split with cl100k's pattern) or any Hugging "
+        "Face tokenizer.json (WordPiece, Unigram, ... are encoded by the tokenizers library)",
     )
     model.add_argument(
         "--encoding",
@@ -335,11 +337,14 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
         progress.close()
 
 
-def _load_tokenizer(args: argparse.Namespace) -> Tokenizer:
+def _load_tokenizer(args: argparse.Namespace) -> Tokenizer | LibraryTokenizer:
     if args.encoding is not None:
         return load_named(args.encoding)
     data = _read_bytes(args.model, "model file")
-    return load_model_file(Path(args.model).name, data)
+    name = Path(args.model).name
+    if is_hf_json(name, data):  # any tokenizer.json: ours if byte-level BPE, else the library
+        return read_tokenizer_json(data)
+    return load_model_file(name, data)
 
 
 def _parse_ids(raw: str, where: str) -> list[int]:
