@@ -10,6 +10,7 @@ from bpeviz.app.state import current_settings, current_text, imported_tokenizer
 from bpeviz.app.token_view import show_tokens
 from bpeviz.app.training import chosen_tokenizer, current_history, encode_with
 from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_messages
+from bpeviz.formats.hf_models import LibraryTokenizer
 
 MAX_SHOWN_TOKENS = 3_000
 
@@ -27,7 +28,12 @@ settings = current_settings()
 imported = imported_tokenizer()
 choices = tokenizer_choices(
     trained_size=history.vocab_size if history is not None and current_text() else None,
-    imported_name=imported[0] if imported is not None else None,
+    # a file only the tokenizers library encodes has no cuts of ours to compare (yet)
+    imported_name=(
+        imported[0]
+        if imported is not None and not isinstance(imported[1], LibraryTokenizer)
+        else None
+    ),
 )
 options = list(choices)
 first_default, second_default = default_pair(options)

@@ -20,11 +20,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from bpeviz.formats.gpt2 import bytes_to_unicode
 from bpeviz.formats.hf_json import NotByteLevelBPE, from_hf_json
 from bpeviz.tokenizer import Tokenizer
 
 ENGINE = "Hugging Face tokenizers"
 _BYTE_TOKEN = re.compile(r"<0x[0-9A-F]{2}>")  # SentencePiece's byte_fallback tokens
+_CHAR_TO_BYTE = {char: byte for byte, char in bytes_to_unicode().items()}
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,8 @@ class LibraryTokenizer:
         self.continuation = model.get("continuing_subword_prefix") or (
             "##" if self.model_type == "WordPiece" else ""
         )
-        self.word_start = "▁" if _uses_metaspace(document) else ""
+        self.word_start = "▁" if _uses(document, "Metaspace", "\\u2581") else ""
+        self.byte_level = _uses(document, "ByteLevel")
         self.vocab_size = int(library.get_vocab_size(with_added_tokens=True))
 
     def encode(self, text: str | bytes, *, allow_special: bool = True) -> list[int]:
@@ -63,7 +66,10 @@ class LibraryTokenizer:
         pieces = []
         previous_end = -1
         for token_id, token, (start, end), special in zip(
-            encoding.ids, encoding.tokens, encoding.offsets, encoding.special_tokens_mask,
+            encoding.ids,
+            encoding.tokens,
+            encoding.offsets,
+            encoding.special_tokens_mask,
             strict=True,
         ):
             covered = text[start:end] if not special else ""
@@ -90,6 +96,27 @@ class LibraryTokenizer:
             return token.startswith(self.word_start)
         return start != previous_end  # other models: a gap in the text is a boundary
 
+    def shown_bytes(self, token: str) -> bytes:
+        """What a token stands for, as bytes to draw: ``##ing`` -> ``ing`` (a continuation),
+        ``▁the`` -> `` the`` (the word mark is the space before a word), ``<0xE3>`` -> byte
+        E3, GPT-2's byte characters (``Ġ``) -> their bytes.
+
+        >>> from tokenizers import Tokenizer as Library, models
+        >>> document = {"model": {"type": "WordPiece"}}
+        >>> wordpiece = LibraryTokenizer(document, Library(models.WordPiece()), "")
+        >>> wordpiece.shown_bytes("##ing"), wordpiece.shown_bytes("<0xE3>")
+        (b'ing', b'\\xe3')
+        """
+        if _BYTE_TOKEN.fullmatch(token):
+            return bytes([int(token[3:5], 16)])
+        if self.continuation and token.startswith(self.continuation):
+            token = token[len(self.continuation) :]
+        if self.word_start:
+            token = token.replace(self.word_start, " ")
+        if self.byte_level and all(char in _CHAR_TO_BYTE for char in token):
+            return bytes(_CHAR_TO_BYTE[char] for char in token)
+        return token.encode("utf-8")
+
     def decode_bytes(self, ids: list[int]) -> bytes:
         """The text ``tokenizers`` decodes the ids to, special tokens kept, as UTF-8."""
         return str(self.library.decode(list(ids), skip_special_tokens=False)).encode("utf-8")
@@ -103,17 +130,25 @@ class LibraryTokenizer:
         return self.library.encode(text)
 
     @property
+    def refused_feature(self) -> str:
+        """What our reader refused, from its message: ``"a WordPiece model (not BPE)"``."""
+        return self.refused.split(", which bpeviz", 1)[0].removeprefix(
+            "this tokenizer.json uses "
+        )
+
+    @property
     def summary(self) -> str:
         """``"a WordPiece model, 200 tokens, encoded by Hugging Face tokenizers"``."""
         return f"a {self.model_type} model, {self.vocab_size:,} tokens, encoded by {ENGINE}"
 
 
-def _uses_metaspace(document: dict[str, Any]) -> bool:
-    """Whether SentencePiece's ``▁`` marks word starts (a Metaspace step, or ``▁`` tokens)."""
+def _uses(document: dict[str, Any], *names: str) -> bool:
+    """Whether the pre-tokenizer, normalizer or decoder names one of ``names`` (a step's
+    type, or an escaped string such as ``\\u2581``, SentencePiece's ``▁``)."""
     text = json.dumps(
         [document.get("pre_tokenizer"), document.get("normalizer"), document.get("decoder")]
     )
-    return '"Metaspace"' in text or '"\\u2581"' in text
+    return any(f'"{name}"' in text for name in names)
 
 
 def read_tokenizer_json(data: str | bytes) -> Tokenizer | LibraryTokenizer:
