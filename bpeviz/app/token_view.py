@@ -82,7 +82,8 @@ def show_trace(
 def library_note(tokenizer: LibraryTokenizer) -> str:
     """Which engine encodes an imported file, why, and which views it has."""
     return (
-        f"Encoded by {ENGINE}: {tokenizer.summary}. bpeviz's own encoder does not take it "
+        f"Encoded by {ENGINE}: a {tokenizer.model_type} model of {tokenizer.vocab_size:,} "
+        "tokens, which bpeviz's own encoder does not take "
         f"(it uses {tokenizer.refused_feature}), so the ids are the library's own. Views: "
         "the tokens, with each word's start outlined, and the counts; no merge trace and no "
         "build tree (the library does not say how a token was built)."
