@@ -178,7 +178,6 @@ def chat_format(name: str) -> ChatFormat | None:
     return next((chat for prefix, chat in _CHAT_PREFIXES if name.startswith(prefix)), None)
 
 
-@lru_cache(maxsize=8)
 def load_named(name: str) -> Tokenizer:
     """The tokenizer for an encoding or a model name: a chat model's encoding with its chat
     markup's special tokens added (the ranks are shared with the encoding, not copied).
@@ -187,15 +186,20 @@ def load_named(name: str) -> Tokenizer:
     [200264, 17360, 200266]
     """
     encoding = encoding_for_model(name)
-    base = load_encoding(encoding)
     chat = chat_format(name)
     if chat is None:
-        return base
+        return load_encoding(encoding)
+    return _with_chat_tokens(encoding, tuple(sorted(chat.special_tokens.items())))
+
+
+@lru_cache(maxsize=4)  # one per encoding and chat tokens: gpt-4o and gpt-4o-mini share one
+def _with_chat_tokens(encoding: str, chat_tokens: tuple[tuple[str, int], ...]) -> Tokenizer:
+    base = load_encoding(encoding)
     assert base.ranks is not None
     return Tokenizer.from_ranks(
         base.ranks,
         pattern=base.split_pattern,
-        special_tokens={**base.special_tokens, **chat.special_tokens},
+        special_tokens={**base.special_tokens, **dict(chat_tokens)},
     )
 
 

@@ -151,3 +151,11 @@ def test_a_tokenizer_without_chat_tokens_is_refused() -> None:
 def test_unknown_role_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown chat role 'tool'"):
         encode_chat(load_named("gpt-4o"), chat_format("gpt-4o"), [("tool", "hi")])
+
+
+def test_models_with_one_markup_share_one_tokenizer() -> None:
+    """Models with the same chat tokens over the same ranks share one tokenizer in memory
+    (gpt-4 and gpt-3.5-turbo differ only in how the markup is laid out, not in its ids)."""
+    assert load_named("gpt-4o") is load_named("gpt-4o-mini")
+    assert load_named("gpt-4") is load_named("gpt-3.5-turbo")
+    assert load_named("gpt-4o").ranks is load_encoding("o200k_base").ranks
