@@ -8,6 +8,8 @@ example, whose ids are published: ``[200264, 17360, 200266, 9566, 448, 58840, 40
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 import tiktoken
 from hypothesis import given, settings
@@ -86,6 +88,7 @@ def test_gpt2_model_is_r50k() -> None:
     assert load_named("gpt2").encode("Hello world") == [15496, 995]
 
 
+@cache
 def _oracle(model: str) -> tiktoken.Encoding:
     """tiktoken's encoding for the model's encoding, with the chat tokens added."""
     base = tiktoken_encoding(encoding_for_model(model))
