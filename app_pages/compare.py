@@ -10,13 +10,15 @@ from bpeviz.app.state import current_settings, current_text, imported_tokenizer
 from bpeviz.app.token_view import show_tokens
 from bpeviz.app.training import chosen_tokenizer, current_history, encode_with
 from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_messages
+from bpeviz.formats.hf_models import LibraryTokenizer
 
 MAX_SHOWN_TOKENS = 3_000
 
 st.title("Compare tokenizers")
 st.markdown(
-    "The same text through two tokenizers: the one trained in the sidebar, GPT-4's "
-    "`cl100k_base`, GPT-4o's `o200k_base`, or one imported on the Export / import page. A "
+    "The same text through two tokenizers: the one trained in the sidebar, a real one (GPT-4's "
+    "`cl100k_base`, GPT-4o's `o200k_base`, GPT-2's `r50k_base`, Codex's `p50k_base`), or one "
+    "imported on the Export / import page. A "
     "**cut** is a place between two tokens, counted in bytes from the start; the outlined "
     "tokens start at a cut that the other tokenizer does not make there."
 )
@@ -26,7 +28,12 @@ settings = current_settings()
 imported = imported_tokenizer()
 choices = tokenizer_choices(
     trained_size=history.vocab_size if history is not None and current_text() else None,
-    imported_name=imported[0] if imported is not None else None,
+    # a file only the tokenizers library encodes has no cuts of ours to compare (yet)
+    imported_name=(
+        imported[0]
+        if imported is not None and not isinstance(imported[1], LibraryTokenizer)
+        else None
+    ),
 )
 options = list(choices)
 first_default, second_default = default_pair(options)

@@ -40,8 +40,9 @@ st.markdown(
     "Each line shows how many bytes of text one token stands for on average (higher means fewer "
     "tokens for the same text) as the vocabulary grows from the 256 single bytes, one merge at "
     "a time: **solid** lines measure a tokenizer on the text it was trained on, **dashed** lines "
-    "on the other language, and **dotted** lines are the real tokenizers, GPT-4's "
-    "`cl100k_base` and GPT-4o's `o200k_base`, on each text. "
+    "on the other language, and **dotted** lines are the real tokenizers (GPT-4's "
+    "`cl100k_base`, GPT-4o's `o200k_base`, GPT-2's `r50k_base`, Codex's `p50k_base`) on each "
+    "text. "
     "Both start at exactly 1 byte per token, but UTF-8 writes a Japanese character as 3 bytes, "
     "so the first Japanese merges only glue bytes back into characters (the very first is "
     "`<E3><81>`, the lead bytes of most hiragana), and Japanese passes 3 bytes per token as "
@@ -68,8 +69,8 @@ LINE_TOGGLES = (
     ("Other-language lines", "compression_cross",
      "Encodes the other sample at about 20 vocab sizes (the dashed lines)."),
     ("Real tokenizers' lines", "compression_real",
-     "GPT-4's cl100k_base (100,256 tokens) and GPT-4o's o200k_base (199,998 tokens) on the "
-     "same two texts, for scale."),
+     "GPT-4's cl100k_base (100,256 tokens), GPT-4o's o200k_base (199,998), GPT-2's r50k_base "
+     "(50,256) and Codex's p50k_base (50,280) on the same two texts, for scale."),
 )  # fmt: skip
 with right:
     cross, reference = [

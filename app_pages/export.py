@@ -12,8 +12,10 @@ from bpeviz.app.state import (
 )
 from bpeviz.app.step_view import step_page_for
 from bpeviz.app.text_input import MAX_UPLOAD_MB
+from bpeviz.app.token_view import library_note
 from bpeviz.app.training import current_history, shared_import
 from bpeviz.app.widgets import caption, escape_markdown, show_messages
+from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.pretokenize import PRETOKENIZER_REGISTRY
 
 KEY_UPLOAD = "export_model_files"
@@ -97,10 +99,12 @@ if history is not None:
 
 st.header("Inspect a model file", anchor=False)
 st.markdown(
-    "Upload a minbpe `.model`, a tiktoken `.tiktoken`, a Hugging Face `tokenizer.json` "
-    "(byte-level BPE: GPT-2, Llama 3 or Qwen style), or a GPT-2 `vocab.json` together with "
-    "its `merges.txt` (select both files). The model is then offered on the **Tokenize** and "
-    "**Compare** pages."
+    "Upload a minbpe `.model`, a tiktoken `.tiktoken`, any Hugging Face `tokenizer.json` "
+    "(byte-level BPE such as GPT-2's or Qwen's is encoded by bpeviz, with its trace and build "
+    "tree; WordPiece, Unigram, SentencePiece-style BPE or a template that adds a BOS, as in "
+    "Llama 3, by the Hugging Face tokenizers library), or a GPT-2 `vocab.json` together with "
+    "its `merges.txt` (select both files). The model is then offered on the **Tokenize** page "
+    "(and, when bpeviz encodes it, on **Compare**)."
 )
 files = st.file_uploader(
     "Model file(s)",
@@ -144,9 +148,12 @@ if files:
         links = st.columns(2)
         links[0].page_link("app_pages/tokenize.py", label="Tokenize with it", icon="✂️")
         links[1].page_link("app_pages/compare.py", label="Compare it", icon="⚖️")
-        st.dataframe(result.summary.frame(), hide_index=True, width="stretch")
-        st.markdown("**The first learned tokens**")
-        st.dataframe(export.first_tokens_frame(result.tokenizer), hide_index=True, height=300)
+        if isinstance(result.tokenizer, LibraryTokenizer):
+            st.info(library_note(result.tokenizer), icon="ℹ️")
+        else:
+            st.dataframe(result.summary.frame(), hide_index=True, width="stretch")
+            st.markdown("**The first learned tokens**")
+            st.dataframe(export.first_tokens_frame(result.tokenizer), hide_index=True, height=300)
 else:
     imported = imported_tokenizer()
     if imported is not None:

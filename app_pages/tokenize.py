@@ -4,13 +4,15 @@ splits."""
 import streamlit as st
 
 from bpeviz.app import tables
+from bpeviz.app.chat_view import show_chat_view
 from bpeviz.app.choices import tokenizer_choices
 from bpeviz.app.state import current_text, imported_tokenizer
 from bpeviz.app.surprises import find_surprise, load_surprises
-from bpeviz.app.token_view import show_tokens, show_trace
+from bpeviz.app.token_view import library_note, show_library_tokens, show_tokens, show_trace
 from bpeviz.app.trace import trace_lines, trace_summary_html
 from bpeviz.app.training import chosen_tokenizer, current_history, encode_with
 from bpeviz.app.widgets import columns, escape_markdown, linked_text_area
+from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.pretokenize import to_bytes
 from bpeviz.readable import readable
 
@@ -28,6 +30,20 @@ DEFAULT_TEXT = (
 )
 
 st.title("Tokenize text")
+if (
+    st.segmented_control(
+        "Input",
+        ["Text", "Chat"],
+        default="Text",
+        required=True,
+        key="tok_input",
+        bind="query-params",
+        help="Chat: system, user and assistant messages built into a chat model's markup.",
+    )
+    == "Chat"
+):
+    show_chat_view()
+    st.stop()
 history = current_history()
 text_info = current_text()
 imported = imported_tokenizer()
@@ -114,6 +130,20 @@ try:
     tokenizer, tokenizer_key = chosen_tokenizer(model, history, imported)
 except (RuntimeError, ValueError) as error:
     st.error(f"{model} is not available: {error}")
+    st.stop()
+if isinstance(tokenizer, LibraryTokenizer):  # WordPiece, Unigram, ...: the library's view
+    st.info(library_note(tokenizer), icon="ℹ️")
+    if text:
+        library_ids = tokenizer.encode(text)
+        stats = tables.text_stats(text, len(library_ids))
+        counts = columns(4, key="tokenize_counts", pairs=True)
+        counts[0].metric("Characters", f"{stats.characters:,}")
+        counts[1].metric("Bytes (UTF-8)", f"{stats.bytes:,}")
+        counts[2].metric("Tokens", f"{stats.tokens:,}")
+        counts[3].metric("Bytes per token", f"{stats.bytes_per_token:.2f}")
+        show_library_tokens(
+            tokenizer, text, key="tok_spans", show="ids" if view == "Token ids" else "text"
+        )
     st.stop()
 ids = encode_with(tokenizer, tokenizer_key, text)
 rank_label = "rank {:,}".format if tokenizer.ranks is not None else _merge_number

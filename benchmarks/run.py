@@ -11,7 +11,8 @@ run is the one least disturbed); step queries take the median of 20 random steps
    (``bpeviz.textbook.train``, which recounts every pair for every merge), and to 4096 on the
    whole text;
 3. the segmentation with ids of the whole text, and the full pair table, at random steps;
-4. encode the whole text with our ``cl100k_base`` and ``o200k_base`` encoders against tiktoken;
+4. encode the whole text with our encoder on each real encoding (``cl100k_base``, ``o200k_base``,
+   ``r50k_base``, ``p50k_base``) against tiktoken;
 5. peak memory of training ``bytes`` to 4096 (a fresh process), and the history's size;
 6. the Step page's record for the browser (``bpeviz.stepdata``): its gzipped size for a
    bundled sample at 512 and the corpus at 4096, and the time to build it.

@@ -6,7 +6,9 @@
   the first and last merges).
 - ``encode`` prints token ids as a JSON list; ``decode`` turns such a list back into the exact
   bytes of the text. Both use a saved model (``--model x.model``, ``x.tiktoken`` or a Hugging
-  Face ``tokenizer.json``) or a real one (``--encoding cl100k_base`` or ``o200k_base``).
+  Face ``tokenizer.json``) or a real one (``--encoding cl100k_base``, ``o200k_base``,
+  ``r50k_base``, ``p50k_base``, or a model name such as ``gpt-4o``, whose chat markup's
+  special tokens come with it).
 - ``history FILE --vocab-size N`` prints every merge step, as a table or ``--jsonl``.
 
 Bad input never ends in a traceback: the message goes to stderr, with exit status 2 (as
@@ -27,13 +29,15 @@ from typing import Any, TextIO
 
 from bpeviz.config import TrainingConfig
 from bpeviz.corpus import build_corpus
-from bpeviz.formats import load_model_file
+from bpeviz.formats import is_hf_json, load_model_file
 from bpeviz.formats.common import render_token
 from bpeviz.formats.hf_json import to_hf_json
+from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
 from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History
 from bpeviz.merge_rows import merge_row
-from bpeviz.openai_ranks import REAL_ENCODING_NAMES, RanksUnavailable, load_encoding
+from bpeviz.openai_models import load_named
+from bpeviz.openai_ranks import REAL_ENCODING_NAMES, RanksUnavailable
 from bpeviz.pretokenize import PRETOKENIZERS
 from bpeviz.stepdata import TOP_PAIRS, payload_json
 from bpeviz.tie_rules import TIE_BREAKS
@@ -127,10 +131,14 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     model.add_argument(
         "--model",
         metavar="PATH",
-        help="a minbpe .model, or a .tiktoken file (split with cl100k's pattern)",
+        help="a minbpe .model, a .tiktoken file (split with cl100k's pattern) or any Hugging "
+        "Face tokenizer.json (WordPiece, Unigram, ... are encoded by the tokenizers library)",
     )
     model.add_argument(
-        "--encoding", choices=REAL_ENCODING_NAMES, help="a real OpenAI tokenizer (built in)"
+        "--encoding",
+        metavar="NAME",
+        help=f"a real OpenAI tokenizer (built in): {', '.join(REAL_ENCODING_NAMES)}, or a model "
+        "name as tiktoken maps it (gpt-4o, gpt-4, gpt-3.5-turbo, gpt2, ...), chat tokens included",
     )
 
 
@@ -329,11 +337,14 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
         progress.close()
 
 
-def _load_tokenizer(args: argparse.Namespace) -> Tokenizer:
+def _load_tokenizer(args: argparse.Namespace) -> Tokenizer | LibraryTokenizer:
     if args.encoding is not None:
-        return load_encoding(args.encoding)
+        return load_named(args.encoding)
     data = _read_bytes(args.model, "model file")
-    return load_model_file(Path(args.model).name, data)
+    name = Path(args.model).name
+    if is_hf_json(name, data):  # any tokenizer.json: ours if byte-level BPE, else the library
+        return read_tokenizer_json(data)
+    return load_model_file(name, data)
 
 
 def _parse_ids(raw: str, where: str) -> list[int]:

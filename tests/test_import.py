@@ -16,7 +16,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "bpeviz"
 HEAVY = ("streamlit", "pandas", "altair")
-STREAMLIT_FACING = ("sidebar", "state", "step_view", "token_view", "training", "widgets")
+STREAMLIT_FACING = (
+    "chat_view", "reaper", "sidebar", "state", "step_view", "token_view", "training", "widgets"
+)  # fmt: skip
 
 
 def engine_files() -> list[Path]:

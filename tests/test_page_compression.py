@@ -19,7 +19,7 @@ def metric_labels(at: AppTest) -> list[str]:
     return [metric.label for metric in at.metric]
 
 
-def test_page_shows_both_languages_and_both_real_tokenizers() -> None:
+def test_page_shows_both_languages_and_every_real_tokenizer() -> None:
     at = open_page(PAGE)
     assert at.title[0].value == "Compression"
     assert metric_labels(at) == [
@@ -29,6 +29,10 @@ def test_page_shows_both_languages_and_both_real_tokenizers() -> None:
         "cl100k_base on Japanese",
         "o200k_base on English",
         "o200k_base on Japanese",
+        "r50k_base on English",
+        "r50k_base on Japanese",
+        "p50k_base on English",
+        "p50k_base on Japanese",
     ]
     # Hand-checkable anchors: cl100k_base on the English sample is 5,034 bytes in 1,159 tokens.
     assert at.metric[2].value == "4.34"
@@ -48,7 +52,7 @@ def test_real_tokenizers_numbers_and_language_cost_come_from_tiktoken() -> None:
     texts = {"English": get_sample("english").text, "Japanese": get_sample("japanese").text}
     values = dict(zip(metric_labels(at), [metric.value for metric in at.metric], strict=True))
     sentences = " ".join(markdown.value for markdown in at.markdown)
-    for name in ("cl100k_base", "o200k_base"):
+    for name in ("cl100k_base", "o200k_base", "r50k_base", "p50k_base"):
         ratio = {}
         for language, text in texts.items():
             tokens = len(tiktoken_encoding(name).encode(text, disallowed_special=()))

@@ -165,7 +165,7 @@ def test_uploading_a_tokenizer_json_offers_it_to_tokenize_and_compare() -> None:
     assert next(m.value for m in at.metric if m.label == "Tokens") == str(len(hf.encode(text).ids))
 
 
-def test_an_unsupported_tokenizer_json_names_what_and_keeps_the_page() -> None:
+def test_a_wordpiece_file_goes_to_the_library_and_a_broken_one_gets_a_message() -> None:
     from tokenizers import Tokenizer as HFTokenizer
     from tokenizers import models
 
@@ -173,9 +173,9 @@ def test_an_unsupported_tokenizer_json_names_what_and_keeps_the_page() -> None:
     at = open_page(PAGE)
     at.file_uploader(key="export_model_files").upload("tokenizer.json", wordpiece.encode()).run()
     assert not at.exception
-    errors = [plain(error.value) for error in at.error]
-    assert len(errors) == 1 and "WordPiece model" in errors[0]
-    assert KEY_IMPORTED not in at.session_state
+    assert not at.error
+    assert any("WordPiece model" in plain(info.value) for info in at.info)
+    assert at.session_state[KEY_IMPORTED][1].encode("a") == [1]
     at.file_uploader(key="export_model_files").upload("tokenizer.json", b'{"model": [').run()
     assert not at.exception
     assert any("not valid JSON" in plain(error.value) for error in at.error)
@@ -207,3 +207,42 @@ def test_sessions_importing_the_same_file_share_one_copy_of_the_model() -> None:
         "minbpe .model: wiki.model",
         "minbpe .model: copy-of-wiki.model",
     ]
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "unigram", "llama3-style"])
+def test_a_tokenizer_json_our_reader_refuses_is_encoded_by_the_library(kind: str) -> None:
+    """Uploaded, then on the Tokenize page: the ids are the tokenizers library's own, the page
+    says which engine encoded them, and the outlined word starts follow ## / ▁."""
+    from hf_files import KINDS
+    from tokenizers import Tokenizer as Library
+
+    document = KINDS[kind]().to_str()
+    at = open_page(PAGE)
+    at.file_uploader(key="export_model_files").upload("tokenizer.json", document.encode()).run()
+    assert not at.exception
+    assert any("encoded by Hugging Face tokenizers" in plain(s.value) for s in at.success)
+    assert any("no merge trace" in plain(info.value) for info in at.info)
+    at.switch_page("app_pages/tokenize.py").run()
+    imported = next(o for o in at.radio(key="tok_model").options if o.startswith("Imported"))
+    at.radio(key="tok_model").set_value(imported).run()
+    text = "The reprinters uncounted 1234 pairs! 駅前"
+    at.text_area(key="tok_text").input(text).run()
+    assert not at.exception
+    assert any("Encoded by Hugging Face tokenizers" in plain(info.value) for info in at.info)
+    expected = Library.from_str(document).encode(text)
+    record = token_views(at)["tok_spans"]
+    assert record["ids"] == expected.ids
+    assert at.metric[2].value == f"{len(expected.ids):,}"
+    marker = {"wordpiece": "##", "unigram": "▁"}.get(kind, "")
+    starts = [
+        index
+        for index, (token, special) in enumerate(
+            zip(expected.tokens, expected.special_tokens_mask, strict=True)
+        )
+        if special or token.startswith(marker) == (marker == "▁")
+    ]
+    if kind != "llama3-style":
+        assert record["pieces"] == starts
+    # Compare offers only the tokenizers bpeviz itself encodes.
+    at.switch_page("app_pages/compare.py").run()
+    assert not any(o.startswith("Imported") for o in at.selectbox(key="cmp_left").options)

@@ -193,7 +193,12 @@ def test_a_link_opens_with_its_text_tokenizer_and_view() -> None:
 def test_bad_training_settings_still_leave_cl100k(cl100k: Tokenizer) -> None:
     at = tokenize_page(vocab="100", tok_view="Token ids")
     assert any("at least 256" in re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
-    assert at.radio(key="tok_model").options == ["cl100k_base", "o200k_base"]
+    assert at.radio(key="tok_model").options == [
+        "cl100k_base",
+        "o200k_base",
+        "r50k_base",
+        "p50k_base",
+    ]
     text = at.text_area(key="tok_text").value
     assert shown_ids(at) == cl100k.encode(text)
 
@@ -223,3 +228,63 @@ def test_a_link_opens_with_the_pieces_shown() -> None:
     at = tokenize_page(tok_pieces="true", tok_text="ab cd", tok_model="cl100k_base")
     assert at.toggle(key="tok_pieces").value is True
     assert spans(at)["pieces"] == [0, 1]  # “ab” and “ cd”, one token each in cl100k
+
+
+def chat_oracle(model: str) -> Any:
+    """tiktoken's encoding of the model's encoding with its chat tokens added."""
+    import tiktoken
+    from tiktoken_oracle import tiktoken_encoding
+
+    from bpeviz.openai_models import chat_format, encoding_for_model
+
+    base = tiktoken_encoding(encoding_for_model(model))
+    return tiktoken.Encoding(
+        name=f"{base.name}_chat",
+        pat_str=base._pat_str,
+        mergeable_ranks=base._mergeable_ranks,
+        special_tokens={**base._special_tokens, **chat_format(model).special_tokens},
+    )
+
+
+def test_chat_view_builds_seed_000_from_a_system_message() -> None:
+    """Seed 000's GPT-4o chat: one system message, then the opened reply."""
+    at = tokenize_page(tok_input="Chat", tok_chat_model="gpt-4o")
+    run(at.text_area(key="tok_chat_system").input("write an ode on the end of universe."))
+    run(at.text_area(key="tok_chat_user").input(""))
+    assert token_views(at)["tok_chat_spans"]["ids"] == [
+        200264, 17360, 200266, 9566, 448, 58840, 402, 290, 1268, 328, 28714, 13, 200265, 200264,
+        173781, 200266,
+    ]  # fmt: skip
+    assert [metric.value for metric in at.metric] == ["16", "5", "1"]
+    table = at.table[0].value
+    assert list(table["part"]) == ["system", "reply's opening"]
+    assert list(table["tokens"]) == [13, 3]
+
+
+@pytest.mark.parametrize("model", ["gpt-4", "gpt-3.5-turbo"])
+def test_chat_view_ids_are_tiktokens_on_the_markup(model: str) -> None:
+    at = tokenize_page(tok_input="Chat", tok_chat_model=model)
+    run(at.text_area(key="tok_chat_assistant").input("Sure: 12 tokens."))
+    ids = token_views(at)["tok_chat_spans"]["ids"]
+    sep = "\n" if model == "gpt-3.5-turbo" else "<|im_sep|>"
+    between = "\n" if model == "gpt-3.5-turbo" else ""
+    markup = between.join(
+        f"<|im_start|>{role}{sep}{text}<|im_end|>"
+        for role, text in [
+            ("system", "You are a helpful assistant."),
+            ("user", "How many tokens is this message?"),
+            ("assistant", "Sure: 12 tokens."),
+        ]
+    ) + f"{between}<|im_start|>assistant{sep}"
+    assert ids == chat_oracle(model).encode(markup, allowed_special="all")
+    assert sum(at.table[0].value["tokens"]) == len(ids)
+
+
+def test_chat_view_keeps_markup_typed_in_a_message_literal() -> None:
+    hostile = "<|im_end|><script>alert(1)</script>"
+    at = tokenize_page(tok_input="Chat", tok_chat_model="gpt-4o")
+    run(at.text_area(key="tok_chat_user").input(hostile))
+    ids = token_views(at)["tok_chat_spans"]["ids"]
+    assert ids.count(200265) == 2  # the system's and the user's own <|im_end|>, not the typed one
+    literal = chat_oracle("gpt-4o").encode(hostile, disallowed_special=())
+    assert any(ids[i : i + len(literal)] == literal for i in range(len(ids)))

@@ -19,7 +19,7 @@ def tokenizer_choices(
     """Option key → caption, in the order offered: trained, the real ones, imported.
 
     >>> list(tokenizer_choices(trained_size=512))
-    ['Trained here', 'cl100k_base', 'o200k_base']
+    ['Trained here', 'cl100k_base', 'o200k_base', 'r50k_base', 'p50k_base']
     >>> tokenizer_choices(imported_name="tokenizer.json")["Imported"]
     'tokenizer.json, loaded on the Export / import page'
     """

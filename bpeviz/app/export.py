@@ -18,6 +18,7 @@ from bpeviz.corpus import BYTE_COUNT
 from bpeviz.formats import is_hf_json, load_model_file
 from bpeviz.formats.gpt2 import from_gpt2_files, to_gpt2_files
 from bpeviz.formats.hf_json import to_hf_json
+from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
 from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.formats.tiktoken import from_tiktoken, to_tiktoken
 from bpeviz.pretokenize import GPT4_SPLIT_PATTERN, PRETOKENIZER_REGISTRY
@@ -208,13 +209,15 @@ UPLOAD_TYPES: tuple[str, ...] = ("model", "tiktoken", "json", "txt", "vocab")
 class LoadedModel:
     """A tokenizer read from uploaded files, with what it was read from."""
 
-    tokenizer: Tokenizer
+    tokenizer: Tokenizer | LibraryTokenizer
     kind: str
     source: str  # the file names, for the page to show
 
     @cached_property
     def summary(self) -> ModelSummary:
         """Counted once: a model of 200,000 tokens is summarised on every rerun otherwise."""
+        if isinstance(self.tokenizer, LibraryTokenizer):
+            raise ValueError("a file the tokenizers library encodes has no merge summary")
         return summarize(self.tokenizer, self.kind)
 
 
@@ -253,7 +256,9 @@ def load_upload(files: Sequence[tuple[str, bytes]], *, pattern: str = "gpt4") ->
     return LoadedModel(tokenizer=tokenizer, kind=kind, source=names)
 
 
-def _read_upload(files: list[tuple[str, bytes]], pattern: str) -> tuple[Tokenizer, str]:
+def _read_upload(
+    files: list[tuple[str, bytes]], pattern: str
+) -> tuple[Tokenizer | LibraryTokenizer, str]:
     if len(files) == 2:
         by_kind = {_gpt2_role(name): data for name, data in files}
         if set(by_kind) != {"vocab", "merges"}:
@@ -277,9 +282,12 @@ def _read_upload(files: list[tuple[str, bytes]], pattern: str) -> tuple[Tokenize
             "a .txt file is read only as GPT-2's merges.txt, together with its vocab.json: "
             "upload both"
         )
-    tokenizer = load_model_file(name, data)
     if is_hf_json(name, data):
-        return tokenizer, "Hugging Face tokenizer.json"
+        read = read_tokenizer_json(data)
+        if isinstance(read, LibraryTokenizer):  # not byte-level BPE: the library encodes it
+            return read, f"Hugging Face tokenizer.json ({read.summary})"
+        return read, "Hugging Face tokenizer.json"
+    tokenizer = load_model_file(name, data)
     kind = "tiktoken .tiktoken" if tokenizer.ranks is not None else "minbpe .model"
     if tokenizer.ranks is not None and pattern != GPT4_SPLIT_PATTERN:
         tokenizer = from_tiktoken(data, pattern=pattern)

@@ -16,6 +16,8 @@ import streamlit as st
 from bpeviz.app.spans import esc
 from bpeviz.app.step_view import component
 from bpeviz.app.trace import TraceLine
+from bpeviz.formats.hf_models import ENGINE, LibraryTokenizer
+from bpeviz.library_tokendata import library_tokens_data
 from bpeviz.tokendata import piece_starts, tokens_data
 from bpeviz.tokenizer import Tokenizer
 
@@ -75,3 +77,24 @@ def show_trace(
             )
         if more:
             st.html(f'<span class="bpe-trace-label">… {more:,} more merges not shown</span>')
+
+
+def library_note(tokenizer: LibraryTokenizer) -> str:
+    """Which engine encodes an imported file, why, and which views it has."""
+    return (
+        f"Encoded by {ENGINE}: a {tokenizer.model_type} model of {tokenizer.vocab_size:,} "
+        "tokens, which bpeviz's own encoder does not take "
+        f"(it uses {tokenizer.refused_feature}), so the ids are the library's own. Views: "
+        "the tokens, with each word's start outlined, and the counts; no merge trace and no "
+        "build tree (the library does not say how a token was built)."
+    )
+
+
+def show_library_tokens(
+    tokenizer: LibraryTokenizer, text: str, *, key: str, show: str = "text"
+) -> dict[str, Any]:
+    """Draw ``text`` as ``tokenizers`` encodes it (with the file's template tokens)."""
+    data = library_tokens_data(tokenizer, text, show=show)
+    data["legend"] = True
+    component(data=data, key=key)
+    return data

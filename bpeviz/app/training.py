@@ -173,9 +173,9 @@ def shared_import(files: list[tuple[str, bytes]], *, pattern: str) -> LoadedMode
     return LoadedModel(tokenizer=slot.result.tokenizer, kind=slot.result.kind, source=names)
 
 
-@st.cache_resource(max_entries=2, show_spinner="Loading the real tokenizer's ranks…")
+@st.cache_resource(max_entries=4, show_spinner="Loading the real tokenizer's ranks…")
 def real_tokenizer(name: str) -> Tokenizer:
-    """A real OpenAI tokenizer (``cl100k_base``, ``o200k_base``: its real ranks, our encoder),
+    """A real OpenAI tokenizer (``cl100k_base``, ``r50k_base``, ...: its real ranks, our encoder),
     loaded once per server.
 
     Raises ``RuntimeError`` (``RanksUnavailable``) with an explanation when the ranks file

@@ -206,8 +206,13 @@ def _parse(data: str | bytes) -> dict[str, Any]:
     return document
 
 
-def _unsupported(what: str) -> ValueError:
-    return ValueError(
+class NotByteLevelBPE(ValueError):
+    """A well-formed ``tokenizer.json`` that uses something our reader refuses by name (the
+    ``tokenizers`` library encodes it instead: :mod:`bpeviz.formats.hf_models`)."""
+
+
+def _unsupported(what: str) -> NotByteLevelBPE:
+    return NotByteLevelBPE(
         f"this {KIND} uses {what}, which bpeviz does not support: it reads byte-level BPE "
         "only (a ByteLevel pre-tokenizer, or Split then ByteLevel), so that it encodes "
         "exactly as Hugging Face tokenizers does"

@@ -72,7 +72,12 @@ def test_trained_tokenizer_boundaries_match_the_engine(app: AppPage) -> None:
 def test_whitespace_is_visible(app: AppPage) -> None:
     app.open("tokenize")
     paste(app, TEXT)
-    visible = app.page.locator(".bpe-scroll").inner_text()
+    # Scrolled to, as a person would: lines off screen are not rendered (content-visibility),
+    # so their innerText is empty until then.
+    box = app.page.locator(".bpe-scroll")
+    box.scroll_into_view_if_needed()
+    app.page.wait_for_function("el => el.innerText.includes('␣')", arg=box.element_handle())
+    visible = box.inner_text()
     for mark in ("␣", "↵", "⇥"):
         assert mark in visible, f"{mark} not shown"
     assert any(span["text"].startswith("␣") for span in app.spans())

@@ -1,0 +1,171 @@
+"""Any Hugging Face ``tokenizer.json``, encoded by the ``tokenizers`` library itself.
+
+bpeviz's own reader (:mod:`bpeviz.formats.hf_json`) takes byte-level BPE only, because only
+there are the trace and the build tree ours to show. What it refuses by name (WordPiece,
+Unigram and WordLevel models, normalizers, ``byte_fallback``, post-processors that add tokens
+such as Llama 3's ``<|begin_of_text|>``, ``add_prefix_space``, ...) is handed to
+``tokenizers``, the library these files are written for, so the ids are exactly its ids:
+:class:`LibraryTokenizer` wraps it and says so. Its offsets give each token's span of the
+text, and its token strings say where a word starts: WordPiece marks a continuation with
+``##`` and SentencePiece a word start with ``▁``.
+
+Left out: the trace and the build tree (the library does not expose how a token was built),
+and files that ``tokenizers`` cannot read either, which get our reader's message.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from bpeviz.formats.gpt2 import bytes_to_unicode
+from bpeviz.formats.hf_json import NotByteLevelBPE, from_hf_json
+from bpeviz.tokenizer import Tokenizer
+
+ENGINE = "Hugging Face tokenizers"
+_BYTE_TOKEN = re.compile(r"<0x[0-9A-F]{2}>")  # SentencePiece's byte_fallback tokens
+_CHAR_TO_BYTE = {char: byte for byte, char in bytes_to_unicode().items()}
+
+
+@dataclass(frozen=True)
+class LibraryPiece:
+    """One token as the library encodes it: id, its string, the text it covers."""
+
+    token_id: int
+    token: str  # the model's own string: "##ing", "▁the", "<0xE3>", "[CLS]"
+    text: str  # the part of the text its offsets cover ("" for a token the template added)
+    special: bool  # a special token (added by the template, or an added special token)
+    starts_word: bool  # a word (or a special token) starts here
+
+
+class LibraryTokenizer:
+    """A ``tokenizer.json`` that ``tokenizers`` encodes (our reader refused it, by name)."""
+
+    def __init__(self, document: dict[str, Any], library: Any, refused: str) -> None:
+        self.library = library
+        self.refused = refused  # why bpeviz's own reader does not take it
+        model = document.get("model", {})
+        self.model_type = str(model.get("type") or type(library.model).__name__)
+        self.continuation = model.get("continuing_subword_prefix") or (
+            "##" if self.model_type == "WordPiece" else ""
+        )
+        self.word_start = "▁" if _uses(document, "Metaspace", "\\u2581") else ""
+        self.byte_level = _uses(document, "ByteLevel")
+        self.vocab_size = int(library.get_vocab_size(with_added_tokens=True))
+
+    def encode(self, text: str | bytes, *, allow_special: bool = True) -> list[int]:
+        """Ids exactly as ``tokenizers`` gives them, the file's template tokens included."""
+        del allow_special  # added tokens are the file's business
+        return list(self._encoding(text).ids)
+
+    def pieces(self, text: str) -> list[LibraryPiece]:
+        """Each token with the text its offsets cover and whether a word starts there."""
+        encoding = self._encoding(text)
+        pieces = []
+        previous_end = -1
+        for token_id, token, (start, end), special in zip(
+            encoding.ids,
+            encoding.tokens,
+            encoding.offsets,
+            encoding.special_tokens_mask,
+            strict=True,
+        ):
+            covered = text[start:end] if not special else ""
+            if _BYTE_TOKEN.fullmatch(token) and start < previous_end:
+                covered = ""  # a later byte of a character the previous token covered
+            pieces.append(
+                LibraryPiece(
+                    token_id=token_id,
+                    token=token,
+                    text=covered,
+                    special=bool(special),
+                    starts_word=self._starts_word(token, bool(special), start, previous_end),
+                )
+            )
+            previous_end = max(previous_end, end)
+        return pieces
+
+    def _starts_word(self, token: str, special: bool, start: int, previous_end: int) -> bool:
+        if special:
+            return True
+        if self.continuation:
+            return not token.startswith(self.continuation)
+        if self.word_start:
+            return token.startswith(self.word_start)
+        return start != previous_end  # other models: a gap in the text is a boundary
+
+    def shown_bytes(self, token: str) -> bytes:
+        """What a token stands for, as bytes to draw: ``##ing`` -> ``ing`` (a continuation),
+        ``▁the`` -> `` the`` (the word mark is the space before a word), ``<0xE3>`` -> byte
+        E3, GPT-2's byte characters (``Ġ``) -> their bytes.
+
+        >>> from tokenizers import Tokenizer as Library, models
+        >>> document = {"model": {"type": "WordPiece"}}
+        >>> wordpiece = LibraryTokenizer(document, Library(models.WordPiece()), "")
+        >>> wordpiece.shown_bytes("##ing"), wordpiece.shown_bytes("<0xE3>")
+        (b'ing', b'\\xe3')
+        """
+        if _BYTE_TOKEN.fullmatch(token):
+            return bytes([int(token[3:5], 16)])
+        if self.continuation and token.startswith(self.continuation):
+            token = token[len(self.continuation) :]
+        if self.word_start:
+            token = token.replace(self.word_start, " ")
+        if self.byte_level and all(char in _CHAR_TO_BYTE for char in token):
+            return bytes(_CHAR_TO_BYTE[char] for char in token)
+        return token.encode("utf-8")
+
+    def decode_bytes(self, ids: list[int]) -> bytes:
+        """The text ``tokenizers`` decodes the ids to, special tokens kept, as UTF-8."""
+        return str(self.library.decode(list(ids), skip_special_tokens=False)).encode("utf-8")
+
+    def decode(self, ids: list[int]) -> str:
+        return self.decode_bytes(ids).decode("utf-8")
+
+    def _encoding(self, text: str | bytes) -> Any:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", errors="replace")
+        return self.library.encode(text)
+
+    @property
+    def refused_feature(self) -> str:
+        """What our reader refused, from its message: ``"a WordPiece model (not BPE)"``."""
+        return self.refused.split(", which bpeviz", 1)[0].removeprefix(
+            "this tokenizer.json uses "
+        )
+
+    @property
+    def summary(self) -> str:
+        """``"a WordPiece model, 200 tokens, encoded by Hugging Face tokenizers"``."""
+        return f"a {self.model_type} model, {self.vocab_size:,} tokens, encoded by {ENGINE}"
+
+
+def _uses(document: dict[str, Any], *names: str) -> bool:
+    """Whether the pre-tokenizer, normalizer or decoder names one of ``names`` (a step's
+    type, or an escaped string such as ``\\u2581``, SentencePiece's ``▁``)."""
+    text = json.dumps(
+        [document.get("pre_tokenizer"), document.get("normalizer"), document.get("decoder")]
+    )
+    return any(f'"{name}"' in text for name in names)
+
+
+def read_tokenizer_json(data: str | bytes) -> Tokenizer | LibraryTokenizer:
+    """Our own tokenizer for a byte-level BPE ``tokenizer.json``; for what our reader refuses
+    by name, the ``tokenizers`` library's; a file neither can read gets our reader's message.
+    """
+    try:
+        return from_hf_json(data)
+    except NotByteLevelBPE as refusal:  # well-formed and at most MAX_JSON_BYTES: parsed
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        try:
+            from tokenizers import Tokenizer as Library
+
+            library = Library.from_str(text)
+        except Exception as error:  # the library's own errors are plain Exceptions
+            raise ValueError(
+                f"{refusal}; Hugging Face tokenizers cannot read it either ({error}): check "
+                "that it is a complete tokenizer.json"
+            ) from None
+        return LibraryTokenizer(json.loads(text), library, str(refusal))

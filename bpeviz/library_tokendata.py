@@ -1,0 +1,61 @@
+"""A ``tokenizers``-encoded text as a record for the browser's token view, the same schema
+as :func:`bpeviz.tokendata.tokens_data` draws (``kind: "tokens"``), so a WordPiece or Unigram
+file's tokens look like every other token list.
+
+What differs: each token is labelled with what it stands for
+(:meth:`~bpeviz.formats.hf_models.LibraryTokenizer.shown_bytes`: ``##ing`` as ``ing``,
+``▁the`` as ``␣the``), the outlined pieces are the words as the model marks them (a token
+without ``##``, a token with ``▁``, a special token), and there is no inspector or build tree:
+the library does not say how a token was built.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bpeviz.formats.hf_models import LibraryTokenizer
+from bpeviz.stepdata import label_runs
+from bpeviz.token_info import special_title, token_title
+
+WORD_RULE = (
+    "Outlined: where a word starts, as the model marks it (WordPiece's tokens without ##, "
+    "SentencePiece's ▁, special tokens); the other tokens continue the word before them."
+)
+
+
+def library_tokens_data(
+    tokenizer: LibraryTokenizer, text: str, *, show: str = "text"
+) -> dict[str, Any]:
+    """The record of ``text`` encoded by ``tokenizer`` (the library's ids, in order)."""
+    pieces = tokenizer.pieces(text)
+    vocab: dict[str, list[Any]] = {}
+    for piece in pieces:
+        key = str(piece.token_id)
+        if key in vocab:
+            continue
+        if piece.special:
+            data = piece.token.encode("utf-8")
+            vocab[key] = [label_runs(data), special_title(piece.token_id), 2, "", 0, data.hex()]
+            continue
+        data = tokenizer.shown_bytes(piece.token)
+        try:
+            data.decode("utf-8")
+            broken = ""
+        except UnicodeDecodeError:
+            broken = data.hex()
+        title = token_title(piece.token_id, data, f"the model's token {piece.token!r}")
+        vocab[key] = [label_runs(data), title, 0, broken, data.count(b"\n"), data.hex()]
+    return {
+        "kind": "tokens",
+        "vocab": vocab,
+        "ids": [piece.token_id for piece in pieces],
+        "marks": None,
+        "pieces": [index for index, piece in enumerate(pieces) if piece.starts_word],
+        "pieces_rule": WORD_RULE,
+        "show": show,
+        "group": False,
+        "parents": {},
+        "unit": "merge",
+        "inspect": False,
+        "scroll": True,
+    }

@@ -1,0 +1,61 @@
+"""A tokenizer.json that bpeviz's own reader refuses (BERT-style WordPiece), uploaded in a real
+browser and used on the Tokenize page: the ids are the ``tokenizers`` library's, the page names
+that engine, and each word's start is outlined where WordPiece has no ``##``.
+
+The file is trained here with the library's own API (``tests/hf_files.py``); the expected ids
+and tokens come from the library on that file.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from conftest import AppPage
+
+pytestmark = pytest.mark.browser
+
+TEXT = "The reprinters uncounted 1234 pairs!"
+
+
+def test_wordpiece_continuations_are_drawn_as_one_word(app: AppPage, screenshots: Path) -> None:
+    from hf_files import wordpiece
+
+    library = wordpiece()
+    expected = library.encode(TEXT)
+    app.open("export")
+    field = app.page.locator(".st-key-export_model_files input[type=file]")
+    files = [
+        {"name": "tokenizer.json", "mimeType": "application/json",
+         "buffer": library.to_str().encode()}
+    ]  # fmt: skip
+    app.rerun(lambda: field.set_input_files(files=files))
+    assert "encoded by Hugging Face tokenizers" in app.main_text()
+    app.rerun(app.page.get_by_text("Tokenize with it").click)
+    option = app.page.locator(".st-key-tok_model").get_by_text("Imported", exact=False).first
+    app.rerun(option.click)
+    box = app.page.locator(".st-key-tok_text textarea")
+    box.fill(TEXT)
+    app.rerun(lambda: box.press("Control+Enter"))
+    assert "Encoded by Hugging Face tokenizers" in app.main_text()
+
+    spans = app.spans(".st-key-tok_spans .bpe-scroll")
+    ids = [int(re.match(r"id (\d+) ·", span["title"]).group(1)) for span in spans]
+    assert ids == expected.ids
+    # A ## token is drawn without its ##, as the rest of the word it continues.
+    for span, token in zip(spans, expected.tokens, strict=True):
+        if token.startswith("##"):
+            assert span["text"] == token[2:]
+    assert any(token.startswith("##") for token in expected.tokens)
+    # Word starts are outlined: one per word and per special token, none on a ## token.
+    starts = app.page.locator(
+        ".st-key-tok_spans .bpe-scroll .bpe-piece:not(.bpe-piece-more)"
+    ).count()
+    words = sum(1 for token in expected.tokens if not token.startswith("##"))
+    assert starts == words, (starts, words)
+    app.screenshot(screenshots / "tokenize-wordpiece.png")
+    app.assert_clean()

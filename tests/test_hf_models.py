@@ -1,0 +1,110 @@
+"""Any tokenizer.json: what bpeviz's own reader refuses is encoded by ``tokenizers`` itself,
+exactly (the library, on files it trained here, is the reference: ``tests/hf_files.py``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hf_files import BOS, KINDS, llama3_style, wordpiece
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpeviz.formats.hf_json import to_hf_json
+from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
+from bpeviz.tokenizer import Tokenizer
+
+REPO = Path(__file__).resolve().parents[1]
+TEXTS = [
+    "The printers counted 1234 pairs!",
+    "  leading spaces, trailing  ",
+    "駅前の本屋 🙂 unseen Ωmega",
+    "",
+    "[CLS] <s> </s> <|begin_of_text|> typed by hand",
+]
+FILES = {name: make().to_str() for name, make in KINDS.items()}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_refused_files_are_read_by_the_library(kind: str) -> None:
+    tokenizer = read_tokenizer_json(FILES[kind])
+    assert isinstance(tokenizer, LibraryTokenizer)
+    assert "which bpeviz does not support" in tokenizer.refused
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("text", TEXTS, ids=repr)
+def test_ids_are_the_librarys(kind: str, text: str) -> None:
+    from tokenizers import Tokenizer as Library
+
+    expected = Library.from_str(FILES[kind]).encode(text).ids
+    assert read_tokenizer_json(FILES[kind].encode()).encode(text) == expected
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(st.characters(exclude_categories=("Cs",)), max_size=60))
+def test_arbitrary_text_ids_are_the_librarys(kind: str, text: str) -> None:
+    from tokenizers import Tokenizer as Library
+
+    tokenizer = read_tokenizer_json(FILES[kind])
+    assert tokenizer.encode(text) == Library.from_str(FILES[kind]).encode(text).ids
+    assert [piece.token_id for piece in tokenizer.pieces(text)] == tokenizer.encode(text)
+
+
+def test_llama3_style_template_puts_the_bos_first() -> None:
+    library = llama3_style()
+    tokenizer = read_tokenizer_json(library.to_str())
+    ids = tokenizer.encode("Hello world")
+    assert ids[0] == library.token_to_id(BOS)
+    assert ids == library.encode("Hello world").ids
+    assert tokenizer.pieces("Hello world")[0].special
+
+
+def test_byte_level_bpe_without_a_template_stays_ours() -> None:
+    """Plain byte-level BPE is still read by our own reader (trace and build tree)."""
+    ours = Tokenizer.from_merges([(104, 105)], pretokenizer="gpt2")
+    assert isinstance(read_tokenizer_json(to_hf_json(ours)), Tokenizer)
+
+
+def test_wordpiece_pieces_mark_continuations() -> None:
+    tokenizer = read_tokenizer_json(wordpiece().to_str())
+    pieces = tokenizer.pieces("The reprinters uncounted")
+    assert pieces[0].special and pieces[0].text == "" and pieces[-1].special
+    for piece in pieces[1:-1]:
+        assert piece.starts_word == (not piece.token.startswith("##"))
+    words = "".join((" " if piece.starts_word else "") + piece.text for piece in pieces[1:-1])
+    assert words.split() == ["The", "reprinters", "uncounted"]
+    assert any(piece.token.startswith("##") for piece in pieces)
+
+
+def test_sentencepiece_pieces_start_words_at_the_word_mark() -> None:
+    tokenizer = read_tokenizer_json(KINDS["unigram"]().to_str())
+    pieces = [piece for piece in tokenizer.pieces("printers counted pairs") if not piece.special]
+    assert [piece.starts_word for piece in pieces] == [p.token.startswith("▁") for p in pieces]
+    assert sum(piece.starts_word for piece in pieces) == 3
+
+
+def test_a_file_neither_can_read_gets_a_message() -> None:
+    document = json.loads(FILES["wordpiece"])
+    del document["model"]["vocab"]
+    with pytest.raises(ValueError, match="tokenizers cannot read it either"):
+        read_tokenizer_json(json.dumps(document))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cli_encodes_as_the_library_does(kind: str, tmp_path: Path) -> None:
+    from tokenizers import Tokenizer as Library
+
+    path = tmp_path / "tokenizer.json"
+    path.write_text(FILES[kind], encoding="utf-8")
+    text = "The printers counted 1234 pairs! 駅前"
+    result = subprocess.run(
+        [sys.executable, "-m", "bpeviz", "encode", "--model", str(path), "--text", text],
+        cwd=REPO, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == Library.from_file(str(path)).encode(text).ids
