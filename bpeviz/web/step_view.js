@@ -22,6 +22,7 @@ class StepView {
     this.spanCache = new Map();
     this.vocabRows = new Map();
     this.timers = { play: null, slide: null, report: null, scroll: null };
+    this.slideMs = 0; // how long a merge slides: the stylesheet's --bpe-slide, read when needed
     this.build();
     this.show(this.k, this.when, { report: false });
   }
@@ -66,7 +67,6 @@ class StepView {
       const shown = from ? `bytes ${number(from + 1)}–${number(bytes)}` : `its first ${number(bytes)} bytes`;
       this.windowNote.textContent = `Long text: showing ${shown} of ${number(record.text_bytes)}; every count is of the whole text.`;
     }
-    this.slideMs = cssMilliseconds(this.root, "--bpe-slide");
     this.keys = (event) => this.onKey(event);
     document.addEventListener("keydown", this.keys);
   }
@@ -178,6 +178,7 @@ class StepView {
     this.piecesNote.textContent = this.showPieces ? record.pieces_rule : "";
     this.piecesNote.hidden = !this.showPieces;
     this.updateControls();
+    if (slide && !this.slideMs) this.slideMs = cssMilliseconds(this.root, "--bpe-slide");
     if (slide && this.slideMs > 0) {
       this.drawText(viewAt(record, k, "before"), true);
       this.timers.slide = setTimeout(() => this.finish(k, when), this.slideMs);

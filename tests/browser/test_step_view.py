@@ -329,3 +329,37 @@ def test_a_page_with_a_record_of_another_version_says_so(browser: Any, tmp_path:
         assert page.bpeviz_errors == []
     finally:
         page.context.close()
+
+
+_NEXT_SLIDES_JS = """async () => {
+  const root = document.querySelector('.bpe-root');
+  const next = [...root.querySelectorAll('button')].find((b) => b.textContent.startsWith('Next'));
+  const start = performance.now();
+  next.click();
+  const during = [root.dataset.ready, root.querySelectorAll('.bpe-sliding .bpe-ps').length];
+  while (root.dataset.ready !== 'true') await new Promise(requestAnimationFrame);
+  return [...during, performance.now() - start, root.querySelectorAll('.bpe-sliding').length];
+}"""
+
+
+def test_next_slides_the_pair_together_for_the_stylesheets_time(
+    browser: Any, tmp_path: Path
+) -> None:
+    """With "Animate merges" on, Next first shows the pair's halves sliding (the "before"
+    view), for as long as the stylesheet's ``--bpe-slide`` says, then the merge."""
+    path = tmp_path / "slide.html"
+    path.write_text(step_page(payload_json(train("abab abab", 259)), title="s", subtitle=""))
+    page = exported_page(browser, path)
+    try:
+        slide = page.evaluate(
+            "getComputedStyle(document.querySelector('.bpe-root')).getPropertyValue('--bpe-slide')"
+        )
+        assert slide.strip().endswith("ms")
+        ready, halves, waited, still_sliding = page.evaluate(_NEXT_SLIDES_JS)
+        assert ready == "false" and halves == 4  # "ab" twice in each "abab": two pairs
+        assert waited >= float(slide.strip()[:-2]) - 1  # a timer never fires early
+        assert still_sliding == 0
+        wait_step(page, 1)
+        assert page.bpeviz_errors == []
+    finally:
+        page.context.close()
