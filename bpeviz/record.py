@@ -4,7 +4,7 @@ pair-table row holds, the kinds of token, and the one builder of a vocabulary en
 Both records (:func:`bpeviz.stepdata.payload`, :func:`bpeviz.tokendata.tokens_data`) send
 lists, not objects: a record of thousands of tokens would otherwise repeat each field's name
 thousands of times. The browser reads them by name all the same, through index constants that
-:func:`bpeviz.web.script` writes from the tuples here, so Python and JavaScript cannot drift
+:func:`bpeviz.web.constants` writes from the tuples here, so Python and JavaScript cannot drift
 apart. What is left out: which record holds which list (each record's module says so).
 """
 
