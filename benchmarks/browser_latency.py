@@ -2,7 +2,7 @@
 
 Starts its own ``streamlit run app.py`` on a free localhost port and drives Debian's Chromium
 with Playwright (the same harness as ``tests/browser``). The step view is drawn in the browser
-(``bpeviz/web/step.js``): stepping sends nothing to the server. Measured in the page itself:
+(``bpeviz/web``): stepping sends nothing to the server. Measured in the page itself:
 
 - first load: from navigation start to the Step page drawn and idle, in a fresh browser
   context (a new visitor); once right after the server started (cold: imports, training)

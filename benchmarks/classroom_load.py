@@ -282,7 +282,7 @@ async def step_once(room: Classroom, index: int, student: Student, choice: Choic
 
     While the step view is drawn on the server, "Next" is a click and a rerun. Once it is
     drawn in the browser (issue 9), Next costs nothing, and the view reports the step when
-    the student stops (``step.js`` waits 600 ms): with 2-4 s between steps, every step is
+    the student stops (``step_view.js`` waits 600 ms): with 2-4 s between steps, every step is
     such a stop, so the student sends that report.
     """
     if not student.has_widget("step_next"):

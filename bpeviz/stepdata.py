@@ -1,13 +1,14 @@
 """Everything the Step page shows at any step, in one record for the browser.
 
-The step view is drawn in the browser (``bpeviz/web/step.js``), in the app and in an exported
+The step view is drawn in the browser (``bpeviz/web``), in the app and in an exported
 HTML file alike, so that stepping costs the server nothing. It draws from this record only:
 a pure function of the trained history, computed once per training run. The browser cuts the
 text at step ``k`` the way :meth:`History.segmentation` does, from the step at which each
 boundary between two symbols vanished (a token starts where that step is later than ``k``;
 its id is the one made by the last merge inside it, or its first symbol's).
 
-Schema (``SCHEMA`` 1; every list index is a step, a merge number minus one, or a token id):
+Schema (:data:`bpeviz.record.SCHEMA`; every list index is a step, a merge number minus one, or
+a token id; the places of a list that stands for one thing are named in :mod:`bpeviz.record`):
 
 - ``base``, ``merge_count``, ``text_bytes``, ``rule``, ``end_of_word``;
 - ``tokens``: the token count of the whole text at steps ``0..merge_count``;
@@ -17,20 +18,18 @@ Schema (``SCHEMA`` 1; every list index is a step, a merge number minus one, or a
 - ``symbols``, ``offsets``, ``death``: per symbol of the window, its id, its byte offset
   (``offsets`` has one more entry, the window's end) and the step its left boundary
   vanished (``merge_count + 1``: never);
-- ``vocab``: per token id (bytes, merges, then special tokens), ``[label, title, kind,
-  broken, newlines, all hex]``: its readable text as runs (even indices text, odd indices
-  bytes shown as hex), hover title, kind (0 plain, 1 ends in ``</w>``, 2 special), for a
-  token that is not whole UTF-8 characters its bytes in hex (to group tokens under the
-  character they spell) else ``""``, how many line breaks follow it (its newlines), and all
-  its bytes in hex (``</w>`` included). A merged token leaves what its parents give to the
-  browser (:func:`vocab_entries`): ``all hex`` ``""`` (its parents' joined), ``broken``
-  ``1`` (that hex), and a long whole-character token's label ``None`` (theirs joined);
-- ``merges``: per merge ``[left, right, new_id, count, replacements]``;
-- ``sentences``: per merge ``[count sentence, tie sentence or ""]``; ``start``: step 0's
-  two sentences;
+- ``vocab``: per token id (bytes, merges, then special tokens), its entry
+  (:data:`~bpeviz.record.VOCAB_FIELDS`: label, title, kind, broken, newlines, hex). A merged
+  token leaves what its parents give to the browser (:func:`vocab_entries`): ``hex`` ``""``
+  (its parents' joined), ``broken`` :data:`~bpeviz.record.JOINED` (that hex), and a long
+  whole-character token's label ``None`` (theirs joined);
+- ``merges``: per merge ``[left, right, made, count, replacements]``
+  (:data:`~bpeviz.record.MERGE_FIELDS`);
+- ``sentences``: per merge ``[counts, tie]`` (:data:`~bpeviz.record.SENTENCE_FIELDS`: what
+  it did, and how a tie was broken or ``""``); ``start``: step 0's two sentences;
 - ``tops``: at steps ``0..merge_count``, the best ``TOP_PAIRS`` rows of the pair table,
-  flattened ``[left, right, count, ...]``; ``tied``: how many pairs share the top count
-  (``TOP_PAIRS + 1``: that many or more);
+  flattened ``[left, right, count, ...]`` (:data:`~bpeviz.record.TOP_FIELDS`); ``tied``:
+  how many pairs share the top count (``TOP_PAIRS + 1``: that many or more);
 - ``pieces``: the window's symbols where a piece of the pre-tokenizer starts (no merge ever
   crosses one); ``pieces_rule``: the sentence that says so for this run's pre-tokenizer;
 - ``quiz``: at steps ``0..merge_count - 1``, the rows of ``tops`` offered as candidates for
@@ -56,83 +55,41 @@ from bpeviz.narration import (
     start_sentence,
     tie_sentence,
 )
-from bpeviz.readable import hex_bytes, readable, split_utf8
-from bpeviz.token_info import special_title, token_title, trained_origin
+from bpeviz.record import JOINED, SCHEMA, VOCAB_FIELDS, vocab_entry
+from bpeviz.token_info import trained_origin
 from bpeviz.tokenizer import Tokenizer
 
-SCHEMA = 1
 TOP_PAIRS = 12  # rows of the pair table shown at each step
 WINDOW_SYMBOLS = 6_000  # symbols of text drawn: a bundled sample whole, a book's first pages
-END_OF_WORD = b"</w>"
 QUIZ_CHOICES = 4  # the real next merge and three others from near the top
 LABEL_JOINED_OVER = 24  # bytes: a longer token's label may be left to the browser to join
 
 
-def label_runs(data: bytes) -> str | list[str]:
-    """A token's text as the browser draws it: one string when it is whole characters, else
-    runs alternating text and hex (the hex ones drawn smaller, as bytes).
-
-    >>> label_runs(b" a\\n"), label_runs("あ".encode()[:2] + b"b")
-    ('␣a↵', ['', '<E3><81>', 'b'])
-    """
-    runs: list[str] = []
-    for run, valid in split_utf8(data):
-        if valid:
-            text = readable(run.encode("utf-8"))
-            if len(runs) % 2 == 0:
-                runs.append(text)
-            else:
-                runs[-1] += text
-        else:
-            if len(runs) % 2 == 0:
-                runs.append("")
-            runs.append(hex_bytes(run.encode("utf-8", errors="surrogateescape")))
-    if len(runs) <= 1:
-        return runs[0] if runs else ""
-    return runs
-
-
-def _whole_characters(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
 def vocab_entries(tokenizer: Tokenizer, base: int, size: int) -> list[list[Any]]:
-    """``[label, title, kind, broken, newlines, all hex]`` for ids ``0..size-1`` (see the
-    module docstring).
+    """The vocabulary entries (:data:`bpeviz.record.VOCAB_FIELDS`) of ids ``0..size-1``.
 
     A merged token's bytes are its parents' bytes joined, so they are left for the browser
-    to join (``all hex`` ``""``, ``broken`` ``1`` for its hex): long tokens would otherwise
-    repeat their parents, and a small text trained far in ``bytes`` mode has tokens of
-    whole paragraphs. So is the label of a long token made of two whole-character parents,
-    whose readable text is theirs joined (``None``).
+    to join (``hex`` ``""``, ``broken`` :data:`~bpeviz.record.JOINED` for its hex): long
+    tokens would otherwise repeat their parents, and a small text trained far in ``bytes``
+    mode has tokens of whole paragraphs. So is the label of a long token made of two
+    whole-character parents, whose readable text is theirs joined (``None``).
     """
     origin = trained_origin(base)
     parents = {new: (left, right) for left, right, new in tokenizer.merges}
     whole: list[bool] = []
     entries: list[list[Any]] = []
+    label, broken, full = (VOCAB_FIELDS.index(name) for name in ("label", "broken", "hex"))
     for token_id in range(size):
-        data = full = tokenizer.token_bytes(token_id)
-        if tokenizer.is_special(token_id):
-            whole.append(True)
-            entries.append([label_runs(data), special_title(token_id), 2, "", 0, data.hex()])
-            continue
-        kind = 0
-        title = token_title(token_id, data, origin(token_id))
-        if tokenizer.end_of_word and data.endswith(END_OF_WORD):
-            data, kind = data[: -len(END_OF_WORD)], 1
-        whole.append(_whole_characters(data))
+        entry = vocab_entry(tokenizer, token_id, origin)
+        whole.append(entry[broken] == "")
         made = parents.get(token_id)
-        if made is None:  # a byte or </w>: its bytes given
-            broken: Any = "" if whole[-1] else data.hex()
-            entries.append([label_runs(data), title, kind, broken, data.count(b"\n"), full.hex()])
-            continue
-        joinable = whole[-1] and whole[made[0]] and whole[made[1]] and len(full) > LABEL_JOINED_OVER
-        label = None if joinable else label_runs(data)
-        entries.append([label, title, kind, "" if whole[-1] else 1, data.count(b"\n"), ""])
+        if made is not None:  # what its parents give is left to the browser
+            long = len(entry[full]) > 2 * LABEL_JOINED_OVER
+            if whole[-1] and whole[made[0]] and whole[made[1]] and long:
+                entry[label] = None
+            entry[broken] = "" if whole[-1] else JOINED
+            entry[full] = ""
+        entries.append(entry)
     return entries
 
 

@@ -1,16 +1,17 @@
-"""Any list of tokens as a record for the browser: the spans ``step.js`` draws outside the
+"""Any list of tokens as a record for the browser: the spans ``bpeviz/web`` draws outside the
 Step page (Tokenize, Compare, Two runs, the "why was this split" trace), with its inspector.
 
 The browser draws coloured spans and a click-a-token inspector from this record only
-(``mountTokens`` in ``bpeviz/web/step.js``), with the same renderer as the step view, so
+(``mountTokens`` in ``bpeviz/web/main.js``), with the same renderer as the step view, so
 every page shows tokens one way. Schema of :func:`tokens_data`:
 
-- ``kind``: ``"tokens"``;
+- ``schema``: :data:`bpeviz.record.SCHEMA`; ``kind``: ``"tokens"``;
 - ``ids``: the tokens to draw; ``marks``: per token ``""``, ``"ps"``, ``"pe"`` or ``"new"``
   (an outline), or ``None``;
-- ``vocab``: per id drawn and per ancestor in ``parents``, ``[label, title, kind, hex,
-  newlines, all hex]`` as :func:`bpeviz.stepdata.vocab_entries` makes them;
-- ``parents``: per token made by a merge, ``[left, right, number]``: a merge list's merge
+- ``vocab``: per id drawn and per ancestor in ``parents``, its entry
+  (:data:`bpeviz.record.VOCAB_FIELDS`), every field given;
+- ``parents``: per token made by a merge, ``[left, right, number]``
+  (:data:`bpeviz.record.PARENT_FIELDS`): a merge list's merge
   number (its index + 1), or for a rank table (``cl100k_base``) the token's rank, with the
   two parts the BPE of its bytes ends with when only lower ranks may merge (the "rank
   replay", as tiktoken's educational module builds a token). Every ancestor down to single
@@ -32,38 +33,24 @@ from typing import Any
 from bpeviz.corpus import base_size
 from bpeviz.narration import pieces_sentence
 from bpeviz.pretokenize import PieceKind, pretokenize_text, to_bytes
-from bpeviz.stepdata import END_OF_WORD, label_runs
-from bpeviz.token_info import rank_origin, special_title, token_title, trained_origin
+from bpeviz.record import SCHEMA, vocab_entry
+from bpeviz.token_info import rank_origin, trained_origin
 from bpeviz.tokenizer import Tokenizer, _merge_parts
 
 SHOWS = ("text", "ids")
 MARKS = ("", "ps", "pe", "new")
 
 
-def vocab_entry(tokenizer: Tokenizer, token_id: int) -> list[Any]:
-    """``[label, title, kind, hex, newlines, all hex]`` of one token, as
-    :func:`bpeviz.stepdata.vocab_entries` makes it (the title names its merge or rank).
+def token_entry(tokenizer: Tokenizer, token_id: int) -> list[Any]:
+    """The vocabulary entry of one token (:func:`bpeviz.record.vocab_entry`), its title
+    naming its merge, or its rank in a rank table.
 
-    >>> vocab_entry(Tokenizer.from_merges([(97, 98)]), 256)
+    >>> token_entry(Tokenizer.from_merges([(97, 98)]), 256)
     ['ab', 'id 256 · bytes 61 62 · made by merge 1', 0, '', 0, '6162']
     """
-    data = full = tokenizer.token_bytes(token_id)
-    if tokenizer.is_special(token_id):
-        return [label_runs(data), special_title(token_id), 2, "", 0, data.hex()]
     if tokenizer.ranks is not None:
-        origin = rank_origin(token_id)
-    else:
-        origin = trained_origin(base_size(tokenizer.end_of_word))(token_id)
-    title = token_title(token_id, data, origin)
-    kind = 0
-    if tokenizer.end_of_word and data.endswith(END_OF_WORD):
-        data, kind = data[: -len(END_OF_WORD)], 1
-    try:
-        data.decode("utf-8")
-        broken = ""
-    except UnicodeDecodeError:
-        broken = data.hex()
-    return [label_runs(data), title, kind, broken, data.count(b"\n"), full.hex()]
+        return vocab_entry(tokenizer, token_id, rank_origin)
+    return vocab_entry(tokenizer, token_id, trained_origin(base_size(tokenizer.end_of_word)))
 
 
 def rank_parents(ranks: dict[bytes, int], data: bytes) -> tuple[bytes, bytes] | None:
@@ -187,8 +174,9 @@ def tokens_data(
         drawn.setdefault(left)
         drawn.setdefault(right)
     return {
+        "schema": SCHEMA,
         "kind": "tokens",
-        "vocab": {str(token_id): vocab_entry(tokenizer, token_id) for token_id in drawn},
+        "vocab": {str(token_id): token_entry(tokenizer, token_id) for token_id in drawn},
         "ids": ids,
         "marks": marks,
         "pieces": [int(index) for index in pieces] if pieces is not None else None,

@@ -10,24 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).parents[1] / "app.py")
-
-
-def prepare(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Body of each page test file's autouse fixture: Streamlit's caches cleared around."""
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
 
 
 def open_page(page: str, **params: str) -> AppTest:

@@ -9,7 +9,8 @@ there the same absence fails the run, so a green CI always ran them.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from typing import NoReturn
 
 import pytest
@@ -41,3 +42,18 @@ def unavailable() -> Callable[[str], NoReturn]:
     """:func:`skip_or_fail`, for fixtures in sub-folders (their conftest cannot import this
     one by name: ``benchmarks/`` load ``tests/browser/conftest.py`` on its own)."""
     return skip_or_fail
+
+
+@pytest.fixture(autouse=True)
+def _fresh_streamlit_caches() -> Iterator[None]:
+    """Streamlit's caches cleared around every test once Streamlit is imported: an AppTest
+    run (``apptest_support``) must not find what the previous test trained."""
+    streamlit = sys.modules.get("streamlit")
+    if streamlit is None:
+        yield
+        return
+    streamlit.cache_data.clear()
+    streamlit.cache_resource.clear()
+    yield
+    streamlit.cache_data.clear()
+    streamlit.cache_resource.clear()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import apptest_support
 import pytest
 from apptest_support import new_app, plain, run
 from streamlit.testing.v1 import AppTest
@@ -28,12 +27,6 @@ PAGES = [
     "app_pages/export.py",
     "app_pages/about.py",
 ]
-
-
-@pytest.fixture(autouse=True)
-def _app(monkeypatch: pytest.MonkeyPatch):
-    """Clean Streamlit caches around each test (see ``apptest_support``)."""
-    yield from apptest_support.prepare(monkeypatch)
 
 
 def messages(elements) -> list[str]:

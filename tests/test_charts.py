@@ -16,11 +16,9 @@ from bpeviz.app.charts import (
     marker_label,
     projector_type,
     reference_label,
-    token_count_frame,
 )
 from bpeviz.app.compression import CURVE_COLUMNS, compression_curves, reference_ratios
 from bpeviz.history import train
-from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
 
 
@@ -214,20 +212,3 @@ def test_projector_type_enlarges_axis_and_legend_text_and_keeps_the_layers(curve
     assert labels and all("fontSize" not in layer["mark"] for layer in labels)
     assert projected["layer"] == plain["layer"]
 
-
-# ---- token count chart --------------------------------------------------------------------
-
-
-def test_token_count_frame_follows_the_history() -> None:
-    history = train(get_sample("english").text, 300)
-    frame = token_count_frame(history)
-    assert frame["step"].tolist() == list(range(history.merge_count + 1))
-    assert frame["tokens"].tolist() == [history.token_count(k) for k in frame["step"]]
-    assert frame["bytes_per_token"].iloc[0] == 1.0
-
-
-def test_token_count_frame_is_sampled_for_long_histories() -> None:
-    history = train(get_sample("english").text, 512)
-    frame = token_count_frame(history, max_points=50)
-    assert len(frame) <= 50
-    assert frame["step"].iloc[0] == 0 and frame["step"].iloc[-1] == history.merge_count

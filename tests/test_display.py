@@ -1,35 +1,25 @@
 """Tests for the HTML the app still writes and what it outlines (marks, trace, styles).
 
-The coloured token spans are drawn by ``web/step.js`` (tests/browser); here: which tokens are
+The coloured token spans are drawn by ``bpeviz/web`` (tests/browser); here: which tokens are
 outlined, the trace's rows as data, its summary escaped, the stylesheet.
 """
 
 from __future__ import annotations
 
-import doctest
 import html
 import re
 from html.parser import HTMLParser
 
 import numpy as np
 import pytest
+from step_outline import new_marks, pair_marks, step_outline
 
-from bpeviz.app import marks, spans, styles, trace
-from bpeviz.app.marks import (
-    MARK_NEW,
-    MARK_PAIR_END,
-    MARK_PAIR_START,
-    first_marked,
-    new_marks,
-    pair_marks,
-    step_outline,
-    window,
-)
-from bpeviz.app.spans import PALETTE
+from bpeviz.app.marks import MARK_NEW, MARK_PAIR_END, MARK_PAIR_START
 from bpeviz.app.styles import stylesheet
 from bpeviz.app.trace import TraceRow, trace_lines, trace_rows, trace_summary_html
 from bpeviz.history import train
 from bpeviz.tokenizer import Tokenizer, TraceStep
+from bpeviz.web import PALETTE
 
 HOSTILE_TEXTS = {
     "script": "<script>alert('x')</script> & done",
@@ -73,11 +63,6 @@ def assert_safe(markup: str) -> None:
     assert "<script" not in markup.lower()
     assert "<img" not in markup.lower()
     assert not re.search(r"<[^>]*\bonerror\s*=", markup, flags=re.IGNORECASE)
-
-
-def test_doctests() -> None:
-    for module in (marks, spans, styles, trace):
-        assert doctest.testmod(module).failed == 0
 
 
 # ---- escaping -----------------------------------------------------------------------------
@@ -128,26 +113,6 @@ def test_new_marks_flag_every_new_token() -> None:
     ids = np.array([256, 97, 256, 98])
     assert new_marks(ids, 256) == [MARK_NEW, "", MARK_NEW, ""]
     assert new_marks(ids, None) == ["", "", "", ""]
-    assert first_marked(new_marks(ids, 256)) == 0
-    assert first_marked(["", "", MARK_PAIR_END]) == 2
-    assert first_marked(["", ""]) is None
-
-
-@pytest.mark.parametrize(
-    ("count", "focus", "size", "expected"),
-    [
-        (10, None, 4000, (0, 10)),
-        (10_000, None, 4000, (0, 4000)),
-        (10_000, 9_990, 4000, (6000, 10_000)),
-        (10_000, 5000, 4000, (4600, 8600)),
-    ],
-)
-def test_window(count: int, focus: int | None, size: int, expected: tuple[int, int]) -> None:
-    lo, hi = window(count, focus, size)
-    assert (lo, hi) == expected
-    assert hi - lo == min(count, size)
-    if focus is not None:
-        assert lo <= focus < hi
 
 
 # ---- trace --------------------------------------------------------------------------------

@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import inspect
 
-import apptest_support
-import pytest
 from apptest_support import open_page
 
 from bpeviz import textbook
 from bpeviz.samples import list_samples
 
 PAGE = "app_pages/about.py"
-
-
-@pytest.fixture(autouse=True)
-def _app(monkeypatch: pytest.MonkeyPatch):
-    yield from apptest_support.prepare(monkeypatch)
 
 
 def test_about_page_explains_and_lists_the_samples() -> None:

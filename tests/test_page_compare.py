@@ -3,16 +3,9 @@ text as text), the differing cuts, bad input."""
 
 from __future__ import annotations
 
-import apptest_support
-import pytest
 from apptest_support import open_page, token_views
 
 PAGE = "app_pages/compare.py"
-
-
-@pytest.fixture(autouse=True)
-def _app(monkeypatch: pytest.MonkeyPatch):
-    yield from apptest_support.prepare(monkeypatch)
 
 
 def metrics(at) -> dict[str, list[str]]:

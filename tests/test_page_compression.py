@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-import apptest_support
-import pytest
 from apptest_support import open_page
 from streamlit.testing.v1 import AppTest
 
 PAGE = "app_pages/compression.py"
-
-
-@pytest.fixture(autouse=True)
-def _app(monkeypatch: pytest.MonkeyPatch):
-    yield from apptest_support.prepare(monkeypatch)
 
 
 def metric_labels(at: AppTest) -> list[str]:

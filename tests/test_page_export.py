@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import re
 
-import apptest_support
-import pytest
 from apptest_support import open_page, token_views
 
 from bpeviz.app.state import KEY_IMPORTED
@@ -28,11 +26,6 @@ DOWNLOADS = [
     "Download this run as an HTML page",
     "History CSV",
 ]
-
-
-@pytest.fixture(autouse=True)
-def _app(monkeypatch: pytest.MonkeyPatch):
-    yield from apptest_support.prepare(monkeypatch)
 
 
 def plain(text: str) -> str:

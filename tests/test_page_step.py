@@ -1,7 +1,7 @@
 """AppTest: the Step page hands the browser exactly what the engine recorded, and keeps the
 step a student stopped at in the link and the downloads.
 
-The view itself is drawn by ``bpeviz/web/step.js`` (its browser tests compare what it
+The view itself is drawn by ``bpeviz/web`` (its browser tests compare what it
 draws with the engine at every step). Here: the record the page gives the component equals
 :func:`bpeviz.stepdata.payload` of a history trained in the test, the start step comes from
 the link or the session, and the server's own parts follow. The autouse fixture
@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import apptest_support
 import pytest
 from apptest_support import new_app, plain, run
 from sample_runs import sample_history
@@ -22,12 +21,6 @@ from streamlit.testing.v1 import AppTest
 from bpeviz.history import train
 from bpeviz.samples import get_sample
 from bpeviz.stepdata import TOP_PAIRS, payload
-
-
-@pytest.fixture(autouse=True)
-def _app(monkeypatch: pytest.MonkeyPatch):
-    """Clean Streamlit caches around each test (see ``apptest_support``)."""
-    yield from apptest_support.prepare(monkeypatch)
 
 
 def view_data(at: AppTest) -> dict[str, Any]:

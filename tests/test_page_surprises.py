@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import apptest_support
-import pytest
 from apptest_support import new_app, open_page, plain, run
 
 from bpeviz.app.surprises import find_surprise
 
 PAGE = "app_pages/tokenize.py"
-
-
-@pytest.fixture(autouse=True)
-def _app(monkeypatch: pytest.MonkeyPatch):
-    yield from apptest_support.prepare(monkeypatch)
 
 
 def sentence(at) -> list[str]:

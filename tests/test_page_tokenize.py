@@ -15,7 +15,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import apptest_support
 import pytest
 from apptest_support import run, token_views
 from sample_runs import sample_history
@@ -34,12 +33,6 @@ TEXTS = {
     "japanese": "駅前の小さな本屋で、子どもは文字を覚えた。",
     "mixed": "tab\there\nnew line 🙂 <b>bold</b> & café",
 }
-
-
-@pytest.fixture(autouse=True)
-def _app(monkeypatch: pytest.MonkeyPatch):
-    """Clean Streamlit caches around each test (see ``apptest_support``)."""
-    yield from apptest_support.prepare(monkeypatch)
 
 
 @pytest.fixture(scope="module")

@@ -7,18 +7,12 @@ the other never makes.
 
 from __future__ import annotations
 
-import apptest_support
 import pytest
 from apptest_support import new_app, open_page, plain, run, token_views
 
 from bpeviz.app.runs_state import preset
 
 PAGE = "app_pages/two_runs.py"
-
-
-@pytest.fixture(autouse=True)
-def _app(monkeypatch: pytest.MonkeyPatch):
-    yield from apptest_support.prepare(monkeypatch)
 
 
 def metrics(at) -> dict[str, str]:

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import codecs
-import doctest
 
 import pytest
 
-from bpeviz.app import links, settings, text_input
 from bpeviz.app.links import MAX_LINK_TEXT_CHARS, query_from_state, state_from_query
 from bpeviz.app.settings import (
     KEY_END_OF_WORD,
@@ -41,11 +39,6 @@ from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample, list_samples
 
 def levels(messages) -> list[str]:
     return [message.level for message in messages]
-
-
-def test_doctests() -> None:
-    for module in (links, settings, text_input):
-        assert doctest.testmod(module).failed == 0
 
 
 # ---- vocab size ---------------------------------------------------------------------------

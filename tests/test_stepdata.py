@@ -18,11 +18,10 @@ from sample_runs import sample_history
 
 from bpeviz.history import History, train
 from bpeviz.narration import count_sentence
-from bpeviz.readable import readable
+from bpeviz.record import label_runs
 from bpeviz.samples import get_sample
 from bpeviz.stepdata import (
     TOP_PAIRS,
-    label_runs,
     payload,
     payload_json,
     quiz_order,
@@ -121,54 +120,6 @@ def test_a_window_never_cuts_a_token_even_a_long_one() -> None:
     final = history.segmentation(history.merge_count)
     assert data["window"]["bytes"] in {*final.starts.tolist(), len(history.text)}
     assert data["window"]["bytes"] >= 100
-
-
-def complete(vocab: list[list], history: History) -> list[list]:
-    """Fill what the record leaves to the browser, as ``completeVocab`` in step.js does:
-    a merged token's bytes are its parents' joined, and so is a long token's label."""
-    for token_id, entry in enumerate(vocab):
-        if entry[5] == "" or entry[0] is None:
-            left, right = history.steps[token_id - history.base].pair
-            text = lambda label: label if isinstance(label, str) else "".join(label)  # noqa: E731
-            if entry[5] == "":
-                entry[5] = vocab[left][5] + vocab[right][5]
-            if entry[0] is None:
-                entry[0] = text(vocab[left][0]) + text(vocab[right][0])
-            if entry[3] == 1:
-                entry[3] = entry[5][:-8] if entry[2] == 1 else entry[5]
-    return vocab
-
-
-@pytest.mark.parametrize(
-    ("text", "vocab_size", "pretokenizer", "end_of_word"),
-    [
-        ("日本 ab\nab</w> x<|e|>", 270, "bytes", False),
-        ("the cat sat on the mat. " * 40, 400, "bytes", False),  # tokens longer than 24 bytes
-        ("日本語の本を読む。" * 30, 400, "bytes", False),  # long tokens, split characters
-        ("low lower lowest newer wider " * 10, 300, "words", True),
-    ],
-)
-def test_vocab_entries_label_every_token_readably(
-    text: str, vocab_size: int, pretokenizer: str, end_of_word: bool
-) -> None:
-    history = train(text, vocab_size, pretokenizer=pretokenizer, end_of_word=end_of_word,
-                    special_tokens=["<|e|>"])  # fmt: skip
-    vocab = complete(payload(history)["vocab"], history)
-    tokenizer = history.tokenizer
-    assert len(vocab) == history.vocab_size + 1
-    for token_id, (label, title, kind, broken, newlines, full) in enumerate(vocab):
-        data = tokenizer.token_bytes(token_id)
-        assert full == data.hex()
-        shown = data.removesuffix(b"</w>") if kind == 1 else data
-        assert kind == (2 if tokenizer.is_special(token_id) else 1 if shown != data else 0)
-        assert "".join([label] if isinstance(label, str) else label) == readable(shown)
-        assert title.startswith(f"id {token_id} ")
-        assert newlines == data.count(b"\n")
-        try:
-            shown.decode("utf-8")
-            assert broken == ""
-        except UnicodeDecodeError:
-            assert broken == shown.hex()
 
 
 def test_a_small_text_trained_far_keeps_a_small_record() -> None:

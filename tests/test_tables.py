@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import doctest
 import io
 
 import pandas as pd
 import pytest
 
-import bpeviz.app.tables as tables_module
 from bpeviz.app.tables import (
     CHOSEN_NOTE,
     PAIR_COLUMNS,
@@ -22,11 +20,6 @@ from bpeviz.app.tables import (
 from bpeviz.history import train
 from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
-
-
-def test_doctests() -> None:
-    assert doctest.testmod(tables_module).failed == 0
-
 
 # ---- pair table ---------------------------------------------------------------------------
 

@@ -12,14 +12,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_stepdata import complete
 from tiktoken._educational import bpe_encode
 
 from bpeviz import train
 from bpeviz.openai_ranks import load_encoding
 from bpeviz.pretokenize import pretokenize
-from bpeviz.stepdata import vocab_entries
-from bpeviz.tokendata import piece_starts, rank_parents, token_parents, tokens_data, vocab_entry
+from bpeviz.record import SCHEMA
+from bpeviz.tokendata import piece_starts, rank_parents, token_entry, token_parents, tokens_data
 from bpeviz.tokenizer import Tokenizer
 
 
@@ -38,34 +37,18 @@ def test_a_merge_lists_parents_go_down_to_single_bytes() -> None:
     data = tokens_data(tokenizer, tokenizer.encode("aaabdaaabac"))
     assert data["ids"] == [258, 100, 258, 97, 99]
     assert data["parents"] == {"256": [97, 97, 1], "257": [97, 98, 2], "258": [256, 257, 3]}
-    assert data["unit"] == "merge"
+    assert data["unit"] == "merge" and data["schema"] == SCHEMA
     # every id drawn and every ancestor has an entry, and nothing else
     assert set(data["vocab"]) == {"258", "256", "257", "97", "98", "99", "100"}
-
-
-def test_vocab_entries_are_the_step_views() -> None:
-    """The same token looks the same on every page: one entry per id as stepdata makes it
-    (once the browser has joined what the step record leaves to it)."""
-    history = train(
-        "low lower lowest\n駅 <|e|>",
-        270,
-        pretokenizer="words",
-        end_of_word=True,
-        special_tokens=("<|e|>",),
-    )
-    tokenizer = history.tokenizer
-    size = history.vocab_size + len(tokenizer.special_tokens)
-    expected = complete(vocab_entries(tokenizer, history.base, size), history)
-    assert [vocab_entry(tokenizer, token_id) for token_id in range(size)] == expected
 
 
 def test_entries_say_end_of_word_special_and_broken_bytes() -> None:
     tokenizer = Tokenizer.from_merges([(108, 111)], end_of_word=True, special_tokens=["<|e|>"])
     low = tokenizer.encode("lo")
     assert low[-1] == 256  # the </w> marker
-    assert vocab_entry(tokenizer, 256)[2] == 1 and vocab_entry(tokenizer, 256)[0] == ""
+    assert token_entry(tokenizer, 256)[2] == 1 and token_entry(tokenizer, 256)[0] == ""
     special = tokenizer.special_tokens["<|e|>"]
-    assert vocab_entry(tokenizer, special) == [
+    assert token_entry(tokenizer, special) == [
         "<|e|>",
         f"id {special} · special token",
         2,
@@ -73,7 +56,7 @@ def test_entries_say_end_of_word_special_and_broken_bytes() -> None:
         0,
         b"<|e|>".hex(),
     ]
-    assert vocab_entry(tokenizer, 0xE9) == [
+    assert token_entry(tokenizer, 0xE9) == [
         ["", "<E9>"],
         "id 233 · bytes E9 · a single byte",
         0,
@@ -81,7 +64,7 @@ def test_entries_say_end_of_word_special_and_broken_bytes() -> None:
         0,
         "e9",
     ]
-    assert vocab_entry(tokenizer, 10)[4] == 1  # a newline breaks the line after it
+    assert token_entry(tokenizer, 10)[4] == 1  # a newline breaks the line after it
 
 
 def test_a_rank_replay_splits_a_token_into_the_last_two_parts() -> None:

@@ -19,16 +19,11 @@ The compression chart has five layers, all on one vocabulary-size axis:
 
 from __future__ import annotations
 
-import weakref
-from typing import Any
-
 import altair as alt
-import numpy as np
 import pandas as pd
 
 from bpeviz.app.compression import CURVE_COLUMNS, OTHER, OWN, REFERENCE_COLUMNS
 from bpeviz.corpus import BYTE_COUNT
-from bpeviz.history import History, bytes_per_token
 
 PICK = "pick"  # the click selection's name: what st.altair_chart(selection_mode=...) listens to
 PICK_FIELDS: tuple[str, ...] = ("trained_on", "merges")  # what a click reports
@@ -212,66 +207,3 @@ def projector_type(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
         .configure_text(fontSize=PROJECTOR_LABEL_SIZE)
     )
 
-
-# The Step page's small chart: tokens in the text after each merge.
-
-
-def token_count_frame(history: History, *, max_points: int = 1500) -> pd.DataFrame:
-    """``step``, ``tokens`` and ``bytes_per_token`` for the chart, at most ``max_points`` rows.
-
-    Long histories are sampled evenly (the first and last step always included).
-    """
-    total = history.merge_count
-    if total + 1 <= max_points:
-        steps = list(range(total + 1))
-    else:
-        steps = sorted(set(np.linspace(0, total, max_points).round().astype(int).tolist()))
-    tokens = [history.token_count(k) for k in steps]
-    size = len(history.text)
-    return pd.DataFrame(
-        {
-            "step": steps,
-            "tokens": tokens,
-            "bytes_per_token": [bytes_per_token(size, t) for t in tokens],
-        }
-    )
-
-
-MARKER_DATA = "step_k"  # the name of the one-row data set the rule and the dot at step k draw
-_BASE_SPECS: weakref.WeakKeyDictionary[History, dict[bool, dict[str, Any]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _token_count_chart(history: History, *, height: int = 180) -> alt.LayerChart:
-    frame = token_count_frame(history)
-    here = alt.InlineData(values=[{"step": 0, "tokens": history.token_count(0)}], name=MARKER_DATA)
-    # Whole numbers on both axes (3 merges must not read 0.5, 1.0, ...), and tokens from 0
-    # so the drop is drawn to scale.
-    x = alt.X(
-        "step:Q",
-        title="step (merges done)",
-        scale=alt.Scale(nice=False),
-        axis=alt.Axis(tickMinStep=1, format="d"),
-    )
-    y = alt.Y("tokens:Q", title="tokens", axis=alt.Axis(tickMinStep=1, format=",d"))
-    line = (
-        alt.Chart(frame)
-        .mark_line(color="#0072B2", strokeWidth=2)
-        .encode(
-            x=x,
-            y=y,
-            tooltip=[
-                alt.Tooltip("step:Q", title="step"),
-                alt.Tooltip("tokens:Q", title="tokens", format=","),
-                alt.Tooltip("bytes_per_token:Q", title="bytes per token", format=".2f"),
-            ],
-        )
-    )
-    rule = alt.Chart(here).mark_rule(color="#D55E00", strokeWidth=2).encode(x="step:Q")
-    dot = (
-        alt.Chart(here)
-        .mark_point(color="#D55E00", filled=True, size=90)
-        .encode(x="step:Q", y="tokens:Q", tooltip=["step:Q", alt.Tooltip("tokens:Q", format=",")])
-    )
-    return alt.layer(line, rule, dot).properties(height=height)

@@ -15,8 +15,9 @@ import numpy as np
 
 from bpeviz.app.marks import MARK_NEW
 from bpeviz.app.runs import RUN_NAMES, FirstDifference, Merge, RunSettings, cut_by
-from bpeviz.app.spans import PALETTE, esc
+from bpeviz.app.spans import esc
 from bpeviz.readable import readable
+from bpeviz.web import PALETTE
 
 
 def difference_reason(

@@ -1,4 +1,4 @@
-"""The Step page's view, drawn in the browser: a Streamlit component around ``step.js``.
+"""The Step page's view, drawn in the browser: a Streamlit component around ``bpeviz.web.script``.
 
 The server trains and hands over one record (:func:`bpeviz.stepdata.payload`); every Next,
 Previous, slider move, key and autoplay tick is drawn by the browser from it, with no server
@@ -21,7 +21,7 @@ from bpeviz.app.links import whole_number
 from bpeviz.app.state import KEY_STEP
 from bpeviz.history import History
 from bpeviz.stepdata import payload_json, window_for, window_shows
-from bpeviz.web import SCRIPT, asset, step_page
+from bpeviz.web import script, step_page
 
 KEY_VIEW = "step_view"  # the component (its state: the step the student stopped at)
 KEY_WHEN = "text_when"  # "Before merge" / "After merge", as links have always said it
@@ -30,8 +30,8 @@ KEY_SEEN = "_step_view_seen"  # (step, when) the view last reported
 KEY_WINDOW = "_step_view_window"  # (history id, first symbol drawn) of a long text
 WHEN_OPTIONS = {"before": "Before merge", "after": "After merge"}
 
-# The one component of the app: web/step.js, for the step view and any list of tokens.
-component = st.components.v2.component("bpeviz_step", js=asset(SCRIPT), isolate_styles=False)
+# The one component of the app: bpeviz.web.script(), for the step view and any list of tokens.
+component = st.components.v2.component("bpeviz_step", js=script(), isolate_styles=False)
 
 
 @st.cache_resource(max_entries=24, show_spinner=False, hash_funcs={History: id})

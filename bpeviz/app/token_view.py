@@ -1,4 +1,4 @@
-"""Any list of tokens drawn in the browser: the Step page's component (``web/step.js``) with
+"""Any list of tokens drawn in the browser: the Step page's component (``bpeviz/web``) with
 ``kind: "tokens"``, so the Tokenize, Compare and Two runs pages and the trace draw tokens with
 the one renderer the Step page uses, and a click on a token opens the same inspector.
 

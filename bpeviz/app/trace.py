@@ -9,8 +9,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bpeviz.app.marks import MARK_NEW
-from bpeviz.app.spans import esc, quoted, token_label
+from bpeviz.app.spans import esc, token_label
 from bpeviz.corpus import END_OF_WORD_ID
+from bpeviz.narration import quoted
 from bpeviz.readable import counted, readable
 from bpeviz.tokenizer import Tokenizer, TraceStep
 

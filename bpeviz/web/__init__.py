@@ -1,21 +1,53 @@
 """The browser's half of bpeviz: plain JavaScript and CSS kept as files in the package.
 
-``step.js`` draws token spans and the Step page's view from :func:`bpeviz.stepdata.payload`;
-``tokens.css`` styles every span, card and legend; ``step.css`` lays out the step view;
-``page.css`` frames an exported page. The
-app serves them inline (a Streamlit component and the page's stylesheet) and an exported
-page carries them inline: nothing is fetched, nothing is built.
+The script is a few files with one idea each, joined in a fixed order (:data:`SCRIPTS`) into
+one ES module, with no build tool: its DOM helpers, the record's pure functions (tested by
+``node --test``, ``tests/js``), token spans, the inspector, the step view's panels, the quiz,
+controls and view, and the entry points. Above them :func:`constants` writes what Python
+defines once: the record's field names (:mod:`bpeviz.record`), the palette's size, ``</w>``
+and the quotes of a token's name. ``tokens.css`` styles every span, card and legend (the
+palette's colours come from :data:`PALETTE`); ``step.css`` lays out the step view;
+``page.css`` frames an exported page. The app serves them inline (a Streamlit component and
+the page's stylesheet) and an exported page carries them inline: nothing is fetched.
 """
 
 from __future__ import annotations
 
 import html
+import json
 from functools import cache
 from importlib.resources import files
 
-SCRIPT = "step.js"
+from bpeviz import record
+from bpeviz.narration import quoted
+from bpeviz.pretokenize import END_OF_WORD
+
+SCRIPTS = (
+    "dom.js",
+    "record.js",
+    "spans.js",
+    "inspector.js",
+    "panels.js",
+    "quiz.js",
+    "controls.js",
+    "step_view.js",
+    "main.js",
+)
 STYLESHEETS = ("tokens.css", "step.css")
 PAGE_STYLESHEET = "page.css"  # only the exported page: its header and margins
+
+# Okabe–Ito colours as light tints (35% colour on white) with the full colour as border,
+# ordered so that consecutive entries are far apart in hue: ``.bpe-c0`` … ``.bpe-c7``.
+PALETTE: tuple[tuple[str, str], ...] = (
+    ("#F6DDA6", "#B07A00"),  # orange
+    ("#A6CEE4", "#0072B2"),  # blue
+    ("#FAF6BD", "#9C9000"),  # yellow
+    ("#EDD0E0", "#B0608C"),  # reddish purple
+    ("#A6DDCE", "#007A59"),  # bluish green
+    ("#F0C7A6", "#C05500"),  # vermillion
+    ("#C4E5F7", "#3A8FC0"),  # sky blue
+    ("#E2E2E2", "#6E6E6E"),  # grey
+)
 
 
 @cache
@@ -24,18 +56,66 @@ def asset(name: str) -> str:
     return files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
+def _names(fields: tuple[str, ...]) -> str:
+    return json.dumps({name: index for index, name in enumerate(fields)})
+
+
+def constants() -> str:
+    """The JavaScript constants that come from Python: one definition for both languages.
+
+    >>> "const VOCAB = {\\"label\\": 0," in constants()
+    True
+    """
+    opening, closing = quoted("")[0], quoted("")[-1]
+    lines = [
+        f"const SCHEMA = {record.SCHEMA};",
+        f"const VOCAB = {_names(record.VOCAB_FIELDS)};",
+        f"const MERGE = {_names(record.MERGE_FIELDS)};",
+        f"const TOP = {_names(record.TOP_FIELDS)};",
+        f"const TOP_ROW = {len(record.TOP_FIELDS)};",
+        f"const SENTENCE = {_names(record.SENTENCE_FIELDS)};",
+        f"const PARENT = {_names(record.PARENT_FIELDS)};",
+        f"const KIND = {json.dumps({kind.name: kind.value for kind in record.Kind})};",
+        f"const JOINED = {record.JOINED};",
+        f"const END_OF_WORD = {json.dumps(END_OF_WORD)};",
+        f"const PALETTE_SIZE = {len(PALETTE)};",
+        f"const quoted = (text) => `{opening}${{text}}{closing}`;",
+    ]
+    return "// Written by bpeviz.web.constants from the Python definitions.\n" + "\n".join(lines)
+
+
+@cache
+def script() -> str:
+    """The one script of the app and of an exported page: :func:`constants`, then each of
+    :data:`SCRIPTS` in order, as one ES module."""
+    return "\n".join([constants(), *(asset(name) for name in SCRIPTS)])
+
+
+def palette_css() -> str:
+    """The ``.bpe-cN`` rules of :data:`PALETTE`."""
+    return "".join(
+        f".bpe-c{index}{{background:{background};border-color:{border};}}"
+        for index, (background, border) in enumerate(PALETTE)
+    )
+
+
+PALETTE_PLACE = "/* PALETTE: the .bpe-c0 ... colours, written here by bpeviz.web.stylesheets */"
+
+
 def stylesheets() -> str:
-    """Every stylesheet of the views, as one CSS text."""
-    return "\n".join(asset(name) for name in STYLESHEETS)
+    """Every stylesheet of the views, as one CSS text (the palette's rules where
+    ``tokens.css`` holds their place: after ``.bpe-t``, before the outlines)."""
+    css = "\n".join(asset(name) for name in STYLESHEETS)
+    return css.replace(PALETTE_PLACE, palette_css(), 1)
 
 
 def step_page(payload_json: str, *, title: str, subtitle: str) -> str:
     """One self-contained HTML page that steps through a run with no server at all.
 
-    The script is ``step.js`` itself, run as a module (its ``mountPage`` reads the run's
-    record from a ``<script type="application/json">`` element, ``<`` escaped so that no
-    text in it can close the element, and keeps the step in the address's ``#step=``);
-    ``title`` and ``subtitle`` are escaped.
+    The script is :func:`script`, run as a module (its ``mountPage`` reads the run's record
+    from a ``<script type="application/json">`` element, ``<`` escaped so that no text in it
+    can close the element, and keeps the step in the address's ``#step=``); ``title`` and
+    ``subtitle`` are escaped.
     """
     data = payload_json.replace("<", "\\u003c")
     return (
@@ -47,9 +127,9 @@ def step_page(payload_json: str, *, title: str, subtitle: str) -> str:
         "</header>\n"
         '<main id="bpeviz-root" class="bpe-root"></main>\n'
         f'<script type="application/json" id="bpeviz-run">{data}</script>\n'
-        f'<script type="module">\n{asset(SCRIPT)}\nmountPage();\n</script>\n'
+        f'<script type="module">\n{script()}\nmountPage();\n</script>\n'
         "</body></html>\n"
     )
 
 
-__all__ = ["asset", "step_page", "stylesheets"]
+__all__ = ["PALETTE", "asset", "constants", "script", "step_page", "stylesheets"]

@@ -391,7 +391,7 @@ class AppPage:
         """``window.__x``: set only if injected markup ran (``None`` when undefined)."""
         return self.page.evaluate("window.__x")
 
-    # -- the Step page (drawn in the browser by bpeviz/web/step.js, no server round trip) --
+    # -- the Step page (drawn in the browser by bpeviz/web, no server round trip) --
 
     STEP_ROOT = ".bpe-root.bpe-step"
 

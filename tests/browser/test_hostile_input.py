@@ -35,7 +35,7 @@ INJECTED = (
     '[data-testid="stMain"] img[src="x"], svg[onload], '
     '[data-testid="stMain"] .katex, [data-testid="stSidebar"] .katex'
 )
-# Markup inside the token views (step.js, a component on every page that draws tokens): it
+# Markup inside the token views (bpeviz/web, a component on every page that draws tokens): it
 # writes every text with textContent, so none.
 INJECTED_IN_VIEW = ".bpe-root script, .bpe-root img, .bpe-root [onload], .bpe-root [onerror]"
 
@@ -77,7 +77,7 @@ def test_tokenize_shows_hostile_text_literally(app: AppPage) -> None:
 
 
 def test_compare_and_two_runs_show_hostile_text_literally(app: AppPage) -> None:
-    """Both panes of each page draw the text's tokens as text (one renderer: step.js)."""
+    """Both panes of each page draw the text's tokens as text (one renderer: bpeviz/web)."""
     app.open("compare", compare_text=HOSTILE, cmp_left="cl100k_base", cmp_right="o200k_base")
     app.page.wait_for_selector('.st-key-cmp_spans_right .bpe-root[data-ready="true"]')
     for side in ("left", "right"):

@@ -3,7 +3,7 @@
 Every check is against the engine: the merge the page shows for step k must be the k-th
 merge of ``bpeviz.trainer`` on the same sample with the same settings (its two parent ids and
 the new id on the card, its count at the top of the pair table, and the new token's text in
-the outlined spans). The view is drawn in the browser (``bpeviz/web/step.js``): stepping
+the outlined spans). The view is drawn in the browser (``bpeviz/web``): stepping
 waits for the view's ``data-ready``/``data-step``, not for a server run; the link follows
 once the view reports where it stopped (600 ms later, one rerun).
 """

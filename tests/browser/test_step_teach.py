@@ -11,7 +11,7 @@
   no token crosses one, Japanese without spaces stays one piece, digits come in threes.
 - Hostile training text stays literal in the quiz and the inspector.
 
-Most run on an exported page (``bpeviz.web.step_page``, the same step.js), opened from disk:
+Most run on an exported page (``bpeviz.web.step_page``, the same script), opened from disk:
 no server needed. Presentation mode and 800 px are checked in the app.
 """
 

@@ -1,8 +1,8 @@
-"""The Step page's view drawn in the browser (``bpeviz/web/step.js``), checked against the engine.
+"""The Step page's view drawn in the browser (``bpeviz/web``), checked against the engine.
 
 - At every step of a bundled sample, after and before its merge, what the DOM shows (the
   spans' ids, texts and marks, the card's title and ids, the pair table's pairs and counts)
-  is what :class:`bpeviz.history.History` says: ``segmentation``, ``marks.step_outline``,
+  is what :class:`bpeviz.history.History` says: ``segmentation``, ``tests/step_outline.py``,
   ``pair_table`` and ``steps``.
 - The same at 200 random steps of Tiny Shakespeare at vocab 4096, in an exported HTML file
   (``bpeviz.web.step_page``) opened from disk: there the text drawn is the window's first
@@ -19,6 +19,7 @@ and each read checks that the root says ``data-ready`` for that step.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Callable, Iterator
@@ -27,10 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from sample_runs import sample_history
+from step_outline import step_outline
 
-from bpeviz.app.marks import step_outline
 from bpeviz.history import History, train
-from bpeviz.stepdata import label_runs, payload, payload_json
+from bpeviz.record import label_runs
+from bpeviz.stepdata import payload, payload_json
 from bpeviz.web import step_page
 
 if TYPE_CHECKING:
@@ -183,7 +185,7 @@ def test_every_step_of_the_english_sample_equals_the_engine(app: AppPage) -> Non
     assert record["window"]["whole"], "a bundled sample is drawn whole"
     app.open("step")
     app.wait_view(0)
-    assert app.page.evaluate("window.bpevizStepView.p.merge_count") == history.merge_count
+    assert app.page.evaluate("window.bpevizStepView.record.merge_count") == history.merge_count
     animate_off(app.page)
     steps = [(k, when) for k in range(history.merge_count + 1) for when in ("after", "before")]
     checked = 0
@@ -205,7 +207,7 @@ def test_two_hundred_random_steps_of_tiny_shakespeare_equal_the_engine(
     path.write_text(step_page(text, title="Tiny Shakespeare", subtitle="vocab 4096"), "utf-8")
     page = exported_page(browser, path)
     try:
-        assert page.evaluate("window.bpevizStepView.p.merge_count") == history.merge_count
+        assert page.evaluate("window.bpevizStepView.record.merge_count") == history.merge_count
         animate_off(page)
         rng = random.Random(4096)
         ks = [0, history.merge_count, *rng.sample(range(1, history.merge_count), RANDOM_STEPS - 2)]
@@ -250,10 +252,12 @@ def test_the_exported_page_works_from_disk(browser: Any, tmp_path: Path, screens
         page.locator("select.bpe-pace").select_option(label="20 / s")
         play = page.locator(".bpe-root button").filter(has_text="Play")
         play.click()
-        page.wait_for_timeout(1_000)
+        page.wait_for_function(
+            "() => Number(document.querySelector('.bpe-root').dataset.step) >= 5", timeout=10_000
+        )
         page.locator(".bpe-root button").filter(has_text="Pause").click()
         k = int(root.get_attribute("data-step"))
-        assert k >= 5, f"autoplay at 20 / s showed only {k} steps in a second"
+        assert k >= 5, f"autoplay at 20 / s stopped at step {k}"
         wait_step(page, k)
         wait_hash(page, k)
 
@@ -307,3 +311,55 @@ def test_stepping_costs_the_server_nothing(app: AppPage) -> None:
     assert re.search(r"[?&]step=5(&|$)", app.page.url), app.page.url
     assert app.shown_merge()[0] == 5
     app.assert_clean()
+
+
+def test_a_page_with_a_record_of_another_version_says_so(browser: Any, tmp_path: Path) -> None:
+    """A record the script cannot read is refused with one sentence, not drawn wrong."""
+    record = payload(train("abab", 258))
+    record["schema"] += 1
+    path = tmp_path / "other.html"
+    path.write_text(step_page(json.dumps(record), title="other", subtitle=""), "utf-8")
+    page = exported_page(browser, path)
+    try:
+        refused = page.locator(".bpe-root .bpe-refused")
+        refused.wait_for()
+        assert f"has version {record['schema']}" in refused.inner_text()
+        assert "export the page again" in refused.inner_text()
+        assert page.locator(".bpe-root .bpe-t").count() == 0
+        assert page.bpeviz_errors == []
+    finally:
+        page.context.close()
+
+
+_NEXT_SLIDES_JS = """async () => {
+  const root = document.querySelector('.bpe-root');
+  const next = [...root.querySelectorAll('button')].find((b) => b.textContent.startsWith('Next'));
+  const start = performance.now();
+  next.click();
+  const during = [root.dataset.ready, root.querySelectorAll('.bpe-sliding .bpe-ps').length];
+  while (root.dataset.ready !== 'true') await new Promise(requestAnimationFrame);
+  return [...during, performance.now() - start, root.querySelectorAll('.bpe-sliding').length];
+}"""
+
+
+def test_next_slides_the_pair_together_for_the_stylesheets_time(
+    browser: Any, tmp_path: Path
+) -> None:
+    """With "Animate merges" on, Next first shows the pair's halves sliding (the "before"
+    view), for as long as the stylesheet's ``--bpe-slide`` says, then the merge."""
+    path = tmp_path / "slide.html"
+    path.write_text(step_page(payload_json(train("abab abab", 259)), title="s", subtitle=""))
+    page = exported_page(browser, path)
+    try:
+        slide = page.evaluate(
+            "getComputedStyle(document.querySelector('.bpe-root')).getPropertyValue('--bpe-slide')"
+        )
+        assert slide.strip().endswith("ms")
+        ready, halves, waited, still_sliding = page.evaluate(_NEXT_SLIDES_JS)
+        assert ready == "false" and halves == 4  # "ab" twice in each "abab": two pairs
+        assert waited >= float(slide.strip()[:-2]) - 1  # a timer never fires early
+        assert still_sliding == 0
+        wait_step(page, 1)
+        assert page.bpeviz_errors == []
+    finally:
+        page.context.close()

@@ -1,5 +1,5 @@
 """The Tokenize page's token view in a real browser: the inspector's build tree and the
-pre-tokenizer's pieces, drawn by ``web/step.js`` from ``bpeviz.tokendata``.
+pre-tokenizer's pieces, drawn by ``bpeviz/web`` from ``bpeviz.tokendata``.
 
 Expected values come from the engine: ids from ``encode``, a token's tree from
 ``tokendata.token_parents`` (itself tested against tiktoken's educational BPE), and the

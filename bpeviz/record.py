@@ -1,0 +1,95 @@
+"""The names of the browser's records: what each place of a vocabulary entry, a merge and a
+pair-table row holds, the kinds of token, and the one builder of a vocabulary entry.
+
+Both records (:func:`bpeviz.stepdata.payload`, :func:`bpeviz.tokendata.tokens_data`) send
+lists, not objects: a record of thousands of tokens would otherwise repeat each field's name
+thousands of times. The browser reads them by name all the same, through index constants that
+:func:`bpeviz.web.constants` writes from the tuples here, so Python and JavaScript cannot drift
+apart. What is left out: which record holds which list (each record's module says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import IntEnum
+from typing import Any
+
+from bpeviz.pretokenize import END_OF_WORD, to_bytes
+from bpeviz.readable import hex_bytes, readable, split_utf8
+from bpeviz.token_info import special_title, token_title
+from bpeviz.tokenizer import Tokenizer
+
+SCHEMA = 1  # bump when a record's layout changes: the browser refuses another version
+
+# A vocabulary entry, per token id: its readable text as runs (see label_runs), hover title,
+# kind, its bytes in hex when they are not whole UTF-8 characters (else ""), how many line
+# breaks follow it, and all its bytes in hex (``</w>`` included).
+VOCAB_FIELDS = ("label", "title", "kind", "broken", "newlines", "hex")
+MERGE_FIELDS = ("left", "right", "made", "count", "replacements")  # stepdata's ``merges``
+TOP_FIELDS = ("left", "right", "count")  # one row of a flattened pair table (``tops``)
+SENTENCE_FIELDS = ("counts", "tie")  # stepdata's ``sentences``: what a merge did, its tie
+PARENT_FIELDS = ("left", "right", "number")  # tokendata's ``parents``
+JOINED = 1  # ``broken`` of a merged token left to the browser: its joined hex, as ``hex``
+END_OF_WORD_BYTES = to_bytes(END_OF_WORD)
+
+
+class Kind(IntEnum):
+    """What a token is, for drawing: plain, ending in ``</w>`` (drawn apart), or special."""
+
+    PLAIN = 0
+    END_OF_WORD = 1
+    SPECIAL = 2
+
+
+def label_runs(data: bytes) -> str | list[str]:
+    """A token's text as the browser draws it: one string when it is whole characters, else
+    runs alternating text and hex (the hex ones drawn smaller, as bytes).
+
+    >>> label_runs(b" a\\n"), label_runs("あ".encode()[:2] + b"b")
+    ('␣a↵', ['', '<E3><81>', 'b'])
+    """
+    runs: list[str] = []
+    for run, valid in split_utf8(data):
+        if valid:
+            text = readable(run.encode("utf-8"))
+            if len(runs) % 2 == 0:
+                runs.append(text)
+            else:
+                runs[-1] += text
+        else:
+            if len(runs) % 2 == 0:
+                runs.append("")
+            runs.append(hex_bytes(run.encode("utf-8", errors="surrogateescape")))
+    if len(runs) <= 1:
+        return runs[0] if runs else ""
+    return runs
+
+
+def whole_characters(data: bytes) -> bool:
+    """Whether ``data`` is whole UTF-8 characters (a token that is not is grouped with its
+    neighbours under the character they spell)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def vocab_entry(tokenizer: Tokenizer, token_id: int, origin: Callable[[int], str]) -> list[Any]:
+    """The vocabulary entry of one token (:data:`VOCAB_FIELDS`), every field given;
+    ``origin`` says where a token came from for its title (``bpeviz.token_info``).
+
+    >>> from bpeviz.token_info import trained_origin
+    >>> vocab_entry(Tokenizer.from_merges([(97, 98)]), 256, trained_origin(256))
+    ['ab', 'id 256 · bytes 61 62 · made by merge 1', 0, '', 0, '6162']
+    """
+    data = full = tokenizer.token_bytes(token_id)
+    if tokenizer.is_special(token_id):
+        return [label_runs(data), special_title(token_id), Kind.SPECIAL.value, "", 0, data.hex()]
+    title = token_title(token_id, data, origin(token_id))
+    kind = Kind.PLAIN
+    if tokenizer.end_of_word and data.endswith(END_OF_WORD_BYTES):
+        data, kind = data[: -len(END_OF_WORD_BYTES)], Kind.END_OF_WORD
+    broken = "" if whole_characters(data) else data.hex()
+    return [label_runs(data), title, kind.value, broken, data.count(b"\n"), full.hex()]
+

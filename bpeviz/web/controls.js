@@ -1,0 +1,74 @@
+// ---- the step view's controls: slider, buttons, pace, go-to-step and the three switches ----
+
+const PACES = [
+  [0.05, "20 / s"],
+  [0.2, "5 / s"],
+  [0.5, "0.5 s"],
+  [1, "1 s"],
+  [2, "2 s"],
+  [3, "3 s"],
+];
+
+// The controls of `view` (a StepView): {element, parts}; parts are the inputs and buttons
+// that updateControls sets at every step.
+function stepControls(view) {
+  const last = view.record.merge_count;
+  const go = (k) => view.show(k, view.when);
+  const slider = el("input", "bpe-slider");
+  Object.assign(slider, { type: "range", min: 0, max: last, step: 1 });
+  slider.setAttribute("aria-label", "Step: merges done");
+  slider.addEventListener("input", () => go(Number(slider.value)));
+  const stepLabel = el("span", "bpe-step-label");
+  const sliderRow = el("div", "bpe-slider-row");
+  sliderRow.append(el("span", "bpe-step-name", "Step: merges done"), slider, stepLabel);
+  const parts = {
+    slider,
+    stepLabel,
+    first: button("⏮ First", "Reset: back to step 0, the raw bytes (Home).", () => go(0)),
+    previous: button("‹ Previous", "One merge back (←).", () => go(view.k - 1)),
+    next: button("Next ›", "The next merge (→).", () => go(view.k + 1), true),
+    last: button("Last ⏭", "The last merge (End).", () => go(last)),
+    play: button("▶ Play", "Step through the merges by themselves (K).", () => view.toggle()),
+  };
+  const paceBox = el("select", "bpe-pace");
+  paceBox.title = "Autoplay: time between steps.";
+  for (const [seconds, name] of PACES) {
+    const option = el("option", "", name);
+    option.value = seconds;
+    if (seconds === view.pace) option.selected = true;
+    paceBox.append(option);
+  }
+  paceBox.addEventListener("change", () => view.setPace(Number(paceBox.value)));
+  const jump = el("input", "bpe-jump");
+  Object.assign(jump, { type: "number", min: 0, max: last, placeholder: `0–${number(last)}` });
+  jump.setAttribute("aria-label", "Go to step");
+  jump.addEventListener("change", () => {
+    if (jump.value !== "") go(Number(jump.value));
+    jump.value = "";
+  });
+  const paceLabel = el("label", "bpe-field", "Pace ");
+  paceLabel.append(paceBox);
+  const jumpLabel = el("label", "bpe-field", "Go to step ");
+  jumpLabel.append(jump);
+  const [animateLabel] = checkbox("Animate merges", "Slide the two halves of each pair into one on Next (off when your system asks for reduced motion).", view.animate, (on) => (view.animate = on));
+  const [piecesLabel] = checkbox("Show pieces", "Outline the pre-tokenizer's pieces: no merge ever crosses their edges.", false, (on) => view.setPieces(on));
+  const [quizLabel] = checkbox("Guess the next merge", "A quiz: the next merge is held back until you pick one of four pairs.", false, (on) => view.setQuiz(on));
+  const buttons = el("div", "bpe-buttons");
+  buttons.append(parts.first, parts.previous, parts.next, parts.last, parts.play, paceLabel, jumpLabel, animateLabel, piecesLabel, quizLabel);
+  const element = el("div", "bpe-controls");
+  element.append(sliderRow, buttons);
+  return { element, parts };
+}
+
+// The keys of the step view: an action per key, or undefined.
+function keyAction(view, key) {
+  const actions = {
+    ArrowLeft: () => view.show(view.k - 1, view.when),
+    ArrowRight: () => view.show(view.k + 1, view.when),
+    Home: () => view.show(0, view.when),
+    End: () => view.show(view.record.merge_count, view.when),
+    k: () => view.toggle(),
+    K: () => view.toggle(),
+  };
+  return actions[key];
+}

@@ -1,0 +1,57 @@
+// ---- DOM helpers: elements, numbers, buttons, chips ---------------------------------------
+// Every piece of user or token text reaches the page through `textContent` or an attribute,
+// never as markup: `el` is the one way text becomes an element.
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+const number = (value) => Number(value).toLocaleString("en-US");
+
+function counted(count, noun) {
+  return `${number(count)} ${count === 1 ? noun : noun + "s"}`;
+}
+
+function button(label, title, onClick, primary) {
+  const node = el("button", primary ? "bpe-button bpe-primary" : "bpe-button", label);
+  node.type = "button";
+  node.title = title;
+  node.addEventListener("click", onClick);
+  return node;
+}
+
+// A labelled checkbox: [label, box]; on(checked) runs on every change.
+function checkbox(name, title, checked, on) {
+  const box = el("input");
+  box.type = "checkbox";
+  box.checked = checked;
+  box.addEventListener("change", () => on(box.checked));
+  const label = el("label", "bpe-field", "");
+  label.title = title;
+  label.append(box, ` ${name}`);
+  return [label, box];
+}
+
+function reducedMotion() {
+  return typeof window.matchMedia === "function" && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
+
+// A CSS time variable of `node` (`--bpe-slide: 260ms`) in milliseconds; 0 when unset.
+function cssMilliseconds(node, name) {
+  const value = getComputedStyle(node).getPropertyValue(name).trim();
+  const amount = parseFloat(value);
+  if (!Number.isFinite(amount)) return 0;
+  return value.endsWith("ms") ? amount : amount * 1000;
+}
+
+// The palette colour of a token: the same id keeps its colour wherever it is drawn.
+const colourClass = (id) => `bpe-c${id % PALETTE_SIZE}`;
+
+// A token drawn by itself (a chip): its full label in its colour. The one chip of every
+// view: the merge card, the quiz's choices, the inspector and the build tree.
+function chip(vocab, id, className = "bpe-chip") {
+  return el("span", `${className} ${colourClass(id)}`, fullLabel(vocab, id) || "\u200b");
+}

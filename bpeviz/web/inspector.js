@@ -1,0 +1,135 @@
+// ---- the token inspector: where a token came from, its build tree, and where it is --------
+// One inspector for every view. A source says, for one record, where each token came from:
+// sourceOf(vocab, unit, parentsOf), parentsOf(id) giving {left, right, number, count} (count
+// null when unknown) for a token made by a merge (or built from a rank), else null.
+
+function sourceOf(vocab, unit, parentsOf) {
+  return {
+    vocab,
+    unit,
+    made(id) {
+      const entry = vocab[id];
+      if (entry[VOCAB.kind] === KIND.SPECIAL) return { kind: "special" };
+      const parents = parentsOf(id);
+      if (!parents) return { kind: entry[VOCAB.hex].length === 2 ? "byte" : "marker" };
+      return { kind: "merge", ...parents };
+    },
+  };
+}
+
+// The step record's source: token base + m - 1 is made by merge m.
+export function stepSource(record) {
+  return sourceOf(record.vocab, "merge", (id) => {
+    if (!stepParents(record, id)) return null;
+    const number = id - record.base + 1;
+    const { left, right, count } = mergeOf(record, number);
+    return { left, right, number, count };
+  });
+}
+
+// A tokens record's source (bpeviz.tokendata): its parents table, by merge or by rank.
+export function tokensSource(record, vocab) {
+  return sourceOf(vocab, record.unit || "merge", (id) => {
+    const parents = record.parents && record.parents[id];
+    if (!parents) return null;
+    return { left: parents[PARENT.left], right: parents[PARENT.right], number: parents[PARENT.number], count: null };
+  });
+}
+
+// The token's build tree down to single bytes: {id, number, kind, children}.
+export function buildTree(source, id, depth = 0) {
+  const made = source.made(id);
+  if (made.kind !== "merge" || depth > 64) return { id, number: 0, kind: made.kind, children: [] };
+  return { id, number: made.number, kind: "merge", children: [buildTree(source, made.left, depth + 1), buildTree(source, made.right, depth + 1)] };
+}
+
+function treeList(source, node) {
+  const item = el("li");
+  const face = el("span", "bpe-node");
+  face.dataset.id = node.id;
+  face.append(chip(source.vocab, node.id, "bpe-t"));
+  const note = node.kind === "merge" ? `${source.unit} ${number(node.number)}` : node.kind;
+  face.append(el("span", "bpe-node-note", `id ${node.id} · ${note}`));
+  item.append(face);
+  if (node.children.length) {
+    const list = el("ul");
+    for (const child of node.children) list.append(treeList(source, child));
+    item.append(list);
+  }
+  return item;
+}
+
+function spacedHex(hex) {
+  return (hex.match(/../g) || []).join(" ").toUpperCase();
+}
+
+function inspectorCard(source, id, countLine, close) {
+  const box = el("div", "bpe-inspector");
+  const head = el("div", "bpe-inspector-head");
+  const closer = button("×", "Close the inspector.", close);
+  closer.classList.add("bpe-close");
+  head.append(el("b", "", `Token id ${id}`), closer);
+  box.append(head);
+  const line = el("p", "bpe-inspector-token");
+  line.append(chip(source.vocab, id), ` bytes ${spacedHex(source.vocab[id][VOCAB.hex])}`);
+  box.append(line);
+  const made = source.made(id);
+  let where;
+  if (made.kind === "special") where = "A special token: never split and never merged.";
+  else if (made.kind === "byte") where = "A single byte: every text starts as these, before any merge.";
+  else if (made.kind === "marker") where = `The ${END_OF_WORD} marker that ends each word.`;
+  else {
+    const parents = `${quoted(fullLabel(source.vocab, made.left))} + ${quoted(fullLabel(source.vocab, made.right))}`;
+    where = source.unit === "rank" ? `Rank ${number(made.number)}: the encoder builds it from ${parents}.` : `Made by merge ${number(made.number)}: ${parents}.`;
+    if (made.count !== null) where += ` When it was made, that pair occurred ${counted(made.count, "time")} in the training text.`;
+  }
+  box.append(el("p", "", where));
+  box.append(el("p", "bpe-inspector-count", countLine));
+  if (made.kind === "merge") {
+    box.append(el("p", "bpe-caption", "How it was built, down to single bytes:"));
+    const tree = el("ul", "bpe-tree");
+    tree.append(treeList(source, buildTree(source, id)));
+    box.append(tree);
+  }
+  return box;
+}
+
+// The inspector of one view: a click on a token (or a tree node, or a vocabulary row) in a
+// box it listens to opens it in `panel`, and outlines every place of that token in `text`.
+// countLine(made, hits) says how often the token is in the text shown.
+class Inspector {
+  constructor(panel, text, source, countLine) {
+    this.panel = panel;
+    this.text = text;
+    this.source = source;
+    this.countLine = countLine;
+    this.id = null;
+  }
+
+  listen(...boxes) {
+    for (const box of boxes) {
+      box.addEventListener("click", (event) => {
+        const target = event.target.closest ? event.target.closest("[data-id]") : null;
+        if (target && box.contains(target)) this.open(Number(target.dataset.id));
+      });
+    }
+  }
+
+  open(id) {
+    this.id = id;
+    this.draw();
+  }
+
+  // Draw it again (after the text was redrawn): outlines and counts follow the text shown.
+  draw() {
+    for (const span of this.text.querySelectorAll(".bpe-hit")) span.classList.remove("bpe-hit");
+    if (this.id === null || !this.source.vocab[this.id]) {
+      this.panel.replaceChildren();
+      return;
+    }
+    const hits = this.text.querySelectorAll(`.bpe-t[data-id="${Number(this.id)}"]`);
+    for (const span of hits) span.classList.add("bpe-hit");
+    const line = this.countLine(this.source.made(this.id), hits.length);
+    this.panel.replaceChildren(inspectorCard(this.source, this.id, line, () => this.open(null)));
+  }
+}

@@ -1,0 +1,86 @@
+// ---- entry points: the app's component (the default export), an exported page (mountPage),
+// and the spans of any list of tokens (mountTokens) -----------------------------------------
+
+// Say in the view why a record cannot be drawn; true when it was refused.
+function refused(root, record) {
+  const problem = schemaProblem(record);
+  if (!problem) return false;
+  root.replaceChildren(el("p", "bpe-note bpe-refused", problem));
+  root.dataset.ready = "true";
+  return true;
+}
+
+const views = new WeakMap(); // per mounted element: the view, its record and its start
+
+// Draw the step view of `data` ({key, payload: the record or its JSON}) in `root`, starting
+// at start {step, when}; report({step, when}) hears where a student stopped.
+export function mount(root, data, start, report) {
+  start = start || {};
+  const id = `${data.key}|${start.step}|${start.when}`;
+  const held = views.get(root);
+  if (held && held.id === id) return held.view;
+  if (held && held.view) held.view.destroy();
+  let record = held && held.key === data.key ? held.record : null;
+  if (!record) {
+    const sent = typeof data.payload === "string" ? JSON.parse(data.payload) : data.payload;
+    if (refused(root, sent)) {
+      views.delete(root);
+      return null;
+    }
+    // the record with its vocabulary completed; the record sent is left as it came
+    record = { ...sent, vocab: completeVocab(sent.vocab, (id) => stepParents(sent, id)) };
+  }
+  const view = new StepView(root, record, start, report || (() => {}));
+  views.set(root, { id, key: data.key, record, view });
+  return view;
+}
+
+// An exported page (bpeviz.web.step_page): the record is in the page, the step in its #hash.
+export function mountPage() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const data = { key: "page", payload: document.getElementById("bpeviz-run").textContent };
+  const start = { step: params.get("step"), when: params.get("when") };
+  const remember = (state) => history.replaceState(null, "", `#step=${state.step}&when=${state.when}`);
+  window.bpevizStepView = mount(document.getElementById("bpeviz-root"), data, start, remember);
+}
+
+// Spans of any tokenizer's ids (bpeviz.tokendata: the Tokenize and Compare pages), with the
+// step view's inspector.
+export function mountTokens(root, record) {
+  if (refused(root, record)) return;
+  const parents = record.parents || {};
+  const vocab = completeVocab(record.vocab, (id) => (parents[id] ? [parents[id][PARENT.left], parents[id][PARENT.right]] : null));
+  const ids = record.ids;
+  const showIds = record.show === "ids";
+  const pieces = record.pieces ? new Set(record.pieces) : null;
+  const spans = tokenSpans(vocab, ids, record.marks || null, { groupChars: record.group !== false && !showIds, pieces });
+  if (showIds) {
+    for (const span of spans.querySelectorAll(".bpe-t")) span.textContent = span.dataset.id;
+  }
+  const scroll = el("div", record.scroll === false ? "bpe-tokens" : "bpe-scroll bpe-tokens");
+  scroll.append(spans);
+  const rule = el("p", "bpe-caption bpe-pieces-rule", record.pieces_rule || "");
+  rule.hidden = !pieces || !record.pieces_rule;
+  const panel = el("div", "bpe-inspector-box");
+  const countLine = (made, hits) => `In this text: ${counted(hits, "time")}${hits ? ", outlined." : "."}`;
+  if (record.inspect !== false) new Inspector(panel, spans, tokensSource(record, vocab), countLine).listen(scroll, panel);
+  const key = record.legend ? legend(null, vocab, ids) : "";
+  root.replaceChildren(key, rule, scroll, panel);
+  root.dataset.ready = "true";
+}
+
+// Streamlit's components v2 call this on every run with the data the server sent.
+export default function (component) {
+  const { data, parentElement, setStateValue } = component;
+  let root = parentElement.querySelector(".bpe-root");
+  if (!root) {
+    root = el("div", "bpe-root");
+    parentElement.append(root);
+  }
+  if (data.kind === "tokens") {
+    mountTokens(root, data);
+    return;
+  }
+  const view = mount(root, data, data.start, (state) => setStateValue("view", state));
+  if (typeof window !== "undefined") window.bpevizStepView = view;
+}

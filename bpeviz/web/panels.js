@@ -1,0 +1,175 @@
+// ---- the step view's panels: the merge card, the counts, the pair table, the chart and the
+// vocabulary learned so far. Each is a function of (record, k) that returns a new element.
+
+// The merge card's token: its chip over its id.
+function chipWithId(vocab, id, isNew) {
+  const box = el("span", "bpe-chipbox");
+  box.append(chip(vocab, id, isNew ? "bpe-chip bpe-new" : "bpe-chip"), el("span", "bpe-chipid", `id ${id}`));
+  return box;
+}
+
+// The sentence that says how a tie was broken ("" when there was none): null.
+function tieParagraph(tie) {
+  if (!tie) return null;
+  const sentence = el("p", "bpe-tie");
+  sentence.append(el("b", "", "Tie."), " ", tie);
+  return sentence;
+}
+
+function card(record, k) {
+  const box = el("div", "bpe-card");
+  if (k === 0) {
+    const [counts, first] = record.start;
+    box.append(el("div", "bpe-card-title", "Step 0: no merges yet"), el("p", "", counts), el("p", "", first));
+    return box;
+  }
+  const { left, right, made } = mergeOf(record, k);
+  const sentences = record.sentences[k - 1];
+  const equation = el("div", "bpe-eq");
+  equation.append(chipWithId(record.vocab, left), el("span", "bpe-op", "+"), chipWithId(record.vocab, right), el("span", "bpe-op", "→"), chipWithId(record.vocab, made, true));
+  box.append(el("div", "bpe-card-title", `Merge ${number(k)} of ${number(record.merge_count)}`), equation, el("p", "", sentences[SENTENCE.counts]));
+  const tie = tieParagraph(sentences[SENTENCE.tie]);
+  if (tie) box.append(tie);
+  return box;
+}
+
+function metric(label, value, delta, help) {
+  const box = el("div", "bpe-metric");
+  box.append(el("div", "bpe-metric-label", label), el("div", "bpe-metric-value", value));
+  if (delta) box.append(el("div", `bpe-metric-delta ${delta[1]}`, delta[0]));
+  if (help) box.title = help;
+  return box;
+}
+
+function counts(record, k) {
+  const row = el("div", "bpe-metrics");
+  const tokens = record.tokens[k];
+  const ratio = (n) => (n ? record.text_bytes / n : 0);
+  const merge = k ? mergeOf(record, k) : null;
+  const change = ratio(tokens) - (k ? ratio(record.tokens[k - 1]) : 0);
+  let perToken = "The text's bytes divided by its tokens.";
+  if (record.end_of_word) perToken += ` Each word's ${END_OF_WORD} marker is a token too, so this starts below 1.`;
+  row.append(
+    metric("Tokens in the text", number(tokens), merge ? [`↓ ${number(merge.replacements)}`, "bpe-good"] : null),
+    metric("Bytes per token", ratio(tokens).toFixed(3), merge ? [`${change >= 0 ? "↑ +" : "↓ "}${change.toFixed(3)}`, change >= 0 ? "bpe-good" : "bpe-bad"] : null, perToken),
+    metric("Vocabulary size", number(record.base + k), null, "Base symbols + k merges"),
+    metric("Merges done", `${number(k)} of ${number(record.merge_count)}`),
+  );
+  return row;
+}
+
+function pairTable(record, k) {
+  const box = el("div", "bpe-pairs");
+  const table = k ? k - 1 : 0;
+  const chosen = record.merge_count ? mergeOf(record, Math.max(k, 1)) : null;
+  box.append(el("h3", "", k ? `Pairs before merge ${number(k)}` : "Pairs now"));
+  const rows = pairRows(record.tops[table] || []);
+  if (!rows.length) {
+    box.append(el("p", "bpe-note", "No pairs: every piece of the text is a single token."));
+    return box;
+  }
+  const grid = el("table", "bpe-pair-table");
+  const head = el("tr");
+  for (const name of ["#", "left + right", "count", ""]) head.append(el("th", "", name));
+  grid.append(head);
+  const top = rows[0].count;
+  const tied = record.tied[table];
+  rows.forEach(({ left, right, count }, row) => {
+    const line = el("tr");
+    line.dataset.pair = `${left},${right}`;
+    let note = "";
+    if (row === 0 && chosen && chosen.left === left && chosen.right === right) note = `◀ merge ${number(Math.max(k, 1))}`;
+    else if (tied > 1 && count === top) note = "tied";
+    const pair = el("td", "bpe-pair");
+    pair.textContent = `${labelText(record.vocab[left][VOCAB.label])} + ${labelText(record.vocab[right][VOCAB.label])}`;
+    const bar = el("td", "bpe-count");
+    const fill = el("span", "bpe-bar");
+    fill.style.width = `${Math.max(2, (100 * count) / top)}%`;
+    bar.append(fill, el("span", "bpe-count-n", number(count)));
+    line.append(el("td", "bpe-rank", row + 1), pair, bar, el("td", "bpe-note", note));
+    grid.append(line);
+  });
+  box.append(grid);
+  box.append(el("p", "bpe-caption", `Top ${rows.length} pairs, best first: the top row is the pair the merge picks; ties are marked.`));
+  return box;
+}
+
+// Tokens in the text after each merge: {svg, move(k)}; the marker moves, the line is drawn once.
+function chart(record) {
+  const ns = "http://www.w3.org/2000/svg";
+  const width = 360;
+  const height = 150;
+  const pad = { left: 56, right: 10, top: 10, bottom: 30 };
+  const tokens = record.tokens;
+  const merges = record.merge_count;
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.setAttribute("class", "bpe-chart");
+  svg.setAttribute("role", "img");
+  const most = Math.max(...tokens, 1);
+  const least = Math.min(...tokens);
+  const x = (k) => pad.left + ((width - pad.left - pad.right) * k) / Math.max(merges, 1);
+  const y = (n) => pad.top + ((height - pad.top - pad.bottom) * (most - n)) / Math.max(most - least, 1);
+  const step = Math.max(1, Math.floor(tokens.length / 400));
+  const points = [];
+  for (let k = 0; k < tokens.length; k += step) points.push(`${x(k).toFixed(1)},${y(tokens[k]).toFixed(1)}`);
+  points.push(`${x(merges).toFixed(1)},${y(tokens[merges]).toFixed(1)}`);
+  const add = (tag, attributes, text) => {
+    const node = document.createElementNS(ns, tag);
+    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+    if (text !== undefined) node.textContent = text;
+    svg.append(node);
+    return node;
+  };
+  add("line", { x1: pad.left, y1: height - pad.bottom, x2: width - pad.right, y2: height - pad.bottom, class: "bpe-axis" });
+  add("line", { x1: pad.left, y1: pad.top, x2: pad.left, y2: height - pad.bottom, class: "bpe-axis" });
+  add("text", { x: pad.left - 4, y: pad.top + 8, "text-anchor": "end", class: "bpe-tick" }, number(most));
+  add("text", { x: pad.left - 4, y: height - pad.bottom, "text-anchor": "end", class: "bpe-tick" }, number(least));
+  add("text", { x: pad.left, y: height - 8, class: "bpe-tick" }, "0");
+  add("text", { x: width - pad.right, y: height - 8, "text-anchor": "end", class: "bpe-tick" }, `${number(merges)} merges`);
+  add("text", { x: (width + pad.left) / 2, y: height - 8, "text-anchor": "middle", class: "bpe-tick" }, "tokens in the text");
+  add("polyline", { points: points.join(" "), class: "bpe-line" });
+  const marker = add("circle", { r: 5, class: "bpe-marker" });
+  return {
+    svg,
+    move(k) {
+      marker.setAttribute("cx", x(k));
+      marker.setAttribute("cy", y(tokens[k]));
+    },
+  };
+}
+
+const VOCAB_ROWS = 60;
+
+// rows: a Map of merge -> its <tr>, kept across steps (a row never changes).
+function vocabTable(record, k, rows) {
+  const box = el("div", "bpe-vocab");
+  box.append(el("h3", "", "Vocabulary learned so far"));
+  if (!k) {
+    box.append(el("p", "bpe-caption", `Nothing learned yet: the vocabulary is the ${record.base} base symbols.`));
+    return box;
+  }
+  const shown = Math.min(k, VOCAB_ROWS);
+  const grid = el("table", "bpe-vocab-table");
+  const head = el("tr");
+  for (const name of ["merge", "id", "token", "left", "right", "count"]) head.append(el("th", "", name));
+  grid.append(head);
+  const vocab = record.vocab;
+  for (let merge = k; merge > k - shown; merge--) {
+    let line = rows.get(merge);
+    if (!line) {
+      const { left, right, made, count } = mergeOf(record, merge);
+      line = el("tr");
+      line.dataset.id = made;
+      line.title = "Inspect this token";
+      for (const value of [number(merge), made, fullLabel(vocab, made), fullLabel(vocab, left), fullLabel(vocab, right), number(count)]) line.append(el("td", "", value));
+      rows.set(merge, line);
+    }
+    grid.append(line);
+  }
+  const scroll = el("div", "bpe-vocab-scroll");
+  scroll.append(grid);
+  box.append(scroll);
+  if (k > shown) box.append(el("p", "bpe-caption", `The newest ${shown} of ${counted(k, "merge")}; the CSV below has them all.`));
+  return box;
+}

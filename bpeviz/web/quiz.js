@@ -1,0 +1,57 @@
+// ---- the quiz ("Guess the next merge"): the next merge is held back until a student picks
+// one of four pairs. answers: a Map of step -> the row chosen (row 0 is the real next merge).
+
+function quizCard(record, k, answers, answer, next) {
+  const box = el("div", "bpe-card bpe-quiz");
+  const score = el("div", "bpe-score");
+  const right = [...answers.values()].filter((row) => row === 0).length;
+  score.textContent = `Score: ${right} of ${answers.size}`;
+  if (k >= record.merge_count) {
+    box.append(el("div", "bpe-card-title", "No merge left to guess"), el("p", "", "Training stopped here."), score);
+    return box;
+  }
+  const vocab = record.vocab;
+  const chosen = answers.has(k) ? answers.get(k) : null;
+  box.append(el("div", "bpe-card-title", `Guess merge ${number(k + 1)}`));
+  box.append(el("p", "", `Which pair will merge ${number(k + 1)} join? The most frequent pair in the text below wins; a tie goes by the rule ${quoted(record.rule)}.`));
+  const choices = el("div", "bpe-choices");
+  for (const { row, left, right, count } of quizChoices(record, k)) {
+    const choice = el("button", "bpe-choice");
+    choice.type = "button";
+    choice.dataset.row = row;
+    choice.dataset.pair = `${left},${right}`;
+    choice.append(chip(vocab, left), el("span", "bpe-op", "+"), chip(vocab, right));
+    if (chosen !== null) {
+      choice.disabled = true;
+      choice.append(el("span", "bpe-choice-count", counted(count, "time")));
+      if (row === 0) choice.classList.add("bpe-right");
+      else if (row === chosen) choice.classList.add("bpe-wrong");
+    } else {
+      choice.addEventListener("click", () => answer(k, row));
+    }
+    choices.append(choice);
+  }
+  box.append(choices);
+  if (chosen !== null) {
+    const { left, right } = mergeOf(record, k + 1);
+    const verdict = chosen === 0 ? "Right!" : `Not this one: merge ${number(k + 1)} joins ${quoted(fullLabel(vocab, left))} + ${quoted(fullLabel(vocab, right))}.`;
+    box.append(el("p", chosen === 0 ? "bpe-verdict bpe-good" : "bpe-verdict bpe-bad", verdict));
+    const sentences = record.sentences[k];
+    box.append(el("p", "", sentences[SENTENCE.counts]));
+    const tie = tieParagraph(sentences[SENTENCE.tie]);
+    if (tie) box.append(tie);
+    box.append(button(`Next question ›`, "Merge this pair and guess the one after.", next, true));
+  }
+  box.append(score);
+  return box;
+}
+
+// The text during the quiz. Before the answer: the text at step k, nothing outlined. After:
+// the pair it merges next, outlined.
+function quizView(record, k, answers) {
+  if (answers.has(k) && k < record.merge_count) return viewAt(record, k + 1, "before");
+  const view = viewAt(record, k, "after");
+  view.marks = view.marks.map(() => "");
+  view.legend = null;
+  return view;
+}

@@ -1,0 +1,231 @@
+// ---- the Step page's view: controls, panels, the text at step k, the inspector -------------
+// Drawn from one record (its vocabulary completed by mount), with no server round trip: the
+// server hears where the student stopped once stepping pauses for REPORT_AFTER_MS.
+
+const REPORT_AFTER_MS = 600;
+
+class StepView {
+  constructor(root, record, start, report) {
+    this.root = root;
+    this.record = record;
+    this.report = report;
+    // what the student chose; show() draws them
+    this.k = Math.min(Math.max(Number(start.step) || 0, 0), record.merge_count);
+    this.when = start.when === "before" ? "before" : "after";
+    this.playing = false;
+    this.pace = 1; // seconds between autoplay steps
+    this.animate = !reducedMotion();
+    this.showPieces = false;
+    this.quiz = false;
+    this.answers = new Map(); // quiz: step -> the row chosen (0 is the real next merge)
+    // kept across steps so that a step touches only what changed
+    this.spanCache = new Map();
+    this.vocabRows = new Map();
+    this.timers = { play: null, slide: null, report: null, scroll: null };
+    this.slideMs = 0; // how long a merge slides: the stylesheet's --bpe-slide, read when needed
+    this.build();
+    this.show(this.k, this.when, { report: false });
+  }
+
+  build() {
+    const record = this.record;
+    this.root.replaceChildren();
+    this.root.classList.add("bpe-step");
+    const controls = stepControls(this);
+    this.parts = controls.parts;
+    const box = (className) => el("div", className);
+    this.cardBox = box("bpe-card-box");
+    this.countsBox = box("bpe-counts-box");
+    this.inspectorBox = box("bpe-inspector-box");
+    this.pairsBox = box();
+    this.vocabBox = box();
+    this.legendBox = box();
+    this.textBox = box("bpe-scroll");
+    const whenRow = box("bpe-when");
+    this.beforeButton = button("Before merge", "The text just before this merge, its pair outlined.", () => this.show(this.k, "before"));
+    this.afterButton = button("After merge", "The text just after this merge, the new token outlined.", () => this.show(this.k, "after"));
+    whenRow.append(this.beforeButton, this.afterButton);
+    this.windowNote = el("p", "bpe-caption");
+    this.piecesNote = el("p", "bpe-caption bpe-pieces-rule");
+    const textPane = box("bpe-text-pane");
+    textPane.append(el("h3", "", "The text, token by token"), whenRow, this.windowNote, this.piecesNote, this.legendBox, this.textBox);
+    this.chart = record.merge_count ? chart(record) : null;
+    const tablePane = box("bpe-table-pane");
+    tablePane.append(this.pairsBox);
+    if (this.chart) tablePane.append(this.chart.svg);
+    const panes = box("bpe-panes");
+    panes.append(textPane, tablePane);
+    this.root.append(controls.element, this.cardBox, this.countsBox, this.inspectorBox, panes, this.vocabBox);
+    const countLine = (made, hits) =>
+      made.kind === "merge" && made.number > this.k
+        ? `Not made yet at step ${number(this.k)}: merge ${number(made.number)} comes later.`
+        : `In the text shown at step ${number(this.k)}: ${counted(hits, "time")}${hits ? ", outlined in the text." : "."}`;
+    this.inspector = new Inspector(this.inspectorBox, this.textBox, stepSource(record), countLine);
+    this.inspector.listen(this.textBox, this.vocabBox, this.inspectorBox);
+    if (!record.window.whole) {
+      const { from, bytes } = record.window;
+      const shown = from ? `bytes ${number(from + 1)}–${number(bytes)}` : `its first ${number(bytes)} bytes`;
+      this.windowNote.textContent = `Long text: showing ${shown} of ${number(record.text_bytes)}; every count is of the whole text.`;
+    }
+    this.keys = (event) => this.onKey(event);
+    document.addEventListener("keydown", this.keys);
+  }
+
+  destroy() {
+    document.removeEventListener("keydown", this.keys);
+    clearInterval(this.timers.play);
+    clearTimeout(this.timers.slide);
+    clearTimeout(this.timers.report);
+    cancelAnimationFrame(this.timers.scroll);
+  }
+
+  onKey(event) {
+    if (!this.root.isConnected) {
+      document.removeEventListener("keydown", this.keys);
+      return;
+    }
+    const target = event.composedPath ? event.composedPath()[0] : event.target;
+    const tag = target && target.tagName ? target.tagName.toLowerCase() : "";
+    if (["input", "textarea", "select"].includes(tag) || (target && target.isContentEditable)) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const action = keyAction(this, event.key);
+    if (!action) return;
+    event.preventDefault();
+    action();
+  }
+
+  setPace(seconds) {
+    this.pace = seconds;
+    if (this.playing) this.startTimer();
+  }
+
+  setPieces(on) {
+    this.showPieces = on;
+    this.show(this.k, this.when, { report: false });
+  }
+
+  setQuiz(on) {
+    this.quiz = on;
+    if (on && this.playing) this.toggle();
+    this.show(this.k, "after", { report: false });
+  }
+
+  toggle() {
+    this.playing = !this.playing;
+    if (this.playing && this.k >= this.record.merge_count) this.show(0, this.when);
+    if (this.playing) this.startTimer();
+    else this.stopTimer();
+    this.updateControls();
+  }
+
+  startTimer() {
+    clearInterval(this.timers.play);
+    this.timers.play = setInterval(() => {
+      if (this.k >= this.record.merge_count) {
+        this.playing = false;
+        this.stopTimer();
+        this.updateControls();
+        return;
+      }
+      this.show(this.k + 1, this.when);
+    }, this.pace * 1000);
+  }
+
+  stopTimer() {
+    clearInterval(this.timers.play);
+    this.scheduleReport();
+  }
+
+  updateControls() {
+    const { slider, stepLabel, first, previous, next, last, play } = this.parts;
+    const k = this.k;
+    const merges = this.record.merge_count;
+    slider.value = k;
+    stepLabel.textContent = `${number(k)} of ${number(merges)}`;
+    first.disabled = previous.disabled = k === 0;
+    next.disabled = last.disabled = k >= merges;
+    play.textContent = this.playing ? "⏸ Pause" : "▶ Play";
+    play.disabled = merges === 0;
+    this.beforeButton.parentElement.hidden = k === 0 || this.quiz;
+    this.beforeButton.classList.toggle("bpe-on", this.when === "before");
+    this.afterButton.classList.toggle("bpe-on", this.when !== "before");
+  }
+
+  show(k, when, options = {}) {
+    const record = this.record;
+    k = Math.min(Math.max(Math.round(k), 0), record.merge_count);
+    const slide = !this.quiz && this.animate && !reducedMotion() && k === this.k + 1 && when === "after" && (!this.playing || this.pace >= 0.5);
+    this.k = k;
+    this.when = when;
+    clearTimeout(this.timers.slide);
+    this.root.dataset.ready = "false";
+    this.root.classList.toggle("bpe-quiz-on", this.quiz);
+    if (this.quiz) {
+      const answered = this.answers.has(k);
+      const answer = (step, row) => {
+        this.answers.set(step, row);
+        this.show(step, "after", { report: false });
+      };
+      this.cardBox.replaceChildren(quizCard(record, k, this.answers, answer, () => this.show(k + 1, "after")));
+      this.pairsBox.replaceChildren(answered ? pairTable(record, k + 1) : el("p", "bpe-note", "The pair counts are hidden until you answer."));
+    } else {
+      this.cardBox.replaceChildren(card(record, k));
+      this.pairsBox.replaceChildren(pairTable(record, k));
+    }
+    this.countsBox.replaceChildren(counts(record, k));
+    if (this.chart) this.chart.move(k);
+    this.vocabBox.replaceChildren(vocabTable(record, k, this.vocabRows));
+    this.piecesNote.textContent = this.showPieces ? record.pieces_rule : "";
+    this.piecesNote.hidden = !this.showPieces;
+    this.updateControls();
+    if (slide && !this.slideMs) this.slideMs = cssMilliseconds(this.root, "--bpe-slide");
+    if (slide && this.slideMs > 0) {
+      this.drawText(viewAt(record, k, "before"), true);
+      this.timers.slide = setTimeout(() => this.finish(k, when), this.slideMs);
+    } else {
+      this.finish(k, when);
+    }
+    if (options.report !== false) this.scheduleReport();
+  }
+
+  finish(k, when) {
+    this.drawText(this.quiz ? quizView(this.record, k, this.answers) : viewAt(this.record, k, when), false);
+    this.root.dataset.step = k;
+    this.root.dataset.when = this.quiz ? "quiz" : k ? when : "now";
+    this.root.dataset.ready = "true";
+  }
+
+  drawText(view, sliding) {
+    const options = { pieces: this.showPieces ? view.pieceStarts : null, keys: view.starts, cache: this.spanCache };
+    const spans = tokenSpans(this.record.vocab, view.ids, view.marks, options);
+    spans.classList.toggle("bpe-sliding", Boolean(sliding));
+    this.legendBox.replaceChildren(legend(view.legend, this.record.vocab, view.ids));
+    const box = this.textBox;
+    if (box.firstChild !== spans || box.childNodes.length !== 1) box.replaceChildren(spans);
+    this.inspector.draw();
+    // Scroll to the first outlined token when it is out of sight, measured after the frame
+    // is laid out (measuring now would force a second layout on every step).
+    // Lines out of sight are laid out at an estimated height until drawn, so a scroll is
+    // checked again on the next frames, once the lines around the mark have their size.
+    cancelAnimationFrame(this.timers.scroll);
+    const settle = (tries) => {
+      const mark = spans.querySelector(".bpe-new, .bpe-ps");
+      if (!mark || !spans.isConnected) return;
+      const top = mark.getBoundingClientRect().top - box.getBoundingClientRect().top;
+      if (top < 0 || top + mark.offsetHeight > box.clientHeight) box.scrollTop += top - box.clientHeight / 4;
+      if (tries > 1) this.timers.scroll = requestAnimationFrame(() => settle(tries - 1));
+    };
+    this.timers.scroll = requestAnimationFrame(() => settle(4));
+  }
+
+  // Open the inspector on token `id` (null closes it).
+  inspect(id) {
+    this.inspector.open(id);
+  }
+
+  scheduleReport() {
+    clearTimeout(this.timers.report);
+    if (this.playing) return;
+    this.timers.report = setTimeout(() => this.report({ step: this.k, when: this.when }), REPORT_AFTER_MS);
+  }
+}

@@ -1,0 +1,132 @@
+"""The browser's pure functions (``bpeviz/web/record.js``), run by Node's own test runner
+on records the engine makes here and held equal to the engine.
+
+This writes, to a temporary folder, the one script the app serves (``bpeviz.web.script``, as
+``bpeviz.mjs``) and ``cases.json``: per case a step record (``stepdata.payload``), a tokens
+record (``tokendata.tokens_data``), and what the engine says they must give:
+``History.segmentation`` at every step, the tokens outlined (``tests/step_outline.py``),
+every token's whole entry (``tokendata.token_entry``), the quiz's choices (``quiz_order`` over
+``History.pair_top``), each token's build tree (the merge list), and the characters that
+split tokens spell (cut where UTF-8 characters start in the text). Then ``node --test
+tests/js`` checks ``record.js`` against them. Node is Debian's ``nodejs``
+(``scripts/install_system_deps.sh``); without it these skip, and fail under
+``BPEVIZ_REQUIRE_BROWSER=1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn
+
+import pytest
+from step_outline import step_outline
+
+from bpeviz.history import History, train
+from bpeviz.stepdata import TOP_PAIRS, payload, quiz_order
+from bpeviz.tokendata import token_entry, token_parents, tokens_data
+from bpeviz.web import script
+
+TESTS = Path(__file__).parent / "js"
+
+CASES = {
+    "specials, split characters": ("日本 ab\nab</w> x<|e|>", 270, "bytes", False),
+    "tokens longer than 24 bytes": ("the cat sat on the mat. " * 40, 400, "bytes", False),
+    "long tokens, split characters": ("日本語の本を読む。" * 30, 400, "bytes", False),
+    "end of word": ("low lower lowest newer wider " * 10, 300, "words", True),
+    "emoji and accents, gpt4": ("café 🙂🙂 naïve 🙂 café\n\nnaïve" * 6, 330, "gpt4", False),
+}
+
+
+def tree(history: History, token_id: int) -> list[Any]:
+    """``[id, children]`` down to single bytes, from the merge list itself."""
+    made = {new: (left, right) for left, right, new in history.tokenizer.merges}
+    if token_id not in made:
+        return [token_id, []]
+    return [token_id, [tree(history, part) for part in made[token_id]]]
+
+
+def char_groups(text: bytes, starts: list[int], ids: list[int]) -> list[list[Any]]:
+    """``[first, end, characters]`` of each run of two or more tokens joined by a boundary
+    inside a UTF-8 character (a continuation byte starts the next token)."""
+    groups: list[list[Any]] = []
+    first = 0
+    for index in range(1, len(ids) + 1):
+        inside = index < len(ids) and 0x80 <= text[starts[index]] < 0xC0
+        if inside:
+            continue
+        if index - first >= 2:
+            end = starts[index] if index < len(ids) else len(text)
+            groups.append([first, index, text[starts[first] : end].decode("utf-8")])
+        first = index
+    return groups
+
+
+def case(text: str, vocab_size: int, pretokenizer: str, end_of_word: bool) -> dict[str, Any]:
+    """One case: the records of a run and what the engine says they must give."""
+    history = train(
+        text,
+        vocab_size,
+        pretokenizer=pretokenizer,
+        end_of_word=end_of_word,
+        special_tokens=["<|e|>"],
+        top_pairs=TOP_PAIRS,
+    )
+    tokenizer = history.tokenizer
+    size = history.vocab_size + len(tokenizer.special_tokens)
+    steps = range(history.merge_count + 1)
+    cuts = [history.segmentation(k) for k in steps]
+    final = cuts[-1]
+    ids = final.ids.tolist()
+    tops = [history.pair_top(k, TOP_PAIRS).rows for k in steps]
+    return {
+        "record": payload(history),
+        "tokens": tokens_data(tokenizer, ids),
+        "entries": [token_entry(tokenizer, token_id) for token_id in range(size)],
+        "segmentation": [[cut.starts.tolist(), cut.ids.tolist()] for cut in cuts],
+        "outlines": [
+            [step_outline(history, k, before=before).marks for before in (True, False)]
+            for k in steps
+        ],
+        "quiz": [
+            [list(tops[k][row]) for row in quiz_order(k, len(tops[k]))]
+            for k in range(history.merge_count)
+        ],
+        "next_pairs": [list(step.pair) for step in history.steps],
+        "trees": {str(token_id): tree(history, token_id) for token_id in set(ids)},
+        "parents": {
+            str(token_id): list(made)
+            for token_id, made in token_parents(tokenizer, ids).items()
+        },
+        # with </w> (no bytes of the text) a token's start is not where its bytes are
+        "groups": None if end_of_word else char_groups(history.text, final.starts.tolist(), ids),
+    }
+
+
+@pytest.fixture(scope="module")
+def node(unavailable: Callable[[str], NoReturn]) -> str:
+    found = shutil.which("node") or shutil.which("nodejs")
+    if found is None:
+        unavailable("Node.js is not installed (Debian: apt-get install nodejs)")
+    return found
+
+
+def test_the_browsers_pure_functions_agree_with_the_engine(node: str, tmp_path: Path) -> None:
+    (tmp_path / "bpeviz.mjs").write_text(script(), encoding="utf-8")
+    cases = {name: case(*settings) for name, settings in CASES.items()}
+    (tmp_path / "cases.json").write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
+    tests = sorted(str(path) for path in TESTS.glob("*.test.mjs"))
+    assert tests, "no tests/js/*.test.mjs"
+    env = {**os.environ, "BPEVIZ_JS_CASES": str(tmp_path)}
+    command = [node, "--test", "--test-reporter=spec", *tests]
+    done = subprocess.run(
+        command, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
+    ran = re.search(r"ℹ pass (\d+)", done.stdout)
+    assert ran and int(ran.group(1)) > 0 and re.search(r"ℹ fail 0\b", done.stdout), done.stdout
