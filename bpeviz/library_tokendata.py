@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from bpeviz.formats.hf_models import LibraryTokenizer
-from bpeviz.stepdata import label_runs
+from bpeviz.record import SCHEMA, entry
 from bpeviz.token_info import special_title, token_title
 
 WORD_RULE = (
@@ -35,18 +35,15 @@ def library_tokens_data(
             continue
         if piece.special:
             data = piece.token.encode("utf-8")
-            vocab[key] = [label_runs(data), special_title(piece.token_id), 2, "", 0, data.hex()]
+            vocab[key] = entry(data, special_title(piece.token_id), special=True)
             continue
         data = tokenizer.shown_bytes(piece.token)
-        try:
-            data.decode("utf-8")
-            broken = ""
-        except UnicodeDecodeError:
-            broken = data.hex()
-        title = token_title(piece.token_id, data, f"the model's token {piece.token!r}")
-        vocab[key] = [label_runs(data), title, 0, broken, data.count(b"\n"), data.hex()]
+        vocab[key] = entry(
+            data, token_title(piece.token_id, data, f"the model's token {piece.token!r}")
+        )
     return {
         "kind": "tokens",
+        "schema": SCHEMA,
         "vocab": vocab,
         "ids": [piece.token_id for piece in pieces],
         "marks": None,

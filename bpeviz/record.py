@@ -83,13 +83,26 @@ def vocab_entry(tokenizer: Tokenizer, token_id: int, origin: Callable[[int], str
     >>> vocab_entry(Tokenizer.from_merges([(97, 98)]), 256, trained_origin(256))
     ['ab', 'id 256 · bytes 61 62 · made by merge 1', 0, '', 0, '6162']
     """
-    data = full = tokenizer.token_bytes(token_id)
+    data = tokenizer.token_bytes(token_id)
     if tokenizer.is_special(token_id):
-        return [label_runs(data), special_title(token_id), Kind.SPECIAL.value, "", 0, data.hex()]
+        return entry(data, special_title(token_id), special=True)
     title = token_title(token_id, data, origin(token_id))
-    kind = Kind.PLAIN
-    if tokenizer.end_of_word and data.endswith(END_OF_WORD_BYTES):
-        data, kind = data[: -len(END_OF_WORD_BYTES)], Kind.END_OF_WORD
-    broken = "" if whole_characters(data) else data.hex()
-    return [label_runs(data), title, kind.value, broken, data.count(b"\n"), full.hex()]
+    return entry(data, title, end_of_word=tokenizer.end_of_word)
 
+
+def entry(
+    data: bytes, title: str, *, special: bool = False, end_of_word: bool = False
+) -> list[Any]:
+    """The vocabulary entry of a token of these bytes (:data:`VOCAB_FIELDS`): the one place
+    one is built. ``end_of_word``: a trailing ``</w>`` is drawn apart (the tokenizer uses it).
+
+    >>> entry(b"ab</w>", "t", end_of_word=True), entry(b"<|x|>", "s", special=True)
+    (['ab', 't', 1, '', 0, '61623c2f773e'], ['<|x|>', 's', 2, '', 0, '3c7c787c3e'])
+    """
+    if special:
+        return [label_runs(data), title, Kind.SPECIAL.value, "", 0, data.hex()]
+    shown, kind = data, Kind.PLAIN
+    if end_of_word and data.endswith(END_OF_WORD_BYTES):
+        shown, kind = data[: -len(END_OF_WORD_BYTES)], Kind.END_OF_WORD
+    broken = "" if whole_characters(shown) else shown.hex()
+    return [label_runs(shown), title, kind.value, broken, shown.count(b"\n"), data.hex()]

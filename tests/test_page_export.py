@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from apptest_support import open_page, token_views
 
 from bpeviz.app.state import KEY_IMPORTED

@@ -5,7 +5,7 @@ The view itself is drawn by ``bpeviz/web`` (its browser tests compare what it
 draws with the engine at every step). Here: the record the page gives the component equals
 :func:`bpeviz.stepdata.payload` of a history trained in the test, the start step comes from
 the link or the session, and the server's own parts follow. The autouse fixture
-(``apptest_support.prepare``) clears caches around each test.
+(``tests/conftest.py``'s fixture) clears caches around each test.
 """
 
 from __future__ import annotations

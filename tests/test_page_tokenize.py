@@ -4,7 +4,7 @@ build trees and the pre-tokenizer's pieces, and replays how a piece is built.
 Expected ids come from the tokenizers built here directly (``bpeviz.trainer``, and
 ``load_encoding`` for the real cl100k_base); parents and piece starts from
 ``bpeviz.tokendata`` called on them. How the browser draws them is ``tests/browser``.
-``apptest_support.prepare`` clears caches around each test.
+``tests/conftest.py``'s fixture clears caches around each test.
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ are the ones typed here.
 
 from __future__ import annotations
 
-import apptest_support
 import pytest
 from apptest_support import new_app, run
 
@@ -19,11 +18,6 @@ STEP = "app_pages/step.py"
 BOXES = [(TOKENIZE, "tok_text"), (COMPARE, "compare_text")]
 SHORT = "The printer counted pairs: th, he, in. 1234 times a day!"
 LONG = "Merges never cross a piece boundary. " * (MAX_LINK_TEXT_CHARS // 30)
-
-
-@pytest.fixture(autouse=True)
-def _app(monkeypatch: pytest.MonkeyPatch):
-    yield from apptest_support.prepare(monkeypatch)
 
 
 @pytest.mark.parametrize(("page", "key"), BOXES, ids=["tokenize", "compare"])

@@ -5,16 +5,9 @@ from __future__ import annotations
 
 import hashlib
 
-import apptest_support
-import pytest
 from apptest_support import new_app, run
 
 from bpeviz.app.text_store import TextStore, text_ref
-
-
-@pytest.fixture(autouse=True)
-def _app(monkeypatch: pytest.MonkeyPatch):
-    yield from apptest_support.prepare(monkeypatch)
 
 
 def test_the_reference_is_the_texts_blake2b_digest() -> None:
