@@ -36,6 +36,10 @@ from bpeviz.pretokenize import (
 MERGE = tuple[int, int, int]  # (left id, right id, new id)
 _CACHE_LIMIT = 50_000  # distinct chunks remembered per tokenizer
 _MARKER = to_bytes(END_OF_WORD)
+# A trace keeps the token list after every merge: its cost is bytes × merges, so a piece is
+# replayed only up to this size (a 40,000-letter word took minutes and gigabytes).
+TRACE_MAX_BYTES = 1_000
+_SINGLE_BYTES = [bytes([value]) for value in range(256)]
 
 
 def pretokenizer_for_pattern(pattern: str) -> tuple[str, str | None]:
@@ -263,7 +267,7 @@ class Tokenizer:
             rank = self.ranks.get(data)
             if rank is not None:
                 return (rank,)
-            parts = _merge_parts([bytes([value]) for value in data], *self._rank_rules())
+            parts = _merge_parts([_SINGLE_BYTES[value] for value in data], *self._rank_rules())
             result = tuple(self.ranks[part] for part in parts)
         else:
             result = tuple(_merge_parts(self._symbols(data), *self._merge_rules()))
@@ -308,9 +312,15 @@ class Tokenizer:
 
         This is "why was this word split like this?": start from bytes, and each step names
         the merge (by rank) that fired and the tokens after it. Pre-tokenization is not
-        applied: the whole text is treated as one piece.
+        applied: the whole text is treated as one piece. A piece longer than
+        ``TRACE_MAX_BYTES`` is refused (``ValueError``): trace a part of it.
         """
         data = to_bytes(text) if isinstance(text, str) else text
+        if len(data) > TRACE_MAX_BYTES:
+            raise ValueError(
+                f"a trace replays at most {TRACE_MAX_BYTES:,} bytes and this piece has "
+                f"{len(data):,}: trace a part of it"
+            )
         steps: list[TraceStep] = []
         if self.ranks is not None:
             ranks = self.ranks
@@ -372,33 +382,38 @@ def _merge_parts(
     tokens: list[Any] = list(parts)
     nxt = [*range(1, size), -1]
     prv = list(range(-1, size - 1))
-    heap: list[tuple[int, int]] = []
-    for i in range(size - 1):
-        rank = rank_of(tokens[i], tokens[i + 1])
-        if rank is not None:
-            heap.append((rank, i))
+    # pair_rank[i]: the rank of the pair that starts at i now (None: none), so a queued entry
+    # is checked without joining the pair's bytes again (a rank names one pair).
+    pair_rank: list[int | None] = [rank_of(tokens[i], tokens[i + 1]) for i in range(size - 1)]
+    pair_rank.append(None)
+    # One int per entry, rank * size + position: ints compare faster than tuples.
+    heap = [rank * size + i for i, rank in enumerate(pair_rank) if rank is not None]
     heapq.heapify(heap)
     while heap:
-        rank, i = heapq.heappop(heap)
-        j = nxt[i]
-        if tokens[i] is None or j < 0 or rank_of(tokens[i], tokens[j]) != rank:
+        rank, i = divmod(heapq.heappop(heap), size)
+        if pair_rank[i] != rank or tokens[i] is None:
             continue  # stale: this pair changed since it was queued
+        j = nxt[i]
         if on_merge is not None:
             on_merge(rank, _index_of(nxt, i), _live(tokens, nxt))
         tokens[i] = join(tokens[i], tokens[j])
         tokens[j] = None
+        pair_rank[j] = None
         k = nxt[j]
         nxt[i] = k
+        found = None
         if k >= 0:
             prv[k] = i
-            rank = rank_of(tokens[i], tokens[k])
-            if rank is not None:
-                heapq.heappush(heap, (rank, i))
+            found = rank_of(tokens[i], tokens[k])
+            if found is not None:
+                heapq.heappush(heap, found * size + i)
+        pair_rank[i] = found
         p = prv[i]
         if p >= 0:
-            rank = rank_of(tokens[p], tokens[i])
-            if rank is not None:
-                heapq.heappush(heap, (rank, p))
+            found = rank_of(tokens[p], tokens[i])
+            pair_rank[p] = found
+            if found is not None:
+                heapq.heappush(heap, found * size + p)
     return _live(tokens, nxt)
 
 

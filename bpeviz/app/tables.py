@@ -27,7 +27,7 @@ from bpeviz.app.spans import token_label
 from bpeviz.history import History, PairTable, bytes_per_token
 from bpeviz.merge_rows import MERGE_COLUMNS, merge_rows
 from bpeviz.pretokenize import PieceKind, pretokenize_text, to_bytes, to_text
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.tokenizer import TRACE_MAX_BYTES, Tokenizer
 from bpeviz.trainer import Pair
 
 PAIR_COLUMNS: tuple[str, ...] = (
@@ -195,6 +195,12 @@ def distinct_chunks(
     return list(seen)
 
 
+def _symbol_count(tokenizer: Tokenizer, chunk: str) -> int:
+    """How many symbols encoding ``chunk`` starts from: fewer tokens means a merge applied
+    (and costs one encode, where a trace costs bytes × merges)."""
+    return len(to_bytes(chunk)) + (tokenizer.end_of_word and tokenizer.ranks is None)
+
+
 def interesting_chunk(tokenizer: Tokenizer, chunks: Sequence[str], *, scan: int = 200) -> int:
     """Index of a good first example among the first ``scan`` chunks: a word that some
     merges build but that still ends up as two or more tokens; else any chunk of two or
@@ -206,10 +212,13 @@ def interesting_chunk(tokenizer: Tokenizer, chunks: Sequence[str], *, scan: int 
     """
     fallback = None
     for index, chunk in enumerate(chunks[:scan]):
+        if len(chunk) > TRACE_MAX_BYTES:  # replayed only in part: a fallback at most
+            fallback = index if fallback is None else fallback
+            continue
         tokens = len(tokenizer.encode(chunk, allow_special=False))
         if tokens < 2:
             continue
-        if chunk.strip().isalpha() and tokenizer.encode_trace(chunk):
+        if chunk.strip().isalpha() and tokens < _symbol_count(tokenizer, chunk):
             return index
         if fallback is None:
             fallback = index
