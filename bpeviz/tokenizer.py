@@ -29,6 +29,7 @@ from bpeviz.pretokenize import (
     SPLIT_PATTERNS,
     PieceKind,
     check_pretokenizer,
+    check_split_pattern,
     pretokenize,
     to_bytes,
 )
@@ -89,6 +90,8 @@ class Tokenizer:
         end_of_word: bool = False,
     ) -> None:
         check_pretokenizer(pretokenizer)
+        if pattern is not None:
+            check_split_pattern(pattern)  # a pattern from a file must not hang the server
         if len(byte_ids) != 256:
             raise ValueError(f"a byte-level vocabulary needs all 256 bytes, got {len(byte_ids)}")
         self.byte_ids: tuple[int, ...] = tuple(byte_ids)
