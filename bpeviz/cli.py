@@ -10,8 +10,10 @@
 - ``history FILE --vocab-size N`` prints every merge step, as a table or ``--jsonl``.
 
 Bad input never ends in a traceback: the message goes to stderr, with exit status 2 (as
-argparse does for bad options). This module only parses, reads files and prints; the work is
-done by the engine.
+argparse does for bad options). No file is read past ``MAX_READ_BYTES`` (64 MiB): a larger one
+(or an endless one, ``/dev/zero``) is refused after that much. Running out of memory, nesting
+too deep, or a bug of ours ends in one line on stderr too, with exit status 1. This module only
+parses, reads files and prints; the work is done by the engine.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ from bpeviz.trainer import MergeStep, max_useful_vocab_size, run_training
 from bpeviz.web import step_page
 
 EXIT_BAD_INPUT = 2
+EXIT_FAILED = 1
+MAX_READ_BYTES = 64 * 2**20  # any file: text to train on or encode, ids, a model
 SUMMARY_MERGES = 5  # first and last merges shown after training
 PROGRESS_DELAY = 1.0  # seconds of work before progress appears on stderr
 
@@ -164,6 +168,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        print(f"{parser.prog}: error: ran out of memory: use a smaller file", file=sys.stderr)
+        return EXIT_FAILED
+    except RecursionError:
+        print(f"{parser.prog}: error: the input nests too deep to read", file=sys.stderr)
+        return EXIT_FAILED
+    except Exception as error:  # a bug of ours: one line, not a traceback
+        print(
+            f"{parser.prog}: internal error ({type(error).__name__}: {error}): please report "
+            "it with the command you ran",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     return 0
 
 
@@ -256,12 +273,19 @@ def step_record(step: MergeStep, history: History) -> dict[str, Any]:
 
 
 def _read_bytes(path: str, what: str) -> bytes:
+    """The file's bytes, at most ``MAX_READ_BYTES`` of them (one more is read to tell)."""
     try:
         with open(path, "rb") as file:
-            return file.read()
+            data = file.read(MAX_READ_BYTES + 1)
     except OSError as error:
         reason = error.strerror or str(error)
         raise CliError(f"cannot read the {what} {path!r}: {reason.lower()}") from None
+    if len(data) > MAX_READ_BYTES:
+        raise CliError(
+            f"the {what} {path!r} is too large: at most {MAX_READ_BYTES // 2**20} MiB is "
+            "read, so use a smaller file"
+        )
+    return data
 
 
 def _write(path: Path, text: str) -> Path:
@@ -342,6 +366,8 @@ def _parse_ids(raw: str, where: str) -> list[int]:
         ids = json.loads(raw)
     except json.JSONDecodeError as error:
         raise CliError(f"{where}: expected {example} ({error.msg})") from None
+    except RecursionError:
+        raise CliError(f"{where}: expected {example} (this nests too deep)") from None
     if not isinstance(ids, list) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in ids
     ):
