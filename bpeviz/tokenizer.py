@@ -40,6 +40,9 @@ _MARKER = to_bytes(END_OF_WORD)
 # A trace keeps the token list after every merge: its cost is bytes × merges, so a piece is
 # replayed only up to this size (a 40,000-letter word took minutes and gigabytes).
 TRACE_MAX_BYTES = 1_000
+# The largest id a browser holds exactly (JavaScript numbers; Arrow's int64 holds more):
+# a file with a larger id is refused on load rather than shown wrong.
+MAX_TOKEN_ID = 2**53 - 1
 _SINGLE_BYTES = [bytes([value]) for value in range(256)]
 
 
@@ -94,6 +97,7 @@ class Tokenizer:
             check_split_pattern(pattern)  # a pattern from a file must not hang the server
         if len(byte_ids) != 256:
             raise ValueError(f"a byte-level vocabulary needs all 256 bytes, got {len(byte_ids)}")
+        _check_ids(byte_ids, merges, ranks, special_tokens or {})
         self.byte_ids: tuple[int, ...] = tuple(byte_ids)
         self.merges: tuple[MERGE, ...] = tuple(merges)
         self.ranks = ranks
@@ -367,6 +371,49 @@ class Tokenizer:
     def decode(self, ids: Iterable[int]) -> str:
         """Ids to text; bytes that are not valid UTF-8 become U+FFFD (never an exception)."""
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+
+def _check_ids(
+    byte_ids: Sequence[int],
+    merges: Sequence[MERGE],
+    ranks: dict[bytes, int] | None,
+    special_tokens: dict[str, int],
+) -> None:
+    """Refuse ids no view can show: not whole numbers from 0 to ``MAX_TOKEN_ID``, two bytes
+    sharing one id, or two tokens of a rank table sharing one rank. A file can say any of
+    these; the message names the id and what it belongs to."""
+    named: list[tuple[Any, str]] = [
+        (token_id, f"byte {value}") for value, token_id in enumerate(byte_ids)
+    ]
+    named += [(new, f"merge {rank + 1}") for rank, (_, _, new) in enumerate(merges)]
+    named += [(token_id, f"special token {text!r}") for text, token_id in special_tokens.items()]
+    if ranks is not None:
+        named += [(rank, f"token {token!r}") for token, rank in ranks.items()]
+    for token_id, what in named:
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            raise ValueError(f"{what} has the id {token_id!r}: ids are whole numbers")
+        if not 0 <= token_id <= MAX_TOKEN_ID:
+            raise ValueError(
+                f"id {token_id:,} of {what} is out of range: ids run from 0 to "
+                f"{MAX_TOKEN_ID:,} (2^53 - 1, the largest a browser holds exactly)"
+            )
+    owners: dict[int, int] = {}
+    for value, token_id in enumerate(byte_ids):
+        if token_id in owners:
+            raise ValueError(
+                f"bytes {owners[token_id]} and {value} both have id {token_id}: every byte "
+                "needs its own id"
+            )
+        owners[token_id] = value
+    if ranks is not None and len(set(ranks.values())) < len(ranks):
+        by_rank: dict[int, bytes] = {}
+        for token, rank in ranks.items():
+            if rank in by_rank:
+                raise ValueError(
+                    f"tokens {by_rank[rank]!r} and {token!r} both have rank {rank}: every "
+                    "token needs its own rank"
+                )
+            by_rank[rank] = token
 
 
 def _merge_parts(
