@@ -92,3 +92,19 @@ def _gpt2_vocab() -> str:
     from bpeviz.formats.gpt2 import to_gpt2_files
 
     return to_gpt2_files(Tokenizer.from_merges([]))[0]
+
+
+@pytest.mark.parametrize(
+    ("part", "value"),
+    [
+        ("pre_tokenizer", {"type": "Sequence", "pretokenizers": 1}),
+        ("post_processor", {"type": "Sequence", "processors": 5}),
+    ],
+    ids=["pretokenizers", "processors"],
+)
+def test_a_sequence_that_is_not_a_list_is_refused(part: str, value: object) -> None:
+    """Found by tests/test_reader_fuzz.py: a TypeError before."""
+    document = hf_document()
+    document[part] = value
+    with pytest.raises(ValueError, match="list"):
+        from_hf_json(json.dumps(document))
