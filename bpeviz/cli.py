@@ -37,6 +37,7 @@ from bpeviz.history import History
 from bpeviz.merge_rows import merge_row
 from bpeviz.openai_ranks import REAL_ENCODING_NAMES, RanksUnavailable, load_encoding
 from bpeviz.pretokenize import PRETOKENIZERS
+from bpeviz.readable import counted
 from bpeviz.stepdata import TOP_PAIRS, payload_json
 from bpeviz.tie_rules import TIE_BREAKS
 from bpeviz.tokenizer import Tokenizer
@@ -210,12 +211,12 @@ def _html(args: argparse.Namespace) -> None:
     history = _run_training(args, source)
     name = Path(args.file).name
     subtitle = (
-        f"{name} · {len(history.text):,} bytes · vocab {history.vocab_size:,} · {args.pretokenizer}"
-        f" · ties: {args.tie_break}"
+        f"{name} · {counted(len(history.text), 'byte')} · vocab {history.vocab_size:,} · "
+        f"{args.pretokenizer} · ties: {args.tie_break}"
     )
     page = step_page(payload_json(history), title=f"bpeviz: {name}", subtitle=subtitle)
     path = _write(Path(args.out), page)
-    print(f"wrote {path} ({len(page.encode('utf-8')):,} bytes): open it in any browser")
+    print(f"wrote {path} ({counted(len(page.encode('utf-8')), 'byte')}): open it in any browser")
 
 
 def _history(args: argparse.Namespace) -> None:
@@ -311,8 +312,8 @@ def _read_training_text(path: str) -> tuple[str | bytes, str]:
             f"offset {error.start}): training on its raw bytes",
             file=sys.stderr,
         )
-        return data, f"{len(data):,} bytes (not UTF-8)"
-    return text, f"{len(data):,} bytes, {len(text):,} characters"
+        return data, f"{counted(len(data), 'byte')} (not UTF-8)"
+    return text, f"{counted(len(data), 'byte')}, {counted(len(text), 'character')}"
 
 
 def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
