@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import regex
 
+from bpeviz.app.csv_cells import csv_bytes
 from bpeviz.app.spans import token_label
 from bpeviz.history import History, PairTable, bytes_per_token
 from bpeviz.merge_rows import MERGE_COLUMNS, merge_rows
@@ -112,7 +113,7 @@ def pair_frame(
 
 def pair_csv(table: PairTable, tokenizer: Tokenizer, *, chosen: Pair | None = None) -> bytes:
     """The whole pair table (every pair, not just the top rows) as UTF-8 CSV."""
-    return pair_frame(table, tokenizer, chosen=chosen).to_csv(index=False).encode("utf-8")
+    return csv_bytes(pair_frame(table, tokenizer, chosen=chosen))
 
 
 def merge_frame(
@@ -132,7 +133,7 @@ def merge_frame(
 
 def merge_csv(history: History, k: int | None = None) -> bytes:
     """:func:`merge_frame` as UTF-8 CSV bytes (a header row, then one row per merge)."""
-    return merge_frame(history, k).to_csv(index=False).encode("utf-8")
+    return csv_bytes(merge_frame(history, k))
 
 
 @dataclass(frozen=True)
