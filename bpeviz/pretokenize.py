@@ -199,7 +199,7 @@ def _split_plain(
 # A pattern from a file is code the server runs: one that backtracks without end would keep a
 # thread busy for good. So a pattern that is not a published one is compiled and tried on a
 # probe text under a time limit before it is used, and every later run has a limit too.
-PROBE_SECONDS = 1.0
+PROBE_SECONDS = 0.5
 MAX_PATTERN_CHARS = 10_000
 MAX_COMPILED_PATTERNS = 32
 # Runs of every kind of character (a backtracking pattern blows up on a run of what it can
