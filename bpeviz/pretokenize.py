@@ -18,11 +18,11 @@ Everything is bytes underneath: text that is not valid UTF-8 comes in through
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
 import regex
 
@@ -197,8 +197,8 @@ def _split_plain(
 
 
 # A pattern from a file is code the server runs: one that backtracks without end would keep a
-# thread busy for good. So a pattern that is not a published one is compiled and tried on a
-# probe text under a time limit before it is used, and every later run has a limit too.
+# thread busy for good. So every split pattern is compiled and tried on a probe text under a
+# time limit before it is used, and every later run of one has a limit too.
 PROBE_SECONDS = 0.5
 MAX_PATTERN_CHARS = 10_000
 MAX_COMPILED_PATTERNS = 32
@@ -207,8 +207,6 @@ MAX_COMPILED_PATTERNS = 32
 _PROBE = "".join(char * 48 for char in "aZ1 \t\n.,'\"-_é日🙂\u0301") + (
     " The printer's 1234 pairs: “th”, he—in… 駅前の本屋で 🙂\r\n  end " * 8
 )
-_COMPILED: dict[str, regex.Pattern[str]] = {}
-_REFUSED: dict[str, str] = {}  # pattern -> why (so a refused file is not tried again)
 
 
 def run_seconds(size: int) -> float:
@@ -221,59 +219,48 @@ def check_split_pattern(pattern: str) -> regex.Pattern[str]:
     """Compile ``pattern`` and try it on a probe text within ``PROBE_SECONDS``; raise a
     ``ValueError`` that names it and says why when it does not compile or is too slow.
 
-    Checked patterns are remembered (at most ``MAX_COMPILED_PATTERNS``).
+    The verdicts on the last ``MAX_COMPILED_PATTERNS`` patterns are remembered, so the same
+    file uploaded by a whole class is tried once.
 
     >>> check_split_pattern(r"(?:a|a)*b|.")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ValueError: the split pattern '(?:a|a)*b|.' backtracks too much (...), so it could hang ...
     """
-    compiled = _COMPILED.get(pattern)
-    if compiled is not None:
-        return compiled
-    if pattern in _REFUSED:  # the same bad file again costs nothing
-        raise ValueError(_REFUSED[pattern])
-    try:
-        compiled = _checked(pattern)
-    except ValueError as error:
-        _remember(_REFUSED, pattern, str(error))
-        raise
-    _remember(_COMPILED, pattern, compiled)
-    return compiled
+    verdict = _verdict(pattern)
+    if isinstance(verdict, str):
+        raise ValueError(verdict)
+    return verdict
 
 
-def _remember(cache: dict[str, Any], pattern: str, value: Any) -> None:
-    while len(cache) >= MAX_COMPILED_PATTERNS:
-        del cache[next(iter(cache))]  # the oldest
-    cache[pattern] = value
-
-
-def _checked(pattern: str) -> regex.Pattern[str]:
+@functools.lru_cache(maxsize=MAX_COMPILED_PATTERNS)  # thread-safe, shared by all sessions
+def _verdict(pattern: str) -> regex.Pattern[str] | str:
+    """The compiled pattern, or why it is refused."""
     name = f"'{pattern}'" if len(pattern) <= 60 else f"'{pattern[:60]}…'"
     if len(pattern) > MAX_PATTERN_CHARS:
-        raise ValueError(
+        return (
             f"the split pattern {name} is {len(pattern):,} characters long: at most "
             f"{MAX_PATTERN_CHARS:,} are read"
         )
     try:
         compiled = regex.compile(pattern)
     except (regex.error, OverflowError, RecursionError, MemoryError) as error:
-        raise ValueError(
+        return (
             f"the split pattern {name} is not a valid regular expression ({error}): fix or "
             "remove it"
-        ) from None
+        )
     try:
         for _ in compiled.finditer(_PROBE, timeout=PROBE_SECONDS):
             pass
     except TimeoutError:
-        raise ValueError(
+        return (
             f"the split pattern {name} backtracks too much (a short test text took longer "
             f"than {PROBE_SECONDS:g} s), so it could hang the server: use a simpler pattern"
-        ) from None
+        )
     return compiled
 
 
 def _compiled(pattern: str) -> regex.Pattern[str]:
-    """A pattern compiled (and, when not a published one, checked) once."""
+    """A pattern compiled and checked once (the published ones pass)."""
     return check_split_pattern(pattern)
 
 

@@ -71,7 +71,7 @@ def test_a_pattern_slow_on_a_long_text_stops_with_a_message(
 def test_the_checked_patterns_are_remembered_in_a_bounded_cache() -> None:
     for index in range(pretokenize.MAX_COMPILED_PATTERNS + 10):
         check_split_pattern(rf"\w+|\s+|x{{{index}}}")
-    assert len(pretokenize._COMPILED) <= pretokenize.MAX_COMPILED_PATTERNS
+    assert pretokenize._verdict.cache_info().currsize <= pretokenize.MAX_COMPILED_PATTERNS
 
 
 def test_a_tokenizer_json_with_a_malformed_split_is_refused_on_load() -> None:
