@@ -3,6 +3,7 @@
 import streamlit as st
 
 from bpeviz.app import export, tables
+from bpeviz.app.csv_cells import csv_bytes
 from bpeviz.app.settings import Message
 from bpeviz.app.state import (
     current_settings,
@@ -78,7 +79,7 @@ if history is not None:
     frame = tables.merge_frame(history)
     st.download_button(
         "History CSV",
-        frame.to_csv(index=False).encode("utf-8"),
+        csv_bytes(frame),
         file_name=f"{stem}-history.csv",
         mime="text/csv",
         icon=":material/download:",

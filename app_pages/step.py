@@ -23,7 +23,7 @@ if history is None or text is None:
     st.stop()
 
 settings = current_settings()
-caption(f"{text.name} · {len(history.text):,} bytes · {settings.summary()}")
+caption(f"{text.name} · {counted(len(history.text), 'byte')} · {settings.summary()}")
 if not presentation_mode():  # on a projector, room for the text matters more
     st.caption(
         "**Step k** means the first k merges are done. Everything below is about **merge k**: "

@@ -9,7 +9,7 @@ from bpeviz.app.choices import tokenizer_choices
 from bpeviz.app.state import current_text, imported_tokenizer
 from bpeviz.app.surprises import find_surprise, load_surprises
 from bpeviz.app.token_view import library_note, show_library_tokens, show_tokens, show_trace
-from bpeviz.app.trace import trace_lines, trace_summary_html
+from bpeviz.app.trace import long_piece_note, trace_lines, trace_summary_html, traced_part
 from bpeviz.app.training import chosen_tokenizer, current_history, encode_with
 from bpeviz.app.widgets import columns, escape_markdown, linked_text_area
 from bpeviz.formats.hf_models import LibraryTokenizer
@@ -17,6 +17,7 @@ from bpeviz.pretokenize import to_bytes
 from bpeviz.readable import readable
 
 MAX_SHOWN_TOKENS = 5_000
+MAX_PIECE_LABEL = 80  # characters of a piece shown in the menu (a piece can be 1 MB)
 
 
 def _merge_number(rank: int) -> str:
@@ -190,11 +191,14 @@ word = st.selectbox(
     "Piece of the text",
     chunks,
     index=tables.interesting_chunk(tokenizer, chunks),
-    format_func=lambda chunk: readable(to_bytes(chunk)),
+    format_func=lambda chunk: readable(to_bytes(chunk[:MAX_PIECE_LABEL])),
     key="tok_word",
 )
-trace = tokenizer.encode_trace(word)
-encoded = tokenizer.encode(word, allow_special=False)
-st.html(trace_summary_html(to_bytes(word), trace, encoded))
-lines, more = trace_lines(tokenizer, to_bytes(word), trace, rank_label=rank_label)
+part = traced_part(word)
+if part != word:
+    st.caption(long_piece_note(len(to_bytes(word)), len(to_bytes(part))))
+trace = tokenizer.encode_trace(part)
+encoded = tokenizer.encode(part, allow_special=False)
+st.html(trace_summary_html(to_bytes(part), trace, encoded))
+lines, more = trace_lines(tokenizer, to_bytes(part), trace, rank_label=rank_label)
 show_trace(tokenizer, lines, more=more, key="tok_trace")

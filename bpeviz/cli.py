@@ -12,8 +12,10 @@
 - ``history FILE --vocab-size N`` prints every merge step, as a table or ``--jsonl``.
 
 Bad input never ends in a traceback: the message goes to stderr, with exit status 2 (as
-argparse does for bad options). This module only parses, reads files and prints; the work is
-done by the engine.
+argparse does for bad options). No file is read past ``MAX_READ_BYTES`` (64 MiB): a larger one
+(or an endless one, ``/dev/zero``) is refused after that much. Running out of memory, nesting
+too deep, or a bug of ours ends in one line on stderr too, with exit status 1. This module only
+parses, reads files and prints; the work is done by the engine.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from bpeviz.merge_rows import merge_row
 from bpeviz.openai_models import load_named
 from bpeviz.openai_ranks import REAL_ENCODING_NAMES, RanksUnavailable
 from bpeviz.pretokenize import PRETOKENIZERS
+from bpeviz.readable import counted
 from bpeviz.stepdata import TOP_PAIRS, payload_json
 from bpeviz.tie_rules import TIE_BREAKS
 from bpeviz.tokenizer import Tokenizer
@@ -46,6 +49,8 @@ from bpeviz.trainer import MergeStep, max_useful_vocab_size, run_training
 from bpeviz.web import step_page
 
 EXIT_BAD_INPUT = 2
+EXIT_FAILED = 1
+MAX_READ_BYTES = 64 * 2**20  # any file: text to train on or encode, ids, a model
 SUMMARY_MERGES = 5  # first and last merges shown after training
 PROGRESS_DELAY = 1.0  # seconds of work before progress appears on stderr
 
@@ -172,6 +177,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        print(f"{parser.prog}: error: ran out of memory: use a smaller file", file=sys.stderr)
+        return EXIT_FAILED
+    except RecursionError:
+        print(f"{parser.prog}: error: the input nests too deep to read", file=sys.stderr)
+        return EXIT_FAILED
+    except Exception as error:  # a bug of ours: one line, not a traceback
+        print(
+            f"{parser.prog}: internal error ({type(error).__name__}: {error}): please report "
+            "it with the command you ran",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     return 0
 
 
@@ -201,12 +219,12 @@ def _html(args: argparse.Namespace) -> None:
     history = _run_training(args, source)
     name = Path(args.file).name
     subtitle = (
-        f"{name} · {len(history.text):,} bytes · vocab {history.vocab_size:,} · {args.pretokenizer}"
-        f" · ties: {args.tie_break}"
+        f"{name} · {counted(len(history.text), 'byte')} · vocab {history.vocab_size:,} · "
+        f"{args.pretokenizer} · ties: {args.tie_break}"
     )
     page = step_page(payload_json(history), title=f"bpeviz: {name}", subtitle=subtitle)
     path = _write(Path(args.out), page)
-    print(f"wrote {path} ({len(page.encode('utf-8')):,} bytes): open it in any browser")
+    print(f"wrote {path} ({counted(len(page.encode('utf-8')), 'byte')}): open it in any browser")
 
 
 def _history(args: argparse.Namespace) -> None:
@@ -264,12 +282,19 @@ def step_record(step: MergeStep, history: History) -> dict[str, Any]:
 
 
 def _read_bytes(path: str, what: str) -> bytes:
+    """The file's bytes, at most ``MAX_READ_BYTES`` of them (one more is read to tell)."""
     try:
         with open(path, "rb") as file:
-            return file.read()
+            data = file.read(MAX_READ_BYTES + 1)
     except OSError as error:
         reason = error.strerror or str(error)
         raise CliError(f"cannot read the {what} {path!r}: {reason.lower()}") from None
+    if len(data) > MAX_READ_BYTES:
+        raise CliError(
+            f"the {what} {path!r} is too large: at most {MAX_READ_BYTES // 2**20} MiB is "
+            "read, so use a smaller file"
+        )
+    return data
 
 
 def _write(path: Path, text: str) -> Path:
@@ -295,8 +320,8 @@ def _read_training_text(path: str) -> tuple[str | bytes, str]:
             f"offset {error.start}): training on its raw bytes",
             file=sys.stderr,
         )
-        return data, f"{len(data):,} bytes (not UTF-8)"
-    return text, f"{len(data):,} bytes, {len(text):,} characters"
+        return data, f"{counted(len(data), 'byte')} (not UTF-8)"
+    return text, f"{counted(len(data), 'byte')}, {counted(len(text), 'character')}"
 
 
 def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
@@ -353,6 +378,8 @@ def _parse_ids(raw: str, where: str) -> list[int]:
         ids = json.loads(raw)
     except json.JSONDecodeError as error:
         raise CliError(f"{where}: expected {example} ({error.msg})") from None
+    except RecursionError:
+        raise CliError(f"{where}: expected {example} (this nests too deep)") from None
     if not isinstance(ids, list) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in ids
     ):

@@ -18,6 +18,7 @@ Everything is bytes underneath: text that is not valid UTF-8 comes in through
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -141,21 +142,29 @@ def split_specials(text: str, special_tokens: Iterable[str]) -> list[tuple[str, 
     return [(part, index % 2 == 1) for index, part in enumerate(parts) if part]
 
 
-def split_pattern(text: str, pattern: str | regex.Pattern[str]) -> list[str]:
+def split_pattern(
+    text: str, pattern: str | regex.Pattern[str], *, timeout: float | None = None
+) -> list[str]:
     """Split with a regex; any text the pattern does not match is kept as its own piece.
 
     Keeping the gaps means decoding always gives back the whole text, even for a custom
-    pattern that does not cover every character.
+    pattern that does not cover every character. Past ``timeout`` seconds, a ``ValueError``.
     """
     compiled = regex.compile(pattern) if isinstance(pattern, str) else pattern
     pieces: list[str] = []
     position = 0
-    for match in compiled.finditer(text):
-        if match.start() > position:
-            pieces.append(text[position : match.start()])
-        if match.end() > match.start():
-            pieces.append(match.group())
-        position = match.end()
+    try:
+        for match in compiled.finditer(text, timeout=timeout):
+            if match.start() > position:
+                pieces.append(text[position : match.start()])
+            if match.end() > match.start():
+                pieces.append(match.group())
+            position = match.end()
+    except TimeoutError:
+        raise ValueError(
+            f"the split pattern took longer than {timeout:g} s to cut this text of "
+            f"{len(text):,} characters: use a simpler pattern or a shorter text"
+        ) from None
     if position < len(text):
         pieces.append(text[position:])
     return pieces
@@ -182,20 +191,77 @@ def _split_plain(
             fast = _ASCII_COMPILED[chosen] if text.isascii() else _compiled(chosen)
             found = fast.findall(text)
         else:
-            found = split_pattern(text, _compiled(chosen))
+            found = split_pattern(text, _compiled(chosen), timeout=run_seconds(len(text)))
         parts.extend(found)
         kinds.extend([PieceKind.CHUNK] * len(found))
 
 
-_COMPILED: dict[str, regex.Pattern[str]] = {}
+# A pattern from a file is code the server runs: one that backtracks without end would keep a
+# thread busy for good. So every split pattern is compiled and tried on a probe text under a
+# time limit before it is used, and every later run of one has a limit too.
+PROBE_SECONDS = 0.5
+MAX_PATTERN_CHARS = 10_000
+MAX_COMPILED_PATTERNS = 32
+# Runs of every kind of character (a backtracking pattern blows up on a run of what it can
+# match many ways) and a mixed sentence; no NUL, so a pattern waiting for one must give up.
+_PROBE = "".join(char * 48 for char in "aZ1 \t\n.,'\"-_é日🙂\u0301") + (
+    " The printer's 1234 pairs: “th”, he—in… 駅前の本屋で 🙂\r\n  end " * 8
+)
+
+
+def run_seconds(size: int) -> float:
+    """The time limit of one split with a pattern from a file: 2 s, plus 10 s per million
+    characters (the published patterns cut a million in well under one)."""
+    return 2.0 + size / 100_000
+
+
+def check_split_pattern(pattern: str) -> regex.Pattern[str]:
+    """Compile ``pattern`` and try it on a probe text within ``PROBE_SECONDS``; raise a
+    ``ValueError`` that names it and says why when it does not compile or is too slow.
+
+    The verdicts on the last ``MAX_COMPILED_PATTERNS`` patterns are remembered, so the same
+    file uploaded by a whole class is tried once.
+
+    >>> check_split_pattern(r"(?:a|a)*b|.")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: the split pattern '(?:a|a)*b|.' backtracks too much (...), so it could hang ...
+    """
+    verdict = _verdict(pattern)
+    if isinstance(verdict, str):
+        raise ValueError(verdict)
+    return verdict
+
+
+@functools.lru_cache(maxsize=MAX_COMPILED_PATTERNS)  # thread-safe, shared by all sessions
+def _verdict(pattern: str) -> regex.Pattern[str] | str:
+    """The compiled pattern, or why it is refused."""
+    name = f"'{pattern}'" if len(pattern) <= 60 else f"'{pattern[:60]}…'"
+    if len(pattern) > MAX_PATTERN_CHARS:
+        return (
+            f"the split pattern {name} is {len(pattern):,} characters long: at most "
+            f"{MAX_PATTERN_CHARS:,} are read"
+        )
+    try:
+        compiled = regex.compile(pattern)
+    except (regex.error, OverflowError, RecursionError, MemoryError) as error:
+        return (
+            f"the split pattern {name} is not a valid regular expression ({error}): fix or "
+            "remove it"
+        )
+    try:
+        for _ in compiled.finditer(_PROBE, timeout=PROBE_SECONDS):
+            pass
+    except TimeoutError:
+        return (
+            f"the split pattern {name} backtracks too much (a short test text took longer "
+            f"than {PROBE_SECONDS:g} s), so it could hang the server: use a simpler pattern"
+        )
+    return compiled
 
 
 def _compiled(pattern: str) -> regex.Pattern[str]:
-    """Compile once per pattern (a handful of patterns exist; the dict stays tiny)."""
-    compiled = _COMPILED.get(pattern)
-    if compiled is None:
-        compiled = _COMPILED[pattern] = regex.compile(pattern)
-    return compiled
+    """A pattern compiled and checked once (the published ones pass)."""
+    return check_split_pattern(pattern)
 
 
 def pretokenize_text(

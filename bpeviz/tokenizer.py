@@ -29,6 +29,7 @@ from bpeviz.pretokenize import (
     SPLIT_PATTERNS,
     PieceKind,
     check_pretokenizer,
+    check_split_pattern,
     pretokenize,
     to_bytes,
 )
@@ -36,6 +37,13 @@ from bpeviz.pretokenize import (
 MERGE = tuple[int, int, int]  # (left id, right id, new id)
 _CACHE_LIMIT = 50_000  # distinct chunks remembered per tokenizer
 _MARKER = to_bytes(END_OF_WORD)
+# A trace keeps the token list after every merge: its cost is bytes × merges, so a piece is
+# replayed only up to this size (a 40,000-letter word took minutes and gigabytes).
+TRACE_MAX_BYTES = 1_000
+# The largest id a browser holds exactly (JavaScript numbers; Arrow's int64 holds more):
+# a file with a larger id is refused on load rather than shown wrong.
+MAX_TOKEN_ID = 2**53 - 1
+_SINGLE_BYTES = [bytes([value]) for value in range(256)]
 
 
 def pretokenizer_for_pattern(pattern: str) -> tuple[str, str | None]:
@@ -85,8 +93,11 @@ class Tokenizer:
         end_of_word: bool = False,
     ) -> None:
         check_pretokenizer(pretokenizer)
+        if pattern is not None:
+            check_split_pattern(pattern)  # a pattern from a file must not hang the server
         if len(byte_ids) != 256:
             raise ValueError(f"a byte-level vocabulary needs all 256 bytes, got {len(byte_ids)}")
+        _check_ids(byte_ids, merges, ranks, special_tokens or {})
         self.byte_ids: tuple[int, ...] = tuple(byte_ids)
         self.merges: tuple[MERGE, ...] = tuple(merges)
         self.ranks = ranks
@@ -263,7 +274,7 @@ class Tokenizer:
             rank = self.ranks.get(data)
             if rank is not None:
                 return (rank,)
-            parts = _merge_parts([bytes([value]) for value in data], *self._rank_rules())
+            parts = _merge_parts([_SINGLE_BYTES[value] for value in data], *self._rank_rules())
             result = tuple(self.ranks[part] for part in parts)
         else:
             result = tuple(_merge_parts(self._symbols(data), *self._merge_rules()))
@@ -308,9 +319,15 @@ class Tokenizer:
 
         This is "why was this word split like this?": start from bytes, and each step names
         the merge (by rank) that fired and the tokens after it. Pre-tokenization is not
-        applied: the whole text is treated as one piece.
+        applied: the whole text is treated as one piece. A piece longer than
+        ``TRACE_MAX_BYTES`` is refused (``ValueError``): trace a part of it.
         """
         data = to_bytes(text) if isinstance(text, str) else text
+        if len(data) > TRACE_MAX_BYTES:
+            raise ValueError(
+                f"a trace replays at most {TRACE_MAX_BYTES:,} bytes and this piece has "
+                f"{len(data):,}: trace a part of it"
+            )
         steps: list[TraceStep] = []
         if self.ranks is not None:
             ranks = self.ranks
@@ -356,6 +373,49 @@ class Tokenizer:
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
 
 
+def _check_ids(
+    byte_ids: Sequence[int],
+    merges: Sequence[MERGE],
+    ranks: dict[bytes, int] | None,
+    special_tokens: dict[str, int],
+) -> None:
+    """Refuse ids no view can show: not whole numbers from 0 to ``MAX_TOKEN_ID``, two bytes
+    sharing one id, or two tokens of a rank table sharing one rank. A file can say any of
+    these; the message names the id and what it belongs to."""
+    named: list[tuple[Any, str]] = [
+        (token_id, f"byte {value}") for value, token_id in enumerate(byte_ids)
+    ]
+    named += [(new, f"merge {rank + 1}") for rank, (_, _, new) in enumerate(merges)]
+    named += [(token_id, f"special token {text!r}") for text, token_id in special_tokens.items()]
+    if ranks is not None:
+        named += [(rank, f"token {token!r}") for token, rank in ranks.items()]
+    for token_id, what in named:
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            raise ValueError(f"{what} has the id {token_id!r}: ids are whole numbers")
+        if not 0 <= token_id <= MAX_TOKEN_ID:
+            raise ValueError(
+                f"id {token_id:,} of {what} is out of range: ids run from 0 to "
+                f"{MAX_TOKEN_ID:,} (2^53 - 1, the largest a browser holds exactly)"
+            )
+    owners: dict[int, int] = {}
+    for value, token_id in enumerate(byte_ids):
+        if token_id in owners:
+            raise ValueError(
+                f"bytes {owners[token_id]} and {value} both have id {token_id}: every byte "
+                "needs its own id"
+            )
+        owners[token_id] = value
+    if ranks is not None and len(set(ranks.values())) < len(ranks):
+        by_rank: dict[int, bytes] = {}
+        for token, rank in ranks.items():
+            if rank in by_rank:
+                raise ValueError(
+                    f"tokens {by_rank[rank]!r} and {token!r} both have rank {rank}: every "
+                    "token needs its own rank"
+                )
+            by_rank[rank] = token
+
+
 def _merge_parts(
     parts: list[Any],
     rank_of: Callable[[Any, Any], int | None],
@@ -372,33 +432,38 @@ def _merge_parts(
     tokens: list[Any] = list(parts)
     nxt = [*range(1, size), -1]
     prv = list(range(-1, size - 1))
-    heap: list[tuple[int, int]] = []
-    for i in range(size - 1):
-        rank = rank_of(tokens[i], tokens[i + 1])
-        if rank is not None:
-            heap.append((rank, i))
+    # pair_rank[i]: the rank of the pair that starts at i now (None: none), so a queued entry
+    # is checked without joining the pair's bytes again (a rank names one pair).
+    pair_rank: list[int | None] = [rank_of(tokens[i], tokens[i + 1]) for i in range(size - 1)]
+    pair_rank.append(None)
+    # One int per entry, rank * size + position: ints compare faster than tuples.
+    heap = [rank * size + i for i, rank in enumerate(pair_rank) if rank is not None]
     heapq.heapify(heap)
     while heap:
-        rank, i = heapq.heappop(heap)
-        j = nxt[i]
-        if tokens[i] is None or j < 0 or rank_of(tokens[i], tokens[j]) != rank:
+        rank, i = divmod(heapq.heappop(heap), size)
+        if pair_rank[i] != rank or tokens[i] is None:
             continue  # stale: this pair changed since it was queued
+        j = nxt[i]
         if on_merge is not None:
             on_merge(rank, _index_of(nxt, i), _live(tokens, nxt))
         tokens[i] = join(tokens[i], tokens[j])
         tokens[j] = None
+        pair_rank[j] = None
         k = nxt[j]
         nxt[i] = k
+        found = None
         if k >= 0:
             prv[k] = i
-            rank = rank_of(tokens[i], tokens[k])
-            if rank is not None:
-                heapq.heappush(heap, (rank, i))
+            found = rank_of(tokens[i], tokens[k])
+            if found is not None:
+                heapq.heappush(heap, found * size + i)
+        pair_rank[i] = found
         p = prv[i]
         if p >= 0:
-            rank = rank_of(tokens[p], tokens[i])
-            if rank is not None:
-                heapq.heappush(heap, (rank, p))
+            found = rank_of(tokens[p], tokens[i])
+            pair_rank[p] = found
+            if found is not None:
+                heapq.heappush(heap, found * size + p)
     return _live(tokens, nxt)
 
 

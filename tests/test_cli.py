@@ -408,3 +408,60 @@ def test_encode_gpt2_hello_world(tmp_path: Path) -> None:
     assert json.loads(
         ok(run_cli(tmp_path, "encode", "--encoding", "gpt2", "--text", "Hello world"))
     ) == [15496, 995]
+
+
+# ---- bounded, and never a traceback (issue 17) --------------------------------------------
+
+
+ENDLESS = [
+    pytest.param(["train", "/dev/zero", "--vocab-size", "300", "--out", "x"], id="train"),
+    pytest.param(["encode", "--encoding", "cl100k_base", "--file", "/dev/zero"], id="encode"),
+    pytest.param(["decode", "--encoding", "cl100k_base", "--file", "/dev/zero"], id="decode"),
+    pytest.param(["encode", "--model", "/dev/zero", "--text", "x"], id="model"),
+]
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+@pytest.mark.parametrize("args", ENDLESS)
+def test_an_endless_file_is_refused_after_the_documented_size(
+    args: list[str], tmp_path: Path
+) -> None:
+    """It grew to 22 GB and was killed; now at most ``MAX_READ_BYTES`` are read."""
+    result = run_cli(tmp_path, *args)
+    assert result.returncode == 2 and b"Traceback" not in result.stderr
+    assert f"at most {cli.MAX_READ_BYTES // 2**20} MiB" in stderr_of(result)
+
+
+def test_deeply_nested_ids_get_a_message(tmp_path: Path) -> None:
+    (tmp_path / "ids.json").write_text("[" * 100_000 + "]" * 100_000)
+    result = run_cli(tmp_path, "decode", "--encoding", "cl100k_base", "--file", "ids.json")
+    assert result.returncode == 2 and b"Traceback" not in result.stderr
+    assert "a JSON list of token ids" in stderr_of(result)
+
+
+def test_a_pattern_that_would_hang_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "evil.model").write_text("minbpe v1\n(?:[\\s\\S]|[\\s\\S])*\\x00|.\n0\n")
+    result = run_cli(tmp_path, "encode", "--model", "evil.model", "--text", "hello " * 100)
+    assert result.returncode == 2 and b"Traceback" not in result.stderr
+    assert "backtracks too much" in stderr_of(result)
+
+
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (MemoryError(), "ran out of memory"),
+        (RecursionError("maximum recursion depth exceeded"), "nests too deep"),
+        (TypeError("'int' object is not subscriptable"), "internal error"),
+    ],
+    ids=["memory", "recursion", "bug"],
+)
+def test_no_error_ends_in_a_traceback(
+    error: BaseException, message: str, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    def fail(args: object) -> None:
+        raise error
+
+    monkeypatch.setattr(cli, "_encode", fail)
+    status = cli.main(["encode", "--encoding", "cl100k_base", "--text", "x"])
+    err = capsys.readouterr().err
+    assert status != 0 and message in err and "Traceback" not in err

@@ -149,3 +149,10 @@ def test_start_marks_outline_tokens_after_a_cut_only_one_side_makes() -> None:
     assert marks == ["", "", "new", "", "", "", "new", "", ""]
     theirs = start_marks(result.theirs, result.diff.only_theirs, mark="new")
     assert theirs == ["", "new", "", "", "", "new", "", "", ""]
+
+
+def test_ids_of_another_text_are_refused_with_counts_in_agreement() -> None:
+    """Issue 17: "decode to 1 bytes"."""
+    tokenizer = Tokenizer.from_merges([])
+    with pytest.raises(ValueError, match=r"decode to 1 byte, but the text has 2 bytes"):
+        compare("ab", tokenizer, tokenizer, ids=([97], [97, 98]))

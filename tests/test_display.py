@@ -16,9 +16,9 @@ from step_outline import new_marks, pair_marks, step_outline
 
 from bpeviz.app.marks import MARK_NEW, MARK_PAIR_END, MARK_PAIR_START
 from bpeviz.app.styles import stylesheet
-from bpeviz.app.trace import TraceRow, trace_lines, trace_rows, trace_summary_html
+from bpeviz.app.trace import TraceRow, trace_lines, trace_rows, trace_summary_html, traced_part
 from bpeviz.history import train
-from bpeviz.tokenizer import Tokenizer, TraceStep
+from bpeviz.tokenizer import TRACE_MAX_BYTES, Tokenizer, TraceStep
 from bpeviz.web import PALETTE
 
 HOSTILE_TEXTS = {
@@ -236,3 +236,18 @@ def test_step_outline_at_step_0_outlines_the_pair_merge_1_joins() -> None:
 def test_step_outline_with_nothing_to_merge_outlines_nothing() -> None:
     outline = step_outline(train("a", 300), 0, before=False)
     assert outline.legend is None and outline.marks == [""]
+
+
+def test_traced_part_of_a_long_piece_ends_on_a_whole_character() -> None:
+    """Issue 17: only a bounded part of a long piece is replayed; the cut never splits the
+    bytes of one character (é is two bytes in UTF-8)."""
+    assert traced_part("abc", limit=10) == "abc"
+    assert traced_part("ééé", limit=5) == "éé"
+    assert traced_part("aéé", limit=4) == "aé"
+
+
+def test_encode_trace_refuses_a_piece_longer_than_the_limit() -> None:
+    tokenizer = Tokenizer.from_merges([(97, 97)])
+    with pytest.raises(ValueError, match="replays at most"):
+        tokenizer.encode_trace(b"a" * (TRACE_MAX_BYTES + 1))
+    assert len(tokenizer.encode_trace(b"a" * TRACE_MAX_BYTES)) == TRACE_MAX_BYTES // 2

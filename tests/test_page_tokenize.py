@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from apptest_support import run, token_views
+from apptest_support import plain, run, token_views
 from sample_runs import sample_history
 from streamlit.testing.v1 import AppTest
 
@@ -281,3 +281,19 @@ def test_chat_view_keeps_markup_typed_in_a_message_literal() -> None:
     assert ids.count(200265) == 2  # the system's and the user's own <|im_end|>, not the typed one
     literal = chat_oracle("gpt-4o").encode(hostile, disallowed_special=())
     assert any(ids[i : i + len(literal)] == literal for i in range(len(ids)))
+
+
+def test_a_very_long_word_is_traced_only_in_part_and_the_page_says_so() -> None:
+    """Issue 17: a 40,000-letter link took 110 s and 4 GB, as the trace kept the whole token
+    list after every merge. The page now replays only the word's first
+    ``TRACE_MAX_BYTES`` bytes (as a piece of its own) and says so."""
+    from bpeviz.tokenizer import TRACE_MAX_BYTES
+
+    word = ("thecatsatonthemat" * 400)[:5_000]
+    at = tokenize_page(tok_text=word)
+    assert at.selectbox(key="tok_word").value == word
+    notes = " ".join(plain(caption.value) for caption in at.caption)
+    assert f"5,000 bytes long: the replay below traces only its first {TRACE_MAX_BYTES:,}" in notes
+    rows = [data for key, data in token_views(at).items() if key.startswith("tok_trace_")]
+    assert rows and all(len(row["ids"]) <= TRACE_MAX_BYTES for row in rows)
+    assert rows[0]["ids"] == list(word.encode()[:TRACE_MAX_BYTES])

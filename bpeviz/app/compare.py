@@ -18,7 +18,7 @@ import pandas as pd
 
 from bpeviz.history import bytes_per_token
 from bpeviz.pretokenize import to_bytes
-from bpeviz.readable import readable
+from bpeviz.readable import counted, readable
 from bpeviz.tokenizer import Tokenizer
 
 DEFAULT_COMPARE_TEXT = (
@@ -154,8 +154,8 @@ def compare(
         covered = result.spans[-1][1] if result.spans else 0
         if covered != len(data):
             raise ValueError(
-                f"the ids given for {result.name} decode to {covered:,} bytes, but the text "
-                f"has {len(data):,}: they are not this text's tokens"
+                f"the ids given for {result.name} decode to {counted(covered, 'byte')}, but the "
+                f"text has {counted(len(data), 'byte')}: they are not this text's tokens"
             )
     return Comparison(
         data=data,

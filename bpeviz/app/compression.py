@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from bpeviz.app.csv_cells import csv_bytes
 from bpeviz.history import History, bytes_per_token
 from bpeviz.tokenizer import Tokenizer
 
@@ -218,4 +219,4 @@ def curves_csv(curves: pd.DataFrame, references: pd.DataFrame | None = None) -> 
             kind="reference", vocab_size=pd.NA, merges=pd.NA
         )
         table = pd.concat([table, extra[list(CURVE_COLUMNS)]], ignore_index=True)
-    return table.to_csv(index=False, float_format="%.4f").encode("utf-8")
+    return csv_bytes(table, float_format="%.4f")

@@ -20,6 +20,7 @@ import streamlit as st
 from bpeviz.app.links import whole_number
 from bpeviz.app.state import KEY_STEP
 from bpeviz.history import History
+from bpeviz.readable import counted
 from bpeviz.stepdata import payload_json, window_for, window_shows
 from bpeviz.web import script, step_page
 
@@ -59,7 +60,7 @@ def _window(history: History, step: int) -> int:
 def step_page_for(history: History, *, name: str, summary: str) -> str:
     """The exported page of a run (``bpeviz.web.step_page``) with the record the app holds."""
     _, text, _ = _record(history)
-    subtitle = f"{name} · {len(history.text):,} bytes · {summary}"
+    subtitle = f"{name} · {counted(len(history.text), 'byte')} · {summary}"
     return step_page(text, title=f"bpeviz: {name}", subtitle=subtitle)
 
 

@@ -23,11 +23,12 @@ import numpy as np
 import pandas as pd
 import regex
 
+from bpeviz.app.csv_cells import csv_bytes
 from bpeviz.app.spans import token_label
 from bpeviz.history import History, PairTable, bytes_per_token
 from bpeviz.merge_rows import MERGE_COLUMNS, merge_rows
 from bpeviz.pretokenize import PieceKind, pretokenize_text, to_bytes, to_text
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.tokenizer import TRACE_MAX_BYTES, Tokenizer
 from bpeviz.trainer import Pair
 
 PAIR_COLUMNS: tuple[str, ...] = (
@@ -112,7 +113,7 @@ def pair_frame(
 
 def pair_csv(table: PairTable, tokenizer: Tokenizer, *, chosen: Pair | None = None) -> bytes:
     """The whole pair table (every pair, not just the top rows) as UTF-8 CSV."""
-    return pair_frame(table, tokenizer, chosen=chosen).to_csv(index=False).encode("utf-8")
+    return csv_bytes(pair_frame(table, tokenizer, chosen=chosen))
 
 
 def merge_frame(
@@ -132,7 +133,7 @@ def merge_frame(
 
 def merge_csv(history: History, k: int | None = None) -> bytes:
     """:func:`merge_frame` as UTF-8 CSV bytes (a header row, then one row per merge)."""
-    return merge_frame(history, k).to_csv(index=False).encode("utf-8")
+    return csv_bytes(merge_frame(history, k))
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,12 @@ def distinct_chunks(
     return list(seen)
 
 
+def _symbol_count(tokenizer: Tokenizer, chunk: str) -> int:
+    """How many symbols encoding ``chunk`` starts from: fewer tokens means a merge applied
+    (and costs one encode, where a trace costs bytes × merges)."""
+    return len(to_bytes(chunk)) + (tokenizer.end_of_word and tokenizer.ranks is None)
+
+
 def interesting_chunk(tokenizer: Tokenizer, chunks: Sequence[str], *, scan: int = 200) -> int:
     """Index of a good first example among the first ``scan`` chunks: a word that some
     merges build but that still ends up as two or more tokens; else any chunk of two or
@@ -206,10 +213,13 @@ def interesting_chunk(tokenizer: Tokenizer, chunks: Sequence[str], *, scan: int 
     """
     fallback = None
     for index, chunk in enumerate(chunks[:scan]):
+        if len(chunk) > TRACE_MAX_BYTES:  # replayed only in part: a fallback at most
+            fallback = index if fallback is None else fallback
+            continue
         tokens = len(tokenizer.encode(chunk, allow_special=False))
         if tokens < 2:
             continue
-        if chunk.strip().isalpha() and tokenizer.encode_trace(chunk):
+        if chunk.strip().isalpha() and tokens < _symbol_count(tokenizer, chunk):
             return index
         if fallback is None:
             fallback = index

@@ -12,8 +12,34 @@ from bpeviz.app.marks import MARK_NEW
 from bpeviz.app.spans import esc, token_label
 from bpeviz.corpus import END_OF_WORD_ID
 from bpeviz.narration import quoted
+from bpeviz.pretokenize import to_bytes
 from bpeviz.readable import counted, readable
-from bpeviz.tokenizer import Tokenizer, TraceStep
+from bpeviz.tokenizer import TRACE_MAX_BYTES, Tokenizer, TraceStep
+
+
+def traced_part(piece: str, *, limit: int = TRACE_MAX_BYTES) -> str:
+    """The part of ``piece`` the trace replays: all of it, or its longest start of at most
+    ``limit`` bytes that ends on a whole character (a trace costs bytes × merges).
+
+    >>> traced_part("héllo", limit=3)
+    'hé'
+    """
+    if len(to_bytes(piece)) <= limit:
+        return piece
+    return to_bytes(piece)[:limit].decode("utf-8", errors="ignore")
+
+
+def long_piece_note(piece_bytes: int, traced_bytes: int) -> str:
+    """The sentence that says a long piece is replayed only in part.
+
+    >>> long_piece_note(5000, 1000)[:60]
+    'This piece is 5,000 bytes long: the replay below traces only'
+    """
+    return (
+        f"This piece is {piece_bytes:,} bytes long: the replay below traces only its first "
+        f"{counted(traced_bytes, 'byte')}, as a piece on its own (its last tokens may differ "
+        "from the whole piece's)."
+    )
 
 
 @dataclass(frozen=True)

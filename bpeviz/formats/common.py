@@ -13,7 +13,9 @@ from typing import Any
 
 from bpeviz.tokenizer import MERGE, Tokenizer, pretokenizer_for_pattern
 
-NUMBER = re.compile(r"[0-9]+")  # ASCII digits only: int() would also take "+1", "1_0", "٣"
+# ASCII digits only (int() would also take "+1", "1_0", "٣"), and not so many that int()
+# refuses them (past 4,300 digits): any id that long is refused by length instead.
+NUMBER = re.compile(r"[0-9]{1,100}")
 
 
 LINE_PREVIEW = 60
@@ -43,15 +45,37 @@ def parse_json(data: str | bytes, kind: str) -> Any:
     ValueError: line 2 of the vocab.json file is not valid JSON (column 6: Expecting ':' delimiter)
     """
     try:
-        return json.loads(data)
+        return json.loads(data, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as error:
         raise ValueError(
             f"line {error.lineno} of the {kind} is not valid JSON (column {error.colno}: "
             f"{error.msg})"
         ) from None
+    except _RepeatedKey as error:
+        raise ValueError(
+            f"the {kind} names {error.args[0]!r} twice in one object: JSON readers keep only "
+            "one of them, so the file is ambiguous; remove one"
+        ) from None
     except (UnicodeDecodeError, RecursionError) as error:
         reason = "is not UTF-8 text" if isinstance(error, UnicodeDecodeError) else "nests too deep"
         raise ValueError(f"the {kind} {reason}") from None
+    except ValueError:  # a number of more than 4,300 digits
+        raise ValueError(f"the {kind} holds a number too long to be an id") from None
+
+
+class _RepeatedKey(Exception):
+    """A JSON object names one key twice (``json`` would keep the last one silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return result
 
 
 def preview(line: str) -> str:

@@ -242,6 +242,8 @@ def _check_unsupported(document: Mapping[str, Any]) -> None:
     steps = post.get("processors", []) if isinstance(post, dict) and _type_of(post) == (
         "Sequence"
     ) else [post]
+    if not isinstance(steps, list):
+        raise ValueError(f"the {KIND} post-processor Sequence has no \"processors\" list")
     for step in steps:
         if step is not None and _type_of(step) != "ByteLevel":
             raise _unsupported(f"a post-processor ({_type_of(step)}) that can add tokens")
@@ -266,7 +268,9 @@ def _split_pattern(pre_tokenizer: Any) -> str:
         raise _unsupported("no pre-tokenizer (a byte-level BPE needs ByteLevel)")
     steps = [pre_tokenizer]
     if _type_of(pre_tokenizer) == "Sequence":
-        steps = list(pre_tokenizer.get("pretokenizers") or [])
+        steps = pre_tokenizer.get("pretokenizers") or []
+        if not isinstance(steps, list):
+            raise ValueError(f"the {KIND} pre-tokenizer Sequence has no \"pretokenizers\" list")
     if not steps or _type_of(steps[-1]) != "ByteLevel":
         names = " then ".join(_type_of(step) for step in steps) or "an empty Sequence"
         raise _unsupported(f"the pre-tokenizer {names} (it must end in ByteLevel)")

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import regex
-
 from bpeviz.formats.common import (
     NUMBER,
     check_representable,
@@ -23,7 +21,7 @@ from bpeviz.formats.common import (
     split_lines,
     write_text,
 )
-from bpeviz.pretokenize import to_bytes
+from bpeviz.pretokenize import check_split_pattern, to_bytes
 from bpeviz.tokenizer import Tokenizer, pretokenizer_for_pattern
 
 MINBPE_HEADER = "minbpe v1"
@@ -121,11 +119,9 @@ def from_minbpe_model(data: str | bytes) -> Tokenizer:
     pattern = _model_line(lines, 2, "the split pattern (an empty line for none)")
     if pattern:
         try:
-            regex.compile(pattern)
-        except regex.error as error:
-            raise ValueError(
-                f"line 2 of the {_MODEL}: the split pattern does not compile ({error})"
-            ) from None
+            check_split_pattern(pattern)
+        except ValueError as error:
+            raise ValueError(f"line 2 of the {_MODEL}: {error}") from None
     specials = _model_specials(lines)  # text -> (id, line number)
     first_merge_line = 4 + len(specials)
     pairs = _model_merges(lines, first_merge_line)
