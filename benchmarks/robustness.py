@@ -16,8 +16,12 @@ counted in the next, and a check that hangs is stopped (``--timeout``).
 - ``cli-dev-zero``: ``train``, ``encode --file`` and ``decode --file`` on ``/dev/zero``.
   Target: a message within 10 s, under 1 GB.
 
-Add a check by writing ``def check_x() -> Result`` and listing it in ``CHECKS`` (the crowd
-checks of issue 17, e.g. 30 students opening one paste link, belong here too).
+- ``crowd-paste-link`` and ``crowd-import``: a crowd of real Chromium sessions
+  (``benchmarks/crowd.py``): 30 students typing on a paste link at once while one session
+  trains, and 20 sessions importing one tokenizer.json. Targets: no setting changed and no
+  text lost; memory at most 1 GB, and back within 150 MB of one import 60 s after they close.
+
+Add a check by writing ``def check_x() -> Result`` and listing it in ``CHECKS``.
 
     .venv/bin/python benchmarks/robustness.py [--only NAME ...] [--timeout 120]
 
@@ -246,12 +250,27 @@ def check_cli_dev_zero() -> Result:
     return result
 
 
+def _crowd(name: str) -> Callable[[], Result]:
+    """A check of ``benchmarks/crowd.py`` (real Chromium sessions on a server of its own)."""
+
+    def check() -> Result:
+        import crowd
+
+        result = Result()
+        result.add(*crowd.CHECKS[name](crowd.load_harness()))
+        return result
+
+    return check
+
+
 CHECKS: dict[str, Callable[[], Result]] = {
     "tokenize-link-40k": check_tokenize_link_40k,
     "tokenize-box-1mb": check_tokenize_box_1mb,
     "tokenize-box-1mb-cl100k": check_tokenize_box_1mb_cl100k,
     "catastrophic-pattern": check_catastrophic_pattern,
     "cli-dev-zero": check_cli_dev_zero,
+    "crowd-paste-link": _crowd("paste"),
+    "crowd-import": _crowd("import"),
 }
 
 
