@@ -8,7 +8,7 @@ from bpeviz.app.marks import MARK_NEW
 from bpeviz.app.settings import Message
 from bpeviz.app.state import current_settings, current_text, imported_tokenizer
 from bpeviz.app.token_view import show_tokens
-from bpeviz.app.training import chosen_tokenizer, current_history, encode_with
+from bpeviz.app.training import chosen_tokenizer, current_history, encode_or_stop
 from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_messages
 from bpeviz.formats.hf_models import LibraryTokenizer
 
@@ -66,7 +66,7 @@ except (RuntimeError, ValueError) as error:
     st.stop()
 
 names = (short_name(picked[0]), short_name(picked[1]))
-ids = (encode_with(*sides[0], text), encode_with(*sides[1], text))
+ids = (encode_or_stop(*sides[0], text), encode_or_stop(*sides[1], text))
 result = compare.compare(text, sides[0][0], sides[1][0], names=names, ids=ids)
 
 

@@ -10,7 +10,7 @@ from bpeviz.app.state import current_text, imported_tokenizer
 from bpeviz.app.surprises import find_surprise, load_surprises
 from bpeviz.app.token_view import library_note, show_library_tokens, show_tokens, show_trace
 from bpeviz.app.trace import long_piece_note, trace_lines, trace_summary_html, traced_part
-from bpeviz.app.training import chosen_tokenizer, current_history, encode_with
+from bpeviz.app.training import chosen_tokenizer, current_history, encode_or_stop
 from bpeviz.app.widgets import columns, escape_markdown, linked_text_area
 from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.pretokenize import to_bytes
@@ -146,7 +146,7 @@ if isinstance(tokenizer, LibraryTokenizer):  # WordPiece, Unigram, ...: the libr
             tokenizer, text, key="tok_spans", show="ids" if view == "Token ids" else "text"
         )
     st.stop()
-ids = encode_with(tokenizer, tokenizer_key, text)
+ids = encode_or_stop(tokenizer, tokenizer_key, text)
 rank_label = "rank {:,}".format if tokenizer.ranks is not None else _merge_number
 
 if not text:

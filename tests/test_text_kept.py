@@ -49,3 +49,24 @@ def test_a_step_in_the_link_that_is_no_count_opens_a_step_in_range(step: str) ->
     at = run(new_app(step=step))
     assert not at.exception
     assert at.session_state["step"] in (0, 256)  # ignored, or the last merge of the sample
+
+
+SLOW_ON_X = "minbpe v1\n(?:x|x)*y|.\n0\n97 97\n"  # passes the probe (it holds no x), not 40 x's
+
+
+@pytest.mark.parametrize(("page", "key"), BOXES, ids=["tokenize", "compare"])
+def test_a_split_that_runs_out_of_time_gets_a_message(page: str, key: str) -> None:
+    """A file's pattern that passes the load-time probe can still take too long on a text:
+    the split's time limit then ends in a message on the page, not a traceback."""
+    at = run(new_app())
+    run(at.switch_page("app_pages/export.py"))
+    run(at.file_uploader(key="export_model_files").upload("slow.model", SLOW_ON_X.encode()))
+    run(at.switch_page(page))
+    if page == TOKENIZE:
+        imported = next(o for o in at.radio(key="tok_model").options if o.startswith("Imported"))
+        run(at.radio(key="tok_model").set_value(imported))
+    else:
+        imported = next(o for o in at.selectbox(key="cmp_left").options if "mported" in o)
+        run(at.selectbox(key="cmp_left").set_value(imported))
+    run(at.text_area(key=key).input("x" * 40))
+    assert any("took longer than" in error.value for error in at.error)

@@ -213,6 +213,16 @@ def encode_with(tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int
     return encode(tokenizer, tokenizer_key, text)
 
 
+def encode_or_stop(tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int]:
+    """:func:`encode_with`; when it cannot (a file's split pattern ran out of time on this
+    text), the page says why and stops there."""
+    try:
+        return encode_with(tokenizer, tokenizer_key, text)
+    except ValueError as error:
+        show_messages([Message("error", f"This text could not be tokenized: {error}.")])
+        st.stop()
+
+
 @st.cache_data(max_entries=16, show_spinner="Tokenizing…")
 def encode(_tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int]:
     """``_tokenizer.encode(text)``, cached per (``tokenizer_key``, text).
