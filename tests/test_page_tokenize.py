@@ -19,6 +19,7 @@ import pytest
 from apptest_support import plain, run, token_views
 from sample_runs import sample_history
 from streamlit.testing.v1 import AppTest
+from tiktoken_oracle import chat_oracle
 
 from bpeviz.app.links import MAX_LINK_TEXT_CHARS
 from bpeviz.app.trace import trace_rows
@@ -221,22 +222,6 @@ def test_a_link_opens_with_the_pieces_shown() -> None:
     at = tokenize_page(tok_pieces="true", tok_text="ab cd", tok_model="cl100k_base")
     assert at.toggle(key="tok_pieces").value is True
     assert spans(at)["pieces"] == [0, 1]  # “ab” and “ cd”, one token each in cl100k
-
-
-def chat_oracle(model: str) -> Any:
-    """tiktoken's encoding of the model's encoding with its chat tokens added."""
-    import tiktoken
-    from tiktoken_oracle import tiktoken_encoding
-
-    from bpeviz.openai_models import chat_format, encoding_for_model
-
-    base = tiktoken_encoding(encoding_for_model(model))
-    return tiktoken.Encoding(
-        name=f"{base.name}_chat",
-        pat_str=base._pat_str,
-        mergeable_ranks=base._mergeable_ranks,
-        special_tokens={**base._special_tokens, **chat_format(model).special_tokens},
-    )
 
 
 def test_chat_view_builds_seed_000_from_a_system_message() -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import functools
 import gzip
 import shutil
 import tempfile
@@ -100,3 +101,18 @@ def published(name: str) -> dict[str, Any]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(openai_public, "load_tiktoken_bpe", lambda *_a, **_k: {})
         return getattr(openai_public, name)()
+
+
+@functools.cache
+def chat_oracle(model: str) -> tiktoken.Encoding:
+    """tiktoken's encoding for ``model``'s encoding, with its chat tokens added (their ids
+    as bpeviz.openai_models states them, from the published tokenizers)."""
+    from bpeviz.openai_models import chat_format, encoding_for_model
+
+    base = tiktoken_encoding(encoding_for_model(model))
+    return tiktoken.Encoding(
+        name=f"{base.name}_chat",
+        pat_str=base._pat_str,
+        mergeable_ranks=base._mergeable_ranks,
+        special_tokens={**base._special_tokens, **chat_format(model).special_tokens},
+    )
