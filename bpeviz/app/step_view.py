@@ -92,7 +92,11 @@ def step_view(history: History) -> tuple[int, str]:
     moved_elsewhere = (step, when) != state.get(KEY_SEEN) and (step, when) != tuple(
         (start or ())[1:]
     )
-    if start is None or start[0] != key or moved_elsewhere:
+    # A view the browser mounts afresh (back from another page: Streamlit dropped the
+    # component's state with it) starts where the student stopped, not where it began.
+    mounted_afresh = not isinstance((state.get(KEY_VIEW) or {}).get("view"), dict)
+    restart = mounted_afresh and (step, when) != tuple((start or ())[1:])
+    if start is None or start[0] != key or moved_elsewhere or restart:
         start = state[KEY_START] = (key, step, when)
         state[KEY_SEEN] = (step, when)
     data: dict[str, Any] = {

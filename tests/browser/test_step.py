@@ -209,11 +209,13 @@ def test_holding_the_arrow_key_on_the_slider_lands_where_it_points(app: AppPage)
     app.wait_view(8)
     slider = app.page.locator(".bpe-slider")
     slider.focus()
-    messages = app.messages()
-    for _ in range(10):  # a held key repeats about every 33 ms
+    messages, sent = app.messages(), app.sent()
+    for _ in range(10):  # a held key repeats faster than any server answers
         app.page.keyboard.press("ArrowRight")
-        app.page.wait_for_timeout(33)
     app.wait_view(18)
-    assert app.messages() == messages, "stepping asked the server for something"
+    if app.sent() == sent:  # no pause long enough for the view to report (a loaded machine
+        # can draw that slowly): until then, nothing came from the server either
+        assert app.messages() == messages, "stepping asked the server for something"
+    assert app.sent() - sent <= 1, "more than the one report where the student stopped"
     assert slider.input_value() == "18"
     assert_shows_merge(app, "english", 18)
