@@ -63,7 +63,7 @@ if history is not None:
     st.download_button(
         "Download this run as an HTML page",
         data=lambda: step_page_for(history, name=name, summary=current_settings().summary()),
-        file_name=f"{stem}-steps.html",
+        file_name=export.page_file_name(name, history.merge_count),
         mime="text/html",
         icon=":material/download:",
         key="export_html_page",

@@ -194,8 +194,23 @@ def file_stem(name: str, vocab_size: int) -> str:
     >>> file_stem("The Printer: 1st draft!", 512)
     'bpeviz-the-printer-1st-draft-512'
     """
-    slug = "-".join(re.findall(r"[a-z0-9]+", name.lower()))[:40].strip("-")
+    slug = _slug(name)
     return f"bpeviz-{slug}-{vocab_size}" if slug else f"bpeviz-{vocab_size}"
+
+
+def page_file_name(name: str, merge_count: int) -> str:
+    """The exported page's download name: the text and how many merges it steps through
+    (it was ``…-512-steps.html`` for 256 merges: the vocab size read as a step count).
+
+    >>> page_file_name("English sample", 256)
+    'bpeviz-english-sample-256-merges.html'
+    """
+    slug = _slug(name)
+    return f"bpeviz-{slug + '-' if slug else ''}{merge_count}-merges.html"
+
+
+def _slug(name: str) -> str:
+    return "-".join(re.findall(r"[a-z0-9]+", name.lower()))[:40].strip("-")
 
 
 # The split patterns a rank table or GPT-2 files may be read with (they store none).
