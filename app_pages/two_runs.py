@@ -146,7 +146,8 @@ step = st.slider(
     disabled=last == 0,
 )
 step = min(int(step), last)
-show_chart(runs.curves_chart(runs.curves_frame(histories), step=step))
+labelled = {f"{name}: {chosen[name].summary()}": histories[name] for name in histories}
+show_chart(runs.curves_chart(runs.curves_frame(labelled), step=step))
 st.caption(
     "Bytes per token of the whole text after each merge, for both runs (higher means fewer "
     "tokens). The grey line is the step whose text is shown below."

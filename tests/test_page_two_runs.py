@@ -155,3 +155,16 @@ def test_one_character_trains_nothing_in_either_run() -> None:
     }
     blocks = span_blocks(at)  # both panes show the one character as its one token
     assert [block["ids"] for block in blocks] == [[ord("x")], [ord("x")]]
+
+
+def test_the_compression_chart_names_each_line_by_its_settings() -> None:
+    """The legend said "A" and "B": nobody could tell which line was bytes and which gpt4."""
+    import json
+
+    at = open_page(PAGE)
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    colour = spec["layer"][0]["encoding"]["color"]
+    names = colour["scale"]["domain"]
+    assert [name.split(":")[0] for name in names] == ["A", "B"]
+    assert "bytes" in names[0] and "gpt4" in names[1]
+    assert colour["legend"]["orient"] == "bottom" and colour["legend"]["labelLimit"] == 0

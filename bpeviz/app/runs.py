@@ -196,12 +196,17 @@ def curves_frame(histories: Mapping[str, History]) -> pd.DataFrame:
 
 
 def curves_chart(curves: pd.DataFrame, *, step: int | None = None, height: int = 300) -> alt.Chart:
-    """Both runs' bytes per token against merges done, on one chart; a rule at ``step``."""
+    """Both runs' bytes per token against merges done, on one chart; a rule at ``step``.
+
+    The legend, under the chart and never cut short, names each line as ``curves`` does
+    (the page names a run by its settings: "A: vocab 512 · bytes · ties: first").
+    """
     names = list(dict.fromkeys(curves["run"].tolist())) or list(RUN_NAMES)
     colour = alt.Color(
         "run:N",
         title="run",
         scale=alt.Scale(domain=names, range=list(RUN_COLOURS[: len(names)])),
+        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=0),
     )
     x = alt.X("merges:Q", title="merges done", axis=alt.Axis(format="d"))
     y = alt.Y(
