@@ -350,6 +350,21 @@ class AppPage:
         """Messages this page has sent the server so far (a rerun asked for is one)."""
         return int(self.page.evaluate("window.__bpevizSent || 0"))
 
+    def upload_files(
+        self, selector: str, files: list[dict[str, Any]], timeout: float = RUN_TIMEOUT_MS
+    ) -> None:
+        """Choose ``files`` in the uploader at ``selector`` and wait for the run that reads
+        them. The browser sends two messages for an upload (the uploader's state, then the
+        rerun with the files) and the server answers each: waiting for any answer, as
+        :meth:`rerun` does, could end before the run that reads the files."""
+        sent = self.sent()
+        self.page.locator(selector).set_input_files(files=files)
+        self.page.wait_for_function(
+            "n => (window.__bpevizSent || 0) >= n", arg=sent + 2, timeout=timeout,
+            polling=self.poll_ms,
+        )  # fmt: skip
+        self.wait_idle(timeout)  # idle: no run going and nothing heard for QUIET_MS
+
     def rerun(self, action: Callable[[], Any], timeout: float = RUN_TIMEOUT_MS) -> None:
         """Do ``action`` (a click, a key), wait for the server's answer, then for idle."""
         before = self.messages()

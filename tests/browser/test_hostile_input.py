@@ -187,11 +187,9 @@ def test_a_hostile_file_name_is_shown_literally(app: AppPage) -> None:
     name = "<img src=x onerror=window.__x=1>**b**.txt"
     app.open("step")
     choose_source(app, "Upload")
-    upload = app.page.locator(".st-key-upload input[type=file]")
-    app.rerun(
-        lambda: upload.set_input_files(
-            files=[{"name": name, "mimeType": "text/plain", "buffer": b"low lower lowest " * 20}]
-        )
+    app.upload_files(
+        ".st-key-upload input[type=file]",
+        [{"name": name, "mimeType": "text/plain", "buffer": b"low lower lowest " * 20}],
     )
     assert app.card_title() == "Step 0: no merges yet"
     assert name in app.page.locator('[data-testid="stSidebar"]').inner_text()
@@ -226,9 +224,8 @@ def test_a_hostile_model_file_name_is_shown_literally(app: AppPage) -> None:
     name = "$x$ **b** :smile: <img src=x onerror=window.__x=1>.model"
     model = to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
     app.open("export")
-    field = app.page.locator(".st-key-export_model_files input[type=file]")
     files = [{"name": name, "mimeType": "application/octet-stream", "buffer": model}]
-    app.rerun(lambda: field.set_input_files(files=files))
+    app.upload_files(".st-key-export_model_files input[type=file]", files)
     loaded = app.page.locator('[data-testid="stAlertContentSuccess"]').inner_text()
     assert name in loaded, loaded
     assert_inert(app)

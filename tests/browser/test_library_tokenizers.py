@@ -28,12 +28,11 @@ def test_wordpiece_continuations_are_drawn_as_one_word(app: AppPage, screenshots
     library = wordpiece()
     expected = library.encode(TEXT)
     app.open("export")
-    field = app.page.locator(".st-key-export_model_files input[type=file]")
     files = [
         {"name": "tokenizer.json", "mimeType": "application/json",
          "buffer": library.to_str().encode()}
     ]  # fmt: skip
-    app.rerun(lambda: field.set_input_files(files=files))
+    app.upload_files(".st-key-export_model_files input[type=file]", files)
     assert "encoded by Hugging Face tokenizers" in app.main_text()
     app.rerun(app.page.get_by_text("Tokenize with it").click)
     option = app.page.locator(".st-key-tok_model").get_by_text("Imported", exact=False).first

@@ -52,9 +52,8 @@ def test_a_closed_tabs_upload_is_freed(browser: Any, tmp_path: Path) -> None:
         app = new_app_page(browser, server.url)
         app.open("export")
         model = to_minbpe_model(train("aaabdaaabac" * 200, 280).tokenizer).encode()
-        field = app.page.locator(".st-key-export_model_files input[type=file]")
         files = [{"name": "wiki.model", "mimeType": "text/plain", "buffer": model}]
-        app.rerun(lambda: field.set_input_files(files=files))
+        app.upload_files(".st-key-export_model_files input[type=file]", files)
         assert "Loaded wiki.model" in app.main_text()
         assert uploaded_bytes(server.url) >= len(model)
         app.page.context.close()

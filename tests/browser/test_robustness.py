@@ -48,12 +48,11 @@ def choose_source(app: AppPage, label: str) -> None:
 
 def upload(app: AppPage, selector: str, name: str, data: bytes, *, runs: bool = True) -> None:
     """Choose a file in an uploader; with ``runs``, wait for the run the upload starts."""
-    field = app.page.locator(selector)
     files = [{"name": name, "mimeType": "application/octet-stream", "buffer": data}]
     if runs:
-        app.rerun(lambda: field.set_input_files(files=files))
+        app.upload_files(selector, files)
     else:
-        field.set_input_files(files=files)
+        app.page.locator(selector).set_input_files(files=files)
 
 
 def assert_still_responsive(app: AppPage, server: AppServer) -> None:
