@@ -70,7 +70,8 @@ function pairTable(record, k) {
   }
   const grid = el("table", "bpe-pair-table");
   const head = el("tr");
-  for (const name of ["#", "left + right", "count", ""]) head.append(el("th", "", name));
+  for (const name of ["#", "left + right", "count"]) head.append(el("th", "", name));
+  head.append(el("th", "bpe-sr-only", "note")); // read by a screen reader, not shown
   grid.append(head);
   const top = rows[0].count;
   const tied = record.tied[table];
@@ -106,6 +107,8 @@ function chart(record) {
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.setAttribute("class", "bpe-chart");
   svg.setAttribute("role", "img");
+  const name = (k) =>
+    `Chart: tokens in the text after each merge, from ${number(tokens[0])} at step 0 to ${number(tokens[merges])} after ${counted(merges, "merge")}; at step ${number(k)}: ${number(tokens[k])}.`;
   const most = Math.max(...tokens, 1);
   const least = Math.min(...tokens);
   const x = (k) => pad.left + ((width - pad.left - pad.right) * k) / Math.max(merges, 1);
@@ -135,6 +138,7 @@ function chart(record) {
     move(k) {
       marker.setAttribute("cx", x(k));
       marker.setAttribute("cy", y(tokens[k]));
+      svg.setAttribute("aria-label", name(k));
     },
   };
 }
@@ -167,7 +171,7 @@ function vocabTable(record, k, rows) {
     }
     grid.append(line);
   }
-  const scroll = el("div", "bpe-vocab-scroll");
+  const scroll = scrollBox("bpe-vocab-scroll", "Vocabulary learned so far");
   scroll.append(grid);
   box.append(scroll);
   if (k > shown) box.append(el("p", "bpe-caption", `The newest ${shown} of ${counted(k, "merge")}; the CSV below has them all.`));

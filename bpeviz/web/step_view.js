@@ -40,7 +40,7 @@ class StepView {
     this.pairsBox = box();
     this.vocabBox = box();
     this.legendBox = box();
-    this.textBox = box("bpe-scroll");
+    this.textBox = scrollBox("bpe-scroll", "The text, token by token");
     const whenRow = box("bpe-when");
     this.beforeButton = button("Before merge", "The text just before this merge, its pair outlined.", () => this.show(this.k, "before"));
     this.afterButton = button("After merge", "The text just after this merge, the new token outlined.", () => this.show(this.k, "after"));
@@ -48,7 +48,7 @@ class StepView {
     this.windowNote = el("p", "bpe-caption");
     this.piecesNote = el("p", "bpe-caption bpe-pieces-rule");
     const textPane = box("bpe-text-pane");
-    textPane.append(el("h3", "", "The text, token by token"), whenRow, this.windowNote, this.piecesNote, this.legendBox, this.textBox);
+    textPane.append(el("h2", "", "The text, token by token"), whenRow, this.windowNote, this.piecesNote, this.legendBox, this.textBox);
     this.chart = record.merge_count ? chart(record) : null;
     const tablePane = box("bpe-table-pane");
     tablePane.append(this.pairsBox);
