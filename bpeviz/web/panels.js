@@ -177,3 +177,14 @@ function vocabTable(record, k, rows) {
   if (k > shown) box.append(el("p", "bpe-caption", `The newest ${shown} of ${counted(k, "merge")}; the CSV below has them all.`));
   return box;
 }
+
+// What a screen reader hears on each step: "Merge 5 of 256: t + h → th; 4,541 tokens."
+function stepAnnouncement(record, k, when) {
+  const tokens = `${counted(record.tokens[k], "token")} in the text`;
+  if (!k) return `Step 0 of ${number(record.merge_count)}: no merges yet; ${tokens}.`;
+  const { left, right, made } = mergeOf(record, k);
+  const vocab = record.vocab;
+  const merge = `Merge ${number(k)} of ${number(record.merge_count)}: ${fullLabel(vocab, left)} + ${fullLabel(vocab, right)} → ${fullLabel(vocab, made)}`;
+  if (when === "before") return `${merge}; before it, ${counted(record.tokens[k - 1], "token")} in the text.`;
+  return `${merge}; ${tokens}.`;
+}

@@ -129,3 +129,122 @@ def test_axe_finds_nothing_on_an_exported_page(
         assert_no_violations(page, axe_path, "an exported page")
     finally:
         context.close()
+
+
+# ---- keyboard -----------------------------------------------------------------------------
+
+
+def focused(page: Any) -> dict[str, Any]:
+    """What has focus: its tag, class, data-id, accessible name (aria-label) and text."""
+    return page.evaluate(
+        """() => { const e = document.activeElement;
+          return {tag: e.tagName.toLowerCase(), cls: String(e.className), id: e.dataset.id ?? null,
+                  name: e.getAttribute("aria-label"), text: e.textContent}; }"""
+    )
+
+
+def test_tokens_by_keyboard_alone(app: AppPage) -> None:
+    """Tab into the text (one stop), arrows between tokens, Enter inspects, Escape returns."""
+    history = sample_history("english")
+    app.open("step", step=1)
+    app.wait_view(1)
+    page = app.page
+    app.step_button("After merge").focus()
+    page.keyboard.press("Tab")
+    assert "bpe-scroll" in focused(page)["cls"], focused(page)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    second = focused(page)
+    ids = history.segmentation(1).ids.tolist()
+    assert second["id"] == str(ids[1]), second
+    assert page.evaluate("document.activeElement.tabIndex") == -1  # roving: not a Tab stop
+    assert app.shown_step() == 1, "the arrows moved between tokens, not between steps"
+
+    page.keyboard.press("Enter")
+    inspector = page.locator(".bpe-inspector")
+    inspector.wait_for()
+    assert "bpe-inspector" in focused(page)["cls"]
+    assert inspector.locator("b").inner_text() == f"Token id {ids[1]}"
+    assert page.get_by_role("button", name="Close", exact=True).count() == 1
+
+    page.keyboard.press("Escape")
+    inspector.wait_for(state="detached")
+    back = focused(page)
+    assert back["id"] == str(ids[1]) and "bpe-t" in back["cls"], back
+
+    page.keyboard.press(" ")  # Space inspects too
+    inspector.wait_for()
+    app.assert_clean()
+
+
+def test_build_tree_and_vocabulary_rows_by_keyboard(app: AppPage) -> None:
+    history = sample_history("english")
+    k = 40
+    app.open("step", step=k)
+    app.wait_view(k)
+    page = app.page
+    page.locator(".bpe-vocab-scroll").focus()
+    page.keyboard.press("ArrowDown")
+    row = focused(page)
+    assert row["tag"] == "tr" and row["id"] == str(history.steps[k - 1].new_id), row
+    page.keyboard.press("Enter")
+    page.locator(".bpe-inspector").wait_for()
+    assert page.locator(".bpe-inspector b").inner_text() == f"Token id {row['id']}"
+
+    page.keyboard.press("Tab")  # the close button, then the tree
+    page.keyboard.press("Tab")
+    assert "bpe-tree" in focused(page)["cls"], focused(page)
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    node = focused(page)
+    left = history.steps[k - 1].pair[0]
+    assert node["id"] == str(left), node  # the tree's root, then its left child
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "id => document.querySelector('.bpe-inspector b')?.textContent === `Token id ${id}`",
+        arg=left,
+    )
+    page.keyboard.press("Escape")
+    page.locator(".bpe-inspector").wait_for(state="detached")
+    assert focused(page)["id"] == row["id"], "focus went back to the vocabulary row"
+    app.assert_clean()
+
+
+def test_shortcuts_act_only_with_focus_in_the_view(app: AppPage) -> None:
+    app.open("step", step=3)
+    app.wait_view(3)
+    page = app.page
+    page.locator('[data-testid="stSidebarNav"] a').first.focus()
+    for key in ("ArrowRight", "End", "k"):
+        page.keyboard.press(key)
+        assert page.locator(app.STEP_ROOT).get_attribute("data-step") == "3", key
+    assert app.step_button("Play").count() == 1, "k outside the view started autoplay"
+    page.locator(".bpe-card").click()  # focus in the view: the keys act
+    app.step(lambda: page.keyboard.press("ArrowRight"), 4)
+    assert "bpe-keys" in page.locator(".bpe-root .bpe-keys").get_attribute("class")
+    app.assert_clean()
+
+
+def test_the_quiz_by_keyboard(app: AppPage) -> None:
+    app.open("step", step=1)
+    app.wait_view(1)
+    page = app.page
+    switch(page, "Guess the next merge").focus()
+    page.keyboard.press("Space")
+    app.wait_view(1, "quiz")
+    page.locator('.bpe-choice:not([data-row="0"])').first.focus()  # a wrong guess
+    page.keyboard.press("Enter")
+    page.locator(".bpe-verdict").wait_for()
+    assert focused(page)["text"].startswith("Next question"), focused(page)
+    assert page.locator(".bpe-verdict").inner_text().startswith("✗ Not this one")
+    wrong = page.locator(".bpe-choice.bpe-wrong .bpe-mark").inner_text()
+    right = page.locator(".bpe-choice.bpe-right .bpe-mark").inner_text()
+    assert (wrong, right) == ("✗ your guess", "✓ right")
+    assert page.locator(".bpe-root [aria-live=polite]").inner_text().startswith("Not this one")
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none", "focus on Next question is visible"
+
+    page.keyboard.press("Enter")
+    app.wait_view(2, "quiz")
+    assert "bpe-choice" in focused(page)["cls"], focused(page)
+    app.assert_clean()
