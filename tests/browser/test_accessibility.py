@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from sample_runs import sample_history
+from step_outline import step_outline
 
+from bpeviz.record import label_runs
 from bpeviz.stepdata import payload_json
 from bpeviz.web import step_page
 
@@ -247,4 +249,50 @@ def test_the_quiz_by_keyboard(app: AppPage) -> None:
     page.keyboard.press("Enter")
     app.wait_view(2, "quiz")
     assert "bpe-choice" in focused(page)["cls"], focused(page)
+    app.assert_clean()
+
+
+# ---- what a screen reader reads -----------------------------------------------------------
+
+
+def label(history: Any, token_id: int) -> str:
+    """A token's text as the engine labels it (its runs joined)."""
+    runs = label_runs(history.tokenizer.token_bytes(token_id))
+    return runs if isinstance(runs, str) else "".join(runs)
+
+
+def test_steps_are_announced_and_tokens_named(app: AppPage) -> None:
+    history = sample_history("english")
+    merges = history.merge_count
+    app.open("step")
+    app.wait_view(0)
+    page = app.page
+    live = page.locator(".bpe-root [aria-live=polite]")
+    app.step(app.click_next, 1)
+    step = history.steps[0]
+    left, right = step.pair
+    tokens = len(history.segmentation(1).ids)
+    assert live.inner_text() == (
+        f"Merge 1 of {merges}: {label(history, left)} + {label(history, right)} → "
+        f"{label(history, step.new_id)}; {tokens:,} tokens in the text."
+    )
+    assert page.locator(".bpe-slider").get_attribute("aria-valuetext") == f"1 of {merges}"
+    assert app.step_button("After merge").get_attribute("aria-pressed") == "true"
+
+    app.step(lambda: app.step_button("Before merge").click(), 1, "before")
+    assert app.step_button("Before merge").get_attribute("aria-pressed") == "true"
+    names = page.locator(".bpe-scroll .bpe-t").evaluate_all(
+        "spans => spans.map((span) => span.getAttribute('aria-label'))"
+    )
+    outline = step_outline(history, 1, before=True)
+    words = {"ps": ", start of the pair about to merge", "pe": ", end of the pair about to merge",
+             "new": ", new token", "": ""}  # fmt: skip
+    want = [
+        f"{label(history, token_id)}, id {token_id}{words[mark]}"
+        for token_id, mark in zip(outline.shown.ids.tolist(), outline.marks, strict=True)
+    ]
+    assert names == want
+    assert any("start of the pair about to merge" in name for name in names)
+    chart = page.locator(".bpe-chart").get_attribute("aria-label")
+    assert chart.endswith(f"at step 1: {len(history.segmentation(1).ids):,}.")
     app.assert_clean()
