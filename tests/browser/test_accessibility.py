@@ -37,7 +37,16 @@ REPO = Path(__file__).resolve().parents[2]
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
 STREAMLIT_EXCLUDED = ['[data-testid="stFileUploaderDropzone"]']
-PAGES = ["step", "tokenize", "compression", "compare", "runs", "export", "about"]
+# Each page's document title: its name in the sidebar (app.py), then the app's.
+PAGES = {
+    "step": "Step through training · bpeviz",
+    "tokenize": "Tokenize text · bpeviz",
+    "compression": "Compression · bpeviz",
+    "compare": "Compare tokenizers · bpeviz",
+    "runs": "Two training runs · bpeviz",
+    "export": "Export / import · bpeviz",
+    "about": "About · bpeviz",
+}
 
 _RUN_AXE_JS = """
 async ([tags, excluded]) => {
@@ -80,12 +89,13 @@ def switch(page: Any, name: str) -> Any:
 # ---- axe ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", list(PAGES))
 def test_axe_finds_nothing_on_the_page(app: AppPage, axe_path: Path, name: str) -> None:
     app.open(name)
     if name == "step":
         app.wait_view(0)
     assert_no_violations(app.page, axe_path, name)
+    app.page.wait_for_function("title => document.title === title", arg=PAGES[name])
     app.assert_clean()
 
 
@@ -225,6 +235,18 @@ def test_shortcuts_act_only_with_focus_in_the_view(app: AppPage) -> None:
     app.step(lambda: page.keyboard.press("ArrowRight"), 4)
     assert "bpe-keys" in page.locator(".bpe-root .bpe-keys").get_attribute("class")
     app.assert_clean()
+
+
+def test_sidebar_links_show_focus(app: AppPage) -> None:
+    app.open("about")
+    links = app.page.locator('[data-testid="stSidebarNav"] a')
+    links.first.focus()
+    app.page.keyboard.press("Tab")  # focus moved by the keyboard: :focus-visible
+    style = app.page.evaluate(
+        """() => { const s = getComputedStyle(document.activeElement);
+                   return [document.activeElement.tagName, s.outlineStyle, s.outlineColor]; }"""
+    )
+    assert style == ["A", "solid", "rgb(0, 114, 178)"], style
 
 
 def test_the_quiz_by_keyboard(app: AppPage) -> None:
