@@ -157,13 +157,20 @@ class Inspector {
 
   // Draw it again (after the text was redrawn): outlines and counts follow the text shown.
   draw() {
-    for (const span of this.text.querySelectorAll(".bpe-hit")) span.classList.remove("bpe-hit");
+    // The outline said in words too: a screen reader reads "current" on each place of it.
+    for (const span of this.text.querySelectorAll(".bpe-hit")) {
+      span.classList.remove("bpe-hit");
+      span.removeAttribute("aria-current");
+    }
     if (this.id === null || !this.source.vocab[this.id]) {
       this.panel.replaceChildren();
       return;
     }
     const hits = this.text.querySelectorAll(`.bpe-t[data-id="${Number(this.id)}"]`);
-    for (const span of hits) span.classList.add("bpe-hit");
+    for (const span of hits) {
+      span.classList.add("bpe-hit");
+      span.setAttribute("aria-current", "true");
+    }
     const line = this.countLine(this.source.made(this.id), hits.length);
     this.panel.replaceChildren(inspectorCard(this.source, this.id, line, () => this.close()));
   }

@@ -17,14 +17,13 @@ const MARK_NAMES = {
   ps: "start of the pair about to merge",
   pe: "end of the pair about to merge",
   new: "new token",
-  hit: "inspected",
 };
 
 // A token's accessible name: its text, its id, and its mark in words.
 function tokenName(entry, id, mark) {
   const text = labelText(entry[VOCAB.label]) + (entry[VOCAB.kind] === KIND.END_OF_WORD ? END_OF_WORD : "");
   const special = entry[VOCAB.kind] === KIND.SPECIAL ? ", special token" : "";
-  return `${text}, id ${id}${special}${mark ? `, ${MARK_NAMES[mark] || mark}` : ""}`;
+  return `${text}, id ${id}${special}${mark ? `, ${MARK_NAMES[mark]}` : ""}`;
 }
 
 function tokenSpan(entry, id, colour, mark) {
@@ -47,6 +46,7 @@ function cachedSpan(cache, key, entry, id, colour, mark) {
   const held = cache.get(key);
   if (held && held.node && held.id === id && held.colour === colour && held.mark === mark) {
     held.node.classList.remove("bpe-hit");
+    held.node.removeAttribute("aria-current");
     return held.node;
   }
   const node = tokenSpan(entry, id, colour, mark);

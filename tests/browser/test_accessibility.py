@@ -178,11 +178,16 @@ def test_tokens_by_keyboard_alone(app: AppPage) -> None:
     assert "bpe-inspector" in focused(page)["cls"]
     assert inspector.locator("b").inner_text() == f"Token id {ids[1]}"
     assert page.get_by_role("button", name="Close", exact=True).count() == 1
+    current = page.locator(".bpe-scroll [aria-current=true]").evaluate_all(
+        "spans => spans.map((span) => span.dataset.id)"
+    )
+    assert current == [str(ids[1])] * ids.count(ids[1])  # every place of it, said in words
 
     page.keyboard.press("Escape")
     inspector.wait_for(state="detached")
     back = focused(page)
     assert back["id"] == str(ids[1]) and "bpe-t" in back["cls"], back
+    assert page.locator(".bpe-scroll [aria-current]").count() == 0
 
     page.keyboard.press(" ")  # Space inspects too
     inspector.wait_for()
