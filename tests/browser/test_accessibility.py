@@ -323,3 +323,29 @@ def test_steps_are_announced_and_tokens_named(app: AppPage) -> None:
     chart = page.locator(".bpe-chart").get_attribute("aria-label")
     assert chart.endswith(f"at step 1: {len(history.segmentation(1).ids):,}.")
     app.assert_clean()
+
+
+def test_an_exported_page_reflows_at_320_px(browser: Any, tmp_path: Path) -> None:
+    """400% zoom of a 1280 px window is 320 CSS px: nothing may need sideways scrolling
+    (WCAG 1.4.10)."""
+    path = tmp_path / "english.html"
+    path.write_text(
+        step_page(payload_json(sample_history("english")), title="English", subtitle="vocab 512"),
+        "utf-8",
+    )
+    context = browser.new_context(viewport={"width": 320, "height": 256})
+    try:
+        page = context.new_page()
+        page.goto(path.as_uri() + "#step=5&when=after")
+        page.wait_for_function(
+            "() => document.querySelector('.bpe-root')?.dataset.ready === 'true'"
+        )
+        wide = page.evaluate(
+            """() => { const width = document.documentElement.clientWidth;
+              return [...document.querySelectorAll("body *")]
+                .filter((e) => e.getBoundingClientRect().right > width + 1)
+                .map((e) => e.tagName + "." + (e.className.baseVal ?? e.className)); }"""
+        )
+        assert wide == [], f"past the right edge at 320 px: {wide}"
+    finally:
+        context.close()
