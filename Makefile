@@ -10,7 +10,7 @@ SCREENSHOTS ?= artifacts/screenshots
 WORKERS ?= 2
 ADDRESS ?= 0.0.0.0
 
-.PHONY: run serve test bench lint system-deps
+.PHONY: run serve test bench lint system-deps node-deps
 
 $(PY):
 	scripts/make_venv.sh $(PYTHON) $(VENV)
@@ -32,10 +32,20 @@ serve: $(VENV)/.app-installed
 system-deps:
 	scripts/install_system_deps.sh
 
+# Test-only JavaScript (axe-core, pinned in package-lock.json) into node_modules: installed
+# from the lock file, never fetched by the tests. Without npm the axe tests skip (fail under
+# BPEVIZ_REQUIRE_BROWSER=1).
+node_modules/.installed: package.json package-lock.json
+	if command -v npm >/dev/null; then npm ci --no-audit --no-fund && touch $@; \
+	else echo "note: npm missing: the axe-core tests will skip" >&2; fi
+
+node-deps: system-deps
+	$(MAKE) node_modules/.installed
+
 lint: $(VENV)/.dev-installed
 	$(PY) -m ruff check .
 
-test: $(VENV)/.dev-installed system-deps lint
+test: $(VENV)/.dev-installed system-deps node-deps lint
 	BPEVIZ_SCREENSHOTS=$(SCREENSHOTS) $(PY) -m pytest
 
 bench: $(VENV)/.dev-installed

@@ -57,6 +57,8 @@ pages = [
     st.Page("app_pages/about.py", title="About", icon=":material/info:", url_path="about"),
 ]
 page = st.navigation(pages)
+# Each page its own document title (a browser tab, a screen reader's first words: WCAG 2.4.2).
+st.set_page_config(page_title=f"{page.title} · bpeviz")
 sidebar()
 inject_css()
 show_link_messages()

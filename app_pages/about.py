@@ -11,7 +11,7 @@ st.title("About bpeviz")
 
 st.markdown(
     """
-### What byte pair encoding does
+## What byte pair encoding does
 
 A language model does not read letters or words: it reads **tokens**, numbers from a fixed
 list called the *vocabulary*. Byte pair encoding (BPE) is the recipe most models use to build
@@ -41,7 +41,7 @@ with st.expander("The whole recipe in Python: bpeviz/textbook.py"):
 
 st.markdown(
     """
-### How to read each page
+## How to read each page
 
 - **Sidebar**: pick a text (a bundled sample or your own), the pre-tokenizer, the tie rule and
   the vocabulary size. Every page uses these settings; training happens once and is cached.
@@ -70,7 +70,7 @@ st.markdown(
 
 st.markdown(
     """
-### Where the numbers come from
+## Where the numbers come from
 
 - **Vocabulary size = 256 bytes + merges.** With the `</w>` end-of-word marker there is one
   more base symbol (257 + merges). Special tokens such as `<|endoftext|>` get the ids after
@@ -96,7 +96,7 @@ st.markdown(
 """
 )
 
-st.markdown("### The bundled texts")
+st.markdown("## The bundled texts")
 st.caption(
     "From sample_texts/samples.json. The two prose texts were written for bpeviz (CC0); the small "
     "classics reproduce well-known walk-throughs."
@@ -115,7 +115,7 @@ st.dataframe(
 
 st.markdown(
     """
-### Tips
+## Tips
 
 - **Links remember what you see.** The sidebar settings, the step, short texts typed on the
   Tokenize and Compare pages and a few page controls (such as the Compression page's largest

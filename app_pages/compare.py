@@ -86,7 +86,7 @@ for side, pane, tokenization, only, choice, (tokenizer, _) in (
     ("right", panes[1], result.theirs, result.diff.only_theirs, picked[1], sides[1]),
 ):
     with pane:
-        st.subheader(pane_title(choice), anchor=False)
+        st.header(pane_title(choice), anchor=False)
         numbers = st.columns(3)  # the panes stack when narrow; three numbers fit then
         numbers[0].metric("Tokens", f"{tokenization.token_count:,}")
         numbers[1].metric("Bytes per token", f"{tokenization.bytes_per_token:.2f}")
@@ -97,7 +97,7 @@ for side, pane, tokenization, only, choice, (tokenizer, _) in (
             st.caption(f"Showing the first {len(shown):,} of {tokenization.token_count:,} tokens.")
         show_tokens(tokenizer, shown, key=f"cmp_spans_{side}", marks=marks[: len(shown)])
 
-st.subheader("Where the cuts differ", anchor=False)
+st.header("Where the cuts differ", anchor=False)
 diff = result.diff
 counts = columns(3, key="compare_counts", pairs=True)
 counts[0].metric("Cuts both make", f"{len(diff.shared):,}")

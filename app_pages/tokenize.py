@@ -173,7 +173,7 @@ show_tokens(
     group=group,
 )
 
-st.subheader("Why was this word split like this?")
+st.header("Why was this word split like this?")
 chunks = tables.distinct_chunks(tokenizer, text)
 if not chunks:
     st.caption("There is no piece of ordinary text to replay here (only special tokens).")

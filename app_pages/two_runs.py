@@ -132,7 +132,7 @@ for name, cut, merges, other in (("A", cut_a, merges_a, "B"), ("B", cut_b, merge
         )
         st.markdown(f"{sentence} The table of merges below marks them.")
 
-st.subheader("Compression, merge by merge", anchor=False)
+st.header("Compression, merge by merge", anchor=False)
 last = max(len(merges_a), len(merges_b))
 if int(st.session_state.get(runs_state.KEY_STEP) or 0) > last:  # new settings, fewer merges
     st.session_state[runs_state.KEY_STEP] = last
@@ -153,7 +153,7 @@ st.caption(
     "tokens). The grey line is the step whose text is shown below."
 )
 
-st.subheader(f"The text after {counted(step, 'merge')}", anchor=False)
+st.header(f"The text after {counted(step, 'merge')}", anchor=False)
 segmentations = {
     name: history.segmentation(min(step, history.merge_count))
     for name, history in histories.items()
@@ -175,7 +175,7 @@ for pane, (name, history), other in zip(text_panes, histories.items(), ("B", "A"
         marks = runs_view.own_cut_marks(shown.starts[:hi], segmentations[other].starts)
         show_tokens(history.tokenizer, shown.ids[:hi], key=f"runs_spans_{name}", marks=marks)
 
-st.subheader("Merges only one run makes", anchor=False)
+st.header("Merges only one run makes", anchor=False)
 st.caption(
     "Merges are compared as bytes (their ids differ between runs). A token the other run "
     "also has, built from other parents, says so."

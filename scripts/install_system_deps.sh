@@ -3,7 +3,8 @@
 # never downloaded by it), a CJK font so Japanese renders, an emoji font, and nginx (the
 # proxy in front of several app processes: `make serve` runs its own nginx as the current
 # user, with its own config; it does not use the system's nginx service), and Node.js (its
-# own test runner, `node --test`, checks the browser's JavaScript: tests/test_web_js.py).
+# own test runner, `node --test`, checks the browser's JavaScript: tests/test_web_js.py) with
+# npm (`make test` runs `npm ci`: axe-core for tests/browser/test_accessibility.py).
 # Installed only when missing and only as root. Without root (or apt-get) the tests that need
 # them skip and say why; under BPEVIZ_REQUIRE_BROWSER=1 (CI, .ci/run) this script fails
 # instead, so CI never passes without its browser tests.
@@ -17,6 +18,7 @@ fc-list 2>/dev/null | grep -i "noto sans cjk" >/dev/null || need+=(fonts-noto-cj
 fc-list 2>/dev/null | grep -i "noto color emoji" >/dev/null || need+=(fonts-noto-color-emoji)
 [ -x /usr/sbin/nginx ] || need+=(nginx)
 command -v "${BPEVIZ_NODE:-node}" >/dev/null || need+=(nodejs)  # BPEVIZ_NODE: only to test this script
+command -v "${BPEVIZ_NPM:-npm}" >/dev/null || need+=(npm)  # installs axe-core (make test: npm ci)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
   if [ -n "${BPEVIZ_REQUIRE_BROWSER:-}" ] && [ "${BPEVIZ_REQUIRE_BROWSER}" != 0 ]; then

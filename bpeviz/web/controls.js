@@ -56,7 +56,9 @@ function stepControls(view) {
   const buttons = el("div", "bpe-buttons");
   buttons.append(parts.first, parts.previous, parts.next, parts.last, parts.play, paceLabel, jumpLabel, animateLabel, piecesLabel, quizLabel);
   const element = el("div", "bpe-controls");
-  element.append(sliderRow, buttons);
+  // How to reach everything by keyboard; the keys act only with focus in the view (2.1.4).
+  const keys = el("p", "bpe-caption bpe-keys", "Keys, with focus in this view (click it or Tab into it): ← → one merge, Home End the first and last, K play or pause. In the text, the vocabulary and the build tree: arrows move between tokens, Enter inspects one, Escape closes the inspector.");
+  element.append(sliderRow, buttons, keys);
   return { element, parts };
 }
 

@@ -55,3 +55,12 @@ const colourClass = (id) => `bpe-c${id % PALETTE_SIZE}`;
 function chip(vocab, id, className = "bpe-chip") {
   return el("span", `${className} ${colourClass(id)}`, fullLabel(vocab, id) || "\u200b");
 }
+
+// A box that scrolls: focusable (a keyboard can scroll it) and named (WCAG 2.1.1, 4.1.2).
+function scrollBox(className, name) {
+  const box = el("div", className);
+  box.tabIndex = 0;
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", name);
+  return box;
+}

@@ -47,6 +47,7 @@ function treeList(source, node) {
   const item = el("li");
   const face = el("span", "bpe-node");
   face.dataset.id = node.id;
+  face.setAttribute("role", "button");
   face.append(chip(source.vocab, node.id, "bpe-t"));
   const note = node.kind === "merge" ? `${source.unit} ${number(node.number)}` : node.kind;
   face.append(el("span", "bpe-node-note", `id ${node.id} · ${note}`));
@@ -66,9 +67,13 @@ function spacedHex(hex) {
 function inspectorCard(source, id, countLine, close) {
   const box = el("div", "bpe-inspector");
   const head = el("div", "bpe-inspector-head");
-  const closer = button("×", "Close the inspector.", close);
+  const closer = button("×", "Close the inspector (Escape).", close);
   closer.classList.add("bpe-close");
+  closer.setAttribute("aria-label", "Close");
   head.append(el("b", "", `Token id ${id}`), closer);
+  box.tabIndex = -1; // takes focus when it opens
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", `Token inspector: id ${id}, ${fullLabel(source.vocab, id)}`);
   box.append(head);
   const line = el("p", "bpe-inspector-token");
   line.append(chip(source.vocab, id), ` bytes ${spacedHex(source.vocab[id][VOCAB.hex])}`);
@@ -88,6 +93,8 @@ function inspectorCard(source, id, countLine, close) {
   if (made.kind === "merge") {
     box.append(el("p", "bpe-caption", "How it was built, down to single bytes:"));
     const tree = el("ul", "bpe-tree");
+    tree.tabIndex = 0; // one Tab stop; arrows move between its nodes
+    tree.setAttribute("aria-label", "Build tree: arrows move between tokens, Enter inspects one");
     tree.append(treeList(source, buildTree(source, id)));
     box.append(tree);
   }
@@ -106,30 +113,65 @@ class Inspector {
     this.id = null;
   }
 
+  // Clicks, and the keyboard (arrows between items, Enter or Space), open it from `boxes`;
+  // Escape inside the panel closes it.
   listen(...boxes) {
     for (const box of boxes) {
       box.addEventListener("click", (event) => {
         const target = event.target.closest ? event.target.closest("[data-id]") : null;
-        if (target && box.contains(target)) this.open(Number(target.dataset.id));
+        if (target && box.contains(target)) this.open(Number(target.dataset.id), target);
       });
+      rovingKeys(box, "[data-id]", (item) => this.open(Number(item.dataset.id), item));
     }
+    this.panel.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape" || this.id === null) return;
+      event.preventDefault();
+      this.close();
+    });
   }
 
-  open(id) {
+  // Open on token `id` (null closes), focus in it; `from` (the item clicked or chosen) is
+  // where focus returns when it closes.
+  open(id, from) {
+    if (id === null) {
+      this.close();
+      return;
+    }
+    if (from && !this.panel.contains(from)) this.returnTo = from;
     this.id = id;
     this.draw();
+    const card = this.panel.firstChild;
+    if (card) card.focus({ preventScroll: !(from && from === document.activeElement) });
+  }
+
+  // Close it, and give focus back to the item it was opened from (or its box).
+  close() {
+    this.id = null;
+    this.draw();
+    const back = this.returnTo && this.returnTo.isConnected ? this.returnTo : this.text;
+    this.returnTo = null;
+    if (back === this.text && !this.text.hasAttribute("tabindex")) return;
+    if (back.closest && back.closest("[data-id]") === back) focusItem(back);
+    else back.focus();
   }
 
   // Draw it again (after the text was redrawn): outlines and counts follow the text shown.
   draw() {
-    for (const span of this.text.querySelectorAll(".bpe-hit")) span.classList.remove("bpe-hit");
+    // The outline said in words too: a screen reader reads "current" on each place of it.
+    for (const span of this.text.querySelectorAll(".bpe-hit")) {
+      span.classList.remove("bpe-hit");
+      span.removeAttribute("aria-current");
+    }
     if (this.id === null || !this.source.vocab[this.id]) {
       this.panel.replaceChildren();
       return;
     }
     const hits = this.text.querySelectorAll(`.bpe-t[data-id="${Number(this.id)}"]`);
-    for (const span of hits) span.classList.add("bpe-hit");
+    for (const span of hits) {
+      span.classList.add("bpe-hit");
+      span.setAttribute("aria-current", "true");
+    }
     const line = this.countLine(this.source.made(this.id), hits.length);
-    this.panel.replaceChildren(inspectorCard(this.source, this.id, line, () => this.open(null)));
+    this.panel.replaceChildren(inspectorCard(this.source, this.id, line, () => this.close()));
   }
 }

@@ -57,7 +57,7 @@ export function mountTokens(root, record) {
   if (showIds) {
     for (const span of spans.querySelectorAll(".bpe-t")) span.textContent = span.dataset.id;
   }
-  const scroll = el("div", record.scroll === false ? "bpe-tokens" : "bpe-scroll bpe-tokens");
+  const scroll = record.scroll === false ? el("div", "bpe-tokens") : scrollBox("bpe-scroll bpe-tokens", record.label || "The text, token by token");
   scroll.append(spans);
   const rule = el("p", "bpe-caption bpe-pieces-rule", record.pieces_rule || "");
   rule.hidden = !pieces || !record.pieces_rule;

@@ -70,7 +70,8 @@ function pairTable(record, k) {
   }
   const grid = el("table", "bpe-pair-table");
   const head = el("tr");
-  for (const name of ["#", "left + right", "count", ""]) head.append(el("th", "", name));
+  for (const name of ["#", "left + right", "count"]) head.append(el("th", "", name));
+  head.append(el("th", "bpe-sr-only", "note")); // read by a screen reader, not shown
   grid.append(head);
   const top = rows[0].count;
   const tied = record.tied[table];
@@ -106,6 +107,8 @@ function chart(record) {
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.setAttribute("class", "bpe-chart");
   svg.setAttribute("role", "img");
+  const name = (k) =>
+    `Chart: tokens in the text after each merge, from ${number(tokens[0])} at step 0 to ${number(tokens[merges])} after ${counted(merges, "merge")}; at step ${number(k)}: ${number(tokens[k])}.`;
   const most = Math.max(...tokens, 1);
   const least = Math.min(...tokens);
   const x = (k) => pad.left + ((width - pad.left - pad.right) * k) / Math.max(merges, 1);
@@ -135,6 +138,7 @@ function chart(record) {
     move(k) {
       marker.setAttribute("cx", x(k));
       marker.setAttribute("cy", y(tokens[k]));
+      svg.setAttribute("aria-label", name(k));
     },
   };
 }
@@ -167,9 +171,20 @@ function vocabTable(record, k, rows) {
     }
     grid.append(line);
   }
-  const scroll = el("div", "bpe-vocab-scroll");
+  const scroll = scrollBox("bpe-vocab-scroll", "Vocabulary learned so far");
   scroll.append(grid);
   box.append(scroll);
   if (k > shown) box.append(el("p", "bpe-caption", `The newest ${shown} of ${counted(k, "merge")}; the CSV below has them all.`));
   return box;
+}
+
+// What a screen reader hears on each step: "Merge 5 of 256: t + h → th; 4,541 tokens."
+function stepAnnouncement(record, k, when) {
+  const tokens = `${counted(record.tokens[k], "token")} in the text`;
+  if (!k) return `Step 0 of ${number(record.merge_count)}: no merges yet; ${tokens}.`;
+  const { left, right, made } = mergeOf(record, k);
+  const vocab = record.vocab;
+  const merge = `Merge ${number(k)} of ${number(record.merge_count)}: ${fullLabel(vocab, left)} + ${fullLabel(vocab, right)} → ${fullLabel(vocab, made)}`;
+  if (when === "before") return `${merge}; before it, ${counted(record.tokens[k - 1], "token")} in the text.`;
+  return `${merge}; ${tokens}.`;
 }

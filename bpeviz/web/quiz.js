@@ -24,8 +24,14 @@ function quizCard(record, k, answers, answer, next) {
     if (chosen !== null) {
       choice.disabled = true;
       choice.append(el("span", "bpe-choice-count", counted(count, "time")));
-      if (row === 0) choice.classList.add("bpe-right");
-      else if (row === chosen) choice.classList.add("bpe-wrong");
+      // right and wrong said by a mark and words too, not by colour alone (WCAG 1.4.1)
+      if (row === 0) {
+        choice.classList.add("bpe-right");
+        choice.prepend(el("span", "bpe-mark", "✓ right"));
+      } else if (row === chosen) {
+        choice.classList.add("bpe-wrong");
+        choice.prepend(el("span", "bpe-mark", "✗ your guess"));
+      }
     } else {
       choice.addEventListener("click", () => answer(k, row));
     }
@@ -34,7 +40,7 @@ function quizCard(record, k, answers, answer, next) {
   box.append(choices);
   if (chosen !== null) {
     const { left, right } = mergeOf(record, k + 1);
-    const verdict = chosen === 0 ? "Right!" : `Not this one: merge ${number(k + 1)} joins ${quoted(fullLabel(vocab, left))} + ${quoted(fullLabel(vocab, right))}.`;
+    const verdict = chosen === 0 ? "✓ Right!" : `✗ Not this one: merge ${number(k + 1)} joins ${quoted(fullLabel(vocab, left))} + ${quoted(fullLabel(vocab, right))}.`;
     box.append(el("p", chosen === 0 ? "bpe-verdict bpe-good" : "bpe-verdict bpe-bad", verdict));
     const sentences = record.sentences[k];
     box.append(el("p", "", sentences[SENTENCE.counts]));
@@ -54,4 +60,13 @@ function quizView(record, k, answers) {
   view.marks = view.marks.map(() => "");
   view.legend = null;
   return view;
+}
+
+// What a screen reader hears on each quiz step: the question, or the verdict once answered.
+function quizAnnouncement(record, k, answers) {
+  if (k >= record.merge_count) return "No merge left to guess.";
+  if (!answers.has(k)) return `Guess merge ${number(k + 1)}: choose one of the pairs.`;
+  const { left, right } = mergeOf(record, k + 1);
+  const joined = `${quoted(fullLabel(record.vocab, left))} + ${quoted(fullLabel(record.vocab, right))}`;
+  return answers.get(k) === 0 ? `Right: merge ${number(k + 1)} joins ${joined}.` : `Not this one: merge ${number(k + 1)} joins ${joined}.`;
 }

@@ -12,12 +12,28 @@ function appendLabel(node, label) {
   });
 }
 
+// What a mark means, in words: a screen reader says it where the eye sees an outline.
+const MARK_NAMES = {
+  ps: "start of the pair about to merge",
+  pe: "end of the pair about to merge",
+  new: "new token",
+};
+
+// A token's accessible name: its text, its id, and its mark in words.
+function tokenName(entry, id, mark) {
+  const text = labelText(entry[VOCAB.label]) + (entry[VOCAB.kind] === KIND.END_OF_WORD ? END_OF_WORD : "");
+  const special = entry[VOCAB.kind] === KIND.SPECIAL ? ", special token" : "";
+  return `${text}, id ${id}${special}${mark ? `, ${MARK_NAMES[mark]}` : ""}`;
+}
+
 function tokenSpan(entry, id, colour, mark) {
   const special = entry[VOCAB.kind] === KIND.SPECIAL;
   const span = el("span", special ? "bpe-t bpe-special" : `bpe-t bpe-c${colour}`);
   if (mark) span.classList.add(`bpe-${mark}`);
   span.dataset.id = id;
   span.title = entry[VOCAB.title];
+  span.setAttribute("role", "button"); // Enter or Space inspects it (keyboard.js)
+  span.setAttribute("aria-label", tokenName(entry, id, mark));
   appendLabel(span, entry[VOCAB.label]);
   if (entry[VOCAB.kind] === KIND.END_OF_WORD) span.append(el("span", "bpe-eow", END_OF_WORD));
   if (!span.textContent) span.append("\u200b");
@@ -30,6 +46,7 @@ function cachedSpan(cache, key, entry, id, colour, mark) {
   const held = cache.get(key);
   if (held && held.node && held.id === id && held.colour === colour && held.mark === mark) {
     held.node.classList.remove("bpe-hit");
+    held.node.removeAttribute("aria-current");
     return held.node;
   }
   const node = tokenSpan(entry, id, colour, mark);

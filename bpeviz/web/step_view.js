@@ -31,6 +31,8 @@ class StepView {
     const record = this.record;
     this.root.replaceChildren();
     this.root.classList.add("bpe-step");
+    // A click anywhere in the view puts focus in it, where its keys act (WCAG 2.1.4).
+    this.root.tabIndex = -1;
     const controls = stepControls(this);
     this.parts = controls.parts;
     const box = (className) => el("div", className);
@@ -40,7 +42,7 @@ class StepView {
     this.pairsBox = box();
     this.vocabBox = box();
     this.legendBox = box();
-    this.textBox = box("bpe-scroll");
+    this.textBox = scrollBox("bpe-scroll", "The text, token by token");
     const whenRow = box("bpe-when");
     this.beforeButton = button("Before merge", "The text just before this merge, its pair outlined.", () => this.show(this.k, "before"));
     this.afterButton = button("After merge", "The text just after this merge, the new token outlined.", () => this.show(this.k, "after"));
@@ -48,14 +50,17 @@ class StepView {
     this.windowNote = el("p", "bpe-caption");
     this.piecesNote = el("p", "bpe-caption bpe-pieces-rule");
     const textPane = box("bpe-text-pane");
-    textPane.append(el("h3", "", "The text, token by token"), whenRow, this.windowNote, this.piecesNote, this.legendBox, this.textBox);
+    textPane.append(el("h2", "", "The text, token by token"), whenRow, this.windowNote, this.piecesNote, this.legendBox, this.textBox);
     this.chart = record.merge_count ? chart(record) : null;
     const tablePane = box("bpe-table-pane");
     tablePane.append(this.pairsBox);
     if (this.chart) tablePane.append(this.chart.svg);
     const panes = box("bpe-panes");
     panes.append(textPane, tablePane);
-    this.root.append(controls.element, this.cardBox, this.countsBox, this.inspectorBox, panes, this.vocabBox);
+    // Each step and the quiz's verdict, said by a screen reader (not shown).
+    this.live = el("p", "bpe-sr-only");
+    this.live.setAttribute("aria-live", "polite");
+    this.root.append(controls.element, this.cardBox, this.countsBox, this.inspectorBox, panes, this.vocabBox, this.live);
     const countLine = (made, hits) =>
       made.kind === "merge" && made.number > this.k
         ? `Not made yet at step ${number(this.k)}: merge ${number(made.number)} comes later.`
@@ -85,6 +90,7 @@ class StepView {
       return;
     }
     const target = event.composedPath ? event.composedPath()[0] : event.target;
+    if (event.defaultPrevented || !(target instanceof Node) || !this.root.contains(target)) return;
     const tag = target && target.tagName ? target.tagName.toLowerCase() : "";
     if (["input", "textarea", "select"].includes(tag) || (target && target.isContentEditable)) return;
     if (event.altKey || event.ctrlKey || event.metaKey) return;
@@ -142,6 +148,7 @@ class StepView {
     const merges = this.record.merge_count;
     slider.value = k;
     stepLabel.textContent = `${number(k)} of ${number(merges)}`;
+    slider.setAttribute("aria-valuetext", `${number(k)} of ${number(merges)}`);
     first.disabled = previous.disabled = k === 0;
     next.disabled = last.disabled = k >= merges;
     play.textContent = this.playing ? "⏸ Pause" : "▶ Play";
@@ -149,6 +156,8 @@ class StepView {
     this.beforeButton.parentElement.hidden = k === 0 || this.quiz;
     this.beforeButton.classList.toggle("bpe-on", this.when === "before");
     this.afterButton.classList.toggle("bpe-on", this.when !== "before");
+    this.beforeButton.setAttribute("aria-pressed", String(this.when === "before"));
+    this.afterButton.setAttribute("aria-pressed", String(this.when !== "before"));
   }
 
   show(k, when, options = {}) {
@@ -162,11 +171,17 @@ class StepView {
     this.root.classList.toggle("bpe-quiz-on", this.quiz);
     if (this.quiz) {
       const answered = this.answers.has(k);
+      // Focus stays in the card: on "Next question" once answered, on the first choice after.
       const answer = (step, row) => {
         this.answers.set(step, row);
         this.show(step, "after", { report: false });
+        this.focusIn(this.cardBox, ".bpe-primary");
       };
-      this.cardBox.replaceChildren(quizCard(record, k, this.answers, answer, () => this.show(k + 1, "after")));
+      const next = () => {
+        this.show(k + 1, "after");
+        this.focusIn(this.cardBox, ".bpe-choice:not(:disabled), .bpe-primary");
+      };
+      this.cardBox.replaceChildren(quizCard(record, k, this.answers, answer, next));
       this.pairsBox.replaceChildren(answered ? pairTable(record, k + 1) : el("p", "bpe-note", "The pair counts are hidden until you answer."));
     } else {
       this.cardBox.replaceChildren(card(record, k));
@@ -192,7 +207,13 @@ class StepView {
     this.drawText(this.quiz ? quizView(this.record, k, this.answers) : viewAt(this.record, k, when), false);
     this.root.dataset.step = k;
     this.root.dataset.when = this.quiz ? "quiz" : k ? when : "now";
+    this.live.textContent = this.quiz ? quizAnnouncement(this.record, k, this.answers) : stepAnnouncement(this.record, k, when);
     this.root.dataset.ready = "true";
+  }
+
+  focusIn(box, selector) {
+    const target = box.querySelector(selector);
+    if (target) target.focus();
   }
 
   drawText(view, sliding) {

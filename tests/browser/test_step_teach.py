@@ -95,7 +95,7 @@ def test_answering_reveals_counts_and_keeps_a_score(browser: Any, tmp_path: Path
     toggle(page, "Guess the next merge")
     right = "{},{}".format(*history.steps[3].pair)
     page.locator(f'.bpe-choice[data-pair="{right}"]').click()
-    assert page.locator(".bpe-verdict").inner_text() == "Right!"
+    assert page.locator(".bpe-verdict").inner_text() == "✓ Right!"  # a mark, not colour alone
     table = history.pair_table(3)
     counts = dict(zip(table.pairs(), table.counts.tolist(), strict=True))
     for pair in candidates(page):
@@ -107,7 +107,7 @@ def test_answering_reveals_counts_and_keeps_a_score(browser: Any, tmp_path: Path
     page.get_by_role("button", name="Next question ›").click()
     wrong = next(pair for pair in candidates(page) if pair != history.steps[4].pair)
     page.locator(f'.bpe-choice[data-pair="{wrong[0]},{wrong[1]}"]').click()
-    assert page.locator(".bpe-verdict").inner_text().startswith("Not this one: merge 5 joins")
+    assert page.locator(".bpe-verdict").inner_text().startswith("✗ Not this one: merge 5 joins")
     assert page.locator(".bpe-score").inner_text() == "Score: 1 of 2"
 
 

@@ -1,0 +1,351 @@
+"""Accessibility (issue 19): axe-core over every page, the step view's states and an exported
+run; the step view driven by keyboard alone; names and announcements a screen reader reads.
+
+axe-core is npm's package, pinned in ``package.json``/``package-lock.json`` and installed by
+``make test`` (``npm ci``) into ``node_modules``; each test injects its ``axe.min.js`` from
+disk, so nothing is fetched while the tests run. Without it the axe tests skip and say why;
+under ``BPEVIZ_REQUIRE_BROWSER=1`` they fail instead.
+
+The rules run are axe's WCAG 2.0 and 2.1 A and AA rules and its best practices (heading
+order, empty table headers). Any violation fails the test, whatever its impact, except inside
+Streamlit's own file uploader (:data:`STREAMLIT_EXCLUDED`): its drop zone is a
+``<section role="presentation" tabindex="-1">`` (axe's minor ``presentation-role-conflict``),
+markup we do not write and cannot change. Streamlit's sidebar, header and toolbar have no
+violation under these rules today, so they are checked with the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from sample_runs import sample_history
+from step_outline import step_outline
+
+from bpeviz.record import label_runs
+from bpeviz.stepdata import payload_json
+from bpeviz.web import step_page
+
+if TYPE_CHECKING:
+    from conftest import AppPage
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+STREAMLIT_EXCLUDED = ['[data-testid="stFileUploaderDropzone"]']
+# Each page's document title: its name in the sidebar (app.py), then the app's.
+PAGES = {
+    "step": "Step through training · bpeviz",
+    "tokenize": "Tokenize text · bpeviz",
+    "compression": "Compression · bpeviz",
+    "compare": "Compare tokenizers · bpeviz",
+    "runs": "Two training runs · bpeviz",
+    "export": "Export / import · bpeviz",
+    "about": "About · bpeviz",
+}
+
+_RUN_AXE_JS = """
+async ([tags, excluded]) => {
+  const context = {include: [document], exclude: excluded.map((selector) => [selector])};
+  const result = await axe.run(context, {runOnly: {type: "tag", values: tags}});
+  return result.violations.map((rule) => ({
+    id: rule.id, impact: rule.impact,
+    nodes: rule.nodes.map((node) => node.target.join(" >> ")).slice(0, 5),
+  }));
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def axe_path(unavailable: Callable[[str], None]) -> Path:
+    if not AXE.exists():
+        unavailable(f"{AXE.relative_to(REPO)} not found: run `npm ci` (make test does)")
+    return AXE
+
+
+def violations(page: Any, axe: Path) -> list[dict[str, Any]]:
+    """axe's violations on ``page`` as it stands (axe injected once per document)."""
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(axe))
+    return list(page.evaluate(_RUN_AXE_JS, [AXE_TAGS, STREAMLIT_EXCLUDED]))
+
+
+def assert_no_violations(page: Any, axe: Path, where: str) -> None:
+    found = violations(page, axe)
+    assert found == [], f"axe on {where}:\n" + "\n".join(
+        f"{rule['impact']} {rule['id']}: {rule['nodes']}" for rule in found
+    )
+
+
+def switch(page: Any, name: str) -> Any:
+    """One of the step view's checkboxes by its label."""
+    return page.locator(".bpe-root label").filter(has_text=name).locator("input")
+
+
+# ---- axe ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_axe_finds_nothing_on_the_page(app: AppPage, axe_path: Path, name: str) -> None:
+    app.open(name)
+    if name == "step":
+        app.wait_view(0)
+    assert_no_violations(app.page, axe_path, name)
+    app.page.wait_for_function("title => document.title === title", arg=PAGES[name])
+    app.assert_clean()
+
+
+def test_axe_finds_nothing_in_the_step_views_states(app: AppPage, axe_path: Path) -> None:
+    app.open("step")
+    app.wait_view(0)
+    page = app.page
+    app.step(app.click_next, 1)
+    assert_no_violations(page, axe_path, "step 1")
+    app.step(lambda: app.step_button("Before merge").click(), 1, "before")
+    assert_no_violations(page, axe_path, "step 1, before the merge")
+    page.locator(".bpe-scroll .bpe-t").first.click()
+    page.locator(".bpe-inspector").wait_for()
+    assert_no_violations(page, axe_path, "the inspector open")
+    switch(page, "Show pieces").check()
+    app.wait_view(1)
+    page.locator(".bpe-piece").first.wait_for()
+    assert_no_violations(page, axe_path, "pieces on")
+    switch(page, "Guess the next merge").check()
+    app.wait_view(1, "quiz")
+    assert_no_violations(page, axe_path, "the quiz asked")
+    page.locator(".bpe-choice").first.click()
+    page.locator(".bpe-verdict").wait_for()
+    assert_no_violations(page, axe_path, "the quiz answered")
+    app.assert_clean()
+
+
+def test_axe_finds_nothing_on_an_exported_page(
+    browser: Any, axe_path: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "english.html"
+    path.write_text(
+        step_page(payload_json(sample_history("english")), title="English", subtitle="vocab 512"),
+        "utf-8",
+    )
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(path.as_uri() + "#step=5&when=after")
+        page.wait_for_function(
+            "() => document.querySelector('.bpe-root')?.dataset.ready === 'true'"
+        )
+        assert_no_violations(page, axe_path, "an exported page")
+    finally:
+        context.close()
+
+
+# ---- keyboard -----------------------------------------------------------------------------
+
+
+def focused(page: Any) -> dict[str, Any]:
+    """What has focus: its tag, class, data-id, accessible name (aria-label) and text."""
+    return page.evaluate(
+        """() => { const e = document.activeElement;
+          return {tag: e.tagName.toLowerCase(), cls: String(e.className), id: e.dataset.id ?? null,
+                  name: e.getAttribute("aria-label"), text: e.textContent}; }"""
+    )
+
+
+def test_tokens_by_keyboard_alone(app: AppPage) -> None:
+    """Tab into the text (one stop), arrows between tokens, Enter inspects, Escape returns."""
+    history = sample_history("english")
+    app.open("step", step=1)
+    app.wait_view(1)
+    page = app.page
+    app.step_button("After merge").focus()
+    page.keyboard.press("Tab")
+    assert "bpe-scroll" in focused(page)["cls"], focused(page)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    second = focused(page)
+    ids = history.segmentation(1).ids.tolist()
+    assert second["id"] == str(ids[1]), second
+    assert page.evaluate("document.activeElement.tabIndex") == -1  # roving: not a Tab stop
+    assert app.shown_step() == 1, "the arrows moved between tokens, not between steps"
+
+    page.keyboard.press("Enter")
+    inspector = page.locator(".bpe-inspector")
+    inspector.wait_for()
+    assert "bpe-inspector" in focused(page)["cls"]
+    assert inspector.locator("b").inner_text() == f"Token id {ids[1]}"
+    assert page.get_by_role("button", name="Close", exact=True).count() == 1
+    current = page.locator(".bpe-scroll [aria-current=true]").evaluate_all(
+        "spans => spans.map((span) => span.dataset.id)"
+    )
+    assert current == [str(ids[1])] * ids.count(ids[1])  # every place of it, said in words
+
+    page.keyboard.press("Escape")
+    inspector.wait_for(state="detached")
+    back = focused(page)
+    assert back["id"] == str(ids[1]) and "bpe-t" in back["cls"], back
+    assert page.locator(".bpe-scroll [aria-current]").count() == 0
+
+    page.keyboard.press(" ")  # Space inspects too
+    inspector.wait_for()
+    app.assert_clean()
+
+
+def test_build_tree_and_vocabulary_rows_by_keyboard(app: AppPage) -> None:
+    history = sample_history("english")
+    k = 40
+    app.open("step", step=k)
+    app.wait_view(k)
+    page = app.page
+    page.locator(".bpe-vocab-scroll").focus()
+    page.keyboard.press("ArrowDown")
+    row = focused(page)
+    assert row["tag"] == "tr" and row["id"] == str(history.steps[k - 1].new_id), row
+    page.keyboard.press("Enter")
+    page.locator(".bpe-inspector").wait_for()
+    assert page.locator(".bpe-inspector b").inner_text() == f"Token id {row['id']}"
+
+    page.keyboard.press("Tab")  # the close button, then the tree
+    page.keyboard.press("Tab")
+    assert "bpe-tree" in focused(page)["cls"], focused(page)
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    node = focused(page)
+    left = history.steps[k - 1].pair[0]
+    assert node["id"] == str(left), node  # the tree's root, then its left child
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "id => document.querySelector('.bpe-inspector b')?.textContent === `Token id ${id}`",
+        arg=left,
+    )
+    page.keyboard.press("Escape")
+    page.locator(".bpe-inspector").wait_for(state="detached")
+    assert focused(page)["id"] == row["id"], "focus went back to the vocabulary row"
+    app.assert_clean()
+
+
+def test_shortcuts_act_only_with_focus_in_the_view(app: AppPage) -> None:
+    app.open("step", step=3)
+    app.wait_view(3)
+    page = app.page
+    page.locator('[data-testid="stSidebarNav"] a').first.focus()
+    for key in ("ArrowRight", "End", "k"):
+        page.keyboard.press(key)
+        assert page.locator(app.STEP_ROOT).get_attribute("data-step") == "3", key
+    assert app.step_button("Play").count() == 1, "k outside the view started autoplay"
+    page.locator(".bpe-card").click()  # focus in the view: the keys act
+    app.step(lambda: page.keyboard.press("ArrowRight"), 4)
+    assert "bpe-keys" in page.locator(".bpe-root .bpe-keys").get_attribute("class")
+    app.assert_clean()
+
+
+def test_sidebar_links_show_focus(app: AppPage) -> None:
+    app.open("about")
+    links = app.page.locator('[data-testid="stSidebarNav"] a')
+    links.first.focus()
+    app.page.keyboard.press("Tab")  # focus moved by the keyboard: :focus-visible
+    style = app.page.evaluate(
+        """() => { const s = getComputedStyle(document.activeElement);
+                   return [document.activeElement.tagName, s.outlineStyle, s.outlineColor]; }"""
+    )
+    assert style == ["A", "solid", "rgb(0, 114, 178)"], style
+
+
+def test_the_quiz_by_keyboard(app: AppPage) -> None:
+    app.open("step", step=1)
+    app.wait_view(1)
+    page = app.page
+    switch(page, "Guess the next merge").focus()
+    page.keyboard.press("Space")
+    app.wait_view(1, "quiz")
+    page.locator('.bpe-choice:not([data-row="0"])').first.focus()  # a wrong guess
+    page.keyboard.press("Enter")
+    page.locator(".bpe-verdict").wait_for()
+    assert focused(page)["text"].startswith("Next question"), focused(page)
+    assert page.locator(".bpe-verdict").inner_text().startswith("✗ Not this one")
+    wrong = page.locator(".bpe-choice.bpe-wrong .bpe-mark").inner_text()
+    right = page.locator(".bpe-choice.bpe-right .bpe-mark").inner_text()
+    assert (wrong, right) == ("✗ your guess", "✓ right")
+    assert page.locator(".bpe-root [aria-live=polite]").inner_text().startswith("Not this one")
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none", "focus on Next question is visible"
+
+    page.keyboard.press("Enter")
+    app.wait_view(2, "quiz")
+    assert "bpe-choice" in focused(page)["cls"], focused(page)
+    app.assert_clean()
+
+
+# ---- what a screen reader reads -----------------------------------------------------------
+
+
+def label(history: Any, token_id: int) -> str:
+    """A token's text as the engine labels it (its runs joined)."""
+    runs = label_runs(history.tokenizer.token_bytes(token_id))
+    return runs if isinstance(runs, str) else "".join(runs)
+
+
+def test_steps_are_announced_and_tokens_named(app: AppPage) -> None:
+    history = sample_history("english")
+    merges = history.merge_count
+    app.open("step")
+    app.wait_view(0)
+    page = app.page
+    live = page.locator(".bpe-root [aria-live=polite]")
+    app.step(app.click_next, 1)
+    step = history.steps[0]
+    left, right = step.pair
+    tokens = len(history.segmentation(1).ids)
+    assert live.inner_text() == (
+        f"Merge 1 of {merges}: {label(history, left)} + {label(history, right)} → "
+        f"{label(history, step.new_id)}; {tokens:,} tokens in the text."
+    )
+    assert page.locator(".bpe-slider").get_attribute("aria-valuetext") == f"1 of {merges}"
+    assert app.step_button("After merge").get_attribute("aria-pressed") == "true"
+
+    app.step(lambda: app.step_button("Before merge").click(), 1, "before")
+    assert app.step_button("Before merge").get_attribute("aria-pressed") == "true"
+    names = page.locator(".bpe-scroll .bpe-t").evaluate_all(
+        "spans => spans.map((span) => span.getAttribute('aria-label'))"
+    )
+    outline = step_outline(history, 1, before=True)
+    words = {"ps": ", start of the pair about to merge", "pe": ", end of the pair about to merge",
+             "new": ", new token", "": ""}  # fmt: skip
+    want = [
+        f"{label(history, token_id)}, id {token_id}{words[mark]}"
+        for token_id, mark in zip(outline.shown.ids.tolist(), outline.marks, strict=True)
+    ]
+    assert names == want
+    assert any("start of the pair about to merge" in name for name in names)
+    chart = page.locator(".bpe-chart").get_attribute("aria-label")
+    assert chart.endswith(f"at step 1: {len(history.segmentation(1).ids):,}.")
+    app.assert_clean()
+
+
+def test_an_exported_page_reflows_at_320_px(browser: Any, tmp_path: Path) -> None:
+    """400% zoom of a 1280 px window is 320 CSS px: nothing may need sideways scrolling
+    (WCAG 1.4.10)."""
+    path = tmp_path / "english.html"
+    path.write_text(
+        step_page(payload_json(sample_history("english")), title="English", subtitle="vocab 512"),
+        "utf-8",
+    )
+    context = browser.new_context(viewport={"width": 320, "height": 256})
+    try:
+        page = context.new_page()
+        page.goto(path.as_uri() + "#step=5&when=after")
+        page.wait_for_function(
+            "() => document.querySelector('.bpe-root')?.dataset.ready === 'true'"
+        )
+        wide = page.evaluate(
+            """() => { const width = document.documentElement.clientWidth;
+              return [...document.querySelectorAll("body *")]
+                .filter((e) => e.getBoundingClientRect().right > width + 1)
+                .map((e) => e.tagName + "." + (e.className.baseVal ?? e.className)); }"""
+        )
+        assert wide == [], f"past the right edge at 320 px: {wide}"
+    finally:
+        context.close()
