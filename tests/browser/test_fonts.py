@@ -97,6 +97,7 @@ def test_japanese_sample_renders_in_the_cjk_font(
     main = app.page.locator('[data-testid="stMain"]')
     element = main.locator(".bpe-t").filter(has_text=JAPANESE).first  # pierces shadow roots
     element.wait_for(timeout=30_000)
+    element.scroll_into_view_if_needed()  # lines out of sight are not laid out (no fonts)
     span = element.evaluate(
         "(el) => ({text: el.textContent, font: getComputedStyle(el).fontFamily})"
     )
