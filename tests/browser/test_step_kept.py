@@ -18,23 +18,24 @@ def nav(app: AppPage, label: str) -> None:
     app.rerun(link.click)
 
 
-def test_the_step_survives_a_visit_to_another_page(app: AppPage) -> None:
+def at_step_three(app: AppPage) -> None:
+    """The Step page after three clicks of Next, once the view has told the server."""
     app.open("step")
     app.wait_view(0)
     for k in range(1, 4):
         app.step(app.step_button("Next").click, k)
     app.wait_reported(3)
+
+
+def test_the_step_survives_a_visit_to_another_page(app: AppPage) -> None:
+    at_step_three(app)
     nav(app, "Tokenize text")
     nav(app, "Step through training")
     assert app.shown_step() == 3
 
 
 def test_the_step_survives_the_browsers_back_button(app: AppPage) -> None:
-    app.open("step")
-    app.wait_view(0)
-    for k in range(1, 4):
-        app.step(app.step_button("Next").click, k)
-    app.wait_reported(3)
+    at_step_three(app)
     nav(app, "Tokenize text")
     app.rerun(app.page.go_back)
     assert app.shown_step() == 3
