@@ -1,0 +1,192 @@
+"""Where classes live, and how a change reaches every browser in one.
+
+A hub keeps each class's :class:`~bpeviz.classroom.state.ClassState` and hands each change's
+events to the class's open sockets (:class:`Fanout`). :class:`MemoryHub` keeps classes in
+this process, the default: no service to start. With several worker processes
+(``make serve``), :class:`~bpeviz.classroom.redis_hub.RedisHub` keeps them in Redis and
+passes events between workers by pub/sub; :func:`current_hub` picks one from the
+environment (``BPEVIZ_REDIS_URL``).
+
+Two kinds of caller use a hub: the Streamlit script (a thread: it starts a class and reads
+the run a student joins) through plain methods, and the sockets (the server's event loop)
+through ``async`` ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from bpeviz.classroom.codes import new_code
+from bpeviz.classroom.state import MAX_CLASSES, ClassError, ClassState, Event, View, key_digest
+
+QUEUE_LIMIT = 256  # events waiting for one slow socket; past it, the socket is dropped
+Change = Callable[[ClassState], list[Event]]
+
+
+class Subscriber:
+    """One open socket's inbox: the events of its class, in order."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[Event | None] = asyncio.Queue(QUEUE_LIMIT)
+        self.loop = asyncio.get_running_loop()
+
+    def put(self, event: Event | None) -> None:
+        try:
+            self.queue.put_nowait(event)
+        except asyncio.QueueFull:  # a socket that does not read: let it go
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(None)
+
+
+class Fanout:
+    """The sockets of each class in this process, and the sending of events to them."""
+
+    def __init__(self) -> None:
+        self._sockets: dict[str, set[Subscriber]] = {}
+
+    def add(self, code: str) -> Subscriber:
+        subscriber = Subscriber()
+        self._sockets.setdefault(code, set()).add(subscriber)
+        return subscriber
+
+    def remove(self, code: str, subscriber: Subscriber) -> None:
+        sockets = self._sockets.get(code)
+        if sockets is not None:
+            sockets.discard(subscriber)
+            if not sockets:
+                del self._sockets[code]
+
+    def send(self, code: str, events: list[Event]) -> None:
+        """Hand ``events`` to every socket of ``code`` (from the event loop's thread)."""
+        for subscriber in list(self._sockets.get(code, ())):
+            for event in events:
+                subscriber.put(event)
+
+    def close(self, code: str) -> None:
+        for subscriber in list(self._sockets.get(code, ())):
+            subscriber.put(None)
+
+
+class Hub(Protocol):
+    fanout: Fanout
+
+    def create(self, run: dict[str, Any], view: View) -> tuple[str, str]:
+        """A new class for ``run`` (JSON data: the settings and text every student trains),
+        as its code and the teacher's key; :class:`ClassError` past the limit."""
+
+    def run_of(self, code: str) -> dict[str, Any] | None:
+        """The run of an open class (what :meth:`create` was given), else ``None``."""
+
+    def is_teacher(self, code: str, key: str) -> bool: ...
+
+    async def read(self, code: str) -> ClassState | None:
+        """The open class ``code`` (a copy to read, not to change), else ``None``."""
+
+    async def change(self, code: str, change: Change) -> list[Event]:
+        """Apply ``change`` to the class, atomically, and send its events to every socket
+        of the class (in every worker); :class:`ClassError` if the class has ended."""
+
+    async def start(self) -> None:
+        """Start what the hub needs in the server's event loop (the server's lifespan)."""
+
+    async def stop(self) -> None: ...
+
+
+def new_class(view: View, taken: Callable[[str], bool]) -> tuple[ClassState, str]:
+    """A class with a code not in use and the teacher's key (returned, never stored)."""
+    code = new_code()
+    while taken(code):
+        code = new_code()
+    key = secrets.token_urlsafe(24)
+    return ClassState(code, key_digest(key), time.time(), view=view), key
+
+
+class MemoryHub:
+    """Classes in this process's memory (one process serves the whole class)."""
+
+    def __init__(self) -> None:
+        self._classes: dict[str, ClassState] = {}
+        self._runs: dict[str, dict[str, Any]] = {}  # what each class trains: see run_of
+        self._lock = threading.Lock()  # the script's thread and the event loop share classes
+        self.fanout = Fanout()
+
+    def _open(self, code: str) -> ClassState | None:
+        state = self._classes.get(code)
+        if state is not None and state.idle(time.time()):
+            del self._classes[code], self._runs[code]
+            return None
+        return state
+
+    def _sweep(self) -> None:
+        for code in list(self._classes):
+            self._open(code)
+
+    def create(self, run: dict[str, Any], view: View) -> tuple[str, str]:
+        with self._lock:
+            self._sweep()
+            if len(self._classes) >= MAX_CLASSES:
+                raise ClassError(
+                    f"This server has {MAX_CLASSES} classes open, its limit: end one, or try "
+                    "again when one has ended."
+                )
+            state, key = new_class(view, lambda code: code in self._classes)
+            self._classes[state.code] = state
+            self._runs[state.code] = run
+            return state.code, key
+
+    def run_of(self, code: str) -> dict[str, Any] | None:
+        with self._lock:
+            state = self._open(code)
+            return self._runs[code] if state else None
+
+    def is_teacher(self, code: str, key: str) -> bool:
+        with self._lock:
+            state = self._open(code)
+            return state is not None and state.is_teacher(key)
+
+    async def read(self, code: str) -> ClassState | None:
+        with self._lock:
+            return self._open(code)
+
+    async def change(self, code: str, change: Change) -> list[Event]:
+        with self._lock:
+            state = self._open(code)
+            if state is None:
+                raise ClassError("This class has ended.")
+            events = change(state)
+            if state.ended:
+                del self._classes[code], self._runs[code]
+        self.fanout.send(code, events)
+        return events
+
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
+
+_hub: Hub | None = None
+_hub_lock = threading.Lock()
+
+
+def current_hub() -> Hub:
+    """This process's hub: Redis's when ``BPEVIZ_REDIS_URL`` is set, else memory's."""
+    global _hub
+    with _hub_lock:
+        if _hub is None:
+            url = os.environ.get("BPEVIZ_REDIS_URL")
+            if url:
+                from bpeviz.classroom.redis_hub import RedisHub
+
+                _hub = RedisHub(url)
+            else:
+                _hub = MemoryHub()
+        return _hub

@@ -1,0 +1,225 @@
+"""The class's routes beside the Streamlit app: one WebSocket per browser, and the QR code.
+
+``/api/class/socket`` carries a class's events both ways, as JSON text messages. The first
+message says who is there: ``{"type": "hello", "code", "role": "teacher", "key"}`` or
+``{"type": "hello", "code", "role": "student", "id", "nick"}``. Then the teacher sends
+``view``, ``reveal`` and ``end``; a student sends ``answer`` and ``nick``. The server sends
+``welcome`` once, then the class's events (:mod:`bpeviz.classroom.state`), and ``error``
+with a sentence for a person when it refuses something.
+
+Every message is bounded (:data:`MAX_MESSAGE_BYTES`, :data:`RATE_PER_S`), every field is
+checked, and a socket that floods, stalls or sends what no page sends is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import time
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from bpeviz.classroom.codes import FailedJoins, normal_code
+from bpeviz.classroom.hub import Hub, Subscriber, current_hub
+from bpeviz.classroom.qr import qr_svg
+from bpeviz.classroom.state import ClassError, ClassState, Event
+
+SOCKET_PATH = "/api/class/socket"
+MAX_MESSAGE_BYTES = 2_048
+RATE_PER_S = 10.0  # messages a socket may send per second, on average
+RATE_BURST = 20
+HELLO_TIMEOUT_S = 10.0
+STUDENT_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
+CLOSE_POLICY = 1008  # WebSocket close code: a policy violation
+
+failed_joins = FailedJoins()
+
+
+def client_address(headers: Any, peer: str | None) -> str:
+    """Who is asking, for the limit on failed joins: behind our own nginx (a loopback peer)
+    the address nginx saw (``X-Real-IP``), else the peer itself."""
+    if peer in ("127.0.0.1", "::1") and headers.get("x-real-ip"):
+        return str(headers["x-real-ip"])[:64]
+    return peer or "?"
+
+
+class Bucket:
+    """A token bucket: :data:`RATE_PER_S` messages a second, bursts of :data:`RATE_BURST`."""
+
+    def __init__(self) -> None:
+        self.tokens = float(RATE_BURST)
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(RATE_BURST, self.tokens + (now - self.at) * RATE_PER_S)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+async def _receive(socket: WebSocket, timeout: float | None = None) -> dict[str, Any]:
+    text = await asyncio.wait_for(socket.receive_text(), timeout)
+    if len(text.encode("utf-8")) > MAX_MESSAGE_BYTES:
+        raise ClassError("That message is too long.")
+    try:
+        message = json.loads(text)
+    except ValueError:
+        raise ClassError("That message is not JSON.") from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise ClassError("A message is a JSON object with a type.")
+    return message
+
+
+async def _refuse(socket: WebSocket, sentence: str) -> None:
+    await socket.send_text(json.dumps({"type": "error", "message": sentence, "fatal": True}))
+    await socket.close(CLOSE_POLICY)
+
+
+def _teacher_change(message: dict[str, Any]) -> Any:
+    kind = message["type"]
+    now = time.time()
+    if kind == "view":
+        return lambda state: state.show(message.get("view"), now)
+    if kind == "reveal":
+        return lambda state: state.reveal(message.get("step"), message.get("right_rows"), now)
+    if kind == "end":
+        return lambda state: state.end()
+    raise ClassError(f"A teacher does not send {kind!r}.")
+
+
+def _student_change(student_id: str, message: dict[str, Any]) -> Any:
+    kind = message["type"]
+    if kind == "answer":
+        return lambda state: state.answer(student_id, message.get("step"), message.get("row"))
+    if kind == "nick":
+        return lambda state: state.rename(student_id, message.get("nick"))
+    raise ClassError(f"A student does not send {kind!r}.")
+
+
+async def _send_events(socket: WebSocket, subscriber: Subscriber, teacher: bool) -> None:
+    while True:
+        event = await subscriber.queue.get()
+        if event is None:  # the class ended, or this socket fell too far behind
+            await socket.close()
+            return
+        if event.to == "all" or teacher:
+            await socket.send_text(json.dumps(event.message))
+
+
+async def class_socket(socket: WebSocket) -> None:
+    """One browser in one class, from hello to close."""
+    hub = current_hub()
+    await socket.accept()
+    address = client_address(socket.headers, socket.client.host if socket.client else None)
+    try:
+        hello = await _receive(socket, HELLO_TIMEOUT_S)
+    except (TimeoutError, ClassError, WebSocketDisconnect):
+        await socket.close(CLOSE_POLICY)
+        return
+    if not failed_joins.allowed(address):
+        await _refuse(socket, "Too many wrong class codes from here: wait a minute and try again.")
+        return
+    code = normal_code(str(hello.get("code") or ""))
+    state: ClassState | None = await hub.read(code) if code else None
+    if code is None or state is None:
+        failed_joins.fail(address)
+        await _refuse(socket, "There is no class with this code: check the code on the projector.")
+        return
+    role = hello.get("role")
+    teacher = role == "teacher"
+    student_id = hello.get("id")
+    if teacher and not state.is_teacher(hello.get("key")):
+        await _refuse(socket, "Only the teacher's browser can drive this class.")
+        return
+    if not teacher and not (isinstance(student_id, str) and STUDENT_ID.fullmatch(student_id)):
+        await _refuse(socket, "This browser sent no student id: reload the page.")
+        return
+    subscriber = hub.fanout.add(code)
+    try:
+        if not teacher:
+            await hub.change(code, lambda s: s.join(student_id, hello.get("nick") or ""))
+            state = await hub.read(code)
+        assert state is not None
+        await socket.send_text(
+            json.dumps(
+                state.welcome("teacher" if teacher else "student", None if teacher else student_id)
+            )
+        )
+        sender = asyncio.create_task(_send_events(socket, subscriber, teacher))
+        try:
+            await _serve(socket, hub, code, teacher, student_id, sender)
+        finally:
+            sender.cancel()
+    except ClassError as error:
+        await _refuse(socket, str(error))
+    except WebSocketDisconnect:
+        pass
+    finally:
+        hub.fanout.remove(code, subscriber)
+        if not teacher:
+            with contextlib.suppress(ClassError):  # the class may have ended meanwhile
+                await hub.change(code, lambda s: s.leave(student_id))
+
+
+async def _serve(
+    socket: WebSocket,
+    hub: Hub,
+    code: str,
+    teacher: bool,
+    student_id: Any,
+    sender: asyncio.Task[None],
+) -> None:
+    bucket = Bucket()
+    strikes = 0
+    receiver = asyncio.ensure_future(_receive(socket))
+    while True:
+        done, _ = await asyncio.wait({receiver, sender}, return_when=asyncio.FIRST_COMPLETED)
+        if sender in done:  # the class ended, or this socket fell behind
+            receiver.cancel()
+            return
+        try:
+            message = receiver.result()
+            if not bucket.take():
+                raise ClassError("Too many messages: slow down.")
+            change = _teacher_change(message) if teacher else _student_change(student_id, message)
+            await hub.change(code, change)
+        except ClassError as error:
+            strikes += 1
+            if strikes > RATE_BURST:
+                await _refuse(socket, "This page sent too many messages the class refuses.")
+                return
+            await socket.send_text(json.dumps({"type": "error", "message": str(error)}))
+        receiver = asyncio.ensure_future(_receive(socket))
+
+
+async def class_qr(request: Request) -> Response:
+    """The join link of a class as a QR code (SVG), for the projector."""
+    address = client_address(request.headers, request.client.host if request.client else None)
+    code = normal_code(request.path_params["code"])
+    if not failed_joins.allowed(address):
+        return Response("Too many wrong class codes: wait a minute.", 429, media_type="text/plain")
+    if code is None or await current_hub().read(code) is None:
+        failed_joins.fail(address)
+        return Response("No such class.", 404, media_type="text/plain")
+    link = str(request.base_url.replace(query=f"class={code}", path="/"))
+    return Response(qr_svg(link), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+def class_routes() -> list[Any]:
+    """The routes of :mod:`bpeviz.classroom`, to add beside the app (``server.py``)."""
+    return [
+        WebSocketRoute(SOCKET_PATH, class_socket),
+        Route("/api/class/{code}/qr.svg", class_qr),
+    ]
+
+
+__all__ = ["SOCKET_PATH", "Event", "class_routes"]

@@ -1,0 +1,318 @@
+"""One live class, with no I/O: who is in it, what the teacher shows, and the quiz.
+
+Everything a class holds is here and nowhere else, as plain data that goes to JSON and back
+(:meth:`ClassState.to_json`), so that a class kept in Redis behaves as one kept in memory.
+Each change is a method that checks its input and says what to tell whom: the hub sends
+:class:`Event` s on, to everyone or to the teacher alone. Nothing a student sends reaches
+another student except as counts (how many answered, and the spread after the reveal).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+MAX_STUDENTS = 200  # connected at once, per class
+MAX_CLASSES = 50  # open at once, per server
+IDLE_LIMIT_S = 3 * 3600.0  # a class nobody drove for 3 hours ends
+MAX_NICK_CHARS = 24
+MAX_STEP = 1_000_000
+CHOICES = 4  # a quiz question's rows: 0 (the real next merge) to 3
+PAGES = ("step", "tokenize", "compression", "compare", "runs", "export", "about")
+WHEN = ("before", "after")
+TOP_SCORES = 5  # nicknames on the teacher's board
+
+Audience = Literal["all", "teacher"]
+
+
+class ClassError(ValueError):
+    """A request the class refuses; the message says why, in one sentence for a person."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something to send on: ``to`` everyone in the class, or to the teacher alone."""
+
+    to: Audience
+    message: dict[str, Any]
+
+
+@dataclass
+class View:
+    """What the teacher shows: the page, and on the Step page the step and its switches."""
+
+    page: str = "step"
+    step: int = 0
+    when: str = "after"
+    pieces: bool = False
+    quiz: bool = False
+
+    @classmethod
+    def checked(cls, raw: Any) -> View:
+        """A view from a message, every field checked (:class:`ClassError` if not)."""
+        if not isinstance(raw, dict) or set(raw) - set(cls.__dataclass_fields__):
+            raise ClassError("A view is page, step, when, pieces and quiz.")
+        view = cls(**raw)
+        if view.page not in PAGES:
+            raise ClassError(f"There is no page {view.page!r}.")
+        if type(view.step) is not int or not 0 <= view.step <= MAX_STEP:
+            raise ClassError("A step is a whole number from 0.")
+        if view.when not in WHEN:
+            raise ClassError("A view is before or after its merge.")
+        if type(view.pieces) is not bool or type(view.quiz) is not bool:
+            raise ClassError("Pieces and quiz are on or off.")
+        return view
+
+
+@dataclass
+class Student:
+    nick: str = ""
+    sockets: int = 0  # open connections (a student's tab may reconnect before it drops)
+    right: int = 0
+    answered: int = 0
+
+
+@dataclass
+class Question:
+    """The class quiz at one step: who chose which row, and the rows that were right."""
+
+    step: int
+    answers: dict[str, int] = field(default_factory=dict)
+    right_rows: list[int] | None = None  # set when the teacher reveals
+
+    def spread(self) -> list[int]:
+        counts = [0] * CHOICES
+        for row in self.answers.values():
+            counts[row] += 1
+        return counts
+
+
+def clean_nick(text: Any) -> str:
+    """A nickname as shown: letters, marks, numbers, punctuation and spaces, trimmed.
+
+    It is user text and reaches a page only as text (never HTML); control and format
+    characters (a right-to-left override) are dropped so that it cannot disguise others.
+
+    >>> clean_nick("  <b>Ada</b>\\u202e ")
+    '<b>Ada</b>'
+    """
+    if not isinstance(text, str):
+        raise ClassError("A nickname is text.")
+    kept = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
+    return " ".join(kept.split())[:MAX_NICK_CHARS]
+
+
+def key_digest(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class ClassState:
+    """A class: its code, the teacher's view, who is in it and the quiz (the run every
+    student gets is kept beside it by the hub: it is large and never changes)."""
+
+    code: str
+    teacher_digest: str  # of the key only the teacher's browser holds
+    last_active: float
+    view: View = field(default_factory=View)
+    students: dict[str, Student] = field(default_factory=dict)
+    question: Question | None = None
+    right_total: int = 0  # over the revealed questions: the running class score
+    answered_total: int = 0
+    ended: bool = False
+
+    # ---- who is who ----------------------------------------------------------------------
+
+    def is_teacher(self, key: Any) -> bool:
+        return isinstance(key, str) and hmac.compare_digest(key_digest(key), self.teacher_digest)
+
+    def connected(self) -> int:
+        return sum(1 for student in self.students.values() if student.sockets > 0)
+
+    def join(self, student_id: str, nick: Any = "") -> list[Event]:
+        """A student's browser connects (again: the same id keeps its score)."""
+        student = self.students.get(student_id)
+        if (student is None or student.sockets == 0) and self.connected() >= MAX_STUDENTS:
+            raise ClassError(f"This class is full ({MAX_STUDENTS} students).")
+        if student is None:
+            if len(self.students) >= 4 * MAX_STUDENTS:  # ids seen: bounded too
+                self._forget_one_away()
+            student = self.students[student_id] = Student()
+        student.sockets += 1
+        if nick:
+            student.nick = clean_nick(nick)
+        return [self._counts()]
+
+    def leave(self, student_id: str) -> list[Event]:
+        student = self.students.get(student_id)
+        if student is None or student.sockets == 0:
+            return []
+        student.sockets -= 1
+        return [self._counts()]
+
+    def rename(self, student_id: str, nick: Any) -> list[Event]:
+        student = self.students.get(student_id)
+        if student is None:
+            raise ClassError("Join the class first.")
+        student.nick = clean_nick(nick)
+        return [self._board()] if self.answered_total else []
+
+    def _forget_one_away(self) -> None:
+        for student_id, student in self.students.items():
+            if student.sockets == 0:
+                del self.students[student_id]
+                return
+
+    # ---- the teacher's view --------------------------------------------------------------
+
+    def show(self, raw_view: Any, now: float) -> list[Event]:
+        """The teacher moved: everyone follows. A quiz at a new step opens a new question."""
+        view = View.checked(raw_view)
+        self.view = view
+        self.last_active = now
+        events = [Event("all", {"type": "view", "view": asdict(view)})]
+        if view.page == "step" and view.quiz:
+            if self.question is None or self.question.step != view.step:
+                self.question = Question(view.step)
+                events.append(self._counts())
+        elif self.question is not None and self.question.right_rows is None:
+            self.question = None  # the teacher left the quiz before revealing
+            events.append(self._counts())
+        return events
+
+    # ---- the class quiz ------------------------------------------------------------------
+
+    def answer(self, student_id: str, step: Any, row: Any) -> list[Event]:
+        """A student's answer, once per question; the teacher sees the count and spread."""
+        question = self.question
+        student = self.students.get(student_id)
+        if student is None:
+            raise ClassError("Join the class first.")
+        if question is None or step != question.step or question.right_rows is not None:
+            raise ClassError("This question is closed.")
+        if type(row) is not int or not 0 <= row < CHOICES:
+            raise ClassError("An answer is one of the four pairs.")
+        if student_id in question.answers:
+            raise ClassError("You have answered this question.")
+        question.answers[student_id] = row
+        return [self._counts(), self._spread()]
+
+    def reveal(self, step: Any, right_rows: Any, now: float) -> list[Event]:
+        """The teacher reveals: everyone gets the spread and the right rows (every pair tied
+        with the real next merge counts as right), and the class score moves on."""
+        question = self.question
+        if question is None or step != question.step:
+            raise ClassError("There is no open question at this step.")
+        if question.right_rows is not None:
+            raise ClassError("This question is revealed already.")
+        if (
+            not isinstance(right_rows, list)
+            or 0 not in right_rows
+            or not all(type(row) is int and 0 <= row < CHOICES for row in right_rows)
+        ):
+            raise ClassError("The right rows are rows 0 to 3, row 0 among them.")
+        question.right_rows = sorted(set(right_rows))
+        self.last_active = now
+        right = 0
+        for student_id, row in question.answers.items():
+            student = self.students[student_id]
+            student.answered += 1
+            if row in question.right_rows:
+                student.right += 1
+                right += 1
+        self.right_total += right
+        self.answered_total += len(question.answers)
+        reveal = {
+            "type": "reveal",
+            "step": question.step,
+            "spread": question.spread(),
+            "right_rows": question.right_rows,
+            "answered": len(question.answers),
+            "right": right,
+            "score": self.score(),
+        }
+        return [Event("all", reveal), self._board()]
+
+    def score(self) -> dict[str, int]:
+        return {"right": self.right_total, "answered": self.answered_total}
+
+    def _counts(self) -> Event:
+        question = self.question
+        counts = {
+            "type": "counts",
+            "connected": self.connected(),
+            "answered": len(question.answers) if question else 0,
+            "question": question.step if question else None,
+        }
+        return Event("all", counts)
+
+    def _spread(self) -> Event:
+        assert self.question is not None
+        return Event(
+            "teacher",
+            {"type": "spread", "step": self.question.step, "spread": self.question.spread()},
+        )
+
+    def _board(self) -> Event:
+        named = [s for s in self.students.values() if s.nick and s.answered]
+        named.sort(key=lambda s: (-s.right, s.answered, s.nick))
+        board = [{"nick": s.nick, "right": s.right, "answered": s.answered} for s in named]
+        return Event("teacher", {"type": "board", "top": board[:TOP_SCORES]})
+
+    # ---- what a browser gets when it connects ----------------------------------------------
+
+    def welcome(self, role: str, student_id: str | None = None) -> dict[str, Any]:
+        question = self.question
+        message: dict[str, Any] = {
+            "type": "welcome",
+            "role": role,
+            "code": self.code,
+            "view": asdict(self.view),
+            "connected": self.connected(),
+            "score": self.score(),
+            "question": None,
+        }
+        if question is not None:
+            asked: dict[str, Any] = {
+                "step": question.step,
+                "answered": len(question.answers),
+                "right_rows": question.right_rows,
+            }
+            if role == "teacher" or question.right_rows is not None:
+                asked["spread"] = question.spread()
+            if student_id is not None and student_id in question.answers:
+                asked["mine"] = question.answers[student_id]
+            message["question"] = asked
+        if student_id is not None and student_id in self.students:
+            student = self.students[student_id]
+            message["me"] = {
+                "nick": student.nick,
+                "right": student.right,
+                "answered": student.answered,
+            }
+        return message
+
+    # ---- lifetime ------------------------------------------------------------------------
+
+    def idle(self, now: float) -> bool:
+        return self.ended or now - self.last_active > IDLE_LIMIT_S
+
+    def end(self) -> list[Event]:
+        self.ended = True
+        return [Event("all", {"type": "ended"})]
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> ClassState:
+        raw = json.loads(text)
+        raw["view"] = View(**raw["view"])
+        raw["students"] = {key: Student(**value) for key, value in raw["students"].items()}
+        if raw["question"] is not None:
+            raw["question"] = Question(**raw["question"])
+        return cls(**raw)

@@ -1,0 +1,31 @@
+"""bpeviz's server: the Streamlit app (``app.py``) with the live class's routes beside it.
+
+``streamlit run server.py`` finds ``app`` below and serves both on one port: the pages as
+always, and ``/api/class/…`` (:mod:`bpeviz.classroom.routes`), the WebSocket that carries a
+class's events and its QR code. The lifespan starts and stops the class hub (Redis's
+listener when ``BPEVIZ_REDIS_URL`` is set).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import streamlit as st
+
+from bpeviz.classroom.hub import current_hub
+from bpeviz.classroom.routes import class_routes
+
+
+@asynccontextmanager
+async def lifespan(_app: Any) -> AsyncIterator[None]:
+    hub = current_hub()
+    await hub.start()
+    try:
+        yield
+    finally:
+        await hub.stop()
+
+
+app = st.App("app.py", routes=class_routes(), lifespan=lifespan)
