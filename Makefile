@@ -24,7 +24,7 @@ $(VENV)/.dev-installed: requirements.txt requirements-dev.txt | $(PY)
 	touch $(VENV)/.app-installed $@
 
 run: $(VENV)/.app-installed
-	$(PY) -m streamlit run app.py --server.port $(PORT)
+	$(PY) -m streamlit run server.py --server.port $(PORT)
 
 serve: $(VENV)/.app-installed
 	$(PY) scripts/serve.py --workers $(WORKERS) --port $(PORT) --address $(ADDRESS)

@@ -7,9 +7,10 @@ live in the URL, so a link reproduces the exact view.
 
 import streamlit as st
 
+from bpeviz.app.live_class import class_bar, start_button, start_or_join
 from bpeviz.app.sidebar import sidebar
 from bpeviz.app.state import KEY_PRESENT, init_state, sweep_closed_sessions
-from bpeviz.app.widgets import inject_css, show_link_messages
+from bpeviz.app.widgets import inject_css, show_link_messages, show_messages
 
 st.set_page_config(
     page_title="bpeviz: byte-level BPE, merge by merge",
@@ -20,46 +21,51 @@ st.set_page_config(
 init_state()
 sweep_closed_sessions()
 
-pages = [
-    st.Page(
+# Each page by the name a live class uses for it (bpeviz.classroom.state.PAGES).
+pages = {
+    "step": st.Page(
         "app_pages/step.py",
         title="Step through training",
         icon=":material/footprint:",
         default=True,
     ),
-    st.Page(
+    "tokenize": st.Page(
         "app_pages/tokenize.py",
         title="Tokenize text",
         icon=":material/content_cut:",
         url_path="tokenize",
     ),
-    st.Page(
+    "compression": st.Page(
         "app_pages/compression.py",
         title="Compression",
         icon=":material/trending_down:",
         url_path="compression",
     ),
-    st.Page(
+    "compare": st.Page(
         "app_pages/compare.py",
         title="Compare tokenizers",
         icon=":material/compare_arrows:",
         url_path="compare",
     ),
-    st.Page(
+    "runs": st.Page(
         "app_pages/two_runs.py",
         title="Two training runs",
         icon=":material/difference:",
         url_path="runs",
     ),
-    st.Page(
+    "export": st.Page(
         "app_pages/export.py", title="Export / import", icon=":material/save:", url_path="export"
     ),
-    st.Page("app_pages/about.py", title="About", icon=":material/info:", url_path="about"),
-]
-page = st.navigation(pages)
+    "about": st.Page("app_pages/about.py", title="About", icon=":material/info:", url_path="about"),
+}
+class_messages = start_or_join()  # before the sidebar: a student gets the class's run
+page = st.navigation(list(pages.values()))
 # Each page its own document title (a browser tab, a screen reader's first words: WCAG 2.4.2).
 st.set_page_config(page_title=f"{page.title} · bpeviz")
 sidebar()
+start_button()
 inject_css()
 show_link_messages()
+show_messages(class_messages)
+class_bar(next(name for name, known in pages.items() if known == page), pages)
 page.run()

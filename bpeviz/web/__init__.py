@@ -33,9 +33,12 @@ SCRIPTS = (
     "quiz.js",
     "controls.js",
     "step_view.js",
+    "live.js",
+    "live_quiz.js",
+    "class_bar.js",
     "main.js",
 )
-STYLESHEETS = ("tokens.css", "step.css")
+STYLESHEETS = ("tokens.css", "step.css", "class.css")
 PAGE_STYLESHEET = "page.css"  # only the exported page: its header and margins
 
 # Okabe–Ito colours as light tints (35% colour on white) with the full colour as border,

@@ -81,6 +81,12 @@ export default function (component) {
     mountTokens(root, data);
     return;
   }
+  if (data.kind === "class") {
+    const report = (name, value) => (name === "teacher" ? setStateValue(name, value) : component.setTriggerValue(name, value));
+    mountClassBar(root, data, report);
+    return;
+  }
   const view = mount(root, data, data.start, (state) => setStateValue("view", state));
-  if (typeof window !== "undefined") window.bpevizStepView = view;
+  window.bpevizStepView = view;
+  if (view && window.bpevizClass) window.bpevizClass.attach(view);
 }

@@ -18,6 +18,9 @@ class StepView {
     this.showPieces = false;
     this.quiz = false;
     this.answers = new Map(); // quiz: step -> the row chosen (0 is the real next merge)
+    this.classLink = null; // a live class's ClassLink (live.js), once attached
+    this.applying = false; // drawing the teacher's view, not the student's own move
+    this.drawnRevealed = false; // whether the quiz card drawn shows its answer
     // kept across steps so that a step touches only what changed
     this.spanCache = new Map();
     this.vocabRows = new Map();
@@ -116,6 +119,69 @@ class StepView {
     this.show(this.k, "after", { report: false });
   }
 
+  // ---- a live class (live.js): the view as the class sees it, and the teacher's view applied
+
+  viewState() {
+    return { page: "step", step: this.k, when: this.when, pieces: this.showPieces, quiz: this.quiz };
+  }
+
+  // Apply the teacher's view: drawn here, never reported to the server (no rerun).
+  follow(view) {
+    this.applying = true;
+    try {
+      this.showPieces = this.parts.pieces.checked = Boolean(view.pieces);
+      if (Boolean(view.quiz) !== this.quiz) {
+        this.quiz = this.parts.quiz.checked = Boolean(view.quiz);
+        if (this.quiz && this.playing) this.toggle();
+      }
+      this.show(view.step, view.quiz ? "after" : view.when, { report: false });
+    } finally {
+      this.applying = false;
+    }
+  }
+
+  // The class quiz's counts or reveal changed: the card again (the text too, once revealed).
+  redrawQuiz() {
+    if (!this.quiz || !this.classQuiz()) return;
+    const question = this.classLink.question;
+    const revealed = Boolean(question && question.step === this.k && question.right_rows);
+    this.applying = true;
+    try {
+      if (revealed !== this.drawnRevealed) this.show(this.k, "after", { report: false });
+      else this.cardBox.replaceChildren(this.quizCard());
+    } finally {
+      this.applying = false;
+    }
+  }
+
+  // Whether the quiz is the class's (the teacher's, or a student following), not a solo one.
+  classQuiz() {
+    return Boolean(this.classLink && (this.classLink.teacher || this.classLink.following));
+  }
+
+  quizCard() {
+    const k = this.k;
+    if (this.classQuiz()) return classQuizCard(this.record, k, this.classLink, () => this.show(k + 1, "after"));
+    // Focus stays in the card: on "Next question" once answered, on the first choice after.
+    const answer = (step, row) => {
+      this.answers.set(step, row);
+      this.show(step, "after", { report: false });
+      this.focusIn(this.cardBox, ".bpe-primary");
+    };
+    const next = () => {
+      this.show(k + 1, "after");
+      this.focusIn(this.cardBox, ".bpe-choice:not(:disabled), .bpe-primary");
+    };
+    return quizCard(this.record, k, this.answers, answer, next);
+  }
+
+  // The steps a quiz shows as answered: the solo quiz's answers, or the class's revealed step.
+  quizAnswers() {
+    if (!this.classQuiz()) return this.answers;
+    const question = this.classLink.question;
+    return new Map(question && question.right_rows ? [[question.step, question.mine]] : []);
+  }
+
   toggle() {
     this.playing = !this.playing;
     if (this.playing && this.k >= this.record.merge_count) this.show(0, this.when);
@@ -170,18 +236,9 @@ class StepView {
     this.root.dataset.ready = "false";
     this.root.classList.toggle("bpe-quiz-on", this.quiz);
     if (this.quiz) {
-      const answered = this.answers.has(k);
-      // Focus stays in the card: on "Next question" once answered, on the first choice after.
-      const answer = (step, row) => {
-        this.answers.set(step, row);
-        this.show(step, "after", { report: false });
-        this.focusIn(this.cardBox, ".bpe-primary");
-      };
-      const next = () => {
-        this.show(k + 1, "after");
-        this.focusIn(this.cardBox, ".bpe-choice:not(:disabled), .bpe-primary");
-      };
-      this.cardBox.replaceChildren(quizCard(record, k, this.answers, answer, next));
+      const answered = this.quizAnswers().has(k);
+      this.drawnRevealed = answered;
+      this.cardBox.replaceChildren(this.quizCard());
       this.pairsBox.replaceChildren(answered ? pairTable(record, k + 1) : el("p", "bpe-note", "The pair counts are hidden until you answer."));
     } else {
       this.cardBox.replaceChildren(card(record, k));
@@ -201,13 +258,14 @@ class StepView {
       this.finish(k, when);
     }
     if (options.report !== false) this.scheduleReport();
+    if (this.classLink && !this.applying) this.classLink.moved(this.viewState());
   }
 
   finish(k, when) {
-    this.drawText(this.quiz ? quizView(this.record, k, this.answers) : viewAt(this.record, k, when), false);
+    this.drawText(this.quiz ? quizView(this.record, k, this.quizAnswers()) : viewAt(this.record, k, when), false);
     this.root.dataset.step = k;
     this.root.dataset.when = this.quiz ? "quiz" : k ? when : "now";
-    this.live.textContent = this.quiz ? quizAnnouncement(this.record, k, this.answers) : stepAnnouncement(this.record, k, when);
+    this.live.textContent = this.quiz ? quizAnnouncement(this.record, k, this.quizAnswers()) : stepAnnouncement(this.record, k, when);
     this.root.dataset.ready = "true";
   }
 

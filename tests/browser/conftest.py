@@ -5,7 +5,7 @@ console error), what is escaped, which fonts draw, what clicks and links do, and
 server holds up under big inputs and a classroom of sessions.
 
 Fixtures
-- ``app_server`` (session): ``streamlit run app.py`` on a free localhost port, its output in
+- ``app_server`` (session): ``streamlit run server.py`` on a free localhost port, its output in
   a log file; stopped (terminate, then kill) at the end. A failing test shows the log's tail.
 - ``browser`` (session): ``/usr/bin/chromium`` through Playwright (never a downloaded build;
   ``$BPEVIZ_CHROMIUM`` names another path, e.g. a missing one to check the next line).
@@ -166,7 +166,7 @@ def http_get(url: str, timeout: float = 5.0) -> str:
 
 @dataclass
 class AppServer:
-    """A ``streamlit run app.py`` process on localhost, with its log file."""
+    """A ``streamlit run server.py`` process on localhost, with its log file."""
 
     url: str
     process: subprocess.Popen[bytes]
@@ -210,7 +210,7 @@ def start_server(
     *,
     port: int | None = None,
     app_dir: Path = REPO,
-    script: str = "app.py",
+    script: str = "server.py",
     options: tuple[str, ...] = (),
 ) -> AppServer:
     """Start the app on a free localhost port and wait until it answers its health check.

@@ -1,0 +1,150 @@
+"""A live class in the app: ``?class=new`` starts one, ``?class=CODE`` joins it, and the
+class bar (``web/class_bar.js``) sits above every page.
+
+The script does three things only: it starts a class with the session's run, gives a joining
+student that run (before the sidebar is drawn, so its widgets show it), and switches a
+following student's page when the browser asks. Everything else (the teacher's steps, the
+quiz, the counts) goes between browsers over the class's socket (:mod:`bpeviz.classroom`),
+with no script rerun. The teacher's key reaches only the teacher's browser (in the
+component's data, kept in its local storage), never a link.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from bpeviz.app.settings import KEY_SOURCE, STATE_KEYS, Message
+from bpeviz.app.state import KEY_STEP, KEY_UPLOADED
+from bpeviz.app.step_view import component
+from bpeviz.classroom.codes import FailedJoins, normal_code
+from bpeviz.classroom.hub import current_hub
+from bpeviz.classroom.state import PAGES, ClassError, View
+
+KEY_CLASS = "class"  # the query parameter: "new", or a class's code
+KEY_HELD = "_live_class"  # this session's class: {"code", "role", "key"?, "checked"?}
+KEY_BAR = "class_bar"  # the class bar's component
+
+_failed_joins = FailedJoins()
+
+
+def held_class() -> dict[str, Any] | None:
+    return st.session_state.get(KEY_HELD)
+
+
+def _run_of_session() -> dict[str, Any]:
+    """The session's run as JSON data: its settings, its text when pasted or uploaded."""
+    state = st.session_state
+    run: dict[str, Any] = {"state": {key: state[key] for key in STATE_KEYS if key in state}}
+    stored = state.get(KEY_UPLOADED)
+    if state.get(KEY_SOURCE) == "upload" and stored is not None:
+        name, data = stored
+        run["upload"] = [name, base64.b64encode(data).decode("ascii")]
+    return run
+
+
+def _give_run(run: Mapping[str, Any]) -> None:
+    """Put a class's run into this session (before the sidebar draws its widgets)."""
+    for key, value in run.get("state", {}).items():
+        if key in STATE_KEYS:
+            st.session_state[key] = value
+    upload = run.get("upload")
+    if upload:
+        st.session_state[KEY_UPLOADED] = (upload[0], base64.b64decode(upload[1]))
+    st.session_state[KEY_STEP] = 0
+
+
+def start_or_join() -> list[Message]:
+    """Before the sidebar: act on ``?class=`` (start, join), and keep the code in the URL."""
+    state = st.session_state
+    raw = st.query_params.get(KEY_CLASS)
+    held = held_class()
+    if raw is None:
+        if held:  # a page switch dropped it: the address still names the class
+            st.query_params[KEY_CLASS] = held["code"]
+        return []
+    if raw == "new":
+        try:
+            code, key = current_hub().create(_run_of_session(), View())
+        except ClassError as error:
+            del st.query_params[KEY_CLASS]
+            return [Message("error", str(error))]
+        state[KEY_HELD] = {"code": code, "role": "teacher", "key": key}
+        st.query_params[KEY_CLASS] = code
+        return []
+    code = normal_code(raw)
+    if held and held["code"] == code:
+        return []
+    address = st.context.ip_address or "?"
+    if not _failed_joins.allowed(address):
+        del st.query_params[KEY_CLASS]
+        return [
+            Message("error", "Too many wrong class codes from here: wait a minute and try again.")
+        ]
+    run = current_hub().run_of(code) if code else None
+    if run is None:
+        _failed_joins.fail(address)
+        del st.query_params[KEY_CLASS]
+        return [
+            Message(
+                "error",
+                f"There is no class with the code {raw[:12]!r}: check the code on the "
+                "projector, or ask the teacher for the link.",
+            )
+        ]
+    _give_run(run)
+    state[KEY_HELD] = {"code": code, "role": "student"}
+    return []
+
+
+def start_button() -> None:
+    """The sidebar's way in for a teacher: start a class on the run on screen."""
+    if held_class() is None and st.sidebar.button(
+        "Start a live class",
+        help="Students join with a code or a QR code; their screens follow yours.",
+        key="start_class",
+    ):
+        st.query_params[KEY_CLASS] = "new"
+        st.rerun()
+
+
+def class_bar(page: str, pages: Mapping[str, Any]) -> None:
+    """The class bar above the page; a following student's browser asks for the teacher's
+    page (``go``), a teacher's reloaded browser shows its key (``teacher``)."""
+    held = held_class()
+    if held is None:
+        return
+    data: dict[str, Any] = {
+        "kind": "class",
+        "code": held["code"],
+        "role": held["role"],
+        "page": page,
+        "teacher_checked": bool(held.get("checked")),
+    }
+    if held["role"] == "teacher":
+        data["key"] = held["key"]
+    result = component(
+        data=data,
+        key=KEY_BAR,
+        on_teacher_change=lambda: None,
+        on_go_change=lambda: None,
+        on_left_change=lambda: None,
+    )
+    claimed = result.get("teacher") if result else None
+    if held["role"] != "teacher" and isinstance(claimed, dict) and not held.get("checked"):
+        key = claimed.get("key")
+        held["checked"] = True
+        if isinstance(key, str) and current_hub().is_teacher(held["code"], key):
+            held.update(role="teacher", key=key)
+        st.rerun()
+    if result and result.get("left"):
+        del st.session_state[KEY_HELD]
+        if KEY_CLASS in st.query_params:
+            del st.query_params[KEY_CLASS]
+        st.rerun()
+    target = result.get("go") if result else None
+    if held["role"] == "student" and target in PAGES and target != page and target in pages:
+        st.switch_page(pages[target])

@@ -1,0 +1,132 @@
+// ---- the class bar, on every page of a live class: for the teacher the join code, link, QR
+// code, who is connected and the class's best scores; for a student whether they follow the
+// teacher or explore alone. User text (nicknames) reaches it only as text.
+
+// The code as a projector shows it: two groups of three.
+const spacedCode = (code) => `${code.slice(0, 3)} ${code.slice(3)}`;
+
+function joinLink(code) {
+  return `${location.origin}/?class=${code}`;
+}
+
+function teacherBar(link, parts) {
+  const bar = el("section", "bpe-class bpe-class-teacher");
+  bar.setAttribute("aria-label", "Live class");
+  const row = el("div", "bpe-class-row");
+  const count = el("span", "bpe-class-count", `${counted(link.connected, "student")} connected`);
+  count.setAttribute("aria-live", "polite");
+  const joinButton = button(parts.joinOpen ? "Hide join code" : "Show join code", "The code, link and QR code students join with.", () => {
+    parts.joinOpen = !parts.joinOpen;
+    parts.redraw();
+  });
+  joinButton.setAttribute("aria-expanded", String(parts.joinOpen));
+  const end = button("End class", "End the class for everyone.", () => {
+    if (confirm("End the class for every student?")) link.end();
+  });
+  row.append(el("span", "bpe-class-title", "Live class"), el("span", "bpe-class-code-small", spacedCode(link.code)), count, joinButton, end);
+  if (link.score.answered) row.append(el("span", "bpe-class-score", `Class score: ${number(link.score.right)} of ${number(link.score.answered)} right`));
+  bar.append(row);
+  if (parts.joinOpen) {
+    const join = el("div", "bpe-class-join");
+    const words = el("div", "bpe-class-join-words");
+    words.append(el("p", "bpe-class-join-hint", "Join the class: open"), el("p", "bpe-class-link", joinLink(link.code)), el("p", "bpe-class-join-hint", "or go to the app and enter the code"));
+    const code = el("p", "bpe-class-code", spacedCode(link.code));
+    code.setAttribute("aria-label", `Class code ${link.code.split("").join(" ")}`);
+    words.append(code);
+    const qr = el("img", "bpe-class-qr");
+    qr.src = `/api/class/${link.code}/qr.svg`;
+    qr.alt = `QR code of the join link ${joinLink(link.code)}`;
+    join.append(words, qr);
+    bar.append(join);
+  }
+  if (link.board.length) {
+    const board = el("ol", "bpe-class-board");
+    board.setAttribute("aria-label", "Best scores");
+    for (const entry of link.board) board.append(el("li", "", `${entry.nick}: ${number(entry.right)} of ${number(entry.answered)}`));
+    bar.append(board);
+  }
+  return bar;
+}
+
+function studentBar(link, parts) {
+  const bar = el("section", "bpe-class bpe-class-student");
+  bar.setAttribute("aria-label", "Live class");
+  const row = el("div", "bpe-class-row");
+  const mode = el("strong", link.following ? "bpe-class-mode bpe-following" : "bpe-class-mode bpe-exploring", link.following ? "● Following the teacher" : "○ Exploring on my own");
+  mode.setAttribute("aria-live", "polite");
+  const toggle = link.following
+    ? button("Explore on my own", "Step freely; the teacher's steps no longer move your view.", () => link.explore())
+    : button("Follow the teacher", "Back to the teacher's view, and follow it.", () => {
+        link.follow();
+        parts.go();
+      }, true);
+  row.append(el("span", "bpe-class-title", `Live class ${spacedCode(link.code)}`), mode, toggle);
+  const nick = el("input", "bpe-class-nick");
+  Object.assign(nick, { type: "text", maxLength: 24, placeholder: "Nickname (optional)", value: link.me.nick || "" });
+  nick.setAttribute("aria-label", "Nickname shown on the teacher's screen (optional)");
+  nick.addEventListener("change", () => link.rename(nick.value));
+  row.append(nick);
+  if (link.me.answered) row.append(el("span", "bpe-class-score", `You: ${number(link.me.right)} of ${number(link.me.answered)} right`));
+  row.append(button("Leave the class", "Stop following; your own settings come back on the next page.", () => parts.leave()));
+  bar.append(row);
+  return bar;
+}
+
+function statusLine(link) {
+  if (link.status === "live") return null;
+  const words = {
+    connecting: "Connecting to the class…",
+    reconnecting: "Connection lost: reconnecting…",
+    refused: link.problem,
+    ended: "The teacher ended the class. Your own view stays here.",
+  }[link.status];
+  const line = el("p", "bpe-note bpe-class-status", words || link.problem);
+  line.setAttribute("role", "status");
+  return line;
+}
+
+// Draw the class bar in `root` for data {code, role, key?, page, teacher_checked}; report
+// (name, value) tells the app: "teacher" (a stored key to check), "go" (the teacher's page),
+// "left" (the student left or the class ended).
+function mountClassBar(root, data, report) {
+  if (data.role !== "teacher" && !data.teacher_checked && storedTeacherKey(data.code)) {
+    // this browser started the class: the app checks its key before it connects
+    root.replaceChildren(el("p", "bpe-note bpe-class-status", "Reconnecting as the teacher…"));
+    report("teacher", { code: data.code, key: storedTeacherKey(data.code) });
+    return;
+  }
+  if (data.role === "teacher" && data.key) storeTeacherKey(data.code, data.key);
+  const link = classLink(data.code, data.role, data.key || storedTeacherKey(data.code));
+  const held = root.bpevizBar || { joinOpen: data.role === "teacher" && !link.board.length && !link.score.answered, asked: null };
+  root.bpevizBar = held;
+  held.page = data.page;
+  held.go = () => {
+    const target = link.view && link.view.page;
+    if (!link.teacher && link.following && target && target !== held.page && held.asked !== target) {
+      held.asked = target;
+      report("go", target);
+    }
+  };
+  held.leave = () => {
+    link.close();
+    window.bpevizClass = null;
+    report("left", data.code);
+  };
+  held.redraw = () => {
+    if (!root.isConnected) {
+      link.listeners.delete(held.redraw);
+      return;
+    }
+    const bar = link.teacher ? teacherBar(link, held) : studentBar(link, held);
+    const status = statusLine(link);
+    root.replaceChildren(bar, ...(status ? [status] : []));
+    root.dataset.ready = "true";
+    root.dataset.status = link.status;
+    held.go();
+  };
+  link.listeners.add(held.redraw);
+  if (link.teacher && data.page !== "step" && (!link.view || link.view.page !== data.page)) {
+    link.show({ ...(link.view || { step: 0, when: "after", pieces: false, quiz: false }), page: data.page });
+  }
+  held.redraw();
+}

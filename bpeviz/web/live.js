@@ -1,0 +1,258 @@
+// ---- a live class: one socket per browser (bpeviz.classroom.routes). The teacher's view goes
+// up it; each student's step view applies the teacher's view in the browser, with no server
+// rerun, until the student explores alone. One ClassLink per page (window.bpevizClass),
+// shared by the class bar (on every page) and the step view.
+
+const CLASS_SOCKET = "/api/class/socket";
+const TEACHER_KEYS = "bpeviz-teacher-keys"; // localStorage: code -> the teacher's key
+const STUDENT_ID = "bpeviz-student-id"; // sessionStorage: this tab's id (a reload rejoins)
+const SEND_EVERY_MS = 120; // the teacher's view, sent at most this often (autoplay at 20/s)
+const RETRY_MS = [500, 1000, 2000, 4000, 8000];
+
+function storedTeacherKey(code) {
+  try {
+    return JSON.parse(localStorage.getItem(TEACHER_KEYS) || "{}")[code] || null;
+  } catch {
+    return null;
+  }
+}
+
+function storeTeacherKey(code, key) {
+  try {
+    const keys = JSON.parse(localStorage.getItem(TEACHER_KEYS) || "{}");
+    keys[code] = key;
+    localStorage.setItem(TEACHER_KEYS, JSON.stringify(keys));
+  } catch {
+    // storage off: the teacher's session still holds the key until the tab closes
+  }
+}
+
+function studentId() {
+  let id = null;
+  try {
+    id = sessionStorage.getItem(STUDENT_ID);
+  } catch {
+    // storage off: a new id each page load
+  }
+  if (!id) {
+    const bytes = crypto.getRandomValues(new Uint8Array(12));
+    id = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    try {
+      sessionStorage.setItem(STUDENT_ID, id);
+    } catch {
+      // as above
+    }
+  }
+  return id;
+}
+
+// Which of a class question's four rows count as right: the real next merge (row 0) and every
+// pair tied with it (a tie the rule decides is not the student's mistake).
+function rightRows(record, k) {
+  const choices = quizChoices(record, k);
+  const best = choices.find((choice) => choice.row === 0);
+  return choices.filter((choice) => choice.count === best.count).map((choice) => choice.row);
+}
+
+class ClassLink {
+  constructor(code, role, key) {
+    this.code = code;
+    this.role = role; // "teacher" or "student"
+    this.key = key;
+    this.following = true;
+    this.view = null; // the teacher's view, as last heard
+    this.connected = 0;
+    this.question = null; // {step, answered, spread, right_rows, mine}
+    this.score = { right: 0, answered: 0 };
+    this.me = { right: 0, answered: 0, nick: "" };
+    this.board = [];
+    this.status = "connecting";
+    this.problem = "";
+    this.ended = false;
+    this.listeners = new Set();
+    this.stepView = null;
+    this.tries = 0;
+    this.pending = null; // the teacher's latest view, waiting for SEND_EVERY_MS
+    this.sentAt = 0;
+    this.connect();
+  }
+
+  get teacher() {
+    return this.role === "teacher";
+  }
+
+  connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const socket = new WebSocket(`${scheme}://${location.host}${CLASS_SOCKET}`);
+    this.socket = socket;
+    socket.addEventListener("open", () => {
+      this.tries = 0;
+      const hello = { type: "hello", code: this.code, role: this.role };
+      if (this.teacher) hello.key = this.key;
+      else Object.assign(hello, { id: studentId(), nick: this.me.nick || "" });
+      socket.send(JSON.stringify(hello));
+    });
+    socket.addEventListener("message", (event) => this.hear(JSON.parse(event.data)));
+    socket.addEventListener("close", () => {
+      if (this.socket !== socket || this.ended || this.closed) return;
+      this.status = this.problem ? "refused" : "reconnecting";
+      this.changed();
+      if (this.problem) return;
+      const wait = RETRY_MS[Math.min(this.tries++, RETRY_MS.length - 1)];
+      setTimeout(() => this.connect(), wait);
+    });
+  }
+
+  close() {
+    this.closed = true;
+    if (this.socket) this.socket.close();
+  }
+
+  send(message) {
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  hear(message) {
+    switch (message.type) {
+      case "welcome":
+        this.status = "live";
+        this.problem = "";
+        this.connected = message.connected;
+        this.score = message.score;
+        this.question = message.question;
+        if (message.me) this.me = { ...this.me, right: message.me.right, answered: message.me.answered, nick: message.me.nick || this.me.nick };
+        if (this.teacher && this.view && this.pending === null) this.send({ type: "view", view: this.view }); // a reconnect: the teacher's view stands
+        else this.view = message.view;
+        if (!this.teacher && this.following) this.follow();
+        break;
+      case "view":
+        this.view = message.view;
+        if (!this.teacher && this.following) this.applyView();
+        break;
+      case "counts":
+        this.connected = message.connected;
+        if (message.question === null) this.question = null;
+        else if (!this.question || this.question.step !== message.question) this.question = { step: message.question, answered: message.answered, spread: null, right_rows: null };
+        else this.question.answered = message.answered;
+        break;
+      case "spread":
+        if (this.question && this.question.step === message.step) this.question.spread = message.spread;
+        break;
+      case "reveal":
+        if (this.question && this.question.step === message.step) {
+          Object.assign(this.question, { spread: message.spread, right_rows: message.right_rows, answered: message.answered });
+          if (this.question.mine !== undefined) {
+            this.me.answered += 1;
+            if (message.right_rows.includes(this.question.mine)) this.me.right += 1;
+          }
+        }
+        this.score = message.score;
+        break;
+      case "board":
+        this.board = message.top;
+        break;
+      case "ended":
+        this.ended = true;
+        this.status = "ended";
+        break;
+      case "error":
+        this.problem = message.message;
+        if (message.fatal) this.status = "refused";
+        break;
+    }
+    if (this.stepView && ["counts", "spread", "reveal", "welcome"].includes(message.type)) this.stepView.redrawQuiz();
+    this.changed();
+  }
+
+  changed() {
+    for (const listener of this.listeners) listener(this);
+  }
+
+  // ---- the teacher ----
+  // The teacher's view (page, step, when, pieces, quiz), sent at most every SEND_EVERY_MS.
+  show(view) {
+    if (!this.teacher) return;
+    this.view = view;
+    const wait = this.sentAt + SEND_EVERY_MS - performance.now();
+    if (wait <= 0) {
+      this.sentAt = performance.now();
+      this.send({ type: "view", view });
+      return;
+    }
+    if (this.pending === null) {
+      this.pending = setTimeout(() => {
+        this.pending = null;
+        this.sentAt = performance.now();
+        this.send({ type: "view", view: this.view });
+      }, wait);
+    }
+  }
+
+  reveal(record, k) {
+    this.send({ type: "reveal", step: k, right_rows: rightRows(record, k) });
+  }
+
+  end() {
+    this.send({ type: "end" });
+  }
+
+  // ---- a student ----
+  follow() {
+    this.following = true;
+    this.applyView();
+    this.changed();
+  }
+
+  explore() {
+    if (!this.following) return;
+    this.following = false;
+    this.changed();
+  }
+
+  applyView() {
+    if (!this.view) return;
+    if (this.stepView && this.view.page === "step") this.stepView.follow(this.view);
+    this.changed(); // the class bar moves to the teacher's page
+  }
+
+  answer(step, row) {
+    if (!this.question || this.question.step !== step || this.question.mine !== undefined) return;
+    this.question.mine = row;
+    this.send({ type: "answer", step, row });
+    this.changed();
+  }
+
+  rename(nick) {
+    this.me.nick = nick;
+    this.send({ type: "nick", nick });
+  }
+
+  // ---- the step view ----
+  attach(view) {
+    this.stepView = view;
+    view.classLink = this;
+    if (this.teacher) {
+      if (this.view && this.view.page === "step" && view.k !== this.view.step) view.follow(this.view);
+      this.show(view.viewState());
+    } else if (this.following && this.view && this.view.page === "step") {
+      view.follow(this.view);
+    }
+  }
+
+  // What the step view hears from its own controls.
+  moved(state) {
+    if (this.teacher) this.show(state);
+    else this.explore();
+  }
+}
+
+// The page's one ClassLink for (code, role), made or kept.
+function classLink(code, role, key) {
+  const held = window.bpevizClass;
+  if (held && held.code === code && held.role === role && !held.ended) return held;
+  if (held) held.close();
+  const link = (window.bpevizClass = new ClassLink(code, role, key));
+  const view = window.bpevizStepView;
+  if (view && view.root.isConnected) link.attach(view);
+  return link;
+}

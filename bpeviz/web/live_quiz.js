@@ -1,0 +1,71 @@
+// ---- the class quiz: the solo quiz's four pairs, answered once by each student; the teacher's
+// screen counts the answers live and reveals. `link` is the ClassLink (live.js); its question
+// is {step, answered, spread, right_rows, mine}.
+
+function classQuizCard(record, k, link, onNext) {
+  const box = el("div", "bpe-card bpe-quiz bpe-class-quiz");
+  const vocab = record.vocab;
+  if (k >= record.merge_count) {
+    box.append(el("div", "bpe-card-title", "No merge left to guess"), el("p", "", "Training stopped here."));
+    return box;
+  }
+  const question = link.question && link.question.step === k ? link.question : null;
+  const revealed = Boolean(question && question.right_rows);
+  const spread = question && question.spread;
+  const mine = question ? question.mine : undefined;
+  box.append(el("h3", "bpe-card-title", `Class quiz: guess merge ${number(k + 1)}`));
+  box.append(el("p", "", `Which pair will merge ${number(k + 1)} join? The most frequent pair in the text below wins; a tie goes by the rule ${quoted(record.rule)}.`));
+  const choices = el("div", "bpe-choices");
+  const answerable = !link.teacher && question && !revealed && mine === undefined;
+  for (const { row, left, right, count } of quizChoices(record, k)) {
+    const choice = el("button", "bpe-choice");
+    choice.type = "button";
+    choice.dataset.row = row;
+    choice.append(chip(vocab, left), el("span", "bpe-op", "+"), chip(vocab, right));
+    if (spread) {
+      const votes = el("span", "bpe-choice-votes", `${counted(spread[row], "answer")}`);
+      const bar = el("span", "bpe-vote-bar");
+      bar.style.width = `${Math.round((100 * spread[row]) / Math.max(1, question.answered))}%`;
+      choice.append(votes, bar);
+    }
+    if (revealed) {
+      choice.append(el("span", "bpe-choice-count", counted(count, "time")));
+      if (question.right_rows.includes(row)) {
+        choice.classList.add("bpe-right");
+        choice.prepend(el("span", "bpe-mark", row === 0 ? "✓ right" : "✓ right (tied)"));
+      } else if (row === mine) {
+        choice.classList.add("bpe-wrong");
+        choice.prepend(el("span", "bpe-mark", "✗ your guess"));
+      }
+    } else if (row === mine) {
+      choice.classList.add("bpe-chosen");
+      choice.prepend(el("span", "bpe-mark", "your answer"));
+    }
+    if (answerable) choice.addEventListener("click", () => link.answer(k, row));
+    else choice.disabled = true;
+    choices.append(choice);
+  }
+  box.append(choices);
+  const tally = el("p", "bpe-class-tally", question ? `${number(question.answered)} of ${counted(link.connected, "student")} answered` : "Waiting for the question…");
+  tally.setAttribute("aria-live", "polite");
+  box.append(tally);
+  if (revealed) {
+    const { left, right } = mergeOf(record, k + 1);
+    const joined = `${quoted(fullLabel(vocab, left))} + ${quoted(fullLabel(vocab, right))}`;
+    if (!link.teacher) {
+      const verdict = mine === undefined ? `Merge ${number(k + 1)} joins ${joined}.` : question.right_rows.includes(mine) ? "✓ Right!" : `✗ Not this one: merge ${number(k + 1)} joins ${joined}.`;
+      box.append(el("p", mine !== undefined && question.right_rows.includes(mine) ? "bpe-verdict bpe-good" : "bpe-verdict bpe-bad", verdict));
+    }
+    const sentences = record.sentences[k];
+    box.append(el("p", "", sentences[SENTENCE.counts]));
+    const tie = tieParagraph(sentences[SENTENCE.tie]);
+    if (tie) box.append(tie);
+    if (link.teacher) box.append(button("Next question ›", "Merge this pair and ask the class the next one.", onNext, true));
+  } else if (link.teacher && question) {
+    box.append(button("Reveal the answer", "Show everyone the answer and how the class voted.", () => link.reveal(record, k), true));
+  } else if (mine !== undefined) {
+    box.append(el("p", "bpe-verdict", "Your answer is in. Waiting for the teacher to reveal…"));
+  }
+  if (link.score.answered) box.append(el("div", "bpe-score", `Class score: ${number(link.score.right)} of ${number(link.score.answered)} right`));
+  return box;
+}
