@@ -48,10 +48,24 @@ function teacherBar(link, parts) {
   return bar;
 }
 
+// A student's bar: built once (the nickname box keeps what is typed and its focus), its
+// mode and score drawn again on every change.
 function studentBar(link, parts) {
-  const bar = el("section", "bpe-class bpe-class-student");
-  bar.setAttribute("aria-label", "Live class");
-  const row = el("div", "bpe-class-row");
+  if (!parts.bar) {
+    const bar = el("section", "bpe-class bpe-class-student");
+    bar.setAttribute("aria-label", "Live class");
+    const row = el("div", "bpe-class-row");
+    parts.moving = el("span", "bpe-class-row");
+    const nick = el("input", "bpe-class-nick");
+    Object.assign(nick, { type: "text", maxLength: 24, placeholder: "Nickname (optional)", value: link.me.nick || "" });
+    nick.setAttribute("aria-label", "Nickname shown on the teacher's screen (optional)");
+    nick.addEventListener("change", () => link.rename(nick.value));
+    parts.score = el("span", "bpe-class-score");
+    row.append(el("span", "bpe-class-title", `Live class ${spacedCode(link.code)}`), parts.moving, nick, parts.score);
+    row.append(button("Leave the class", "Stop following; your own settings come back on the next page.", () => parts.leave()));
+    bar.append(row);
+    parts.bar = bar;
+  }
   const mode = el("strong", link.following ? "bpe-class-mode bpe-following" : "bpe-class-mode bpe-exploring", link.following ? "● Following the teacher" : "○ Exploring on my own");
   mode.setAttribute("aria-live", "polite");
   const toggle = link.following
@@ -60,16 +74,9 @@ function studentBar(link, parts) {
         link.follow();
         parts.go();
       }, true);
-  row.append(el("span", "bpe-class-title", `Live class ${spacedCode(link.code)}`), mode, toggle);
-  const nick = el("input", "bpe-class-nick");
-  Object.assign(nick, { type: "text", maxLength: 24, placeholder: "Nickname (optional)", value: link.me.nick || "" });
-  nick.setAttribute("aria-label", "Nickname shown on the teacher's screen (optional)");
-  nick.addEventListener("change", () => link.rename(nick.value));
-  row.append(nick);
-  if (link.me.answered) row.append(el("span", "bpe-class-score", `You: ${number(link.me.right)} of ${number(link.me.answered)} right`));
-  row.append(button("Leave the class", "Stop following; your own settings come back on the next page.", () => parts.leave()));
-  bar.append(row);
-  return bar;
+  parts.moving.replaceChildren(mode, toggle);
+  parts.score.textContent = link.me.answered ? `You: ${number(link.me.right)} of ${number(link.me.answered)} right` : "";
+  return parts.bar;
 }
 
 function statusLine(link) {
@@ -119,7 +126,10 @@ function mountClassBar(root, data, report) {
     }
     const bar = link.teacher ? teacherBar(link, held) : studentBar(link, held);
     const status = statusLine(link);
-    root.replaceChildren(bar, ...(status ? [status] : []));
+    if (root.firstChild !== bar) root.replaceChildren(bar);
+    if (held.status) held.status.remove();
+    held.status = status;
+    if (status) root.append(status);
     root.dataset.ready = "true";
     root.dataset.status = link.status;
     held.go();

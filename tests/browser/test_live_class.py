@@ -1,0 +1,167 @@
+"""Browser tests: a live class. A teacher and three students, each in their own browser
+context (their own Streamlit session), on the real server with the class's socket.
+
+The expected values are the class's rules, worked by hand: students stand where the teacher
+stands; a student who explores stays put until they follow again; each answer counts once;
+the reveal marks the real next merge right; a nickname is text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conftest import AppPage
+
+pytestmark = pytest.mark.browser
+
+BAR = ".bpe-class"
+HOSTILE_NICK = "<img src onerror=__x=1>"  # 23 characters: a nickname holds 24
+
+
+def start_class(teacher: AppPage) -> str:
+    teacher.goto(f"{teacher.base_url}/?class=new")
+    teacher.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
+    teacher.page.wait_for_function("() => /[?&]class=[A-Z0-9]{6}/.test(location.search)")
+    code = teacher.page.evaluate("new URLSearchParams(location.search).get('class')")
+    teacher.wait_view()
+    return str(code)
+
+
+def join(student: AppPage, code: str) -> None:
+    student.goto(f"{student.base_url}/?class={code}")
+    student.page.wait_for_selector(".bpe-class-student", timeout=30_000)
+    student.page.wait_for_function("() => window.bpevizClass && window.bpevizClass.status === 'live'")
+
+
+def wait_connected(teacher: AppPage, students: int) -> None:
+    teacher.page.wait_for_function(
+        "n => window.bpevizClass && window.bpevizClass.connected === n", arg=students
+    )
+
+
+@pytest.fixture
+def lesson(app: AppPage, new_page: Any) -> tuple[AppPage, list[AppPage], str]:
+    code = start_class(app)
+    students = [new_page() for _ in range(3)]
+    for student in students:
+        join(student, code)
+        student.wait_view(0)
+    wait_connected(app, 3)
+    return app, students, code
+
+
+def test_students_follow_the_teachers_steps_and_pages_without_a_rerun(lesson: Any) -> None:
+    teacher, students, code = lesson
+    assert code not in (teacher.page.content().split("?class=")[0])  # sanity: code is in URL only
+    sent_before = [student.sent() for student in students]
+    for k in (1, 2, 3):
+        teacher.step(lambda: teacher.step_button("Next").click(), k)
+        for student in students:
+            student.wait_view(k)
+    teacher.step(lambda: teacher.step_button("Before merge").click(), 3, "before")
+    for student in students:
+        student.wait_view(3, "before")
+    # Following sends nothing to the students' servers: no script rerun on their sessions.
+    assert [student.sent() for student in students] == sent_before
+    # The teacher changes page: every student's page follows.
+    teacher.rerun(lambda: teacher.page.get_by_role("link", name="Tokenize text").click())
+    for student in students:
+        student.page.wait_for_url("**/tokenize**", timeout=30_000)
+        student.wait_idle()
+        assert f"class={code}" in student.page.url
+        student.assert_clean()
+    teacher.assert_clean()
+
+
+def test_a_student_explores_alone_and_follows_again(lesson: Any) -> None:
+    teacher, students, _ = lesson
+    explorer = students[0]
+    explorer.page.get_by_role("button", name="Explore on my own").click()
+    explorer.page.get_by_text("○ Exploring on my own").wait_for()
+    explorer.step(lambda: explorer.step_button("Last").click(), 256)
+    teacher.step(lambda: teacher.step_button("Next").click(), 1)
+    students[1].wait_view(1)
+    assert explorer.shown_step() == 256  # exploring: the teacher's step does not move it
+    explorer.page.get_by_role("button", name="Follow the teacher").click()
+    explorer.wait_view(1)
+    explorer.page.get_by_text("● Following the teacher").wait_for()
+    # A student's own step detaches them (and never moves the class).
+    explorer.step(lambda: explorer.step_button("Next").click(), 2)
+    explorer.page.get_by_text("○ Exploring on my own").wait_for()
+    assert teacher.shown_step() == 1
+    students[2].wait_view(1)
+    explorer.assert_clean()
+
+
+def test_the_class_quiz_counts_answers_and_reveals(lesson: Any, screenshots: Any) -> None:
+    teacher, students, _ = lesson
+    nick = students[0].page.get_by_label("Nickname shown on the teacher's screen (optional)")
+    nick.fill(HOSTILE_NICK)
+    nick.press("Enter")
+    teacher.page.get_by_label("Guess the next merge").check()
+    teacher.page.wait_for_selector(".bpe-class-quiz", timeout=10_000)
+    for student in students:
+        student.page.wait_for_selector(".bpe-class-quiz .bpe-choice:not(:disabled)")
+    tally = teacher.page.locator(".bpe-class-tally")
+    tally.filter(has_text="0 of 3 students answered").wait_for()
+    # Student 0 picks the real next merge (row 0); 1 and 2 pick another pair (row 1 is never
+    # tied with row 0 on the default sample's first merge: 117 vs fewer, see the card).
+    rows = [0, 1, 1]
+    for student, row in zip(students, rows, strict=True):
+        student.page.locator(f".bpe-class-quiz .bpe-choice[data-row='{row}']").click()
+        student.page.get_by_text("Your answer is in").wait_for()
+    tally.filter(has_text="3 of 3 students answered").wait_for()
+    votes = teacher.page.locator(".bpe-class-quiz .bpe-choice-votes").all_inner_texts()
+    assert sorted(votes) == sorted(["1 answer", "2 answers", "0 answers", "0 answers"])
+    # Answering twice does not count twice.
+    students[0].page.evaluate("window.bpevizClass.send({type: 'answer', step: 0, row: 2})")
+    teacher.page.set_viewport_size({"width": 1280, "height": 720})
+    teacher.page.screenshot(path=str(screenshots / "live_class_teacher_quiz_1280x720.png"))
+    teacher.page.get_by_role("button", name="Reveal the answer").click()
+    students[0].page.get_by_text("✓ Right!").wait_for()
+    for student in students[1:]:
+        student.page.get_by_text("✗ Not this one").wait_for()
+        assert "✓ right" in student.page.locator(".bpe-class-quiz .bpe-choice[data-row='0']").inner_text()
+    teacher.page.get_by_text("Class score: 1 of 3 right").first.wait_for()
+    votes = teacher.page.locator(".bpe-class-quiz .bpe-choice-votes").all_inner_texts()
+    assert sorted(votes) == sorted(["1 answer", "2 answers", "0 answers", "0 answers"])
+    # The nickname is shown literally on the teacher's board, never as markup.
+    board = teacher.page.locator(".bpe-class-board")
+    board.filter(has_text=HOSTILE_NICK).wait_for()
+    assert board.locator("img").count() == 0 and teacher.canary() is None
+    students[1].page.set_viewport_size({"width": 390, "height": 844})
+    students[1].page.screenshot(path=str(screenshots / "live_class_student_reveal_390x844.png"))
+    for page in (teacher, *students):
+        page.assert_clean()
+
+
+def test_a_student_cannot_drive(lesson: Any) -> None:
+    teacher, students, code = lesson
+    intruder = students[0]
+    # What a page's script could send: a view as a student is refused, with a sentence.
+    intruder.page.evaluate("window.bpevizClass.send({type: 'view', view: {page: 'about', step: 9, when: 'after', pieces: false, quiz: false}})")
+    intruder.page.wait_for_function("() => /does not send 'view'/.test(window.bpevizClass.problem)")
+    # A socket claiming to be the teacher without the key is refused too.
+    refused = intruder.page.evaluate(
+        """code => new Promise((resolve) => {
+          const socket = new WebSocket(`ws://${location.host}/api/class/socket`);
+          socket.onopen = () => socket.send(JSON.stringify({type: 'hello', code, role: 'teacher', key: 'guess'}));
+          socket.onmessage = (event) => resolve(JSON.parse(event.data));
+        })""",
+        code,
+    )
+    assert refused["type"] == "error" and "teacher" in refused["message"]
+    teacher.step(lambda: teacher.step_button("Next").click(), 1)
+    for student in students:
+        student.wait_view(1)  # the class still follows the teacher, not the intruder
+    assert "about" not in students[1].page.url
+
+
+def test_a_wrong_code_says_so_and_keeps_the_app(app: AppPage) -> None:
+    app.goto(f"{app.base_url}/?class=ZZZZZZ")
+    assert any("no class with the code" in text for text in app.alerts())
+    app.wait_view(0)
+    assert "class=" not in app.page.url
+    app.assert_clean()
