@@ -102,8 +102,9 @@ def clean_nick(text: Any) -> str:
     """
     if not isinstance(text, str):
         raise ClassError("A nickname is text.")
-    kept = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
-    return " ".join(kept.split())[:MAX_NICK_CHARS]
+    spaced = " ".join(text.split())  # line breaks and tabs become one space
+    kept = "".join(ch for ch in spaced if unicodedata.category(ch)[0] != "C")
+    return kept.strip()[:MAX_NICK_CHARS]
 
 
 def key_digest(key: str) -> str:

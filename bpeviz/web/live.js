@@ -165,6 +165,9 @@ class ClassLink {
   }
 
   changed() {
+    // A following student's view hides its step controls: the teacher drives; the bar's
+    // "Explore on my own" gives them back.
+    if (this.stepView) this.stepView.root.classList.toggle("bpe-class-following", !this.teacher && this.following);
     for (const listener of this.listeners) listener(this);
   }
 
@@ -231,6 +234,7 @@ class ClassLink {
   attach(view) {
     this.stepView = view;
     view.classLink = this;
+    this.changed();
     if (this.teacher) {
       if (this.view && this.view.page === "step" && view.k !== this.view.step) view.follow(this.view);
       this.show(view.viewState());

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from conftest import AppPage
 
 pytestmark = pytest.mark.browser
@@ -32,7 +31,9 @@ def start_class(teacher: AppPage) -> str:
 def join(student: AppPage, code: str) -> None:
     student.goto(f"{student.base_url}/?class={code}")
     student.page.wait_for_selector(".bpe-class-student", timeout=30_000)
-    student.page.wait_for_function("() => window.bpevizClass && window.bpevizClass.status === 'live'")
+    student.page.wait_for_function(
+        "() => window.bpevizClass && window.bpevizClass.status === 'live'"
+    )
 
 
 def wait_connected(teacher: AppPage, students: int) -> None:
@@ -87,8 +88,11 @@ def test_a_student_explores_alone_and_follows_again(lesson: Any) -> None:
     explorer.page.get_by_role("button", name="Follow the teacher").click()
     explorer.wait_view(1)
     explorer.page.get_by_text("● Following the teacher").wait_for()
-    # A student's own step detaches them (and never moves the class).
-    explorer.step(lambda: explorer.step_button("Next").click(), 2)
+    # Following hides the step controls (the teacher drives); a student's own step, here by
+    # key in the view, detaches them and never moves the class.
+    assert not explorer.step_button("Next").is_visible()
+    explorer.page.locator(".bpe-step .bpe-scroll").focus()
+    explorer.step(lambda: explorer.page.keyboard.press("ArrowRight"), 2)
     explorer.page.get_by_text("○ Exploring on my own").wait_for()
     assert teacher.shown_step() == 1
     students[2].wait_view(1)
@@ -123,7 +127,10 @@ def test_the_class_quiz_counts_answers_and_reveals(lesson: Any, screenshots: Any
     students[0].page.get_by_text("✓ Right!").wait_for()
     for student in students[1:]:
         student.page.get_by_text("✗ Not this one").wait_for()
-        assert "✓ right" in student.page.locator(".bpe-class-quiz .bpe-choice[data-row='0']").inner_text()
+        assert (
+            "✓ right"
+            in student.page.locator(".bpe-class-quiz .bpe-choice[data-row='0']").inner_text()
+        )
     teacher.page.get_by_text("Class score: 1 of 3 right").first.wait_for()
     votes = teacher.page.locator(".bpe-class-quiz .bpe-choice-votes").all_inner_texts()
     assert sorted(votes) == sorted(["1 answer", "2 answers", "0 answers", "0 answers"])
@@ -141,13 +148,17 @@ def test_a_student_cannot_drive(lesson: Any) -> None:
     teacher, students, code = lesson
     intruder = students[0]
     # What a page's script could send: a view as a student is refused, with a sentence.
-    intruder.page.evaluate("window.bpevizClass.send({type: 'view', view: {page: 'about', step: 9, when: 'after', pieces: false, quiz: false}})")
+    intruder.page.evaluate(
+        "window.bpevizClass.send({type: 'view', view:"
+        " {page: 'about', step: 9, when: 'after', pieces: false, quiz: false}})"
+    )
     intruder.page.wait_for_function("() => /does not send 'view'/.test(window.bpevizClass.problem)")
     # A socket claiming to be the teacher without the key is refused too.
     refused = intruder.page.evaluate(
         """code => new Promise((resolve) => {
           const socket = new WebSocket(`ws://${location.host}/api/class/socket`);
-          socket.onopen = () => socket.send(JSON.stringify({type: 'hello', code, role: 'teacher', key: 'guess'}));
+          const hello = {type: 'hello', code, role: 'teacher', key: 'guess'};
+          socket.onopen = () => socket.send(JSON.stringify(hello));
           socket.onmessage = (event) => resolve(JSON.parse(event.data));
         })""",
         code,

@@ -1,0 +1,216 @@
+"""The live class's state, codes and in-memory hub, without Streamlit or a server.
+
+Expected values are the class's rules worked by hand: each answer counts once, every pair
+tied with the real next merge is right, limits hold, an idle class ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from bpeviz.classroom import codes
+from bpeviz.classroom.hub import MemoryHub
+from bpeviz.classroom.state import (
+    IDLE_LIMIT_S,
+    MAX_CLASSES,
+    MAX_STUDENTS,
+    ClassError,
+    ClassState,
+    View,
+    key_digest,
+)
+
+
+def new_state(now: float = 0.0) -> ClassState:
+    return ClassState("K7QM4X", key_digest("secret"), now)
+
+
+def messages(events: list) -> list[tuple[str, dict]]:
+    return [(event.to, event.message) for event in events]
+
+
+def test_join_counts_students_and_a_reconnect_keeps_the_score() -> None:
+    state = new_state()
+    assert messages(state.join("student-aaaa"))[0][1]["connected"] == 1
+    state.join("student-bbbb", "Bo")
+    state.leave("student-aaaa")
+    assert state.connected() == 1
+    state.join("student-aaaa")  # a reload: the same id comes back
+    assert state.connected() == 2 and len(state.students) == 2
+    assert state.students["student-bbbb"].nick == "Bo"
+
+
+def test_only_the_key_drives() -> None:
+    state = new_state()
+    assert state.is_teacher("secret")
+    assert not state.is_teacher("Secret") and not state.is_teacher(None)
+
+
+def test_the_teachers_view_goes_to_everyone_and_is_checked() -> None:
+    state = new_state()
+    events = messages(
+        state.show(
+            {"page": "step", "step": 12, "when": "before", "pieces": True, "quiz": False}, 5.0
+        )
+    )
+    assert events == [
+        (
+            "all",
+            {
+                "type": "view",
+                "view": {
+                    "page": "step",
+                    "step": 12,
+                    "when": "before",
+                    "pieces": True,
+                    "quiz": False,
+                },
+            },
+        )
+    ]
+    assert state.last_active == 5.0
+    for bad in (
+        {"page": "admin"},
+        {"step": -1},
+        {"step": "3"},
+        {"when": "now"},
+        {"quiz": 1},
+        {"extra": 1},
+        "view",
+    ):
+        raw = {**View().__dict__, **bad} if isinstance(bad, dict) else bad
+        with pytest.raises(ClassError):
+            state.show(raw, 6.0)
+    assert state.view.step == 12  # a refused view changes nothing
+
+
+def quiz_at(state: ClassState, step: int) -> None:
+    state.show({"page": "step", "step": step, "when": "after", "pieces": False, "quiz": True}, 1.0)
+
+
+def test_each_student_answers_once_and_the_spread_goes_to_the_teacher_only() -> None:
+    state = new_state()
+    for name in ("aaaaaaaa", "bbbbbbbb", "cccccccc"):
+        state.join(name)
+    quiz_at(state, 4)
+    state.answer("aaaaaaaa", 4, 0)
+    events = messages(state.answer("bbbbbbbb", 4, 2))
+    assert events[0] == ("all", {"type": "counts", "connected": 3, "answered": 2, "question": 4})
+    assert events[1] == ("teacher", {"type": "spread", "step": 4, "spread": [1, 0, 1, 0]})
+    with pytest.raises(ClassError, match="answered"):
+        state.answer("aaaaaaaa", 4, 1)
+    with pytest.raises(ClassError, match="closed"):
+        state.answer("cccccccc", 5, 1)  # not the open question's step
+    with pytest.raises(ClassError):
+        state.answer("cccccccc", 4, 4)  # there are four rows: 0 to 3
+    with pytest.raises(ClassError):
+        state.answer("stranger", 4, 0)
+
+
+def test_the_reveal_counts_tied_rows_right_and_keeps_a_running_score() -> None:
+    state = new_state()
+    for name in ("aaaaaaaa", "bbbbbbbb", "cccccccc"):
+        state.join(name, name[0].upper())
+    quiz_at(state, 0)
+    state.answer("aaaaaaaa", 0, 0)
+    state.answer("bbbbbbbb", 0, 1)  # tied with row 0: right too
+    state.answer("cccccccc", 0, 3)
+    events = messages(state.reveal(0, [0, 1], 2.0))
+    assert events[0] == (
+        "all",
+        {
+            "type": "reveal",
+            "step": 0,
+            "spread": [1, 1, 0, 1],
+            "right_rows": [0, 1],
+            "answered": 3,
+            "right": 2,
+            "score": {"right": 2, "answered": 3},
+        },
+    )
+    assert events[1][0] == "teacher"
+    assert [entry["nick"] for entry in events[1][1]["top"]] == ["A", "B", "C"]
+    with pytest.raises(ClassError, match="revealed"):
+        state.reveal(0, [0], 3.0)
+    with pytest.raises(ClassError, match="closed"):
+        state.answer("cccccccc", 0, 0)  # too late
+    quiz_at(state, 1)  # the next question
+    state.answer("cccccccc", 1, 0)
+    state.reveal(1, [0], 4.0)
+    assert state.score() == {"right": 3, "answered": 4}
+    with pytest.raises(ClassError):
+        quiz_at(state, 2)
+        state.reveal(2, [1], 5.0)  # row 0, the real next merge, is always right
+
+
+def test_a_nickname_is_text_trimmed_and_without_control_characters() -> None:
+    state = new_state()
+    state.join("aaaaaaaa", "<b onclick=x>\u202eAda\n</b>" + "x" * 40)
+    nick = state.students["aaaaaaaa"].nick
+    assert nick.startswith("<b onclick=x>Ada </b>") and len(nick) == 24
+
+
+def test_a_class_holds_at_most_max_students_connected() -> None:
+    state = new_state()
+    for number in range(MAX_STUDENTS):
+        state.join(f"student-{number:04d}")
+    with pytest.raises(ClassError, match="full"):
+        state.join("student-late")
+    state.leave("student-0000")
+    state.join("student-late")  # a seat is free again
+    state.join("student-0001")  # a second tab of a student already in: not a new seat
+
+
+def test_a_class_ends_after_three_idle_hours_and_goes_to_json_and_back() -> None:
+    state = new_state(now=100.0)
+    state.join("aaaaaaaa")
+    quiz_at(state, 3)
+    state.answer("aaaaaaaa", 3, 2)
+    again = ClassState.from_json(state.to_json())
+    assert again == state
+    assert not again.idle(1.0 + IDLE_LIMIT_S - 1)
+    assert again.idle(1.0 + IDLE_LIMIT_S + 1)  # last active at 1.0, when the quiz opened
+
+
+def test_codes_are_unambiguous_and_failed_joins_are_limited() -> None:
+    assert not set("0O1IL") & set(codes.ALPHABET)
+    assert len(codes.ALPHABET) == 31
+    assert codes.normal_code("abc-def") is None or set(codes.normal_code("abc-def")) <= set(
+        codes.ALPHABET
+    )
+    assert codes.normal_code("K7QM40") is None  # 0 is never in a code
+    limit = codes.FailedJoins(limit=3, window_s=60)
+    for _ in range(3):
+        limit.fail("10.0.0.1", now=0)
+    assert not limit.allowed("10.0.0.1", now=59)
+    assert limit.allowed("10.0.0.1", now=61)
+
+
+def test_the_memory_hub_holds_classes_sends_events_and_ends_them() -> None:
+    async def scenario() -> None:
+        hub = MemoryHub()
+        code, key = hub.create({"state": {"vocab": 300}}, View())
+        assert hub.run_of(code) == {"state": {"vocab": 300}}
+        assert hub.is_teacher(code, key) and not hub.is_teacher(code, "guess")
+        inbox = hub.fanout.add(code)
+        await hub.change(code, lambda s: s.show({**View().__dict__, "step": 7}, time.time()))
+        event = inbox.queue.get_nowait()
+        assert event.message["view"]["step"] == 7
+        await hub.change(code, lambda s: s.end())
+        assert inbox.queue.get_nowait().message == {"type": "ended"}
+        assert hub.run_of(code) is None and await hub.read(code) is None
+        with pytest.raises(ClassError, match="ended"):
+            await hub.change(code, lambda s: s.end())
+
+    asyncio.run(scenario())
+
+
+def test_the_memory_hub_refuses_a_class_past_its_limit() -> None:
+    hub = MemoryHub()
+    for _ in range(MAX_CLASSES):
+        hub.create({}, View())
+    with pytest.raises(ClassError, match="limit"):
+        hub.create({}, View())
