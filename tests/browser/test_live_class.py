@@ -91,7 +91,7 @@ def test_a_student_explores_alone_and_follows_again(lesson: Any) -> None:
     # Following hides the step controls (the teacher drives); a student's own step, here by
     # key in the view, detaches them and never moves the class.
     assert not explorer.step_button("Next").is_visible()
-    explorer.page.locator(".bpe-step .bpe-scroll").focus()
+    explorer.page.locator(".bpe-root.bpe-step").focus()
     explorer.step(lambda: explorer.page.keyboard.press("ArrowRight"), 2)
     explorer.page.get_by_text("○ Exploring on my own").wait_for()
     assert teacher.shown_step() == 1
