@@ -19,37 +19,25 @@ missing install step.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import os
 import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from http.cookies import SimpleCookie
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from protocol_client import Student, run_coroutine
+from serve_script import load_serve
 
 from bpeviz import History, train
 from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample
 
-SERVE = Path(__file__).parents[1] / "scripts" / "serve.py"
 COOKIE = "bpeviz_worker"
 WORKER_HEADER = "x-bpeviz-worker"
 MAX_STUDENTS = 24  # until both workers are seen: each lands at random (odds 2**-23 of one)
 VOCAB_FROM = 300  # student k opens vocab 300 + k at step k: every view differs
-
-
-def load_serve() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bpeviz_serve", SERVE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 serve = load_serve()
