@@ -165,6 +165,62 @@ def test_answer_once_holds_across_workers_under_concurrent_answers(
     assert spread == {"type": "spread", "step": 3, "spread": [13, 13, 12, 12]}
 
 
+def test_changes_arriving_together_each_get_their_own_outcome(redis_url: str, raw: Any) -> None:
+    """Answers sent at once on one worker are written together; each sender still gets its
+    own events or its own refusal, and the refused ones change nothing."""
+    students = [f"student-{i:04d}" for i in range(12)]
+
+    async def scenario() -> tuple[list[Any], ClassState | None]:
+        async with two_workers(redis_url) as (first, _second):
+            code, _key = first.create(RUN, View())
+            for student in students:
+                await first.change(code, lambda s, student=student: s.join(student))
+            await first.change(code, lambda s: s.show(view(quiz=True), time.time()))
+
+            async def answer(student: str, row: int) -> Any:
+                try:
+                    events = await first.change(code, lambda s: s.answer(student, 3, row))
+                except ClassError as error:
+                    return str(error)
+                return events[0].message["answered"]
+
+            rows = [i % 4 if i < 8 else 9 for i in range(12)]  # the last four: no such pair
+            outcomes = await asyncio.gather(
+                *(answer(student, row) for student, row in zip(students, rows, strict=True)),
+                answer("student-stranger", 0),
+            )
+            return outcomes, await first.read(code)
+
+    outcomes, read = asyncio.run(scenario())
+    assert sorted(outcomes[:8]) == list(range(1, 9))  # each saw the count after its answer
+    assert outcomes[8:] == ["An answer is one of the four pairs."] * 4 + ["Join the class first."]
+    assert read is not None and read.question is not None
+    assert read.question.spread() == [2, 2, 2, 2]
+
+
+def test_a_change_cancelled_while_it_waits_is_not_made(redis_url: str, raw: Any) -> None:
+    """A socket that closes while its change waits for another's write: its change is dropped,
+    and the next one is made as usual."""
+
+    async def scenario() -> tuple[ClassState | None, dict[str, Any]]:
+        async with two_workers(redis_url) as (first, _second):
+            code, _key = first.create(RUN, View())
+            writing = asyncio.create_task(first.change(code, lambda s: s.join("student-first")))
+            await asyncio.sleep(0)  # it holds the lock, writing
+            waiting = asyncio.create_task(first.change(code, lambda s: s.join("student-gone")))
+            await asyncio.sleep(0)  # it waits for the lock
+            waiting.cancel()
+            await writing
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+            await first.change(code, lambda s: s.join("student-next"))
+            return await first.read(code), first._pending
+
+    read, pending = asyncio.run(scenario())
+    assert read is not None and set(read.students) == {"student-first", "student-next"}
+    assert pending == {}
+
+
 def test_a_change_is_made_again_when_another_worker_wrote_first(
     redis_url: str, raw: Any
 ) -> None:

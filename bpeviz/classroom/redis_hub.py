@@ -35,6 +35,7 @@ from bpeviz.classroom.hub import Change, Fanout, new_class
 from bpeviz.classroom.state import IDLE_LIMIT_S, MAX_CLASSES, ClassError, ClassState, Event, View
 
 log = logging.getLogger(__name__)
+Pending = tuple[Change, asyncio.Future[list[Event]]]  # a change waiting for its write
 RECONNECT_S = 1.0  # the listener's pause before it reads again after losing Redis
 
 # Count the open classes (after forgetting the idle ones) and add one if there is room, in one
@@ -50,6 +51,31 @@ redis.call('SET', KEYS[3], ARGV[5], 'PXAT', ARGV[6])
 redis.call('ZADD', KEYS[1], ARGV[7], ARGV[3])
 return 1
 """
+
+
+def apply_changes(
+    state: ClassState | None, changes: list[Change]
+) -> list[list[Event] | Exception]:
+    """Each change applied in turn to ``state`` (changed in place): its events, or the error
+    it raised (the others still apply; an ended class takes no more).
+
+    >>> from bpeviz.classroom.state import ClassState
+    >>> state = ClassState("ABCDEF", "digest", last_active=0.0)
+    >>> outcomes = apply_changes(state, [lambda s: s.rename("nobody", "Ada"), lambda s: s.end(),
+    ...                                  lambda s: s.join("student-1")])
+    >>> [o if isinstance(o, Exception) else [e.message["type"] for e in o] for o in outcomes]
+    [ClassError('Join the class first.'), ['ended'], ClassError('This class has ended.')]
+    """
+    outcomes: list[list[Event] | Exception] = []
+    for change in changes:
+        if state is None or state.ended:
+            outcomes.append(ClassError("This class has ended."))
+            continue
+        try:
+            outcomes.append(change(state))
+        except Exception as error:  # its caller gets it, as from an unshared class
+            outcomes.append(error)
+    return outcomes
 
 
 def expiry_ms(state: ClassState) -> int:
@@ -79,8 +105,9 @@ class RedisHub:
         self._sync = redis.Redis.from_url(url, decode_responses=True)
         self._async = aioredis.Redis.from_url(url, decode_responses=True)
         self._create = self._sync.register_script(_CREATE)
-        self._lock = asyncio.Lock()  # this process's changes one at a time: retries only
-        self._listener: asyncio.Task[None] | None = None  # between workers
+        self._lock = asyncio.Lock()  # this process writes one batch at a time: retries only
+        self._pending: dict[str, list[Pending]] = {}  # between workers
+        self._listener: asyncio.Task[None] | None = None
         self._pubsub: Any = None
 
     # ---- keys --------------------------------------------------------------------------
@@ -152,32 +179,70 @@ class RedisHub:
     async def change(self, code: str, change: Change) -> list[Event]:
         """Apply ``change`` to the class in Redis and publish its events, in one transaction.
 
-        The events reach this process's sockets through the listener, as another worker's do
-        (never sent here directly: they would arrive twice)."""
+        Changes to a class that arrive while this process writes one wait, then go together
+        in the next transaction (a class's answers, arriving at once: one read, one write and
+        one message for all of them), each with its own events or its own error. The events
+        reach this process's sockets through the listener, as another worker's do (never
+        sent here directly: they would arrive twice)."""
+        done: asyncio.Future[list[Event]] = asyncio.get_running_loop().create_future()
+        entry = (change, done)
+        self._pending.setdefault(code, []).append(entry)
+        try:
+            async with self._lock:
+                if not done.done():  # no one took it with theirs: write the waiting ones
+                    # shielded: a socket closing mid-write leaves the others' outcomes set
+                    await asyncio.shield(self._commit(code, self._pending.pop(code)))
+        except asyncio.CancelledError:
+            waiting = self._pending.get(code, [])
+            if entry in waiting:
+                waiting.remove(entry)
+                if not waiting:
+                    del self._pending[code]
+            raise
+        return done.result()
+
+    async def _commit(self, code: str, batch: list[Pending]) -> None:
+        """Apply ``batch``'s changes in order to the class, write it back and publish their
+        events; again from a fresh read if another worker wrote first (``WATCH``). Sets
+        each change's outcome."""
         key = self.class_key(code)
-        async with self._lock, self._async.pipeline(transaction=True) as pipe:
-            while True:
-                try:
-                    await pipe.watch(key)
-                    state = self._open(await pipe.get(key))
-                    if state is None:
-                        raise ClassError("This class has ended.")
-                    events = change(state)
-                    pipe.multi()
-                    if state.ended:
-                        pipe.delete(key, self.run_key(code))
-                        pipe.zrem(self.open_classes_key, code)
-                    else:
-                        expires = expiry_ms(state)
-                        pipe.set(key, state.to_json(), pxat=expires)
-                        pipe.pexpireat(self.run_key(code), expires)
-                        pipe.zadd(self.open_classes_key, {code: state.last_active})
-                    if events:
-                        pipe.publish(self.channel(code), events_json(events))
-                    await pipe.execute()
-                    return events
-                except WatchError:  # another worker changed the class first: read it again
-                    continue
+        outcomes: list[list[Event] | Exception]
+        try:
+            async with self._async.pipeline(transaction=True) as pipe:
+                while True:
+                    try:
+                        await pipe.watch(key)
+                        state = self._open(await pipe.get(key))
+                        outcomes = apply_changes(state, [change for change, _done in batch])
+                        if state is None or all(isinstance(o, Exception) for o in outcomes):
+                            break  # nothing changed: nothing to write
+                        events = [e for o in outcomes if not isinstance(o, Exception) for e in o]
+                        pipe.multi()
+                        if state.ended:
+                            pipe.delete(key, self.run_key(code))
+                            pipe.zrem(self.open_classes_key, code)
+                        else:
+                            expires = expiry_ms(state)
+                            pipe.set(key, state.to_json(), pxat=expires)
+                            pipe.pexpireat(self.run_key(code), expires)
+                            pipe.zadd(self.open_classes_key, {code: state.last_active})
+                        if events:
+                            pipe.publish(self.channel(code), events_json(events))
+                        await pipe.execute()
+                        break
+                    except WatchError:  # another worker changed the class first
+                        continue
+        except RedisError as error:  # Redis is down, say: no change in the batch was made
+            log.warning("could not change class %s: %s", code, error)
+            outcomes = [ClassError("The class could not be reached: try again.")] * len(batch)
+        except Exception as error:  # a fault here: every caller gets it, none waits forever
+            log.exception("could not change class %s", code)
+            outcomes = [error] * len(batch)
+        for (_change, done), outcome in zip(batch, outcomes, strict=True):
+            if isinstance(outcome, Exception):
+                done.set_exception(outcome)
+            else:
+                done.set_result(outcome)
 
     def _deliver(self, channel: str, data: str) -> None:
         code = channel.removeprefix(self.channel(""))
