@@ -130,6 +130,38 @@ def test_generated_config_is_valid_nginx(tmp_path: Path) -> None:
     assert checked.returncode == 0, checked.stderr
 
 
+def test_without_redis_serve_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_nginx()
+    monkeypatch.setattr(serve, "REDIS", tmp_path / "redis-server")
+    with pytest.raises(RuntimeError, match=r"redis-server not found: install .*system_deps"):
+        serve.start(2, port=serve.free_port(), run_dir=tmp_path)
+    assert list(tmp_path.iterdir()) == [], "nothing was started"
+
+
+def test_a_worker_that_fails_to_start_stops_redis_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_nginx()
+    started: list[Any] = []
+
+    def start_redis(run_dir: Path, deadline: float) -> Any:
+        started.append(serve_start_redis(run_dir, deadline))
+        return started[-1]
+
+    def no_worker(*_args: Any) -> Any:
+        raise RuntimeError("this worker cannot start")
+
+    serve_start_redis = serve.start_redis
+    monkeypatch.setattr(serve, "start_redis", start_redis)
+    monkeypatch.setattr(serve, "_start_worker", no_worker)
+    with pytest.raises(RuntimeError, match="this worker cannot start"):
+        serve.start(2, port=serve.free_port(), run_dir=tmp_path)
+    assert len(started) == 1
+    assert started[0].process.poll() is not None, "Redis was stopped"
+
+
 def test_a_browser_sticks_to_one_worker(cluster: Any) -> None:
     """Page, page again and WebSocket, with the cookie from the first answer: one worker."""
     for _ in range(4):
