@@ -8,14 +8,15 @@ are open (:data:`~bpeviz.classroom.state.MAX_CLASSES`).
 
 A change is an optimistic transaction (``WATCH`` the class, read it, apply the change in
 Python, write it back in ``MULTI``; again if another worker wrote first), and its events are
-published in the same transaction on the class's channel. Every worker listens to all the
+published in the same transaction on the class's channel; changes that arrive together in one
+worker (a class's answers) share one transaction. Every worker listens to all the
 channels (one pattern subscription per process) and hands each event to its own sockets of
 the class: a teacher on worker 1 reaches students on worker 2, and a worker's own sockets get
 its changes the same way, once.
 
 Left out: persistence (Redis runs with none; a restart ends every class) and replaying events
-a worker missed while its connection to Redis was down (the next change brings its sockets
-up to date with the teacher's view).
+a worker missed while its connection to Redis was down (the listener subscribes again when
+Redis is back, and its sockets catch up with the teacher's next view).
 """
 
 from __future__ import annotations
@@ -105,8 +106,8 @@ class RedisHub:
         self._sync = redis.Redis.from_url(url, decode_responses=True)
         self._async = aioredis.Redis.from_url(url, decode_responses=True)
         self._create = self._sync.register_script(_CREATE)
-        self._lock = asyncio.Lock()  # this process writes one batch at a time: retries only
-        self._pending: dict[str, list[Pending]] = {}  # between workers
+        self._lock = asyncio.Lock()  # one write at a time here: WATCH retries only across workers
+        self._pending: dict[str, list[Pending]] = {}  # by class: changes for the next write
         self._listener: asyncio.Task[None] | None = None
         self._pubsub: Any = None
 
