@@ -1,16 +1,23 @@
 """Serve the app from several processes behind nginx: ``make serve WORKERS=N``.
 
 One ``streamlit run`` process runs its sessions' Python on one core at a time, so a class on
-a machine with more cores gets more out of N processes. Each worker listens on a free
-loopback port; nginx (the Debian package, run as the current user, never as a system
-service) listens on the public address and passes every request on, WebSocket upgrade
-included, with sticky sessions (see ``scripts/nginx.conf.template`` for why a cookie and not
-``ip_hash``). The configuration is generated from that template into a run directory that
-also holds nginx's pid, logs and temp files, and the workers' logs.
+a machine with more cores gets more out of N processes. Each worker (``server.py``: the app
+and the live class's routes) listens on a free loopback port; nginx (the Debian package, run
+as the current user, never as a system service) listens on the public address and passes
+every request on, WebSocket upgrade included, with sticky sessions (see
+``scripts/nginx.conf.template`` for why a cookie and not ``ip_hash``). The configuration is
+generated from that template into a run directory that also holds nginx's pid, logs and temp
+files, and the workers' logs.
+
+Live classes are shared between the workers through Redis (a teacher on one worker drives
+students on another: ``bpeviz/classroom/redis_hub.py``): Debian's ``redis-server``, started
+first on a free loopback port with no persistence (its directory in the run directory),
+named to each worker by ``BPEVIZ_REDIS_URL``, and stopped last.
 
     .venv/bin/python scripts/serve.py --workers 2 --port 8501 [--address 0.0.0.0]
 
-Ctrl-C stops nginx and the workers. ``start``/``stop`` are also used by ``tests/test_serve.py``.
+Ctrl-C stops nginx, the workers and Redis. ``start``/``stop`` are also used by
+``tests/test_serve.py``.
 What is left out: TLS (put the class's usual HTTPS front in front of this), restarting a
 worker that dies (the script stops everything and says so), and shared caches: each worker
 trains its own histories.
@@ -38,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "scripts" / "nginx.conf.template"
 STREAMLIT_CONFIG = ROOT / ".streamlit" / "config.toml"
 NGINX = Path("/usr/sbin/nginx")
+REDIS = Path("/usr/bin/redis-server")
 START_SECONDS = 90.0
 # Loopback requests go straight to the socket, never through a proxy set in the environment.
 _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -49,8 +57,21 @@ def open_direct(request: str | urllib.request.Request, timeout: float = 10) -> A
 
 
 @dataclass
+class Redis:
+    """The ``redis-server`` the workers share, on a loopback port."""
+
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+
+@dataclass
 class Worker:
-    """One ``streamlit run app.py`` on a loopback port."""
+    """One ``streamlit run server.py`` on a loopback port."""
 
     port: int
     process: subprocess.Popen[bytes]
@@ -63,17 +84,23 @@ class Worker:
 
 @dataclass
 class Cluster:
-    """N workers behind one nginx, and the run directory they write to."""
+    """N workers behind one nginx, the Redis they share, and the run directory they write to."""
 
     url: str
     run_dir: Path
     nginx: subprocess.Popen[bytes] | None = None
     workers: list[Worker] = field(default_factory=list)
+    redis: Redis | None = None
+
+    def processes(self) -> list[subprocess.Popen[bytes]]:
+        """Everything started: nginx, the workers, Redis (the order they stop in)."""
+        processes = [self.nginx] if self.nginx else []
+        processes += [worker.process for worker in self.workers]
+        return processes + ([self.redis.process] if self.redis else [])
 
     @property
     def pids(self) -> list[int]:
-        processes = [w.process for w in self.workers] + ([self.nginx] if self.nginx else [])
-        return [process.pid for process in processes]
+        return [process.pid for process in self.processes()]
 
 
 def nginx_missing_reason() -> str | None:
@@ -82,6 +109,16 @@ def nginx_missing_reason() -> str | None:
         return (
             f"{NGINX} not found: install Debian's nginx (scripts/install_system_deps.sh, run by "
             "`make test` as root)"
+        )
+    return None
+
+
+def redis_missing_reason() -> str | None:
+    """Why Redis cannot run here, or ``None`` when it can."""
+    if not REDIS.exists():
+        return (
+            f"{REDIS} not found: install Debian's redis-server (scripts/install_system_deps.sh, "
+            "run by `make test` as root)"
         )
     return None
 
@@ -126,13 +163,64 @@ def _answers(url: str) -> bool:
         return False
 
 
-def _start_worker(port: int, log: Path) -> Worker:
+def _redis_answers(port: int) -> bool:
+    """Whether Redis on ``port`` answers a ``PING`` (in its protocol's inline form)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def start_redis(run_dir: Path, deadline: float) -> Redis:
+    """Start ``redis-server`` on a free loopback port, its files in ``run_dir/redis``, and wait
+    until it answers. It keeps nothing on disk (no snapshots, no append-only file): classes
+    live for a lesson, and a restart ends them. ``RuntimeError`` if it does not start (then
+    it is stopped)."""
+    reason = redis_missing_reason()
+    if reason:
+        raise RuntimeError(reason)
+    port = free_port()
+    (run_dir / "redis").mkdir(exist_ok=True)
+    log = run_dir / "redis.log"
+    command = [
+        str(REDIS),
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--protected-mode",
+        "yes",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        str(run_dir / "redis"),
+        "--daemonize",
+        "no",
+    ]
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            command, cwd=run_dir, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+    started = Redis(port, process, log)
+    while not _redis_answers(port):
+        if process.poll() is not None or time.monotonic() > deadline:
+            _end(process, signal.SIGTERM)
+            raise RuntimeError("redis-server did not start:\n" + _tail(log))
+        time.sleep(0.05)
+    return started
+
+
+def _start_worker(port: int, log: Path, redis_url: str) -> Worker:
     command = [
         sys.executable,
         "-m",
         "streamlit",
         "run",
-        "app.py",
+        "server.py",
         "--server.headless",
         "true",
         "--server.port",
@@ -142,7 +230,12 @@ def _start_worker(port: int, log: Path) -> Worker:
     ]
     with log.open("wb") as out:
         process = subprocess.Popen(
-            command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            command,
+            cwd=ROOT,
+            env={**os.environ, "BPEVIZ_REDIS_URL": redis_url},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
         )
     return Worker(port, process, log)
 
@@ -157,25 +250,29 @@ def _tail(path: Path, lines: int = 20) -> str:
 def start(
     workers: int, *, port: int, address: str = "127.0.0.1", run_dir: Path | None = None
 ) -> Cluster:
-    """Start ``workers`` app processes and nginx in front of them; wait until all answer.
+    """Start Redis, ``workers`` app processes sharing it, and nginx in front of them; wait
+    until all answer.
 
     Raises ``RuntimeError`` (with the log's tail) when something does not start; whatever did
     start is stopped first.
     """
     if workers < 1:
         raise ValueError("WORKERS must be at least 1")
-    reason = nginx_missing_reason()
+    reason = nginx_missing_reason() or redis_missing_reason()
     if reason:
         raise RuntimeError(reason)
     run_dir = run_dir or Path(tempfile.mkdtemp(prefix="bpeviz-serve-"))
     run_dir.mkdir(parents=True, exist_ok=True)
     host = "127.0.0.1" if address in ("0.0.0.0", "") else address
     cluster = Cluster(f"http://{host}:{port}", run_dir)
+    deadline = time.monotonic() + START_SECONDS
     try:
+        cluster.redis = start_redis(run_dir, deadline)
         for index in range(workers):
             worker_port = free_port()
-            cluster.workers.append(_start_worker(worker_port, run_dir / f"worker{index}.log"))
-        deadline = time.monotonic() + START_SECONDS
+            cluster.workers.append(
+                _start_worker(worker_port, run_dir / f"worker{index}.log", cluster.redis.url)
+            )
         for worker in cluster.workers:
             while not _answers(f"http://{worker.address}/_stcore/health"):
                 if worker.process.poll() is not None or time.monotonic() > deadline:
@@ -228,11 +325,10 @@ def _end(process: subprocess.Popen[bytes], how: signal.Signals) -> None:
 
 
 def stop(cluster: Cluster) -> None:
-    """Stop nginx (fast shutdown), then every worker."""
-    if cluster.nginx is not None:
-        _end(cluster.nginx, signal.SIGTERM)
-    for worker in cluster.workers:
-        _end(worker.process, signal.SIGTERM)
+    """Stop nginx (fast shutdown), then every worker, then Redis (the workers' last changes,
+    students leaving, go to it)."""
+    for process in cluster.processes():
+        _end(process, signal.SIGTERM)
 
 
 def main() -> int:
@@ -248,7 +344,11 @@ def main() -> int:
         print(f"cannot serve: {error}", file=sys.stderr)
         return 2
     ports = ", ".join(str(worker.port) for worker in cluster.workers)
-    print(f"bpeviz: {cluster.url} (nginx, {args.workers} workers on loopback ports {ports})")
+    assert cluster.redis is not None
+    print(
+        f"bpeviz: {cluster.url} (nginx, {args.workers} workers on loopback ports {ports}, "
+        f"Redis on {cluster.redis.port})"
+    )
     print(f"config and logs: {cluster.run_dir}; Ctrl-C stops everything")
     stopping = False
 
@@ -260,8 +360,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, on_signal)
     try:
         while not stopping:
-            ended = [w for w in cluster.workers if w.process.poll() is not None]
-            if ended or (cluster.nginx and cluster.nginx.poll() is not None):
+            if any(process.poll() is not None for process in cluster.processes()):
                 print("a process ended by itself; stopping (see the logs above)", file=sys.stderr)
                 return 1
             time.sleep(0.5)

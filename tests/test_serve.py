@@ -1,17 +1,21 @@
 """``make serve``: two app workers behind nginx on loopback, with students at the protocol level.
 
-Starts the cluster of ``scripts/serve.py`` (2 ``streamlit run`` workers, nginx on a free
-loopback port, its config generated from ``scripts/nginx.conf.template``) and checks what a
-class relies on:
+Starts the cluster of ``scripts/serve.py`` (Redis, 2 ``streamlit run server.py`` workers
+sharing it, nginx on a free loopback port, its config generated from
+``scripts/nginx.conf.template``) and checks what a class relies on:
 
 - sticky sessions: a browser's first request gets the sticky cookie, and every later request
   carrying it (the page again, the WebSocket) reaches the same worker; Streamlit keeps a
   session in the memory of one process, so a request at another worker would lose it;
 - the WebSocket upgrade passes through nginx: students open the Step page at their own step
   and click "Next" through the proxy, and each sees their own merge (the engine's);
-- both workers get sessions.
+- both workers get sessions;
+- a live class spans the workers: a teacher whose browser sticks to one worker drives a
+  student who sticks to the other (the class socket through nginx, the events through Redis),
+  and the student's answer is counted on the teacher's socket.
 
-Needs Debian's nginx (``scripts/install_system_deps.sh``): skipped, saying why, without it,
+Needs Debian's nginx and redis-server (``scripts/install_system_deps.sh``): skipped, saying
+why, without them,
 and failed instead when ``BPEVIZ_REQUIRE_BROWSER=1`` (CI), where a skip would hide a
 missing install step.
 """
@@ -19,37 +23,31 @@ missing install step.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
+import json
 import os
 import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from http.cookies import SimpleCookie
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from protocol_client import Student, run_coroutine
+from serve_script import load_serve
+from websockets.asyncio.client import connect
 
 from bpeviz import History, train
+from bpeviz.classroom.redis_hub import RedisHub
+from bpeviz.classroom.routes import SOCKET_PATH
+from bpeviz.classroom.state import View
 from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample
 
-SERVE = Path(__file__).parents[1] / "scripts" / "serve.py"
 COOKIE = "bpeviz_worker"
 WORKER_HEADER = "x-bpeviz-worker"
+CLASS_WAIT_S = 10.0  # for one class message: a bound, not a pause
 MAX_STUDENTS = 24  # until both workers are seen: each lands at random (odds 2**-23 of one)
 VOCAB_FROM = 300  # student k opens vocab 300 + k at step k: every view differs
-
-
-def load_serve() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bpeviz_serve", SERVE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 serve = load_serve()
@@ -57,7 +55,7 @@ pytestmark = pytest.mark.serve
 
 
 def require_nginx() -> None:
-    reason = serve.nginx_missing_reason()
+    reason = serve.nginx_missing_reason() or serve.redis_missing_reason()
     if reason is None:
         return
     if os.environ.get("BPEVIZ_REQUIRE_BROWSER") == "1":
@@ -130,6 +128,38 @@ def test_generated_config_is_valid_nginx(tmp_path: Path) -> None:
         timeout=30,
     )
     assert checked.returncode == 0, checked.stderr
+
+
+def test_without_redis_serve_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_nginx()
+    monkeypatch.setattr(serve, "REDIS", tmp_path / "redis-server")
+    with pytest.raises(RuntimeError, match=r"redis-server not found: install .*system_deps"):
+        serve.start(2, port=serve.free_port(), run_dir=tmp_path)
+    assert list(tmp_path.iterdir()) == [], "nothing was started"
+
+
+def test_a_worker_that_fails_to_start_stops_redis_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_nginx()
+    started: list[Any] = []
+
+    def start_redis(run_dir: Path, deadline: float) -> Any:
+        started.append(serve_start_redis(run_dir, deadline))
+        return started[-1]
+
+    def no_worker(*_args: Any) -> Any:
+        raise RuntimeError("this worker cannot start")
+
+    serve_start_redis = serve.start_redis
+    monkeypatch.setattr(serve, "start_redis", start_redis)
+    monkeypatch.setattr(serve, "_start_worker", no_worker)
+    with pytest.raises(RuntimeError, match="this worker cannot start"):
+        serve.start(2, port=serve.free_port(), run_dir=tmp_path)
+    assert len(started) == 1
+    assert started[0].process.poll() is not None, "Redis was stopped"
 
 
 def test_a_browser_sticks_to_one_worker(cluster: Any) -> None:
@@ -208,3 +238,62 @@ def test_students_through_nginx_see_their_own_view_on_both_workers(cluster: Any)
     results = run_coroutine(classroom())
     assert [problem for _, problems in results for problem in problems] == []
     assert {worker for worker, _ in results} == workers, "both workers get sessions"
+
+
+async def class_message(socket: Any, kind: str, **fields: Any) -> dict[str, Any]:
+    """The next message of type ``kind`` (with these fields) on a class socket, skipping
+    others (counts of joins, say) and waiting at most :data:`CLASS_WAIT_S`."""
+    async with asyncio.timeout(CLASS_WAIT_S):
+        while True:
+            message = json.loads(await socket.recv())
+            assert message["type"] != "error", message
+            if message["type"] == kind and fields.items() <= message.items():
+                return dict(message)
+
+
+def test_a_teacher_on_one_worker_drives_a_student_on_the_other(cluster: Any) -> None:
+    """Two browsers with sticky cookies of different workers open the class socket through
+    nginx. The class is created in serve.py's Redis as the teacher's page creates it
+    (``RedisHub.create``); the teacher's view reaches the student on the other worker, and
+    the student's answer reaches the teacher's counts and spread."""
+    cookies: dict[str, str] = {}
+    for _ in range(MAX_STUDENTS):
+        cookie, worker = get_page(cluster.url)
+        assert cookie
+        cookies.setdefault(worker, cookie)
+        if len(cookies) == 2:
+            break
+    assert len(cookies) == 2, "both workers give out sticky cookies"
+    (teacher_worker, teacher_cookie), (student_worker, student_cookie) = cookies.items()
+    hub = RedisHub(cluster.redis.url)
+    code, key = hub.create({"sample": DEFAULT_SAMPLE_KEY, "vocab_size": 300}, View())
+    run_coroutine(hub.stop())
+    quiz = {"page": "step", "step": 5, "when": "after", "pieces": False, "quiz": True}
+    socket_url = cluster.url.replace("http://", "ws://") + SOCKET_PATH
+
+    def browser(cookie: str) -> Any:
+        return connect(socket_url, additional_headers={"Cookie": f"{COOKIE}={cookie}"}, proxy=None)
+
+    async def lesson() -> tuple[dict[str, Any], ...]:
+        async with browser(teacher_cookie) as teacher, browser(student_cookie) as student:
+            assert teacher.response.headers[WORKER_HEADER] == teacher_worker
+            assert student.response.headers[WORKER_HEADER] == student_worker
+            hello = {"type": "hello", "code": code}
+            await teacher.send(json.dumps({**hello, "role": "teacher", "key": key}))
+            await class_message(teacher, "welcome", role="teacher")
+            await student.send(json.dumps({**hello, "role": "student", "id": "student-0001"}))
+            await class_message(student, "welcome", role="student")
+            joined = await class_message(teacher, "counts", connected=1)
+            await teacher.send(json.dumps({"type": "view", "view": quiz}))
+            followed = await class_message(student, "view")
+            await class_message(student, "counts", question=5)
+            await student.send(json.dumps({"type": "answer", "step": 5, "row": 2}))
+            counted = await class_message(teacher, "counts", answered=1)
+            spread = await class_message(teacher, "spread")
+            return joined, followed, counted, spread
+
+    joined, followed, counted, spread = run_coroutine(lesson())
+    assert joined == {"type": "counts", "connected": 1, "answered": 0, "question": None}
+    assert followed == {"type": "view", "view": quiz}
+    assert counted == {"type": "counts", "connected": 1, "answered": 1, "question": 5}
+    assert spread == {"type": "spread", "step": 5, "spread": [0, 0, 1, 0]}
