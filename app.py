@@ -7,7 +7,7 @@ live in the URL, so a link reproduces the exact view.
 
 import streamlit as st
 
-from bpeviz.app.live_class import class_bar, start_button, start_or_join
+from bpeviz.app.live_class import class_bar, class_controls, start_or_join
 from bpeviz.app.sidebar import sidebar
 from bpeviz.app.state import KEY_PRESENT, init_state, sweep_closed_sessions
 from bpeviz.app.widgets import inject_css, show_link_messages, show_messages
@@ -63,7 +63,7 @@ page = st.navigation(list(pages.values()))
 # Each page its own document title (a browser tab, a screen reader's first words: WCAG 2.4.2).
 st.set_page_config(page_title=f"{page.title} · bpeviz")
 sidebar()
-start_button()
+class_controls()
 inject_css()
 show_link_messages()
 show_messages(class_messages)

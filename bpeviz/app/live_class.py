@@ -27,6 +27,7 @@ from bpeviz.classroom.state import PAGES, ClassError, View
 KEY_CLASS = "class"  # the query parameter: "new", or a class's code
 KEY_HELD = "_live_class"  # this session's class: {"code", "role", "key"?, "checked"?}
 KEY_BAR = "class_bar"  # the class bar's component
+KEY_TYPED = "class_code"  # the sidebar's box for a code read off the projector
 
 _failed_joins = FailedJoins()
 
@@ -100,15 +101,32 @@ def start_or_join() -> list[Message]:
     return []
 
 
-def start_button() -> None:
-    """The sidebar's way in for a teacher: start a class on the run on screen."""
-    if held_class() is None and st.sidebar.button(
-        "Start a live class",
-        help="Students join with a code or a QR code; their screens follow yours.",
-        key="start_class",
-    ):
-        st.query_params[KEY_CLASS] = "new"
-        st.rerun()
+def _join_typed() -> None:
+    """Callback of the code box: join the class whose code was typed."""
+    typed = st.session_state.get(KEY_TYPED) or ""
+    st.query_params[KEY_CLASS] = normal_code(typed) or typed.strip()[:12] or "?"
+
+
+def class_controls() -> None:
+    """The sidebar's way in: a teacher starts a class on the run on screen; a student types
+    the code from the projector."""
+    if held_class() is not None:
+        return
+    with st.sidebar.expander("Live class", icon=":material/groups:"):
+        if st.button(
+            "Start a live class",
+            help="Students join with a code or a QR code; their screens follow yours.",
+            key="start_class",
+        ):
+            st.query_params[KEY_CLASS] = "new"
+            st.rerun()
+        st.text_input(
+            "Join with a class code",
+            key=KEY_TYPED,
+            max_chars=12,
+            placeholder="e.g. K7Q M4X",
+            on_change=_join_typed,
+        )
 
 
 def class_bar(page: str, pages: Mapping[str, Any]) -> None:

@@ -176,3 +176,41 @@ def test_a_wrong_code_says_so_and_keeps_the_app(app: AppPage) -> None:
     app.wait_view(0)
     assert "class=" not in app.page.url
     app.assert_clean()
+
+
+def test_reloads_keep_the_class_and_the_teachers_right_to_drive(lesson: Any) -> None:
+    teacher, students, code = lesson
+    teacher.step(lambda: teacher.step_button("Next").click(), 1)
+    teacher.page.reload(wait_until="domcontentloaded")
+    # The teacher's browser kept its key (never in the link): it drives again.
+    teacher.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
+    teacher.page.wait_for_function("() => window.bpevizClass?.status === 'live'")
+    assert f"class={code}" in teacher.page.url and "key" not in teacher.page.url
+    wait_connected(teacher, 3)
+    teacher.wait_view()
+    teacher.step(lambda: teacher.step_button("Next").click(), teacher.shown_step() + 1)
+    k = teacher.shown_step()
+    for student in students:
+        student.wait_view(k)
+    # A student reloading rejoins and lands on the teacher's view.
+    students[0].page.reload(wait_until="domcontentloaded")
+    students[0].page.wait_for_selector(".bpe-class-student", timeout=30_000)
+    students[0].wait_view(k)
+    wait_connected(teacher, 3)  # the same student, not a fourth one
+    teacher.assert_clean()
+
+
+def test_a_student_types_the_code_from_the_projector(app: AppPage, new_page: Any) -> None:
+    code = start_class(app)
+    student = new_page()
+    student.open("tokenize")
+    student.page.get_by_text("Live class").first.click()
+    box = student.page.get_by_label("Join with a class code")
+    box.fill(f"{code[:3].lower()} {code[3:].lower()}")  # as read aloud: lower case, a space
+    student.rerun(lambda: box.press("Enter"))
+    student.page.wait_for_selector(".bpe-class-student", timeout=30_000)
+    # to the teacher's page: Step
+    student.page.wait_for_function("() => location.pathname === '/'", timeout=30_000)
+    student.wait_view(0)
+    wait_connected(app, 1)
+    student.assert_clean()
