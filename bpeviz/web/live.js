@@ -48,7 +48,7 @@ function studentId() {
 
 // Which of a class question's four rows count as right: the real next merge (row 0) and every
 // pair tied with it (a tie the rule decides is not the student's mistake).
-function rightRows(record, k) {
+export function rightRows(record, k) {
   const choices = quizChoices(record, k);
   const best = choices.find((choice) => choice.row === 0);
   return choices.filter((choice) => choice.count === best.count).map((choice) => choice.row);
