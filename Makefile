@@ -26,7 +26,7 @@ $(VENV)/.dev-installed: requirements.txt requirements-dev.txt | $(PY)
 run: $(VENV)/.app-installed
 	$(PY) -m streamlit run server.py --server.port $(PORT)
 
-serve: $(VENV)/.app-installed
+serve: $(VENV)/.app-installed system-deps
 	$(PY) scripts/serve.py --workers $(WORKERS) --port $(PORT) --address $(ADDRESS)
 
 system-deps:
