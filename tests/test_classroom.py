@@ -6,10 +6,10 @@ tied with the real next merge is right, limits hold, an idle class ends.
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import pytest
+from protocol_client import run_coroutine
 
 from bpeviz.classroom import codes
 from bpeviz.classroom.hub import MemoryHub
@@ -205,7 +205,7 @@ def test_the_memory_hub_holds_classes_sends_events_and_ends_them() -> None:
         with pytest.raises(ClassError, match="ended"):
             await hub.change(code, lambda s: s.end())
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_the_memory_hub_refuses_a_class_past_its_limit() -> None:

@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 import pytest
 import redis
+from protocol_client import run_coroutine
 from serve_script import load_serve
 
 from bpeviz.classroom import redis_hub, state
@@ -90,7 +91,7 @@ def test_a_class_created_on_one_worker_is_read_on_another(redis_url: str, raw: A
             assert second.run_of(other) is None
             assert await second.read(other) is None
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_a_teachers_view_reaches_the_sockets_of_both_workers_once(
@@ -114,7 +115,7 @@ def test_a_teachers_view_reaches_the_sockets_of_both_workers_once(
             read = await second.read(code)
             assert read is not None and read.view == View(step=2)
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_answer_once_holds_across_workers_under_concurrent_answers(
@@ -155,7 +156,7 @@ def test_answer_once_holds_across_workers_under_concurrent_answers(
                     spread = message
             return await first.read(code), outcomes, counts, spread
 
-    read, outcomes, counts, spread = asyncio.run(scenario())
+    read, outcomes, counts, spread = run_coroutine(scenario())
     assert read is not None and read.question is not None
     assert len(read.question.answers) == 50
     assert read.question.spread() == [13, 13, 12, 12]
@@ -191,7 +192,7 @@ def test_changes_arriving_together_each_get_their_own_outcome(redis_url: str, ra
             )
             return outcomes, await first.read(code)
 
-    outcomes, read = asyncio.run(scenario())
+    outcomes, read = run_coroutine(scenario())
     assert sorted(outcomes[:8]) == list(range(1, 9))  # each saw the count after its answer
     assert outcomes[8:] == ["An answer is one of the four pairs."] * 4 + ["Join the class first."]
     assert read is not None and read.question is not None
@@ -216,7 +217,7 @@ def test_a_change_cancelled_while_it_waits_is_not_made(redis_url: str, raw: Any)
             await first.change(code, lambda s: s.join("student-next"))
             return await first.read(code), first._pending
 
-    read, pending = asyncio.run(scenario())
+    read, pending = run_coroutine(scenario())
     assert read is not None and set(read.students) == {"student-first", "student-next"}
     assert pending == {}
 
@@ -246,7 +247,7 @@ def test_a_change_is_made_again_when_another_worker_wrote_first(
             await first.change(code, join_while_another_joins)
             return await first.read(code), calls
 
-    read, calls = asyncio.run(scenario())
+    read, calls = run_coroutine(scenario())
     assert calls == 2
     assert read is not None and set(read.students) == {"student-other", "student-mine"}
 
@@ -271,7 +272,7 @@ def test_the_class_limit_counts_classes_on_every_worker(redis_url: str, raw: Any
             first.create(RUN, View())
             assert raw.zcard(first.open_classes_key) == MAX_CLASSES
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_an_idle_class_is_gone_on_every_worker(redis_url: str, raw: Any) -> None:
@@ -289,7 +290,7 @@ def test_an_idle_class_is_gone_on_every_worker(redis_url: str, raw: Any) -> None
                 await second.change(code, lambda s: s.join("student-late"))
             assert raw.exists(first.class_key(code), first.run_key(code)) == 0
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_keys_expire_after_the_idle_limit_and_a_step_moves_the_expiry(
@@ -315,7 +316,7 @@ def test_keys_expire_after_the_idle_limit_and_a_step_moves_the_expiry(
             assert raw.exists(*keys) == 0
             assert first.run_of(short) is None
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_an_ended_class_closes_sockets_on_every_worker_and_deletes_its_keys(
@@ -335,7 +336,7 @@ def test_an_ended_class_closes_sockets_on_every_worker_and_deletes_its_keys(
             with pytest.raises(ClassError, match="ended"):
                 await first.change(code, lambda s: s.show(view(), time.time()))
 
-    asyncio.run(scenario())
+    run_coroutine(scenario())
 
 
 def test_redis_keeps_nothing_on_disk(redis_url: str, raw: Any) -> None:

@@ -28,6 +28,7 @@ KEY_CLASS = "class"  # the query parameter: "new", or a class's code
 KEY_HELD = "_live_class"  # this session's class: {"code", "role", "key"?, "checked"?}
 KEY_BAR = "class_bar"  # the class bar's component
 KEY_TYPED = "class_code"  # the sidebar's box for a code read off the projector
+KEY_ENDED = "_live_class_ended"  # the class ended: say so once
 
 _failed_joins = FailedJoins()
 
@@ -134,6 +135,8 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
     page (``go``), a teacher's reloaded browser shows its key (``teacher``)."""
     held = held_class()
     if held is None:
+        if st.session_state.pop(KEY_ENDED, False):
+            st.info("The live class has ended. Everything here is yours to explore.")
         return
     data: dict[str, Any] = {
         "kind": "class",
@@ -159,6 +162,8 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
             held.update(role="teacher", key=key)
         st.rerun()
     if result and result.get("left"):
+        if result.get("left") == "ended":
+            st.session_state[KEY_ENDED] = True
         del st.session_state[KEY_HELD]
         if KEY_CLASS in st.query_params:
             del st.query_params[KEY_CLASS]

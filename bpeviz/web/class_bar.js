@@ -133,6 +133,11 @@ function mountClassBar(root, data, report) {
     root.dataset.ready = "true";
     root.dataset.status = link.status;
     held.go();
+    if (link.status === "ended" && !held.endedTold) {
+      held.endedTold = true; // the app drops the class and says so
+      window.bpevizClass = null;
+      report("left", "ended");
+    }
   };
   link.listeners.add(held.redraw);
   if (link.teacher && data.page !== "step" && (!link.view || link.view.page !== data.page)) {

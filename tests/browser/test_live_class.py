@@ -214,3 +214,17 @@ def test_a_student_types_the_code_from_the_projector(app: AppPage, new_page: Any
     student.wait_view(0)
     wait_connected(app, 1)
     student.assert_clean()
+
+
+def test_the_teacher_ends_the_class_for_everyone(lesson: Any) -> None:
+    teacher, students, code = lesson
+    teacher.page.once("dialog", lambda dialog: dialog.accept())
+    teacher.page.get_by_role("button", name="End class").click()
+    for page in (teacher, *students):
+        page.page.get_by_text("The live class has ended").wait_for(timeout=30_000)
+        page.page.wait_for_function("() => !/[?&]class=/.test(location.search)")
+        assert page.page.locator(BAR).count() == 0
+        page.assert_clean()
+    # The code names no class any more.
+    students[0].goto(f"{students[0].base_url}/?class={code}")
+    assert any("no class with the code" in text for text in students[0].alerts())
