@@ -4,17 +4,18 @@ Each simulated student is what a student's browser holds open during a class: it
 session, opened on ``/?class=CODE`` at the protocol level (``tests/protocol_client.py``), so
 the server gives it the class's run as it gives a person, and the class socket
 (``/api/class/socket``, a ``websockets`` client) saying hello as a student. The teacher is a
-real Chromium page that starts the class (``/?class=new``) and clicks "Next" every 2 s; a
-real Chromium student (another browser context) joins with the code, as a check on what a
-person sees. The students' asyncio loop and the Chromium thread share this process's clock
-(``time.time``, and the page's ``Date.now``), so each latency is one clock's difference.
+real Chromium page that starts the class (``/?class=new``) and steps every 2 s (→, the Next
+key, with focus in the step view); a real Chromium student (another browser context) joins
+with the code, as a check on what a person sees. The students' asyncio loop and the Chromium
+thread share this process's clock (``time.time``, and the page's ``Date.now``), so each
+latency is one clock's difference.
 
 Measured, in one ``streamlit run server.py`` and then through ``scripts/serve.py``'s set-up
 (2 workers behind nginx, classes shared through Redis, each student's session and socket on
 the worker their sticky cookie picks):
 
-- teacher's click on Next -> the ``view`` of that step on each student's socket: p95 at most
-  300 ms (one process), 500 ms (two workers);
+- teacher's step (Python's key press) -> the ``view`` of that step on each student's
+  socket: p95 at most 300 ms (one process), 500 ms (two workers);
 - the real student shows it within 100 ms more: its p95 at most the students' p95 + 100 ms.
   Shown: the step view's first attribute change after its socket heard the view, seen by a
   MutationObserver (``show()`` has drawn the new card, counts and tables; the merge then
@@ -109,13 +110,15 @@ _WATCH_STEPS_JS = """
   });
 }
 """
-# The teacher's clicks and the views its page sends up the class socket, by the page's clock:
-# which part of a latency is Playwright's click, the page, or the server and the network.
-_WATCH_CLICKS_JS = """
+# The teacher's presses and the views its page sends up the class socket, by the page's clock:
+# which part of a latency is Playwright's, the page's, or the server and the network.
+_WATCH_PRESSES_JS = """
 () => {
-  window.__bpevizClicks = [];
+  window.__bpevizPresses = [];
   window.__bpevizViewsSent = [];
-  document.addEventListener("click", () => window.__bpevizClicks.push(Date.now()), true);
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "ArrowRight") window.__bpevizPresses.push(Date.now());
+  }, true);
   const send = WebSocket.prototype.send;
   WebSocket.prototype.send = function (data) {
     if (typeof data === "string" && data.startsWith('{"type":"view"'))
@@ -264,7 +267,7 @@ class Browsers:
         code = teacher.page.evaluate("new URLSearchParams(location.search).get('class')")
         key = teacher.page.evaluate("window.bpevizClass.key")
         teacher.wait_view(0, timeout=PAGE_TIMEOUT_MS)
-        teacher.page.evaluate(_WATCH_CLICKS_JS)
+        teacher.page.evaluate(_WATCH_PRESSES_JS)
         return str(code), str(key)
 
     def join_student(self, code: str) -> None:
@@ -288,11 +291,16 @@ class Browsers:
             polling=200,
         )
 
-    def click_next(self) -> float:
-        """Click the teacher's Next; the time just before (``time.time``)."""
-        button = self.teacher.step_button("Next")
+    def focus_view(self) -> None:
+        self.teacher.page.locator(self.teacher.STEP_ROOT).focus()
+
+    def press_next(self) -> float:
+        """The teacher presses → (the step view's Next key; focus in the view); the time just
+        before (``time.time``). A key press goes straight to the page, where a click waits
+        for Playwright's checks that the button is visible and still (on a loaded machine,
+        hundreds of ms that are Playwright's, not the class's)."""
         started = time.time()
-        button.click()
+        self.teacher.page.keyboard.press("ArrowRight")
         return started
 
     def student_sent(self) -> int:
@@ -306,8 +314,8 @@ class Browsers:
             for name in ("__bpevizHeardAt", "__bpevizShownAt", "__bpevizStepAt")
         )
 
-    def teacher_clicks(self) -> list[float]:
-        return [t / 1000 for t in self.teacher.page.evaluate("window.__bpevizClicks")]
+    def teacher_presses(self) -> list[float]:
+        return [t / 1000 for t in self.teacher.page.evaluate("window.__bpevizPresses")]
 
     def teacher_sent(self) -> dict[int, float]:
         """When the teacher's page sent each step's view up its class socket (epoch s)."""
@@ -355,18 +363,20 @@ class Figures:
     students: int = 0
     steps: int = 0
     join: list[float] = field(default_factory=list)
-    latency: list[float] = field(default_factory=list)  # click -> view on a student's socket
-    browser: list[float] = field(default_factory=list)  # click -> real student shows it
-    browser_slid: list[float] = field(default_factory=list)  # click -> its slide ended
-    browser_heard: list[float] = field(default_factory=list)  # click -> its socket's view
-    playwright_lag: list[float] = field(default_factory=list)  # Python's click -> page's
-    page_send: list[float] = field(default_factory=list)  # page's click -> view sent
-    page_clicked: list[float] = field(default_factory=list)  # page's click -> students
+    latency: list[float] = field(default_factory=list)  # press -> view on a student's socket
+    browser: list[float] = field(default_factory=list)  # press -> real student shows it
+    browser_slid: list[float] = field(default_factory=list)  # press -> its slide ended
+    browser_heard: list[float] = field(default_factory=list)  # press -> its socket's view
+    playwright_lag: list[float] = field(default_factory=list)  # Python's press -> the page's
+    page_send: list[float] = field(default_factory=list)  # page's keydown -> view sent
+    page_pressed: list[float] = field(default_factory=list)  # page's keydown -> students
     server_part: list[float] = field(default_factory=list)  # view sent -> student's socket
     unasked_messages: int = 0
     unasked_runs: int = 0
     browser_reruns: int = 0
     cpu_per_step: float = 0.0
+    own_cpu_per_step: float = 0.0  # this process (students, Playwright's driver calls)
+    quiz_cpu: tuple[float, float, float] = (0.0, 0.0, 0.0)  # server, this process, wall
     quiz_after_last: float | None = None
     answers_over: float = 0.0
     rss_start: float = 0.0
@@ -417,11 +427,12 @@ async def lesson(
         # The teacher steps every STEP_EVERY_S; every student's socket must hear each step.
         sent_before = await browsers.do(browsers.student_sent)
         heard_before = [len(p.heard) for p in pupils]
-        cpu_before = tree_cpu_seconds(pids)
-        clicks: dict[int, float] = {}
+        await browsers.do(browsers.focus_view)
+        cpu_before, own_before = tree_cpu_seconds(pids), time.process_time()
+        presses: dict[int, float] = {}
         for step in range(1, args.steps + 1):
             due = time.time() + STEP_EVERY_S
-            clicks[step] = await browsers.do(browsers.click_next)
+            presses[step] = await browsers.do(browsers.press_next)
             await wait_until(
                 lambda step=step: all(step in p.views for p in pupils),
                 f"step {step}: {sum(step in p.views for p in pupils)} of {len(pupils)} "
@@ -429,34 +440,35 @@ async def lesson(
             )
             await asyncio.sleep(max(0.0, due - time.time()))
         figures.cpu_per_step = (tree_cpu_seconds(pids) - cpu_before) / args.steps
+        figures.own_cpu_per_step = (time.process_time() - own_before) / args.steps
         figures.steps = args.steps
         heard = [kind for p, n in zip(pupils, heard_before, strict=True) for kind in p.heard[n:]]
         figures.unasked_messages = len(heard)
         figures.unasked_runs = sum(kind == "script_finished" for kind in heard)
         figures.browser_reruns = await browsers.do(browsers.student_sent) - sent_before
-        for step, clicked in clicks.items():
-            figures.latency += [p.views[step] - clicked for p in pupils]
+        for step, pressed in presses.items():
+            figures.latency += [p.views[step] - pressed for p in pupils]
         heard_at, shown, stepped = await browsers.do(browsers.student_drawn)
-        for step, clicked in clicks.items():
+        for step, pressed in presses.items():
             if step not in shown:
                 figures.errors.append(
                     f"the real student never showed step {step} (heard {sorted(heard_at)}, "
                     f"showed {sorted(shown)}, ended the slide of {sorted(stepped)})"
                 )
                 continue
-            figures.browser.append(shown[step] - clicked)
+            figures.browser.append(shown[step] - pressed)
             if step in stepped:
-                figures.browser_slid.append(stepped[step] - clicked)
+                figures.browser_slid.append(stepped[step] - pressed)
             if step in heard_at:
-                figures.browser_heard.append(heard_at[step] - clicked)
-        page_clicks = await browsers.do(browsers.teacher_clicks)
+                figures.browser_heard.append(heard_at[step] - pressed)
+        page_presses = await browsers.do(browsers.teacher_presses)
         views_sent = await browsers.do(browsers.teacher_sent)
-        if len(page_clicks) >= len(clicks):
-            for (step, clicked), in_page in zip(
-                clicks.items(), page_clicks[-len(clicks) :], strict=True
+        if len(page_presses) >= len(presses):
+            for (step, pressed), in_page in zip(
+                presses.items(), page_presses[-len(presses) :], strict=True
             ):
-                figures.playwright_lag.append(in_page - clicked)
-                figures.page_clicked += [p.views[step] - in_page for p in pupils]
+                figures.playwright_lag.append(in_page - pressed)
+                figures.page_pressed += [p.views[step] - in_page for p in pupils]
                 if step in views_sent:
                     figures.page_send.append(views_sent[step] - in_page)
                     figures.server_part += [p.views[step] - views_sent[step] for p in pupils]
@@ -498,6 +510,7 @@ async def lesson(
                 )
             sent_at: list[float] = []
             began = time.time()
+            cpu_before, own_before = tree_cpu_seconds(pids), time.process_time()
 
             async def answer(pupil: Pupil, after: float, row: int) -> None:
                 await asyncio.sleep(after)
@@ -516,6 +529,11 @@ async def lesson(
             except TimeoutError as error:
                 figures.errors.append(str(error))
             watcher.cancel()
+            figures.quiz_cpu = (
+                tree_cpu_seconds(pids) - cpu_before,
+                time.process_time() - own_before,
+                time.time() - began,
+            )
             figures.errors += desk_errors
             figures.answers_over = max(sent_at) - began
             if complete:
@@ -607,11 +625,11 @@ def verdicts(figures: Figures) -> list[tuple[str, str, str, bool | None]]:
     if figures.browser_slid:
         slid = ms(p95(figures.browser_slid))
         rows.append(("  its slide ended (data-step), p95", slid, "the merge slides 260 ms", None))
-    if figures.page_clicked:
-        rows.append(("  from the page's own click, p95", ms(p95(figures.page_clicked)), "", None))
+    if figures.page_pressed:
+        rows.append(("  from the page's own keydown, p95", ms(p95(figures.page_pressed)), "", None))
     parts = (
-        ("Playwright's click (median)", figures.playwright_lag, "Python's click -> page's click"),
-        ("the teacher's page (median)", figures.page_send, "page's click -> view sent"),
+        ("Playwright's key press, p95", figures.playwright_lag, "Python's press -> page's keydown"),
+        ("the teacher's page (median)", figures.page_send, "page's keydown -> view sent"),
         ("server and network, p95", figures.server_part, "view sent -> students' sockets"),
     )
     for name, values, what in parts:
@@ -630,7 +648,14 @@ def verdicts(figures: Figures) -> list[tuple[str, str, str, bool | None]]:
             and figures.unasked_messages == 0,
         )
     )
-    rows.append(("server CPU per teacher step", f"{figures.cpu_per_step:.3f} s", "reported", None))
+    rows.append(
+        (
+            "server CPU per teacher step",
+            f"{figures.cpu_per_step:.3f} s",
+            f"reported (the students' process: {figures.own_cpu_per_step:.3f} s)",
+            None,
+        )
+    )
     quiz_target = figures.setup == "one"
     rows.append(
         (
@@ -644,6 +669,15 @@ def verdicts(figures: Figures) -> list[tuple[str, str, str, bool | None]]:
             )
             if quiz_target
             else None,
+        )
+    )
+    server, own, wall = figures.quiz_cpu
+    rows.append(
+        (
+            "  CPU while the class answered",
+            f"{server:.2f} s",
+            f"server, in {wall:.1f} s (the students' process: {own:.2f} s)",
+            None,
         )
     )
     rows.append(
