@@ -35,7 +35,10 @@ Prints a table of figures and a verdict per target; exits 1 on a miss or when an
 wrong (a student refused, a view missing, an error box), 2 when it cannot run (no Chromium,
 nginx or redis-server). ``--quick``: 10 students and 5 steps, its last line ``SUMMARY ok ...``
 when every figure holds. The machine is shared: other processes on the two cores skew every
-figure, so say what else ran when quoting them.
+figure, so say what else ran when quoting them. Each step's latency is broken down (the key
+press, the teacher's page, the server and network), and the table says how long the
+server's threads waited for a core per step: when that wait is most of a latency, the time
+went to other work on the machine, not to the class.
 
     .venv/bin/python benchmarks/live_class.py [--quick] [--students 100] [--steps 15]
         [--setup one|serve|both]
