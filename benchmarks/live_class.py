@@ -399,7 +399,8 @@ class Figures:
     cpu_per_step: float = 0.0
     own_cpu_per_step: float = 0.0  # this process (students, Playwright's driver calls)
     waits_per_step: tuple[float, float] = (0.0, 0.0)  # for a core: server's, this tree's
-    quiz_cpu: tuple[float, float, float] = (0.0, 0.0, 0.0)  # server, this process, wall
+    quiz_cpu: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # server, this process,
+    # wall, the server's wait for a core
     quiz_after_last: float | None = None
     answers_over: float = 0.0
     rss_start: float = 0.0
@@ -539,6 +540,7 @@ async def lesson(
             sent_at: list[float] = []
             began = time.time()
             cpu_before, own_before = tree_cpu_seconds(pids), time.process_time()
+            wait_before = waited_for_cpu(pids)
 
             async def answer(pupil: Pupil, after: float, row: int) -> None:
                 await asyncio.sleep(after)
@@ -561,6 +563,7 @@ async def lesson(
                 tree_cpu_seconds(pids) - cpu_before,
                 time.process_time() - own_before,
                 time.time() - began,
+                waited_for_cpu(pids) - wait_before,
             )
             figures.errors += desk_errors
             figures.answers_over = max(sent_at) - began
@@ -708,12 +711,13 @@ def verdicts(figures: Figures) -> list[tuple[str, str, str, bool | None]]:
             else None,
         )
     )
-    server, own, wall = figures.quiz_cpu
+    server, own, wall, waited = figures.quiz_cpu
     rows.append(
         (
             "  CPU while the class answered",
             f"{server:.2f} s",
-            f"server, in {wall:.1f} s (the students' process: {own:.2f} s)",
+            f"server, in {wall:.1f} s; it waited {waited:.2f} s for a core "
+            f"(the students' process: {own:.2f} s CPU)",
             None,
         )
     )
