@@ -238,12 +238,15 @@ async def join(url: str, code: str, index: int, headers: dict[str, str], merges:
     return pupil
 
 
-async def wait_until(done: Callable[[], bool], what: str, timeout: float = WAIT_S) -> None:
-    """Poll ``done`` every 10 ms; a clear failure after ``timeout`` seconds."""
+async def wait_until(
+    done: Callable[[], bool], what: Callable[[], str], timeout: float = WAIT_S
+) -> None:
+    """Poll ``done`` every 10 ms; after ``timeout`` seconds, fail saying ``what()`` (how far
+    it got, at that moment)."""
     deadline = time.monotonic() + timeout
     while not done():
         if time.monotonic() > deadline:
-            raise TimeoutError(f"{what}: not within {timeout:g} s")
+            raise TimeoutError(f"{what()}: not within {timeout:g} s")
         await asyncio.sleep(0.01)
 
 
@@ -460,8 +463,10 @@ async def lesson(
             presses[step] = await browsers.do(browsers.press_next)
             await wait_until(
                 lambda step=step: all(step in p.views for p in pupils),
-                f"step {step}: {sum(step in p.views for p in pupils)} of {len(pupils)} "
-                "students' sockets heard the teacher's view",
+                lambda step=step: (
+                    f"step {step}: {sum(step in p.views for p in pupils)} of "
+                    f"{len(pupils)} students' sockets heard the teacher's view"
+                ),
             )
             await asyncio.sleep(max(0.0, due - time.time()))
         figures.cpu_per_step = (tree_cpu_seconds(pids) - cpu_before) / args.steps
@@ -527,9 +532,10 @@ async def lesson(
             await browsers.do(browsers.quiz_on)
             await wait_until(
                 lambda: all(p.quiz_open is not None for p in pupils),
-                "the quiz: "
-                f"{sum(p.quiz_open is not None for p in pupils)} of {len(pupils)} students "
-                "heard it open",
+                lambda: (
+                    f"the quiz: {sum(p.quiz_open is not None for p in pupils)} of "
+                    f"{len(pupils)} students heard it open"
+                ),
             )
             question = pupils[0].quiz_open
             if {p.quiz_open for p in pupils} != {question}:
@@ -554,7 +560,7 @@ async def lesson(
             try:
                 await wait_until(
                     lambda: bool(complete),
-                    f"the teacher's counts never reached {len(pupils)} answers",
+                    lambda: f"the teacher's counts never reached {len(pupils)} answers",
                 )
             except TimeoutError as error:
                 figures.errors.append(str(error))
@@ -660,7 +666,7 @@ def verdicts(figures: Figures) -> list[tuple[str, str, str, bool | None]]:
         rows.append(("  from the page's own keydown, p95", ms(p95(figures.page_pressed)), "", None))
     parts = (
         ("Playwright's key press, p95", figures.playwright_lag, "Python's press -> page's keydown"),
-        ("the teacher's page (median)", figures.page_send, "page's keydown -> view sent"),
+        ("the teacher's page, p95", figures.page_send, "page's keydown -> view sent"),
         ("server and network, p95", figures.server_part, "view sent -> students' sockets"),
     )
     for name, values, what in parts:
