@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import re
 import time
@@ -42,6 +43,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.NumberInput_pb2 import NumberInput
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 STREAM_PATH = "/_stcore/stream"
 RUN_TIMEOUT_SECONDS = 120.0
@@ -243,6 +245,18 @@ class Student:
             id=drawn.element.id, json_value=json.dumps(state)
         )
         return await self._send(self._rerun_message(fragment_id=drawn.fragment_id), timeout)
+
+    async def listen(self, heard: list[str]) -> None:
+        """Read what the server sends unasked, until the socket closes: each message's type
+        goes to ``heard``. A rerun nobody asked for shows up there (``script_finished``);
+        a live class's student, who only follows, should hear nothing. Run it as a task
+        while the student does nothing else on this socket."""
+        if self._socket is None:
+            raise RuntimeError("open() the page first")
+        with contextlib.suppress(ConnectionClosed):
+            async for data in self._socket:
+                message = ForwardMsg.FromString(data)  # type: ignore[arg-type]
+                heard.append(message.WhichOneof("type") or "")
 
     # -- what the student sees --
 
