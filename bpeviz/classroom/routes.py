@@ -105,14 +105,39 @@ def _student_change(student_id: str, message: dict[str, Any]) -> Any:
     raise ClassError(f"A student does not send {kind!r}.")
 
 
+SNAPSHOTS = ("counts", "spread")  # each tells the whole tally: only the latest matters
+
+
+def latest_only(events: list[Event]) -> list[Event]:
+    """The events to send of those waiting: a tally that a later one replaces is dropped
+    (100 answers in 2 s are 100 tallies for every socket; a socket that fell behind gets
+    the last one).
+
+    >>> tally = lambda n: Event("all", {"type": "counts", "answered": n})
+    >>> view = Event("all", {"type": "view"})
+    >>> [e.message.get("answered") for e in latest_only([tally(1), view, tally(2), tally(3)])]
+    [None, 3]
+    """
+    last = {event.message["type"]: index for index, event in enumerate(events)}
+    return [
+        event
+        for index, event in enumerate(events)
+        if event.message["type"] not in SNAPSHOTS or last[event.message["type"]] == index
+    ]
+
+
 async def _send_events(socket: WebSocket, subscriber: Subscriber, teacher: bool) -> None:
     while True:
-        event = await subscriber.queue.get()
-        if event is None:  # the class ended, or this socket fell too far behind
+        waiting = [await subscriber.queue.get()]
+        while not subscriber.queue.empty():
+            waiting.append(subscriber.queue.get_nowait())
+        ended = None in waiting  # the class ended, or this socket fell too far behind
+        events = [e for e in waiting if e is not None and (e.to == "all" or teacher)]
+        for event in latest_only(events):
+            await socket.send_text(event.text)
+        if ended:
             await socket.close()
             return
-        if event.to == "all" or teacher:
-            await socket.send_text(json.dumps(event.message))
 
 
 async def class_socket(socket: WebSocket) -> None:

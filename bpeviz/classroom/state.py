@@ -14,6 +14,7 @@ import hmac
 import json
 import unicodedata
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 MAX_STUDENTS = 200  # connected at once, per class
@@ -39,6 +40,11 @@ class Event:
 
     to: Audience
     message: dict[str, Any]
+
+    @cached_property
+    def text(self) -> str:
+        """The message as JSON, made once for every socket it goes to."""
+        return json.dumps(self.message, separators=(",", ":"))
 
 
 @dataclass

@@ -232,6 +232,8 @@ class StepView {
     const slide = !this.quiz && this.animate && !reducedMotion() && k === this.k + 1 && when === "after" && (!this.playing || this.pace >= 0.5);
     this.k = k;
     this.when = when;
+    // the class hears the teacher's step before this screen redraws (their wait is shorter)
+    if (this.classLink && !this.applying) this.classLink.moved(this.viewState());
     clearTimeout(this.timers.slide);
     this.root.dataset.ready = "false";
     this.root.classList.toggle("bpe-quiz-on", this.quiz);
@@ -258,7 +260,6 @@ class StepView {
       this.finish(k, when);
     }
     if (options.report !== false) this.scheduleReport();
-    if (this.classLink && !this.applying) this.classLink.moved(this.viewState());
   }
 
   finish(k, when) {
