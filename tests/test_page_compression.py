@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from apptest_support import open_page
 from streamlit.testing.v1 import AppTest
 
@@ -97,3 +98,30 @@ def test_a_sidebar_vocab_above_the_trained_range_is_explained() -> None:
     at.number_input(key="vocab").set_value(2000).run()
     assert not at.exception
     assert any("above the 1,024 trained here" in caption.value for caption in at.caption)
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "unigram", "llama3-style"])
+def test_an_imported_tokenizer_is_a_reference_line_too(kind: str) -> None:
+    """A tokenizer.json imported on the Export / import page (here one only the tokenizers
+    library encodes) is measured on both samples; its token counts are the library's."""
+    from hf_files import KINDS
+    from tokenizers import Tokenizer as Library
+
+    from bpeviz.samples import get_sample
+
+    document = KINDS[kind]().to_str()
+    at = open_page("app_pages/export.py")
+    at.file_uploader(key="export_model_files").upload("tokenizer.json", document.encode()).run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    values = dict(zip(metric_labels(at), [metric.value for metric in at.metric], strict=True))
+    sentences = " ".join(markdown.value for markdown in at.markdown)
+    library = Library.from_str(document)
+    ratio = {}
+    for language, key in (("English", "english"), ("Japanese", "japanese")):
+        text = get_sample(key).text
+        ratio[language] = len(text.encode()) / len(library.encode(text).ids)
+        assert values[f"imported on {language}"] == f"{ratio[language]:.2f}"
+    cost = ratio["English"] / ratio["Japanese"]
+    assert f"imported: Japanese costs {cost:.1f}× more tokens than English" in sentences
+    assert "cl100k_base on English" in values

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from bpeviz.app.csv_cells import csv_bytes
+from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.history import History, bytes_per_token
 from bpeviz.tokenizer import Tokenizer
 
@@ -140,9 +141,15 @@ def compression_curves(
 
 
 def reference_ratios(
-    tokenizer: Tokenizer, texts: Mapping[str, str | bytes], *, name: str = "cl100k_base"
+    tokenizer: Tokenizer | LibraryTokenizer,
+    texts: Mapping[str, str | bytes],
+    *,
+    name: str = "cl100k_base",
 ) -> pd.DataFrame:
     """Bytes per token of a fixed tokenizer (e.g. ``cl100k_base``) on each named text.
+
+    Text that spells a special token counts as text; a file the ``tokenizers`` library
+    encodes counts the tokens its template adds too (it decides them, not the caller).
 
     >>> from bpeviz.tokenizer import Tokenizer
     >>> reference_ratios(Tokenizer(), {"toy": "abcd"})["bytes_per_token"].tolist()
@@ -157,7 +164,7 @@ def reference_ratios(
 
 
 def references_for(
-    tokenizers: Mapping[str, Tokenizer], texts: Mapping[str, str | bytes]
+    tokenizers: Mapping[str, Tokenizer | LibraryTokenizer], texts: Mapping[str, str | bytes]
 ) -> pd.DataFrame:
     """:func:`reference_ratios` of several named tokenizers, one table (in the given order)."""
     frames = [
