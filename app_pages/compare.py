@@ -3,7 +3,7 @@
 import streamlit as st
 
 from bpeviz.app import compare
-from bpeviz.app.choices import TRAINED, default_pair, short_name, tokenizer_choices
+from bpeviz.app.choices import IMPORTED, TRAINED, default_pair, short_name, tokenizer_choices
 from bpeviz.app.marks import MARK_NEW
 from bpeviz.app.settings import Message
 from bpeviz.app.state import current_settings, current_text, imported_tokenizer
@@ -68,6 +68,8 @@ result = compare.compare(text, sides[0][0], sides[1][0], names=names, ids=ids)
 def pane_title(choice: str) -> str:
     if choice == TRAINED:
         return f"Yours: {escape_markdown(settings.summary())}"
+    if choice == IMPORTED:  # its name can be long: the caption under the menu holds it
+        return "Imported"
     return f"{choice}: {escape_markdown(choices[choice])}"
 
 
