@@ -100,16 +100,22 @@ def test_a_sidebar_vocab_above_the_trained_range_is_explained() -> None:
     assert any("above the 1,024 trained here" in caption.value for caption in at.caption)
 
 
-@pytest.mark.parametrize("kind", ["wordpiece", "unigram", "llama3-style"])
+@pytest.mark.parametrize("kind", ["wordpiece", "unigram", "llama3-style", "byte-level"])
 def test_an_imported_tokenizer_is_a_reference_line_too(kind: str) -> None:
-    """A tokenizer.json imported on the Export / import page (here one only the tokenizers
-    library encodes) is measured on both samples; its token counts are the library's."""
+    """A tokenizer.json imported on the Export / import page (one only the tokenizers library
+    encodes, or a byte-level BPE bpeviz encodes itself) is measured on both samples; its token
+    counts are the library's on the same file."""
     from hf_files import KINDS
     from tokenizers import Tokenizer as Library
 
+    from bpeviz.formats.hf_json import to_hf_json
+    from bpeviz.history import train
     from bpeviz.samples import get_sample
 
-    document = KINDS[kind]().to_str()
+    if kind == "byte-level":
+        document = to_hf_json(train(get_sample("english").text, 300, pretokenizer="gpt2").tokenizer)
+    else:
+        document = KINDS[kind]().to_str()
     at = open_page("app_pages/export.py")
     at.file_uploader(key="export_model_files").upload("tokenizer.json", document.encode()).run()
     at.switch_page(PAGE).run()
