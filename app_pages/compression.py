@@ -6,7 +6,7 @@ from bpeviz.app import charts, compression
 from bpeviz.app.chart_clicks import step_settings, step_target
 from bpeviz.app.links import query_from_state
 from bpeviz.app.state import KEY_STEP, current_settings, imported_tokenizer
-from bpeviz.app.training import real_tokenizer, train_sample
+from bpeviz.app.training import current_history, real_tokenizer, train_sample
 from bpeviz.app.widgets import columns, escape_markdown, show_chart
 from bpeviz.openai_ranks import REAL_ENCODING_NAMES
 
@@ -14,7 +14,7 @@ SAMPLES = {"English": "english", "Japanese": "japanese"}
 VOCAB_CHOICES = [512, 768, 1024, 1536, 2048, 3072, 4096]
 PRETOKENIZER, TIE_BREAK = "gpt4", "first"
 KEY_CHART, KEY_GO = "compression_chart", "_compression_go"
-IMPORTED_LINE = "imported"
+YOURS_LINE, IMPORTED_LINE = "yours", "imported"
 
 
 def open_clicked_step() -> None:
@@ -69,10 +69,11 @@ with left:
 LINE_TOGGLES = (
     ("Other-language lines", "compression_cross",
      "Encodes the other sample at about 20 vocab sizes (the dashed lines)."),
-    ("Real tokenizers' lines", "compression_real",
+    ("Reference lines", "compression_real",
      "GPT-4's cl100k_base (100,256 tokens), GPT-4o's o200k_base (199,998), GPT-2's r50k_base "
-     "(50,256) and Codex's p50k_base (50,280) on the same two texts, for scale; and a "
-     "tokenizer imported on the Export / import page, if any."),
+     "(50,256) and Codex's p50k_base (50,280) on the same two texts, for scale; the sidebar's "
+     "tokenizer when it is none of the curves here; a tokenizer imported on the Export / "
+     "import page, if any."),
 )  # fmt: skip
 with right:
     cross, reference = [
@@ -86,6 +87,17 @@ with st.spinner("Training on the English and Japanese samples…"):
 curves = compression.compression_curves(histories, cross=cross)
 references = None
 imported = imported_tokenizer()
+yours = None
+if reference and not compression.on_a_curve(
+    settings, SAMPLES.values(), pretokenizer=PRETOKENIZER, tie_break=TIE_BREAK,
+    max_vocab=max_vocab,
+):  # fmt: skip
+    yours = current_history(show=False)  # the sidebar's run (cached, shared with other pages)
+if yours is not None:
+    st.caption(
+        f"“{YOURS_LINE}” is the sidebar's tokenizer ({escape_markdown(settings.summary())}), "
+        "measured on the same two texts."
+    )
 if reference and imported is not None:
     st.caption(
         f"“{IMPORTED_LINE}” is {escape_markdown(imported[0])}, loaded on the Export / import "
@@ -98,6 +110,8 @@ if reference:
     except RuntimeError as error:
         st.error(f"The real tokenizers' lines are not available: {error}")
     else:
+        if yours is not None:
+            real[YOURS_LINE] = yours.tokenizer
         if imported is not None:  # any kind: tokenizers-encoded files count their own way
             real[IMPORTED_LINE] = imported[1]
         references = compression.references_for(real, texts)

@@ -131,3 +131,28 @@ def test_an_imported_tokenizer_is_a_reference_line_too(kind: str) -> None:
     cost = ratio["English"] / ratio["Japanese"]
     assert f"imported: Japanese costs {cost:.1f}× more tokens than English" in sentences
     assert "cl100k_base on English" in values
+
+
+def test_the_sidebars_tokenizer_is_a_reference_line_when_no_curve_holds_it() -> None:
+    """With the bytes pre-tokenizer the sidebar's run is none of this page's (gpt4) runs: it
+    is measured on both samples. Counts: its export to tokenizer.json, encoded by tokenizers."""
+    from tokenizers import Tokenizer as Library
+
+    from bpeviz.formats.hf_json import to_hf_json
+    from bpeviz.history import train
+    from bpeviz.samples import get_sample
+
+    at = open_page(PAGE, pretok="bytes", vocab="300")
+    values = dict(zip(metric_labels(at), [metric.value for metric in at.metric], strict=True))
+    english = get_sample("english").text
+    library = Library.from_str(to_hf_json(train(english, 300, pretokenizer="bytes").tokenizer))
+    for language, key in (("English", "english"), ("Japanese", "japanese")):
+        text = get_sample(key).text
+        ratio = len(text.encode()) / len(library.encode(text).ids)
+        assert values[f"yours on {language}"] == f"{ratio:.2f}"
+
+
+def test_the_sidebars_tokenizer_on_a_curve_is_not_drawn_twice() -> None:
+    """The default sidebar (the English sample, gpt4, first) is the English curve's point."""
+    at = open_page(PAGE)
+    assert not any(label.startswith("yours") for label in metric_labels(at))

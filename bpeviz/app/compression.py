@@ -13,11 +13,12 @@ training. The caller passes finished histories (the app trains them once, cached
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 import pandas as pd
 
 from bpeviz.app.csv_cells import csv_bytes
+from bpeviz.app.settings import Settings
 from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.history import History, bytes_per_token
 from bpeviz.tokenizer import Tokenizer
@@ -173,6 +174,30 @@ def references_for(
     if not frames:
         return pd.DataFrame(columns=list(REFERENCE_COLUMNS))
     return pd.concat(frames, ignore_index=True)
+
+
+def on_a_curve(
+    settings: Settings, sample_keys: Collection[str], *, pretokenizer: str, tie_break: str,
+    max_vocab: int,
+) -> bool:
+    """Whether the sidebar's tokenizer is already a point of this page's curves: one of their
+    samples, trained with their settings, at a vocab size they reach. Otherwise the page
+    measures it as a reference line of its own.
+
+    >>> curves = {"sample_keys": ["english"], "pretokenizer": "gpt4", "tie_break": "first"}
+    >>> on_a_curve(Settings(sample_key="english"), **curves, max_vocab=1024)
+    True
+    >>> on_a_curve(Settings(sample_key="english", pretokenizer="bytes"), **curves, max_vocab=1024)
+    False
+    """
+    return (
+        settings.source == "sample"
+        and settings.sample_key in sample_keys
+        and (settings.pretokenizer, settings.tie_break) == (pretokenizer, tie_break)
+        and not settings.special_tokens
+        and not settings.end_of_word
+        and settings.vocab_size <= max_vocab
+    )
 
 
 def language_costs(
