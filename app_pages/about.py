@@ -56,8 +56,8 @@ st.markdown(
   model behaviour.
 - **Compression**: bytes per token against vocabulary size, for the English and the Japanese
   sample, each tokenizer also measured on the other language, with the real tokenizers (and
-  one you uploaded) as reference lines. Higher means fewer tokens for the same text. Click a point
-  to see that merge on the Step page.
+  yours, and one you uploaded) as reference lines. Higher means fewer tokens for the same
+  text. Click a point to see that merge on the Step page.
 - **Compare**: one text through any two of your tokenizer, the real ones and an uploaded
   one, side by side, with the cuts that only one of them makes.
 - **Two training runs**: the sidebar's text trained twice, under settings A and B; where
