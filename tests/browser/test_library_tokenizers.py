@@ -33,6 +33,9 @@ def test_wordpiece_continuations_are_drawn_as_one_word(app: AppPage, screenshots
          "buffer": library.to_str().encode()}
     ]  # fmt: skip
     app.upload_files(".st-key-export_model_files input[type=file]", files)
+    # The success message can arrive after the run upload_files waits for (seen on a loaded
+    # machine): wait for it to be drawn, then read it.
+    app.page.get_by_text("encoded by Hugging Face tokenizers").first.wait_for()
     assert "encoded by Hugging Face tokenizers" in app.main_text()
     app.rerun(app.page.get_by_text("Tokenize with it").click)
     option = app.page.locator(".st-key-tok_model").get_by_text("Imported", exact=False).first
