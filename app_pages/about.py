@@ -50,13 +50,14 @@ st.markdown(
   with it and why the rule picked this one, the table of pair counts it was chosen from, and
   the text as coloured tokens just before and after it (one coloured box per token).
 - **Tokenize**: type any text and see how the trained tokenizer (or a real one: `cl100k_base`,
-  `o200k_base`, `r50k_base`, `p50k_base`, or a model you uploaded on the Export page) cuts
-  it, and how one word is built merge by merge. Its "Tokenization surprises" menu holds short
-  texts where tokens explain odd model behaviour.
+  `o200k_base`, `r50k_base`, `p50k_base`, an OpenAI model by name such as `gpt-4o` or
+  `gpt2`, or a model you uploaded on the Export page) cuts it, and how one word is built
+  merge by merge. Its "Tokenization surprises" menu holds short texts where tokens explain odd
+  model behaviour.
 - **Compression**: bytes per token against vocabulary size, for the English and the Japanese
-  sample, each tokenizer also measured on the other language, with the real tokenizers as
-  reference lines. Higher means fewer tokens for the same text. Click a point
-  to see that merge on the Step page.
+  sample, each tokenizer also measured on the other language, with the real tokenizers (and
+  yours, and one you uploaded) as reference lines. Higher means fewer tokens for the same
+  text. Click a point to see that merge on the Step page.
 - **Compare**: one text through any two of your tokenizer, the real ones and an uploaded
   one, side by side, with the cuts that only one of them makes.
 - **Two training runs**: the sidebar's text trained twice, under settings A and B; where

@@ -3,11 +3,11 @@
 import streamlit as st
 
 from bpeviz.app import compare
-from bpeviz.app.choices import TRAINED, default_pair, short_name, tokenizer_choices
+from bpeviz.app.choices import IMPORTED, TRAINED, default_pair, short_name, tokenizer_choices
 from bpeviz.app.marks import MARK_NEW
 from bpeviz.app.settings import Message
 from bpeviz.app.state import current_settings, current_text, imported_tokenizer
-from bpeviz.app.token_view import show_tokens
+from bpeviz.app.token_view import library_cuts_note, show_library_tokens, show_tokens
 from bpeviz.app.training import chosen_tokenizer, current_history, encode_or_stop
 from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_messages
 from bpeviz.formats.hf_models import LibraryTokenizer
@@ -28,12 +28,7 @@ settings = current_settings()
 imported = imported_tokenizer()
 choices = tokenizer_choices(
     trained_size=history.vocab_size if history is not None and current_text() else None,
-    # a file only the tokenizers library encodes has no cuts of ours to compare (yet)
-    imported_name=(
-        imported[0]
-        if imported is not None and not isinstance(imported[1], LibraryTokenizer)
-        else None
-    ),
+    imported_name=imported[0] if imported is not None else None,
 )
 options = list(choices)
 first_default, second_default = default_pair(options)
@@ -73,6 +68,8 @@ result = compare.compare(text, sides[0][0], sides[1][0], names=names, ids=ids)
 def pane_title(choice: str) -> str:
     if choice == TRAINED:
         return f"Yours: {escape_markdown(settings.summary())}"
+    if choice == IMPORTED:  # its name can be long: the caption under the menu holds it
+        return "Imported"
     return f"{choice}: {escape_markdown(choices[choice])}"
 
 
@@ -95,7 +92,14 @@ for side, pane, tokenization, only, choice, (tokenizer, _) in (
         marks = compare.start_marks(tokenization, only, mark=MARK_NEW)
         if len(shown) < tokenization.token_count:
             st.caption(f"Showing the first {len(shown):,} of {tokenization.token_count:,} tokens.")
-        show_tokens(tokenizer, shown, key=f"cmp_spans_{side}", marks=marks[: len(shown)])
+        if isinstance(tokenizer, LibraryTokenizer):  # WordPiece, Unigram, ...: the library's
+            st.caption(library_cuts_note(tokenizer))
+            show_library_tokens(
+                tokenizer, text, key=f"cmp_spans_{side}", marks=marks, words=False,
+                limit=MAX_SHOWN_TOKENS,
+            )  # fmt: skip
+        else:
+            show_tokens(tokenizer, shown, key=f"cmp_spans_{side}", marks=marks[: len(shown)])
 
 st.header("Where the cuts differ", anchor=False)
 diff = result.diff

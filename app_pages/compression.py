@@ -5,15 +5,16 @@ import streamlit as st
 from bpeviz.app import charts, compression
 from bpeviz.app.chart_clicks import step_settings, step_target
 from bpeviz.app.links import query_from_state
-from bpeviz.app.state import KEY_STEP, current_settings
-from bpeviz.app.training import real_tokenizer, train_sample
-from bpeviz.app.widgets import columns, show_chart
+from bpeviz.app.state import KEY_STEP, current_settings, imported_tokenizer
+from bpeviz.app.training import current_history, real_tokenizer, train_sample
+from bpeviz.app.widgets import columns, escape_markdown, show_chart
 from bpeviz.openai_ranks import REAL_ENCODING_NAMES
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
 VOCAB_CHOICES = [512, 768, 1024, 1536, 2048, 3072, 4096]
 PRETOKENIZER, TIE_BREAK = "gpt4", "first"
 KEY_CHART, KEY_GO = "compression_chart", "_compression_go"
+YOURS_LINE, IMPORTED_LINE = "yours", "imported"
 
 
 def open_clicked_step() -> None:
@@ -41,8 +42,8 @@ st.markdown(
     "tokens for the same text) as the vocabulary grows from the 256 single bytes, one merge at "
     "a time: **solid** lines measure a tokenizer on the text it was trained on, **dashed** lines "
     "on the other language, and **dotted** lines are the real tokenizers (GPT-4's "
-    "`cl100k_base`, GPT-4o's `o200k_base`, GPT-2's `r50k_base`, Codex's `p50k_base`) on each "
-    "text. "
+    "`cl100k_base`, GPT-4o's `o200k_base`, GPT-2's `r50k_base`, Codex's `p50k_base`), yours "
+    "when no curve here holds it, and one imported on the Export / import page, on each text. "
     "Both start at exactly 1 byte per token, but UTF-8 writes a Japanese character as 3 bytes, "
     "so the first Japanese merges only glue bytes back into characters (the very first is "
     "`<E3><81>`, the lead bytes of most hiragana), and Japanese passes 3 bytes per token as "
@@ -68,9 +69,11 @@ with left:
 LINE_TOGGLES = (
     ("Other-language lines", "compression_cross",
      "Encodes the other sample at about 20 vocab sizes (the dashed lines)."),
-    ("Real tokenizers' lines", "compression_real",
+    ("Reference lines", "compression_real",
      "GPT-4's cl100k_base (100,256 tokens), GPT-4o's o200k_base (199,998), GPT-2's r50k_base "
-     "(50,256) and Codex's p50k_base (50,280) on the same two texts, for scale."),
+     "(50,256) and Codex's p50k_base (50,280) on the same two texts, for scale; the sidebar's "
+     "tokenizer when it is none of the curves here; a tokenizer imported on the Export / "
+     "import page, if any."),
 )  # fmt: skip
 with right:
     cross, reference = [
@@ -83,6 +86,23 @@ with st.spinner("Training on the English and Japanese samples…"):
     }
 curves = compression.compression_curves(histories, cross=cross)
 references = None
+imported = imported_tokenizer()
+yours = None
+if reference and not compression.on_a_curve(
+    settings, SAMPLES.values(), pretokenizer=PRETOKENIZER, tie_break=TIE_BREAK,
+    max_vocab=max_vocab,
+):  # fmt: skip
+    yours = current_history(show=False)  # the sidebar's run (cached, shared with other pages)
+if yours is not None:
+    st.caption(
+        f"“{YOURS_LINE}” is the sidebar's tokenizer ({escape_markdown(settings.summary())}), "
+        "measured on the same two texts."
+    )
+if reference and imported is not None:
+    st.caption(
+        f"“{IMPORTED_LINE}” is {escape_markdown(imported[0])}, loaded on the Export / import "
+        "page, measured on the same two texts (with any tokens its template adds)."
+    )
 if reference:
     texts = {name: history.text for name, history in histories.items()}
     try:
@@ -90,6 +110,10 @@ if reference:
     except RuntimeError as error:
         st.error(f"The real tokenizers' lines are not available: {error}")
     else:
+        if yours is not None:
+            real[YOURS_LINE] = yours.tokenizer
+        if imported is not None:  # any kind: tokenizers-encoded files count their own way
+            real[IMPORTED_LINE] = imported[1]
         references = compression.references_for(real, texts)
 
 marker = settings.vocab_size if settings.vocab_size >= settings.base_size else None

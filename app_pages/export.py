@@ -104,8 +104,8 @@ st.markdown(
     "(byte-level BPE such as GPT-2's or Qwen's is encoded by bpeviz, with its trace and build "
     "tree; WordPiece, Unigram, SentencePiece-style BPE or a template that adds a BOS, as in "
     "Llama 3, by the Hugging Face tokenizers library), or a GPT-2 `vocab.json` together with "
-    "its `merges.txt` (select both files). The model is then offered on the **Tokenize** page "
-    "(and, when bpeviz encodes it, on **Compare**)."
+    "its `merges.txt` (select both files). The model is then offered on the **Tokenize** and "
+    "**Compare** pages and measured on the **Compression** page."
 )
 files = st.file_uploader(
     "Model file(s)",

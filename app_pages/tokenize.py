@@ -5,13 +5,19 @@ import streamlit as st
 
 from bpeviz.app import tables
 from bpeviz.app.chat_view import show_chat_view
-from bpeviz.app.choices import tokenizer_choices
+from bpeviz.app.choices import MODEL, MODEL_NAMES, model_summary, tokenizer_choices
+from bpeviz.app.settings import Message
 from bpeviz.app.state import current_text, imported_tokenizer
 from bpeviz.app.surprises import find_surprise, load_surprises
 from bpeviz.app.token_view import library_note, show_library_tokens, show_tokens, show_trace
 from bpeviz.app.trace import long_piece_note, trace_lines, trace_summary_html, traced_part
-from bpeviz.app.training import chosen_tokenizer, current_history, encode_or_stop
-from bpeviz.app.widgets import columns, escape_markdown, linked_text_area
+from bpeviz.app.training import (
+    chosen_tokenizer,
+    current_history,
+    encode_or_stop,
+    named_tokenizer,
+)
+from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_messages
 from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.pretokenize import to_bytes
 from bpeviz.readable import readable
@@ -92,6 +98,7 @@ if surprise is not None:
 choices = tokenizer_choices(
     trained_size=history.vocab_size if history is not None and text_info is not None else None,
     imported_name=imported[0] if imported is not None else None,
+    models=True,
 )
 model_column, view_column = columns([3, 2], key="tokenize_choices")
 with model_column:
@@ -102,6 +109,17 @@ with model_column:
         key="tok_model",
         bind="query-params",
     )
+    model_name = None
+    if model == MODEL:
+        model_name = st.selectbox(
+            "Model",
+            MODEL_NAMES,
+            key="tok_openai_model",
+            bind="query-params",
+            accept_new_options=True,
+            help="As tiktoken's encoding_for_model maps names; type a dated one such as "
+            "gpt-4o-2024-05-13. A chat model brings its markup's special tokens.",
+        )
 with view_column:
     view = st.segmented_control(
         "Show",
@@ -128,9 +146,13 @@ with view_column:
     )
 
 try:
-    tokenizer, tokenizer_key = chosen_tokenizer(model, history, imported)
+    if model_name is not None:
+        tokenizer, tokenizer_key = named_tokenizer(model_name), ("model", model_name)
+        st.caption(escape_markdown(model_summary(model_name)))
+    else:
+        tokenizer, tokenizer_key = chosen_tokenizer(model, history, imported)
 except (RuntimeError, ValueError) as error:
-    st.error(f"{model} is not available: {error}")
+    show_messages([Message("error", f"{model_name or model} is not available: {error}")])
     st.stop()
 if isinstance(tokenizer, LibraryTokenizer):  # WordPiece, Unigram, ...: the library's view
     st.info(library_note(tokenizer), icon="ℹ️")

@@ -11,6 +11,7 @@ the library does not say how a token was built.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from bpeviz.formats.hf_models import LibraryTokenizer
@@ -24,10 +25,20 @@ WORD_RULE = (
 
 
 def library_tokens_data(
-    tokenizer: LibraryTokenizer, text: str, *, show: str = "text"
+    tokenizer: LibraryTokenizer,
+    text: str,
+    *,
+    show: str = "text",
+    marks: Sequence[str] | None = None,
+    words: bool = True,
+    limit: int | None = None,
 ) -> dict[str, Any]:
-    """The record of ``text`` encoded by ``tokenizer`` (the library's ids, in order)."""
-    pieces = tokenizer.pieces(text)
+    """The record of ``text`` encoded by ``tokenizer`` (the library's ids, in order).
+
+    ``marks`` as in :func:`bpeviz.tokendata.tokens_data` (one per token shown); ``words``
+    outlines each word's start; ``limit`` draws only the first tokens.
+    """
+    pieces = tokenizer.pieces(text)[:limit]
     vocab: dict[str, list[Any]] = {}
     for piece in pieces:
         key = str(piece.token_id)
@@ -46,9 +57,11 @@ def library_tokens_data(
         "schema": SCHEMA,
         "vocab": vocab,
         "ids": [piece.token_id for piece in pieces],
-        "marks": None,
-        "pieces": [index for index, piece in enumerate(pieces) if piece.starts_word],
-        "pieces_rule": WORD_RULE,
+        "marks": None if marks is None else list(marks[: len(pieces)]),
+        "pieces": (
+            [index for index, piece in enumerate(pieces) if piece.starts_word] if words else None
+        ),
+        "pieces_rule": WORD_RULE if words else "",
         "show": show,
         "group": False,
         "parents": {},

@@ -156,3 +156,62 @@ def test_ids_of_another_text_are_refused_with_counts_in_agreement() -> None:
     tokenizer = Tokenizer.from_merges([])
     with pytest.raises(ValueError, match=r"decode to 1 byte, but the text has 2 bytes"):
         compare("ab", tokenizer, tokenizer, ids=([97], [97, 98]))
+
+
+def _hand_wordpiece():
+    """A WordPiece model written by hand: the, cat, ##s, and byte tokens are not needed."""
+    from tokenizers import Tokenizer as Library
+    from tokenizers import models, pre_tokenizers
+
+    library = Library(
+        models.WordPiece({"[UNK]": 0, "the": 1, "cat": 2, "##s": 3}, unk_token="[UNK]")
+    )
+    library.pre_tokenizer = pre_tokenizers.Whitespace()
+    return library
+
+
+def test_a_library_file_is_cut_where_its_offsets_end() -> None:
+    """WordPiece on "the cats" by hand: the (0, 3), cat (4, 7), ##s (7, 8). The space it
+    drops goes with the next token, as GPT's leading spaces do: spans (0,3) (3,7) (7,8), cuts
+    3 and 7. cl100k_base reads "the", " cats" (cut 3), so only WordPiece cuts at 7."""
+    from bpeviz.formats.hf_models import read_tokenizer_json
+    from bpeviz.openai_ranks import load_encoding
+
+    wordpiece = read_tokenizer_json(_hand_wordpiece().to_str())
+    result = compare("the cats", wordpiece, load_encoding("cl100k_base"), names=("wp", "cl"))
+    assert result.ours.ids == [1, 2, 3]
+    assert result.ours.spans == [(0, 3), (3, 7), (7, 8)]
+    assert sorted(result.diff.only_ours) == [7] and sorted(result.diff.shared) == [3]
+    assert result.theirs.ids == [1820, 19987]  # tiktoken: "the", " cats"
+
+
+def test_byte_fallback_tokens_are_cut_inside_their_character() -> None:
+    """SentencePiece-style BPE with byte_fallback spells 駅 (E9 A7 85) as <0xE9> <0xA7>
+    <0x85>, all three with the character's offsets (0, 1): one byte each, cuts at 1 and 2.
+    Template tokens cover nothing: <s> is the span (0, 0)."""
+    from hf_files import KINDS
+
+    from bpeviz.formats.hf_models import read_tokenizer_json
+
+    library = KINDS["sentencepiece-bpe"]()
+    text = "駅"
+    expected = library.encode(text)
+    assert expected.tokens[-3:] == ["<0xE9>", "<0xA7>", "<0x85>"]
+    result = tokenize(read_tokenizer_json(library.to_str()), text, name="sp")
+    assert result.ids == expected.ids
+    assert result.spans[0] == (0, 0) and result.spans[-3:] == [(0, 1), (1, 2), (2, 3)]
+    assert sorted(result.boundaries) == [1, 2]
+
+
+def test_a_library_file_that_drops_the_whole_text_compares_as_no_tokens() -> None:
+    """A WordLevel file (split on whitespace) gives no token at all for spaces."""
+    from tokenizers import Tokenizer as Library
+    from tokenizers import models, pre_tokenizers
+
+    from bpeviz.formats.hf_models import read_tokenizer_json
+
+    library = Library(models.WordLevel({"[UNK]": 0, "a": 1}, unk_token="[UNK]"))
+    library.pre_tokenizer = pre_tokenizers.Whitespace()
+    assert library.encode("   ").ids == []
+    result = compare("   ", read_tokenizer_json(library.to_str()), Tokenizer(), names=("w", "b"))
+    assert result.ours.token_count == 0 and sorted(result.theirs.boundaries) == [1, 2]

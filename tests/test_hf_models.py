@@ -108,3 +108,24 @@ def test_cli_encodes_as_the_library_does(kind: str, tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == Library.from_file(str(path)).encode(text).ids
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(st.characters(exclude_categories=("Cs",)), max_size=40))
+def test_byte_spans_tile_the_text_and_end_where_the_offsets_end(kind: str, text: str) -> None:
+    """One span per id, contiguous from 0 to the text's UTF-8 length; a token alone on its
+    offsets ends at the library's end offset (in bytes), the last one at the text's end."""
+    from tokenizers import Tokenizer as Library
+
+    expected = Library.from_str(FILES[kind]).encode(text)
+    spans = read_tokenizer_json(FILES[kind]).byte_spans(text)
+    assert len(spans) == len(expected.ids)
+    if spans:  # a WordLevel file gives no token at all for spaces
+        assert [start for start, _ in spans] == [0] + [end for _, end in spans[:-1]]
+        assert spans[-1][1] == len(text.encode())
+    offsets = expected.offsets
+    for index, (start, end) in enumerate(offsets[:-1]):
+        alone = offsets.count((start, end)) == 1
+        if alone and end > 0 and not expected.special_tokens_mask[index]:
+            assert spans[index][1] >= len(text[:end].encode())

@@ -3,6 +3,7 @@ text as text), the differing cuts, bad input."""
 
 from __future__ import annotations
 
+import pytest
 from apptest_support import open_page, token_views
 
 PAGE = "app_pages/compare.py"
@@ -129,3 +130,48 @@ def test_bad_training_settings_still_compare_the_real_ones() -> None:
         "p50k_base",
     ]
     assert len(span_views(at)) == 2
+
+
+def import_file(at, name: str, data: bytes):
+    """Upload a model file on the Export / import page, then come back to Compare."""
+    at.switch_page("app_pages/export.py").run()
+    at.file_uploader(key="export_model_files").upload(name, data).run()
+    assert not at.exception
+    return at.switch_page(PAGE).run()
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "unigram", "sentencepiece-bpe", "llama3-style"])
+def test_an_imported_library_file_against_cl100k(kind: str) -> None:
+    """A file only the tokenizers library encodes is offered too: its ids are the library's,
+    cl100k_base's are tiktoken's, and its cuts are where the library's offsets end (an ASCII
+    text with one token per offset range, so each end is one cut)."""
+    from hf_files import KINDS
+    from tiktoken_oracle import tiktoken_encoding
+    from tokenizers import Tokenizer as Library
+
+    document = KINDS[kind]().to_str()
+    text = "The reprinters uncounted 1234 pairs!"
+    at = import_file(open_page(PAGE), "tokenizer.json", document.encode())
+    assert "Imported" in at.selectbox(key="cmp_left").options
+    at.selectbox(key="cmp_left").set_value("Imported")
+    at.selectbox(key="cmp_right").set_value("cl100k_base")
+    at.text_area(key="compare_text").set_value(text).run()
+    assert not at.exception
+    library = Library.from_str(document).encode(text)
+    tiktoken_ids = tiktoken_encoding("cl100k_base").encode(text)
+    assert [view["ids"] for view in span_views(at)] == [library.ids, tiktoken_ids]
+    found = metrics(at)
+    assert found["Tokens"] == [str(len(library.ids)), str(len(tiktoken_ids))]
+    ordinary = [o for o, special in zip(library.offsets, library.special_tokens_mask, strict=True)
+                if not special]  # fmt: skip
+    assert len(set(ordinary)) == len(ordinary)  # one token per offset range
+    ours = {end for _, end in library.offsets} - {0, len(text)}
+    encoding = tiktoken_encoding("cl100k_base")
+    theirs, offset = set(), 0
+    for token in tiktoken_ids[:-1]:
+        offset += len(encoding.decode_single_token_bytes(token))
+        theirs.add(offset)
+    assert found["Cuts both make"] == [str(len(ours & theirs))]
+    assert found["Only imported"] == [str(len(ours - theirs))]
+    assert found["Only cl100k_base"] == [str(len(theirs - ours))]
+    assert any("Hugging Face tokenizers" in caption.value for caption in at.caption)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from apptest_support import open_page
 from streamlit.testing.v1 import AppTest
 
@@ -97,3 +98,61 @@ def test_a_sidebar_vocab_above_the_trained_range_is_explained() -> None:
     at.number_input(key="vocab").set_value(2000).run()
     assert not at.exception
     assert any("above the 1,024 trained here" in caption.value for caption in at.caption)
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "unigram", "llama3-style", "byte-level"])
+def test_an_imported_tokenizer_is_a_reference_line_too(kind: str) -> None:
+    """A tokenizer.json imported on the Export / import page (one only the tokenizers library
+    encodes, or a byte-level BPE bpeviz encodes itself) is measured on both samples; its token
+    counts are the library's on the same file."""
+    from hf_files import KINDS
+    from tokenizers import Tokenizer as Library
+
+    from bpeviz.formats.hf_json import to_hf_json
+    from bpeviz.history import train
+    from bpeviz.samples import get_sample
+
+    if kind == "byte-level":
+        document = to_hf_json(train(get_sample("english").text, 300, pretokenizer="gpt2").tokenizer)
+    else:
+        document = KINDS[kind]().to_str()
+    at = open_page("app_pages/export.py")
+    at.file_uploader(key="export_model_files").upload("tokenizer.json", document.encode()).run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    values = dict(zip(metric_labels(at), [metric.value for metric in at.metric], strict=True))
+    sentences = " ".join(markdown.value for markdown in at.markdown)
+    library = Library.from_str(document)
+    ratio = {}
+    for language, key in (("English", "english"), ("Japanese", "japanese")):
+        text = get_sample(key).text
+        ratio[language] = len(text.encode()) / len(library.encode(text).ids)
+        assert values[f"imported on {language}"] == f"{ratio[language]:.2f}"
+    cost = ratio["English"] / ratio["Japanese"]
+    assert f"imported: Japanese costs {cost:.1f}× more tokens than English" in sentences
+    assert "cl100k_base on English" in values
+
+
+def test_the_sidebars_tokenizer_is_a_reference_line_when_no_curve_holds_it() -> None:
+    """With the bytes pre-tokenizer the sidebar's run is none of this page's (gpt4) runs: it
+    is measured on both samples. Counts: its export to tokenizer.json, encoded by tokenizers."""
+    from tokenizers import Tokenizer as Library
+
+    from bpeviz.formats.hf_json import to_hf_json
+    from bpeviz.history import train
+    from bpeviz.samples import get_sample
+
+    at = open_page(PAGE, pretok="bytes", vocab="300")
+    values = dict(zip(metric_labels(at), [metric.value for metric in at.metric], strict=True))
+    english = get_sample("english").text
+    library = Library.from_str(to_hf_json(train(english, 300, pretokenizer="bytes").tokenizer))
+    for language, key in (("English", "english"), ("Japanese", "japanese")):
+        text = get_sample(key).text
+        ratio = len(text.encode()) / len(library.encode(text).ids)
+        assert values[f"yours on {language}"] == f"{ratio:.2f}"
+
+
+def test_the_sidebars_tokenizer_on_a_curve_is_not_drawn_twice() -> None:
+    """The default sidebar (the English sample, gpt4, first) is the English curve's point."""
+    at = open_page(PAGE)
+    assert not any(label.startswith("yours") for label in metric_labels(at))

@@ -237,6 +237,3 @@ def test_a_tokenizer_json_our_reader_refuses_is_encoded_by_the_library(kind: str
     ]
     if kind != "llama3-style":
         assert record["pieces"] == starts
-    # Compare offers only the tokenizers bpeviz itself encodes.
-    at.switch_page("app_pages/compare.py").run()
-    assert not any(o.startswith("Imported") for o in at.selectbox(key="cmp_left").options)

@@ -192,6 +192,7 @@ def test_bad_training_settings_still_leave_cl100k(cl100k: Tokenizer) -> None:
         "o200k_base",
         "r50k_base",
         "p50k_base",
+        "OpenAI model",
     ]
     text = at.text_area(key="tok_text").value
     assert shown_ids(at) == cl100k.encode(text)
@@ -222,6 +223,44 @@ def test_a_link_opens_with_the_pieces_shown() -> None:
     at = tokenize_page(tok_pieces="true", tok_text="ab cd", tok_model="cl100k_base")
     assert at.toggle(key="tok_pieces").value is True
     assert spans(at)["pieces"] == [0, 1]  # “ab” and “ cd”, one token each in cl100k
+
+
+def test_a_model_name_in_the_plain_view_gives_seed_001s_gpt2_ids() -> None:
+    """Seed 001: "Hello world" is [15496, 995] with GPT-2's tokenizer (model ``gpt2``)."""
+    at = tokenize_page(tok_model="OpenAI model", tok_openai_model="gpt2", tok_text="Hello world")
+    assert shown_ids(at) == [15496, 995]
+    assert any("gpt2 uses `r50k_base`" in plain(caption.value) for caption in at.caption)
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4", "gpt-3.5-turbo", "text-davinci-003"])
+def test_a_model_name_brings_its_encoding_and_chat_tokens(model: str) -> None:
+    """Typed markup is the model's special tokens in the plain view (as the CLI reads it):
+    tiktoken's encoding with the chat tokens the published tokenizers add."""
+    from tiktoken_oracle import tiktoken_encoding
+
+    from bpeviz.openai_models import chat_format, encoding_for_model
+
+    text = "<|im_start|>user<|im_sep|>Hello   world<|im_end|> <|endoftext|>"
+    at = tokenize_page(tok_model="OpenAI model", tok_openai_model=model, tok_text=text)
+    if chat_format(model) is not None:
+        expected = chat_oracle(model).encode(text, allowed_special="all")
+        assert sum(token_id in chat_format(model).special_tokens.values()
+                        for token_id in expected) >= 3  # fmt: skip
+    else:
+        expected = tiktoken_encoding(encoding_for_model(model)).encode(text, allowed_special="all")
+    assert shown_ids(at) == expected
+
+
+def test_a_dated_model_name_can_be_linked_and_an_unknown_one_says_what_to_use() -> None:
+    """A name typed into the box (not in its list) travels in the link like a listed one."""
+    at = tokenize_page(
+        tok_model="OpenAI model", tok_openai_model="gpt-4-0613", tok_text="<|im_start|>"
+    )
+    assert at.selectbox(key="tok_openai_model").value == "gpt-4-0613"
+    assert shown_ids(at) == [100264]  # gpt-4's <|im_start|> (tiktoken's README, tiktokenizer)
+    at = tokenize_page(tok_model="OpenAI model", tok_openai_model="llama-3", tok_text="a")
+    assert any("unknown encoding or model 'llama-3'" in plain(e.value) for e in at.error)
+    assert "tok_spans" not in token_views(at)
 
 
 def test_chat_view_builds_seed_000_from_a_system_message() -> None:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import streamlit as st
 
 from bpeviz.app.token_view import show_tokens
+from bpeviz.app.training import named_tokenizer
 from bpeviz.app.widgets import columns, linked_text_area
 from bpeviz.chat import REPLY, encode_chat
-from bpeviz.openai_models import CHAT_MODELS, chat_format, encoding_for_model, load_named
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.openai_models import CHAT_MODELS, chat_format, encoding_for_model
 
 DEFAULT_MESSAGES = {
     "system": "You are a helpful assistant.",
@@ -27,11 +27,6 @@ LABELS = {
     "user": "User message",
     "assistant": "Assistant message (an earlier reply)",
 }
-
-
-@st.cache_resource(max_entries=4, show_spinner="Loading the model's tokenizer…")
-def _model_tokenizer(name: str) -> Tokenizer:
-    return load_named(name)
 
 
 def show_chat_view() -> None:
@@ -60,7 +55,7 @@ def show_chat_view() -> None:
         if content:  # an empty box is no message
             messages.append((role, content))
     try:
-        tokenizer = _model_tokenizer(model)
+        tokenizer = named_tokenizer(model)
     except (RuntimeError, ValueError) as error:
         st.error(f"{model} is not available: {error}")
         return

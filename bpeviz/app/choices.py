@@ -7,16 +7,24 @@ left out: loading. :func:`bpeviz.app.training.chosen_tokenizer` turns a key into
 
 from __future__ import annotations
 
+from bpeviz.openai_models import CHAT_MODELS, MODEL_ENCODINGS, chat_format, encoding_for_model
 from bpeviz.openai_ranks import REAL_ENCODINGS
 
 TRAINED = "Trained here"
 IMPORTED = "Imported"
+MODEL = "OpenAI model"
+# The model names offered first (others can be typed: dated names such as gpt-4o-2024-05-13).
+MODEL_NAMES: tuple[str, ...] = tuple(
+    dict.fromkeys(["gpt-4o", "gpt-4o-mini", "gpt-4", "gpt-3.5-turbo", "gpt2", *CHAT_MODELS,
+                   *MODEL_ENCODINGS])
+)  # fmt: skip
 
 
 def tokenizer_choices(
-    *, trained_size: int | None = None, imported_name: str | None = None
+    *, trained_size: int | None = None, imported_name: str | None = None, models: bool = False
 ) -> dict[str, str]:
-    """Option key → caption, in the order offered: trained, the real ones, imported.
+    """Option key → caption, in the order offered: trained, the real ones, (with ``models``)
+    an OpenAI model by name, imported.
 
     >>> list(tokenizer_choices(trained_size=512))
     ['Trained here', 'cl100k_base', 'o200k_base', 'r50k_base', 'p50k_base']
@@ -28,6 +36,8 @@ def tokenizer_choices(
         choices[TRAINED] = f"{trained_size:,} tokens, from the sidebar's text"
     for name, encoding in REAL_ENCODINGS.items():
         choices[name] = encoding.summary
+    if models:
+        choices[MODEL] = "a model by name (gpt-4o, gpt-4, gpt2, …): its encoding and chat tokens"
     if imported_name is not None:
         choices[IMPORTED] = f"{imported_name}, loaded on the Export / import page"
     return choices
@@ -51,3 +61,22 @@ def default_pair(options: list[str]) -> tuple[str, str]:
     if len(options) < 2:
         raise ValueError("comparing needs at least two tokenizers to choose from")
     return options[0], options[1]
+
+
+def model_summary(name: str) -> str:
+    """What a model name stands for: its encoding and, for a chat model, its markup's tokens.
+
+    >>> model_summary("gpt2")
+    'gpt2 uses `r50k_base`.'
+    >>> print(model_summary("gpt-4o"))  # doctest: +NORMALIZE_WHITESPACE
+    gpt-4o uses `o200k_base`, with its chat markup's special tokens <|im_start|> = 200264,
+    <|im_end|> = 200265, <|im_sep|> = 200266.
+
+    Raises ``ValueError`` (saying what to use) for a name that is not an OpenAI model.
+    """
+    summary = f"{name} uses `{encoding_for_model(name)}`"
+    chat = chat_format(name)
+    if chat is None:
+        return summary + "."
+    tokens = ", ".join(f"{text} = {token_id}" for text, token_id in chat.special_tokens.items())
+    return f"{summary}, with its chat markup's special tokens {tokens}."

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.history import bytes_per_token
 from bpeviz.pretokenize import to_bytes
 from bpeviz.readable import counted, readable
@@ -102,19 +103,29 @@ class Tokenization:
 
 
 def tokenize(
-    tokenizer: Tokenizer, text: str, *, name: str, ids: list[int] | None = None
+    tokenizer: Tokenizer | LibraryTokenizer,
+    text: str,
+    *,
+    name: str,
+    ids: list[int] | None = None,
 ) -> Tokenization:
     """Encode ``text`` (or take its ``ids`` if already encoded) and record the byte spans.
 
     Special tokens of the tokenizer are recognised, as on the Tokenize page; they decode back
-    to their own text, so the spans still tile the text.
+    to their own text, so the spans still tile the text. A file the ``tokenizers`` library
+    encodes (WordPiece, Unigram, ...) does not decode token by token to the text (``##ing``,
+    a lowercased word, a dropped space): its spans come from the library's offsets instead.
     """
     if ids is None:
         ids = tokenizer.encode(text)
+    if isinstance(tokenizer, LibraryTokenizer):
+        spans = tokenizer.byte_spans(text)
+    else:
+        spans = token_spans(tokenizer, ids)
     return Tokenization(
         name=name,
         ids=list(ids),
-        spans=token_spans(tokenizer, ids),
+        spans=spans,
         byte_count=len(to_bytes(text)),
     )
 
@@ -131,8 +142,8 @@ class Comparison:
 
 def compare(
     text: str,
-    ours: Tokenizer,
-    theirs: Tokenizer,
+    ours: Tokenizer | LibraryTokenizer,
+    theirs: Tokenizer | LibraryTokenizer,
     *,
     names: tuple[str, str] = ("ours", "cl100k_base"),
     ids: tuple[list[int], list[int]] | None = None,
@@ -150,9 +161,10 @@ def compare(
     first = tokenize(ours, text, name=names[0], ids=None if ids is None else ids[0])
     second = tokenize(theirs, text, name=names[1], ids=None if ids is None else ids[1])
     data = to_bytes(text)
-    for result in (first, second):
+    for result, tokenizer in ((first, ours), (second, theirs)):
         covered = result.spans[-1][1] if result.spans else 0
-        if covered != len(data):
+        dropped = not result.spans and isinstance(tokenizer, LibraryTokenizer)  # spaces only
+        if covered != len(data) and not dropped:
             raise ValueError(
                 f"the ids given for {result.name} decode to {counted(covered, 'byte')}, but the "
                 f"text has {counted(len(data), 'byte')}: they are not this text's tokens"

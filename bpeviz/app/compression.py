@@ -13,11 +13,13 @@ training. The caller passes finished histories (the app trains them once, cached
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 import pandas as pd
 
 from bpeviz.app.csv_cells import csv_bytes
+from bpeviz.app.settings import Settings
+from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.history import History, bytes_per_token
 from bpeviz.tokenizer import Tokenizer
 
@@ -140,9 +142,15 @@ def compression_curves(
 
 
 def reference_ratios(
-    tokenizer: Tokenizer, texts: Mapping[str, str | bytes], *, name: str = "cl100k_base"
+    tokenizer: Tokenizer | LibraryTokenizer,
+    texts: Mapping[str, str | bytes],
+    *,
+    name: str = "cl100k_base",
 ) -> pd.DataFrame:
     """Bytes per token of a fixed tokenizer (e.g. ``cl100k_base``) on each named text.
+
+    Text that spells a special token counts as text; a file the ``tokenizers`` library
+    encodes counts the tokens its template adds too (it decides them, not the caller).
 
     >>> from bpeviz.tokenizer import Tokenizer
     >>> reference_ratios(Tokenizer(), {"toy": "abcd"})["bytes_per_token"].tolist()
@@ -157,7 +165,7 @@ def reference_ratios(
 
 
 def references_for(
-    tokenizers: Mapping[str, Tokenizer], texts: Mapping[str, str | bytes]
+    tokenizers: Mapping[str, Tokenizer | LibraryTokenizer], texts: Mapping[str, str | bytes]
 ) -> pd.DataFrame:
     """:func:`reference_ratios` of several named tokenizers, one table (in the given order)."""
     frames = [
@@ -166,6 +174,30 @@ def references_for(
     if not frames:
         return pd.DataFrame(columns=list(REFERENCE_COLUMNS))
     return pd.concat(frames, ignore_index=True)
+
+
+def on_a_curve(
+    settings: Settings, sample_keys: Collection[str], *, pretokenizer: str, tie_break: str,
+    max_vocab: int,
+) -> bool:
+    """Whether the sidebar's tokenizer is already a point of this page's curves: one of their
+    samples, trained with their settings, at a vocab size they reach. Otherwise the page
+    measures it as a reference line of its own.
+
+    >>> curves = {"sample_keys": ["english"], "pretokenizer": "gpt4", "tie_break": "first"}
+    >>> on_a_curve(Settings(sample_key="english"), **curves, max_vocab=1024)
+    True
+    >>> on_a_curve(Settings(sample_key="english", pretokenizer="bytes"), **curves, max_vocab=1024)
+    False
+    """
+    return (
+        settings.source == "sample"
+        and settings.sample_key in sample_keys
+        and (settings.pretokenizer, settings.tie_break) == (pretokenizer, tie_break)
+        and not settings.special_tokens
+        and not settings.end_of_word
+        and settings.vocab_size <= max_vocab
+    )
 
 
 def language_costs(

@@ -79,6 +79,15 @@ def show_trace(
             st.html(f'<span class="bpe-trace-label">… {more:,} more merges not shown</span>')
 
 
+def library_cuts_note(tokenizer: LibraryTokenizer) -> str:
+    """How Compare cuts a file the ``tokenizers`` library encodes."""
+    return (
+        f"Encoded by {ENGINE} (a {tokenizer.model_type} model): its cuts are where the "
+        "library's offsets put each token's end; text the model drops (spaces) goes with the "
+        "next token, and tokens its template adds cover no text."
+    )
+
+
 def library_note(tokenizer: LibraryTokenizer) -> str:
     """Which engine encodes an imported file, why, and which views it has."""
     return (
@@ -91,10 +100,18 @@ def library_note(tokenizer: LibraryTokenizer) -> str:
 
 
 def show_library_tokens(
-    tokenizer: LibraryTokenizer, text: str, *, key: str, show: str = "text"
+    tokenizer: LibraryTokenizer,
+    text: str,
+    *,
+    key: str,
+    show: str = "text",
+    marks: Sequence[str] | None = None,
+    words: bool = True,
+    limit: int | None = None,
 ) -> dict[str, Any]:
-    """Draw ``text`` as ``tokenizers`` encodes it (with the file's template tokens)."""
-    data = library_tokens_data(tokenizer, text, show=show)
+    """Draw ``text`` as ``tokenizers`` encodes it (with the file's template tokens): each
+    word's start outlined, or (``words=False``) the ``marks`` alone; the first ``limit``."""
+    data = library_tokens_data(tokenizer, text, show=show, marks=marks, words=words, limit=limit)
     data["legend"] = True
     component(data=data, key=key)
     return data

@@ -186,6 +186,18 @@ def real_tokenizer(name: str) -> Tokenizer:
     return load_encoding(name)
 
 
+@st.cache_resource(max_entries=4, show_spinner="Loading the model's tokenizer…")
+def named_tokenizer(name: str) -> Tokenizer:
+    """The tokenizer of an encoding or an OpenAI model name (a chat model's encoding with its
+    markup's special tokens), loaded once per server.
+
+    Raises ``ValueError`` for a name that is not an OpenAI model (nothing is cached then).
+    """
+    from bpeviz.openai_models import load_named
+
+    return load_named(name)
+
+
 def chosen_tokenizer(
     choice: str, history: History | None, imported: tuple[str, Tokenizer] | None
 ) -> tuple[Tokenizer, Any]:

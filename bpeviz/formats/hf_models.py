@@ -9,6 +9,11 @@ such as Llama 3's ``<|begin_of_text|>``, ``add_prefix_space``, ...) is handed to
 text, and its token strings say where a word starts: WordPiece marks a continuation with
 ``##`` and SentencePiece a word start with ``▁``.
 
+For comparing with other tokenizers, :meth:`LibraryTokenizer.byte_spans` turns the offsets
+into byte spans that tile the text: what the model drops (WordPiece's spaces) goes with the
+next token, as GPT's leading spaces do, and tokens that share one character (byte_fallback's
+``<0xE3>``, byte-level pieces of a character) get one byte each.
+
 Left out: the trace and the build tree (the library does not expose how a token was built),
 and files that ``tokenizers`` cannot read either, which get our reader's message.
 """
@@ -86,6 +91,53 @@ class LibraryTokenizer:
             )
             previous_end = max(previous_end, end)
         return pieces
+
+    def byte_spans(self, text: str) -> list[tuple[int, int]]:
+        """Each token's byte span ``[start, end)``; the spans tile the UTF-8 text.
+
+        A token ends where its offsets end (in bytes) and starts where the one before it
+        ended, so a gap the model drops goes with the next token and a token the template
+        added (offsets ``(0, 0)``) covers nothing. Tokens that share one character's offsets
+        are split by the bytes they stand for when those add up to the character (byte
+        tokens; a ``▁`` the pre-tokenizer put before the word covers nothing); otherwise they
+        all end with the character. The last token runs to the end of the text.
+        """
+        encoding = self._encoding(text)
+        byte_at = [0]
+        for char in text:
+            byte_at.append(byte_at[-1] + len(char.encode("utf-8", "surrogateescape")))
+        offsets = [(byte_at[start], byte_at[end]) for start, end in encoding.offsets]
+        ends = [end for _, end in offsets]
+        index = 0
+        while index < len(offsets):  # runs of tokens with the same, non-empty offsets
+            run_end = index + 1
+            while run_end < len(offsets) and offsets[run_end] == offsets[index]:
+                run_end += 1
+            start, end = offsets[index]
+            sizes = [self._byte_length(token) for token in encoding.tokens[index:run_end]]
+            if run_end - index > 1 and start < end and sum(sizes) == end - start:
+                for position, size in enumerate(sizes, start=index):
+                    start += size
+                    ends[position] = start
+            index = run_end
+        spans = []
+        previous = 0
+        for end in ends:
+            end = max(end, previous)
+            spans.append((previous, end))
+            previous = end
+        if spans:
+            spans[-1] = (spans[-1][0], byte_at[-1])
+        return spans
+
+    def _byte_length(self, token: str) -> int:
+        """How many of the text's bytes a token stands for, if it is a byte token (``<0xE3>``,
+        or GPT-2's byte characters in a byte-level file); 0 for any other token."""
+        if _BYTE_TOKEN.fullmatch(token):
+            return 1
+        if self.byte_level and all(char in _CHAR_TO_BYTE for char in token):
+            return len(token)
+        return 0
 
     def _starts_word(self, token: str, special: bool, start: int, previous_end: int) -> bool:
         if special:

@@ -33,6 +33,9 @@ def test_wordpiece_continuations_are_drawn_as_one_word(app: AppPage, screenshots
          "buffer": library.to_str().encode()}
     ]  # fmt: skip
     app.upload_files(".st-key-export_model_files input[type=file]", files)
+    # The success message can arrive after the run upload_files waits for (seen on a loaded
+    # machine): wait for it to be drawn, then read it.
+    app.page.get_by_text("encoded by Hugging Face tokenizers").first.wait_for()
     assert "encoded by Hugging Face tokenizers" in app.main_text()
     app.rerun(app.page.get_by_text("Tokenize with it").click)
     option = app.page.locator(".st-key-tok_model").get_by_text("Imported", exact=False).first
@@ -57,4 +60,46 @@ def test_wordpiece_continuations_are_drawn_as_one_word(app: AppPage, screenshots
     words = sum(1 for token in expected.tokens if not token.startswith("##"))
     assert starts == words, (starts, words)
     app.screenshot(screenshots / "tokenize-wordpiece.png")
+    app.assert_clean()
+
+
+def test_wordpiece_against_cl100k_on_compare(app: AppPage, screenshots: Path) -> None:
+    """Compare takes the uploaded WordPiece file: its pane draws the library's ids, and the
+    tokens it outlines are those starting at a cut only it makes (where the library's offsets
+    end and tiktoken's cl100k_base does not cut)."""
+    from hf_files import wordpiece
+    from tiktoken_oracle import tiktoken_encoding
+
+    library = wordpiece()
+    text = "The reprinters uncounted 1234 pairs!"  # ASCII: characters are bytes
+    expected = library.encode(text)
+    app.open("export")
+    files = [
+        {"name": "tokenizer.json", "mimeType": "application/json",
+         "buffer": library.to_str().encode()}
+    ]  # fmt: skip
+    app.upload_files(".st-key-export_model_files input[type=file]", files)
+    app.rerun(app.page.get_by_text("Compare it").click)
+    app.page.locator(".st-key-cmp_left").click()
+    app.rerun(app.page.get_by_role("option", name="Imported").click)
+    box = app.page.locator(".st-key-compare_text textarea")
+    box.fill(text)
+    app.rerun(lambda: box.press("Control+Enter"))
+    app.page.wait_for_selector('.st-key-cmp_spans_left .bpe-root[data-ready="true"]')
+    spans = app.spans(".st-key-cmp_spans_left .bpe-scroll")
+    ids = [int(re.match(r"id (\d+) ·", span["title"]).group(1)) for span in spans]
+    assert ids == expected.ids
+    encoding = tiktoken_encoding("cl100k_base")
+    theirs, offset = set(), 0
+    for token in encoding.encode(text)[:-1]:
+        offset += len(encoding.decode_single_token_bytes(token))
+        theirs.add(offset)
+    ends = [end for _, end in expected.offsets]
+    starts = [0, *ends[:-1]]  # each token starts where the one before it ended
+    only_here = {end for end in ends} - theirs - {0, len(text)}
+    outlined = [index for index, span in enumerate(spans) if "bpe-new" in span["cls"]]
+    assert outlined == [index for index, start in enumerate(starts) if start in only_here]
+    assert outlined, "the text should have cuts only WordPiece makes"
+    assert "Hugging Face tokenizers" in app.main_text()
+    app.screenshot(screenshots / "compare-wordpiece.png")
     app.assert_clean()
