@@ -7,6 +7,7 @@ live in the URL, so a link reproduces the exact view.
 
 import streamlit as st
 
+from bpeviz.app.lesson_view import lesson_bar, lesson_sidebar, seed_lesson
 from bpeviz.app.sidebar import sidebar
 from bpeviz.app.state import KEY_PRESENT, init_state, sweep_closed_sessions
 from bpeviz.app.widgets import inject_css, show_link_messages
@@ -18,6 +19,7 @@ st.set_page_config(
     initial_sidebar_state="collapsed" if st.query_params.get(KEY_PRESENT) else "auto",
 )
 init_state()
+seed_lesson()
 sweep_closed_sessions()
 
 pages = [
@@ -60,6 +62,8 @@ page = st.navigation(pages)
 # Each page its own document title (a browser tab, a screen reader's first words: WCAG 2.4.2).
 st.set_page_config(page_title=f"{page.title} · bpeviz")
 sidebar()
+lesson_sidebar()
 inject_css()
 show_link_messages()
+lesson_bar()
 page.run()

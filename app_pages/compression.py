@@ -11,7 +11,7 @@ from bpeviz.app.widgets import columns, show_chart
 from bpeviz.openai_ranks import REAL_ENCODING_NAMES
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
-VOCAB_CHOICES = [512, 768, 1024, 1536, 2048, 3072, 4096]
+VOCAB_CHOICES = list(compression.VOCAB_CHOICES)
 PRETOKENIZER, TIE_BREAK = "gpt4", "first"
 KEY_CHART, KEY_GO = "compression_chart", "_compression_go"
 

@@ -14,7 +14,10 @@ from bpeviz.samples import (
     list_samples,
 )
 
-EXPECTED_KEYS = ["english", "japanese", "aaabdaaabac", "cat_sat", "low_lower", "eat", "ties"]
+EXPECTED_KEYS = [
+    "english", "japanese", "aaabdaaabac", "cat_sat", "low_lower", "eat", "ties", "parallel_en",
+    "parallel_ja",
+]  # fmt: skip
 
 CLASSIC_TEXTS = {
     "aaabdaaabac": "aaabdaaabac",
