@@ -43,6 +43,8 @@ def test_a_link_opens_the_bundled_lesson_at_its_first_slide() -> None:
     tokens = next(m for m in at.metric if m.label == "Tokens")
     assert tokens.value == str(len(lesson.slides[0].view["tok_text"].encode("utf-8")))
     assert at.button(key="lesson_previous").disabled
+    notes = " ".join(m.value for m in at.markdown)
+    assert "Before any tokenizer there are bytes\\." in notes  # the speaker notes, escaped
 
 
 def test_next_and_previous_apply_each_slides_view() -> None:

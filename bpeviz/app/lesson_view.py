@@ -27,7 +27,7 @@ from bpeviz.app.lesson import (
 )
 from bpeviz.app.links import whole_number
 from bpeviz.app.settings import Message
-from bpeviz.app.state import KEY_LINK_MESSAGES
+from bpeviz.app.state import KEY_LINK_MESSAGES, presentation_mode
 from bpeviz.app.widgets import escape_markdown
 from bpeviz.web import asset
 
@@ -40,6 +40,7 @@ KEY_SEEDED = "_lesson_seeded"
 KEY_UPLOAD = "lesson_upload"
 KEY_PICK = "lesson_pick"
 KEY_KEYS = "lesson_keys"
+PRESENT_MARGIN = "2rem"  # presentation mode's top padding leaves the first row under the header
 
 # PageDown / PageUp anywhere on the page (but in a box being typed in): bpeviz/web/lesson_keys.js.
 keys_component = st.components.v2.component("bpeviz_lesson_keys", js=asset("lesson_keys.js"))
@@ -173,6 +174,8 @@ def lesson_bar() -> None:
         if st.query_params.get(key) != value:
             st.query_params[key] = value
     last = len(lesson.slides) - 1
+    if presentation_mode():  # the bar comes first: clear of Streamlit's header
+        st.html(f"<style>.st-key-lesson_bar{{margin-top:{PRESENT_MARGIN}}}</style>")
     with st.container(key="lesson_bar", horizontal=True, vertical_alignment="center", gap="small"):
         st.button(
             "← Previous slide",
@@ -190,13 +193,13 @@ def lesson_bar() -> None:
             disabled=index == last,
             help="Or press Page Down (what a presenter's clicker sends).",
         )
+        if slide.notes:
+            with st.popover("Speaker notes", icon=":material/speaker_notes:"):
+                st.markdown(escape_markdown(slide.notes))
         st.markdown(
             f"**{escape_markdown(slide.title)}** · slide {index + 1} of {len(lesson.slides)}"
             f" · {escape_markdown(lesson.title)}"
         )
-    if slide.notes:
-        with st.expander("Speaker notes"):
-            st.markdown(escape_markdown(slide.notes))
     keys_component(key=KEY_KEYS, on_move_change=_on_key)
 
 

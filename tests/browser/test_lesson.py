@@ -33,9 +33,9 @@ def bar(app: AppPage) -> str:
 
 
 def wait_slide(app: AppPage, number: int, total: int) -> None:
-    app.page.locator(".st-key-lesson_bar").filter(
-        has_text=f"slide {number} of {total}"
-    ).wait_for(timeout=60_000)
+    app.page.locator(".st-key-lesson_bar").filter(has_text=f"slide {number} of {total}").wait_for(
+        timeout=60_000
+    )
     app.wait_idle()
 
 
@@ -133,9 +133,7 @@ def test_a_malformed_lesson_says_what_to_fix_and_keeps_the_lesson_and_view(
 
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 720), (390, 844)])
-def test_screenshots_of_slides(
-    app: AppPage, screenshots: object, width: int, height: int
-) -> None:
+def test_screenshots_of_slides(app: AppPage, screenshots: object, width: int, height: int) -> None:
     """Screenshots of a few slides as a projector (presentation mode) and a phone show them."""
     from pathlib import Path
 
@@ -145,6 +143,6 @@ def test_screenshots_of_slides(
     lesson = bundled_lessons()["bpe"]
     for number in (1, 3, 6, 8, 10, 11, 12, 14):
         slide = lesson.slides[number - 1]
-        app.open("step", lesson="bpe", slide=number, present=1, **slide.query())
+        app.open(slide.page, lesson="bpe", slide=number, present="true", **slide.query())
         check_slide(app, number)
         app.page.screenshot(path=str(folder / f"slide{number:02d}-{width}x{height}.png"))
