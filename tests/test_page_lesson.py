@@ -100,3 +100,4 @@ def test_ending_the_lesson_removes_the_bar() -> None:
     at = run(new_app(lesson="bpe"))
     at = run(at.button(key="lesson_end").click())
     assert not [m for m in at.markdown if "slide 1 of" in m.value]
+    assert "lesson" not in at.query_params and "slide" not in at.query_params

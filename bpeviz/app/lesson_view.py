@@ -163,7 +163,9 @@ def lesson_bar() -> None:
     just applied, this switches to its page.
     """
     held = current_lesson()
-    if held is None:
+    if held is None:  # none, or ended: a reload must not start it again
+        for key in (LINK_LESSON, LINK_SLIDE):
+            st.query_params.pop(key, None)
         return
     lesson, index = held
     name = st.session_state[KEY_LESSON][0]
