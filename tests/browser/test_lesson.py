@@ -6,9 +6,12 @@ the lesson and view kept)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from test_accessibility import AXE, REPO, assert_no_violations
 
 from bpeviz.app.lesson import bundled_lessons
 
@@ -79,6 +82,23 @@ def test_the_bundled_lesson_plays_from_first_slide_to_last(app: AppPage) -> None
     check_slide(app, total - 1)
 
 
+@pytest.fixture
+def axe(unavailable: Callable[[str], None]) -> Path:
+    """axe-core, as tests/browser/test_accessibility.py finds it."""
+    if not AXE.exists():
+        unavailable(f"{AXE.relative_to(REPO)} not found: run `npm ci` (make test does)")
+    return AXE
+
+
+def test_axe_finds_nothing_on_a_slide_with_its_notes_open(app: AppPage, axe: Path) -> None:
+    app.open("step", lesson="bpe", slide=6, sample="aaabdaaabac", step=2)
+    wait_slide(app, 6, 16)
+    app.wait_view(2)
+    app.page.get_by_role("button", name="Speaker notes").click()
+    app.page.get_by_text("Before merge 2 two pairs are tied").wait_for()
+    assert_no_violations(app.page, axe, "a lesson's slide and its speaker notes")
+
+
 def test_page_down_typed_in_a_text_box_does_not_change_the_slide(app: AppPage) -> None:
     app.open("step", lesson="bpe")
     wait_slide(app, 1, 16)
@@ -135,8 +155,6 @@ def test_a_malformed_lesson_says_what_to_fix_and_keeps_the_lesson_and_view(
 @pytest.mark.parametrize(("width", "height"), [(1280, 720), (390, 844)])
 def test_screenshots_of_slides(app: AppPage, screenshots: object, width: int, height: int) -> None:
     """Screenshots of a few slides as a projector (presentation mode) and a phone show them."""
-    from pathlib import Path
-
     folder = Path(str(screenshots)) / "lesson"
     folder.mkdir(parents=True, exist_ok=True)
     app.page.set_viewport_size({"width": width, "height": height})
