@@ -200,7 +200,8 @@ def lesson_bar() -> None:
                 st.markdown(escape_markdown(slide.notes))
         st.markdown(
             f"**{escape_markdown(slide.title)}** · slide {index + 1} of {len(lesson.slides)}"
-            f" · {escape_markdown(lesson.title)}"
+            f" · {escape_markdown(lesson.title)}",
+            width="content",  # beside the buttons when it fits: the text keeps its room
         )
     keys_component(key=KEY_KEYS, on_move_change=_on_key)
 
