@@ -28,6 +28,7 @@ PAGE_TITLES = {
     "about": "About bpeviz",
 }
 SIDEBAR = '[data-testid="stSidebar"]'
+UPLOADER = ".st-key-lesson_upload"
 
 
 def bar(app: AppPage) -> str:
@@ -120,10 +121,10 @@ GOOD_LESSON = (
 
 def upload_lesson(app: AppPage, name: str, data: bytes) -> None:
     expander = app.page.locator(SIDEBAR).get_by_text("Lesson", exact=True)
-    if not app.page.locator(f"{SIDEBAR} input[type=file]").is_visible():
+    if not app.page.locator(f"{UPLOADER} input[type=file]").is_visible():
         expander.click()
     app.upload_files(
-        f"{SIDEBAR} input[type=file]",
+        f"{UPLOADER} input[type=file]",
         [{"name": name, "mimeType": "application/toml", "buffer": data}],
     )
 
