@@ -7,6 +7,7 @@ live in the URL, so a link reproduces the exact view.
 
 import streamlit as st
 
+from bpeviz.app.lesson_view import lesson_bar, lesson_sidebar, seed_lesson
 from bpeviz.app.live_class import class_bar, class_controls, start_or_join
 from bpeviz.app.sidebar import sidebar
 from bpeviz.app.state import KEY_PRESENT, init_state, sweep_closed_sessions
@@ -19,6 +20,7 @@ st.set_page_config(
     initial_sidebar_state="collapsed" if st.query_params.get(KEY_PRESENT) else "auto",
 )
 init_state()
+seed_lesson()
 sweep_closed_sessions()
 
 # Each page by the name a live class uses for it (bpeviz.classroom.state.PAGES).
@@ -64,8 +66,10 @@ page = st.navigation(list(pages.values()))
 st.set_page_config(page_title=f"{page.title} · bpeviz")
 sidebar()
 class_controls()
+lesson_sidebar()
 inject_css()
 show_link_messages()
 show_messages(class_messages)
 class_bar(next(name for name, known in pages.items() if known == page), pages)
+lesson_bar()
 page.run()

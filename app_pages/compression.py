@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from bpeviz.app import charts, compression
+from bpeviz.app import charts, compression, parallel
 from bpeviz.app.chart_clicks import step_settings, step_target
 from bpeviz.app.links import query_from_state
 from bpeviz.app.state import KEY_STEP, current_settings, imported_tokenizer
@@ -11,7 +11,7 @@ from bpeviz.app.widgets import columns, escape_markdown, show_chart
 from bpeviz.openai_ranks import REAL_ENCODING_NAMES
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
-VOCAB_CHOICES = [512, 768, 1024, 1536, 2048, 3072, 4096]
+VOCAB_CHOICES = list(compression.VOCAB_CHOICES)
 PRETOKENIZER, TIE_BREAK = "gpt4", "first"
 KEY_CHART, KEY_GO = "compression_chart", "_compression_go"
 YOURS_LINE, IMPORTED_LINE = "yours", "imported"
@@ -172,6 +172,30 @@ if references is not None:
         "each tokenizer packs each language's bytes, not one text and its translation."
     )
 
+st.header("The same passage in English and Japanese", anchor=False)
+texts = parallel.passages()
+try:
+    real_passage = {name: real_tokenizer(name) for name in REAL_ENCODING_NAMES}
+except RuntimeError as error:
+    real_passage = {}
+    st.caption(f"The real tokenizers are not available here: {error}")
+passage_tokenizers = {
+    **{f"trained on {name} (vocab {h.vocab_size:,})": h.tokenizer for name, h in histories.items()},
+    **real_passage,
+}
+passage = parallel.passage_table(passage_tokenizers, texts)
+st.markdown(
+    f"{parallel.sizes_sentence(texts)} The tokens each tokenizer needs for the whole passage, "
+    "so the last column is the cost of saying the same thing in Japanese "
+    "(`sample_texts/parallel_*.txt`, written for bpeviz)."
+)
+st.dataframe(
+    passage,
+    hide_index=True,
+    column_config={"Japanese ÷ English": st.column_config.NumberColumn(format="%.2f×")},
+)
+for _, row in passage.iloc[len(histories) :].iterrows():
+    st.markdown(parallel.cost_sentence(row))
 with st.expander("The numbers behind the chart"):
     st.dataframe(curves, hide_index=True, width="stretch", height=300)
     if references is not None:

@@ -17,7 +17,8 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "bpeviz"
 HEAVY = ("streamlit", "pandas", "altair")
 STREAMLIT_FACING = (
-    "chat_view", "live_class", "reaper", "sidebar", "state", "step_view", "token_view",
+    "chat_view", "lesson_view", "live_class", "reaper", "sidebar", "state", "step_view",
+    "token_view",
     "training", "widgets",
 )  # fmt: skip
 

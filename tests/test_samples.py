@@ -14,7 +14,10 @@ from bpeviz.samples import (
     list_samples,
 )
 
-EXPECTED_KEYS = ["english", "japanese", "aaabdaaabac", "cat_sat", "low_lower", "eat", "ties"]
+EXPECTED_KEYS = [
+    "english", "japanese", "aaabdaaabac", "cat_sat", "low_lower", "eat", "ties", "parallel_en",
+    "parallel_ja",
+]  # fmt: skip
 
 CLASSIC_TEXTS = {
     "aaabdaaabac": "aaabdaaabac",
@@ -34,7 +37,7 @@ def test_every_sample_loads() -> None:
         assert sample.description
         assert sample.source
         assert sample.language in {"en", "ja"}
-        assert sample.kind in {"prose", "classic"}
+        assert sample.kind in {"prose", "classic", "parallel"}
 
 
 def test_list_samples_returns_fresh_list() -> None:
@@ -101,9 +104,9 @@ def test_settings_are_valid() -> None:
 
 def test_licences() -> None:
     for sample in list_samples():
-        if sample.kind == "prose":
+        if sample.kind in ("prose", "parallel"):
             assert sample.licence == "CC0-1.0"
-            assert sample.source == "Original writing for bpeviz"
+            assert sample.source.startswith("Original writing for bpeviz")
         else:
             assert sample.licence == "public domain / facts (tiny example)"
 

@@ -30,7 +30,7 @@ from step_outline import step_outline
 from bpeviz.history import History, train
 from bpeviz.stepdata import TOP_PAIRS, payload, quiz_order
 from bpeviz.tokendata import token_entry, token_parents, tokens_data
-from bpeviz.web import script
+from bpeviz.web import asset, script
 
 TESTS = Path(__file__).parent / "js"
 
@@ -118,6 +118,8 @@ def node(unavailable: Callable[[str], NoReturn]) -> str:
 
 def test_the_browsers_pure_functions_agree_with_the_engine(node: str, tmp_path: Path) -> None:
     (tmp_path / "bpeviz.mjs").write_text(script(), encoding="utf-8")
+    # the lesson's keys component, a module of its own (lesson_keys.test.mjs)
+    (tmp_path / "lesson_keys.mjs").write_text(asset("lesson_keys.js"), encoding="utf-8")
     cases = {name: case(*settings) for name, settings in CASES.items()}
     (tmp_path / "cases.json").write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
     tests = sorted(str(path) for path in TESTS.glob("*.test.mjs"))

@@ -33,6 +33,9 @@ CURVE_COLUMNS: tuple[str, ...] = (
     "bytes",
     "bytes_per_token",
 )
+# The vocab sizes the Compression page trains its two samples up to (a link and a lesson's
+# ``compression_vocab`` hold one of them).
+VOCAB_CHOICES: tuple[int, ...] = (512, 768, 1024, 1536, 2048, 3072, 4096)
 REFERENCE_COLUMNS: tuple[str, ...] = (
     "tokenizer",
     "measured_on",

@@ -1,0 +1,167 @@
+"""The guided lesson in a real browser (issue 18): the bundled lesson played from its first
+slide to its last with the bar's button and a clicker's PageDown, keys typed in a box left
+alone, and a teacher's lesson file loaded, a malformed one included (a clear message, and
+the lesson and view kept)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from test_accessibility import AXE, REPO, assert_no_violations
+
+from bpeviz.app.lesson import bundled_lessons
+
+if TYPE_CHECKING:
+    from conftest import AppPage
+
+pytestmark = pytest.mark.browser
+
+PAGE_TITLES = {
+    "step": "Step through training",
+    "tokenize": "Tokenize text",
+    "compression": "Compression",
+    "runs": "Two training runs",
+    "about": "About bpeviz",
+}
+SIDEBAR = '[data-testid="stSidebar"]'
+UPLOADER = ".st-key-lesson_upload"
+
+
+def bar(app: AppPage) -> str:
+    """The lesson bar's line: the slide's title, "slide i of n", the lesson's title."""
+    return str(app.page.locator(".st-key-lesson_bar").inner_text())
+
+
+def wait_slide(app: AppPage, number: int, total: int) -> None:
+    app.page.locator(".st-key-lesson_bar").filter(has_text=f"slide {number} of {total}").wait_for(
+        timeout=60_000
+    )
+    app.wait_idle()
+
+
+def heading(app: AppPage) -> str:
+    return str(app.page.locator('[data-testid="stMain"] h1').first.inner_text())
+
+
+def check_slide(app: AppPage, number: int) -> None:
+    """The slide's page, its step (Step page) and no error of any kind."""
+    lesson = bundled_lessons()["bpe"]
+    slide = lesson.slides[number - 1]
+    wait_slide(app, number, len(lesson.slides))
+    assert slide.title in bar(app)
+    assert heading(app).startswith(PAGE_TITLES[slide.page]), (number, heading(app))
+    if slide.page == "step":
+        app.wait_view(int(slide.view.get("step", 0)))
+    app.assert_clean()
+    assert not app.alerts("Error"), (number, app.alerts("Error"))
+    assert f"slide={number}" in app.page.url and "lesson=bpe" in app.page.url
+
+
+def press(app: AppPage, key: str) -> None:
+    app.rerun(lambda: app.page.keyboard.press(key))
+
+
+def test_the_bundled_lesson_plays_from_first_slide_to_last(app: AppPage) -> None:
+    """Every slide in turn: Next slide clicked on odd slides, PageDown pressed on even ones
+    (what a presenter's clicker sends); then PageUp goes back one."""
+    total = len(bundled_lessons()["bpe"].slides)
+    app.open("step", lesson="bpe")
+    for number in range(1, total + 1):
+        check_slide(app, number)
+        if number == total:
+            break
+        if number % 2:
+            app.rerun(app.page.locator(".st-key-lesson_next button").first.click)
+        else:
+            press(app, "PageDown")
+    assert app.page.locator(".st-key-lesson_next button").first.is_disabled()
+    press(app, "PageUp")
+    check_slide(app, total - 1)
+
+
+@pytest.fixture
+def axe(unavailable: Callable[[str], None]) -> Path:
+    """axe-core, as tests/browser/test_accessibility.py finds it."""
+    if not AXE.exists():
+        unavailable(f"{AXE.relative_to(REPO)} not found: run `npm ci` (make test does)")
+    return AXE
+
+
+def test_axe_finds_nothing_on_a_slide_with_its_notes_open(app: AppPage, axe: Path) -> None:
+    app.open("step", lesson="bpe", slide=6, sample="aaabdaaabac", step=2)
+    wait_slide(app, 6, 16)
+    app.wait_view(2)
+    app.page.get_by_role("button", name="Speaker notes").click()
+    app.page.get_by_text("Before merge 2 two pairs are tied").wait_for()
+    assert_no_violations(app.page, axe, "a lesson's slide and its speaker notes")
+
+
+def test_page_down_typed_in_a_text_box_does_not_change_the_slide(app: AppPage) -> None:
+    app.open("step", lesson="bpe")
+    wait_slide(app, 1, 16)
+    box = app.page.get_by_label("Text to tokenize")
+    box.click()
+    box.press("PageDown")  # the box's own key: scrolls the text, nothing sent
+    app.page.locator('[data-testid="stMain"] h1').first.click()
+    press(app, "PageDown")
+    check_slide(app, 2)  # one slide on, not two
+
+
+BAD_LESSON = b'title = "Mine"\n[[slides]]\ntitle = "Home"\npage = "home"\n'
+GOOD_LESSON = (
+    b'title = "Two views"\n[[slides]]\ntitle = "Ties"\npage = "step"\n'
+    b'[slides.view]\nsample = "ties"\nstep = 1\n'
+    b'[[slides]]\ntitle = "About"\npage = "about"\n'
+)
+
+
+def upload_lesson(app: AppPage, name: str, data: bytes) -> None:
+    expander = app.page.locator(SIDEBAR).get_by_text("Lesson", exact=True)
+    if not app.page.locator(f"{UPLOADER} input[type=file]").is_visible():
+        expander.click()
+    app.upload_files(
+        f"{UPLOADER} input[type=file]",
+        [{"name": name, "mimeType": "application/toml", "buffer": data}],
+    )
+
+
+def test_a_malformed_lesson_says_what_to_fix_and_keeps_the_lesson_and_view(
+    app: AppPage,
+) -> None:
+    app.open("step", lesson="bpe", slide=4, sample="cat_sat", step=1)
+    wait_slide(app, 4, 16)
+    app.wait_view(1)
+    upload_lesson(app, "mine.toml", BAD_LESSON)
+    errors = " ".join(app.alerts("Error"))
+    assert "mine.toml: Slide 1 (Home)'s page 'home' is not one of: step, tokenize" in errors
+    assert "The lesson and the view you had are kept." in errors
+    assert "Traceback" not in app.page.content()
+    wait_slide(app, 4, 16)  # nothing lost: the same slide, page, step and link
+    assert app.shown_step() == 1
+    assert re.search(r"[?&]sample=cat_sat\b", app.page.url)
+    app.assert_clean()
+
+    upload_lesson(app, "good.toml", GOOD_LESSON)  # a good file replaces it, message gone
+    wait_slide(app, 1, 2)
+    assert "Ties" in bar(app) and "Two views" in bar(app)
+    assert app.shown_step() == 1
+    assert not app.alerts("Error")
+    assert "lesson=" not in app.page.url  # an uploaded lesson is not in the link
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (390, 844)])
+def test_screenshots_of_slides(app: AppPage, screenshots: object, width: int, height: int) -> None:
+    """Screenshots of a few slides as a projector (presentation mode) and a phone show them."""
+    folder = Path(str(screenshots)) / "lesson"
+    folder.mkdir(parents=True, exist_ok=True)
+    app.page.set_viewport_size({"width": width, "height": height})
+    lesson = bundled_lessons()["bpe"]
+    for number in (1, 3, 6, 8, 10, 11, 12, 14):
+        slide = lesson.slides[number - 1]
+        app.open(slide.page, lesson="bpe", slide=number, present="true", **slide.query())
+        check_slide(app, number)
+        app.page.screenshot(path=str(folder / f"slide{number:02d}-{width}x{height}.png"))

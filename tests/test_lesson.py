@@ -1,0 +1,202 @@
+"""The lesson format (``bpeviz/app/lesson.py``): reading, strict checks, writing back, and the
+session state a slide stands for. The bundled lesson is checked against the order issue 18
+asks for."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpeviz.app.lesson import (
+    MAX_LESSON_BYTES,
+    PAGES,
+    PARAMS,
+    Lesson,
+    LessonError,
+    Slide,
+    bundled_lessons,
+    parse_lesson,
+    slide_state,
+    to_toml,
+)
+from bpeviz.app.surprises import load_surprises
+
+MINIMAL = 'title = "Ties"\n\n[[slides]]\ntitle = "Step 2"\npage = "step"\n'
+
+
+def slide_toml(view: str = "", page: str = "step", extra: str = "") -> str:
+    """A one-slide lesson with this view (TOML lines under [slides.view]) and extra keys."""
+    text = f'title = "L"\n[[slides]]\ntitle = "S"\npage = "{page}"\n{extra}'
+    return text + (f"[slides.view]\n{view}\n" if view else "")
+
+
+def test_a_minimal_lesson_reads_with_empty_view_and_notes() -> None:
+    lesson = parse_lesson(MINIMAL)
+    assert lesson == Lesson("Ties", (Slide("Step 2", "step"),))
+    assert lesson.slides[0].query() == {}
+
+
+def test_a_slide_reads_its_view_as_typed_values() -> None:
+    lesson = parse_lesson(
+        slide_toml(
+            'sample = "aaabdaaabac"\nstep = 2\nquiz = true\ntext_when = "before"',
+            extra='minutes = 4\nnotes = """\nTwo pairs tie."""\n',
+        )
+    )
+    slide = lesson.slides[0]
+    assert slide.view == {"sample": "aaabdaaabac", "step": 2, "quiz": True, "text_when": "before"}
+    assert (slide.minutes, slide.notes) == (4, "Two pairs tie.")
+    # as a link writes them: flags 1/0, numbers as digits
+    assert slide.query() == {
+        "sample": "aaabdaaabac",
+        "step": "2",
+        "quiz": "1",
+        "text_when": "before",
+    }
+
+
+def test_a_compression_vocab_may_be_written_with_or_without_quotes() -> None:
+    for value in ("1024", '"1024"'):
+        lesson = parse_lesson(slide_toml(f"compression_vocab = {value}", page="compression"))
+        assert lesson.slides[0].view == {"compression_vocab": "1024"}
+
+
+def test_the_link_leaves_out_what_a_bound_widget_writes() -> None:
+    """Streamlit refuses to set a query parameter bound to a widget: the widget, given the
+    slide's value through the session state, writes it into the link itself."""
+    slide = Slide("x", "tokenize", {"tok_model": "cl100k_base", "tok_text": "hi", "vocab": 300})
+    assert slide.link() == {"tok_text": "hi", "vocab": "300"}
+
+
+ONE_SLIDE = '[[slides]]\ntitle = "S"\npage = "step"\n'
+MALFORMED = {
+    "page": (slide_toml(page="home"), "page 'home' is not one of: step, tokenize"),
+    "step-text": (slide_toml('step = "two"'), "step must be a whole number"),
+    "step-negative": (slide_toml("step = -1"), "use a whole number from 0"),
+    "step-float": (slide_toml("step = 2.5"), "step must be a whole number"),
+    "view-key": (slide_toml("stepp = 2"), "unknown key 'stepp'"),
+    "slide-key": (slide_toml(extra="colour = 1\n"), "unknown key 'colour'"),
+    "top-key": ('author = "me"\n' + MINIMAL, "unknown key 'author' at its top"),
+    "sample": (slide_toml('sample = "nope"'), "'nope', which is not one of: english"),
+    "flag-type": (slide_toml("quiz = 1"), "quiz must be true or false"),
+    "vocab-zero": (slide_toml("vocab = 0"), "use a whole number from 1"),
+    "wrong-page": (slide_toml("step = 3", page="tokenize"), "belongs to the step page"),
+    "tokenizer": (slide_toml('tok_model = "gpt5"', page="tokenize"), "'gpt5'"),
+    "nested-view": (slide_toml("view = 3"), "unknown key 'view'"),
+    "title-type": ("title = 3\n" + ONE_SLIDE, "title must be text"),
+    "no-title": ('title = "T"\n[[slides]]\npage = "step"\n', "Slide 1 has no title"),
+    "no-slides": ('title = "T"\n', "has no slides"),
+    "empty-slides": ('title = "T"\nslides = []\n', "has no slides"),
+    "slide-type": ('title = "T"\nslides = [1]\n', "Slide 1 must be a table"),
+    "minutes": (slide_toml(extra="minutes = true\n"), "minutes must be a whole number"),
+    "not-toml": ("title = 'T\n[[slides]]", "not valid TOML"),
+    "not-utf8": (b"title = '\xff'", "not UTF-8"),
+    "deep-nesting": ("x = " + "[" * 50_000 + "]" * 50_000, "nests its values too deeply"),
+    "deep-unclosed": ("title = " + "[" * 60_000, "lesson file"),
+    "too-large": (MINIMAL + "#" * MAX_LESSON_BYTES, "more than the 200,000 allowed"),
+}
+
+
+@pytest.mark.parametrize(("text", "says"), list(MALFORMED.values()), ids=list(MALFORMED))
+def test_a_malformed_lesson_is_refused_with_one_sentence(text: str | bytes, says: str) -> None:
+    with pytest.raises(LessonError) as caught:
+        parse_lesson(text)
+    message = str(caught.value)
+    assert says in message
+    assert "\n" not in message and message.endswith(".") and "Traceback" not in message
+
+
+def test_the_bundled_lesson_follows_the_order_the_issue_asks_for() -> None:
+    """Issue 18: bytes; counting pairs; aaabdaaabac with its tie; the English sample with the
+    quiz; bytes vs gpt4 in Two runs; compression English vs Japanese; real tokenizers on the
+    Tokenize page; the surprises. 45 minutes."""
+    lesson = bundled_lessons()["bpe"]
+    slides = lesson.slides
+    assert lesson.minutes == 45
+    assert all(slide.title and slide.notes for slide in slides)
+
+    def first(test: object) -> int:
+        return next(i for i, slide in enumerate(slides) if test(slide))  # type: ignore[operator]
+
+    order = [
+        first(lambda s: s.page == "tokenize" and s.view.get("vocab") == 256),  # bytes only
+        first(lambda s: s.page == "step" and s.view.get("sample") == "cat_sat"),
+        first(lambda s: s.view.get("sample") == "aaabdaaabac" and s.view.get("step") == 2),
+        first(lambda s: s.view.get("sample") == "english" and s.view.get("quiz") is True),
+        first(
+            lambda s: (
+                s.page == "runs"
+                and (s.view["runs_a_pretok"], s.view["runs_b_pretok"]) == ("bytes", "gpt4")
+            )
+        ),
+        first(lambda s: s.page == "compression"),
+        first(lambda s: s.page == "tokenize" and s.view.get("tok_model") == "cl100k_base"),
+        first(lambda s: "surprise" in s.view),
+    ]
+    assert order == sorted(order)
+
+
+def test_every_bundled_lesson_round_trips() -> None:
+    for lesson in bundled_lessons().values():
+        assert parse_lesson(to_toml(lesson)) == lesson
+
+
+def test_a_lesson_with_every_parameter_round_trips() -> None:
+    """One slide per page, each setting every parameter of its page and of the sidebar."""
+    values = {"text": 'a "quoted" \\ text', "count": 300, "flag": True}
+    slides = []
+    for page in PAGES:
+        view = {}
+        for key, param in PARAMS.items():
+            if param.pages and page not in param.pages:
+                continue
+            view[key] = param.choices()[-1] if param.choices else values[param.kind]
+        slides.append(Slide(f"on {page}", page, view, notes="line 1\nline 2", minutes=1))
+    lesson = Lesson("every parameter", tuple(slides))
+    assert parse_lesson(to_toml(lesson)) == lesson
+
+
+text_strategy = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=60)
+
+
+@settings(max_examples=150, deadline=None)
+@given(title=text_strategy, notes=st.text(st.characters(exclude_categories=("Cs",))))
+def test_any_title_and_notes_round_trip(title: str, notes: str) -> None:
+    if not title.strip():
+        title = "t" + title
+    lesson = Lesson(title, (Slide(title, "tokenize", {"tok_text": title}, notes=notes),))
+    assert parse_lesson(to_toml(lesson)) == lesson
+
+
+def test_a_slide_naming_a_sample_brings_that_samples_settings() -> None:
+    """aaabdaaabac opens with bytes, lexmin, 259 (samples.json), as choosing it would."""
+    state, dropped = slide_state(Slide("Tie", "step", {"sample": "aaabdaaabac", "step": 2}))
+    assert (state["sample"], state["pretok"], state["tie"], state["vocab"]) == (
+        "aaabdaaabac",
+        "bytes",
+        "lexmin",
+        259,
+    )
+    assert state["step"] == 2
+    assert set(dropped) == {"text_when", "quiz", "pieces"}
+    assert "present" not in state  # presentation mode stays as the presenter set it
+
+
+def test_a_slide_without_settings_goes_back_to_the_default_sample() -> None:
+    state, _ = slide_state(Slide("About", "about"))
+    assert (state["src"], state["sample"], state["vocab"], state["pretok"]) == (
+        "sample",
+        "english",
+        512,
+        "gpt4",
+    )
+
+
+def test_a_surprise_brings_its_text_unless_the_slide_has_one() -> None:
+    arithmetic = next(s for s in load_surprises() if s.key == "arithmetic")
+    state, dropped = slide_state(Slide("x", "tokenize", {"surprise": "arithmetic"}))
+    assert state["tok_text"] == arithmetic.text
+    assert "tok_model" in dropped and "tok_text" not in dropped
+    state, _ = slide_state(Slide("x", "tokenize", {"surprise": "arithmetic", "tok_text": "1+1"}))
+    assert state["tok_text"] == "1+1"

@@ -1,0 +1,103 @@
+"""The lesson in the app (``bpeviz/app/lesson_view.py``) under AppTest: a link opens the
+bundled lesson, Next and Previous apply each slide's view (page, sidebar, page settings), and
+the link follows the slide."""
+
+from __future__ import annotations
+
+from apptest_support import new_app, plain, run
+from streamlit.testing.v1 import AppTest
+
+from bpeviz.app.lesson import PAGES, bundled_lessons
+
+PAGE_TITLES = {
+    "step": "Step through training",
+    "tokenize": "Tokenize text",
+    "compression": "Compression",
+    "compare": "Compare tokenizers",
+    "runs": "Two training runs",
+    "export": "Export / import",
+    "about": "About bpeviz",
+}
+
+
+def page_title(at: AppTest) -> str:
+    return at.title[0].value
+
+
+def bar_text(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if " of " in m.value and "slide" in m.value)
+
+
+def test_every_page_a_slide_may_name_has_a_title_here() -> None:
+    assert set(PAGE_TITLES) == set(PAGES)
+
+
+def test_a_link_opens_the_bundled_lesson_at_its_first_slide() -> None:
+    at = run(new_app(lesson="bpe"))
+    lesson = bundled_lessons()["bpe"]
+    assert page_title(at) == "Tokenize text"
+    assert "slide 1 of 16" in bar_text(at)
+    assert at.query_params["lesson"] == "bpe" and at.query_params["slide"] == "1"
+    assert at.session_state["vocab"] == 256
+    assert at.text_area(key="tok_text").value == lesson.slides[0].view["tok_text"]
+    tokens = next(m for m in at.metric if m.label == "Tokens")
+    assert tokens.value == str(len(lesson.slides[0].view["tok_text"].encode("utf-8")))
+    assert at.button(key="lesson_previous").disabled
+    notes = " ".join(m.value for m in at.markdown)
+    assert "Before any tokenizer there are bytes\\." in notes  # the speaker notes, escaped
+
+
+def test_next_and_previous_apply_each_slides_view() -> None:
+    """Every slide of the bundled lesson, forward then one back: the page and every value the
+    slide names reach the widgets (a value the slide leaves out takes its default)."""
+    lesson = bundled_lessons()["bpe"]
+    at = run(new_app(lesson="bpe"))
+    for number, slide in enumerate(lesson.slides, start=1):
+        assert page_title(at).startswith(PAGE_TITLES[slide.page]), number
+        assert f"slide {number} of {len(lesson.slides)}" in bar_text(at)
+        assert at.query_params["slide"] == str(number)
+        for key, value in slide.view.items():
+            if key in ("quiz", "pieces", "text_when"):
+                continue  # the step view's, drawn in the browser (tests/browser/test_lesson.py)
+            held = at.session_state[key]
+            assert str(held) == str(value), (number, key, held, value)
+        if slide.page == "step":
+            assert at.query_params.get("step", "0") == str(slide.view.get("step", 0))
+        if number < len(lesson.slides):
+            at = run(at.button(key="lesson_next").click())
+    assert at.button(key="lesson_next").disabled
+    at = run(at.button(key="lesson_previous").click())
+    assert "slide 15 of 16" in bar_text(at)
+    assert at.session_state["surprise"] == "trailing_space"
+
+
+def test_going_back_restores_what_the_later_slide_changed() -> None:
+    """Slide 2 shows token ids; back on slide 1 the view is text again (its default)."""
+    at = run(new_app(lesson="bpe"))
+    at = run(at.button(key="lesson_next").click())
+    assert at.session_state["tok_view"] == "Token ids"
+    at = run(at.button(key="lesson_previous").click())
+    assert at.session_state["tok_view"] == "Text"
+    assert "tok_view" not in at.query_params
+
+
+def test_a_link_to_a_slide_keeps_the_view_the_link_holds() -> None:
+    """A reload (or a copied link) mid-lesson stays on that slide and keeps what the
+    presenter changed there (here the step), rather than replaying the slide."""
+    at = run(new_app(lesson="bpe", slide="6", sample="aaabdaaabac", step="3"))
+    assert "slide 6 of 16" in bar_text(at)
+    assert page_title(at) == "Step through training"
+    assert at.session_state["step"] == 3
+
+
+def test_an_unknown_lesson_in_the_link_is_said_and_ignored() -> None:
+    at = run(new_app(lesson="nope"))
+    assert any("lesson='nope' is not a bundled lesson (bpe)" in plain(w.value) for w in at.warning)
+    assert not [m for m in at.markdown if "slide 1 of" in m.value]
+
+
+def test_ending_the_lesson_removes_the_bar() -> None:
+    at = run(new_app(lesson="bpe"))
+    at = run(at.button(key="lesson_end").click())
+    assert not [m for m in at.markdown if "slide 1 of" in m.value]
+    assert "lesson" not in at.query_params and "slide" not in at.query_params
