@@ -41,7 +41,7 @@ class StepView {
     this.inspectorBox = box("bpe-inspector-box");
     this.pairsBox = box();
     this.vocabBox = box();
-    this.legendBox = box();
+    this.legendBox = box("bpe-legend-box");
     this.textBox = scrollBox("bpe-scroll", "The text, token by token");
     const whenRow = box("bpe-when");
     this.beforeButton = button("Before merge", "The text just before this merge, its pair outlined.", () => this.show(this.k, "before"));
@@ -54,7 +54,7 @@ class StepView {
     this.chart = record.merge_count ? chart(record) : null;
     const tablePane = box("bpe-table-pane");
     tablePane.append(this.pairsBox);
-    if (this.chart) tablePane.append(this.chart.svg);
+    if (this.chart) tablePane.append(this.chart.element);
     const panes = box("bpe-panes");
     panes.append(textPane, tablePane);
     // Each step and the quiz's verdict, said by a screen reader (not shown).
