@@ -113,5 +113,5 @@ def test_projector_labels_are_at_least_18px(app: AppPage) -> None:
     sizes = dict(app.page.evaluate(_SMALLEST, LABELS))
     missing = [selector for selector, size in sizes.items() if size is None]
     assert not missing, f"not on the page: {missing}"
-    small = {selector: round(size, 1) for selector, size in sizes.items() if size < SMALLEST_LABEL_PX}
+    small = {key: round(size, 1) for key, size in sizes.items() if size < SMALLEST_LABEL_PX}
     assert not small, f"labels under {SMALLEST_LABEL_PX} px at 1280x720: {small}"

@@ -1,0 +1,42 @@
+"""What a lecturer found wrong or confusing on screen (issue 18), each fixed and checked in a
+real browser on an exported page (the same script as the app's Step page; no server).
+
+Expected values are worked by hand on Wikipedia's ``aaabdaaabac`` and the low/lower
+sample's words, as the docstring of each test says.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_step_teach import candidates, open_run, toggle
+
+from bpeviz.history import train
+from bpeviz.stepdata import TOP_PAIRS
+
+pytestmark = pytest.mark.browser
+
+
+def wikipedia(merges: int = 3) -> Any:
+    return train("aaabdaaabac", 256 + merges, pretokenizer="bytes", top_pairs=TOP_PAIRS)
+
+
+def test_a_pair_tied_with_the_merge_is_a_right_answer(browser: Any, tmp_path: Path) -> None:
+    """After merge 1 (aa → Z) the text is ZabdZabac: Za and ab both occur twice, the rule
+    picks one. Choosing the other is right too: the counts cannot tell them apart."""
+    history = wikipedia()
+    aa = 256
+    tied = {(aa, ord("a")), (ord("a"), ord("b"))}
+    assert set(history.tied_pairs(2)) == tied  # the hand count, held against the engine
+    page = open_run(browser, tmp_path, history, step=1)
+    toggle(page, "Guess the next merge")
+    (other,) = tied - {history.steps[1].pair}
+    assert other in candidates(page)
+    page.locator(f'.bpe-choice[data-pair="{other[0]},{other[1]}"]').click()
+    assert page.locator(".bpe-verdict").inner_text().startswith("✓ Right: your pair tied with")
+    assert page.locator(".bpe-score").inner_text() == "Score: 1 of 1"
+    marks = page.locator(".bpe-choice .bpe-mark").all_inner_texts()
+    assert sorted(marks) == ["✓ right", "✓ tied"]  # the two pairs of count 2, no ✗
+    assert page.bpeviz_errors == []
