@@ -82,7 +82,7 @@ function pairTable(record, k) {
     if (row === 0 && chosen && chosen.left === left && chosen.right === right) note = `◀ merge ${number(Math.max(k, 1))}`;
     else if (tied > 1 && count === top) note = "tied";
     const pair = el("td", "bpe-pair");
-    pair.textContent = `${labelText(record.vocab[left][VOCAB.label])} + ${labelText(record.vocab[right][VOCAB.label])}`;
+    pair.textContent = `${fullLabel(record.vocab, left)} + ${fullLabel(record.vocab, right)}`;
     const bar = el("td", "bpe-count");
     const fill = el("span", "bpe-bar");
     fill.style.width = `${Math.max(2, (100 * count) / top)}%`;

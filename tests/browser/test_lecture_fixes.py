@@ -40,3 +40,23 @@ def test_a_pair_tied_with_the_merge_is_a_right_answer(browser: Any, tmp_path: Pa
     marks = page.locator(".bpe-choice .bpe-mark").all_inner_texts()
     assert sorted(marks) == ["✓ right", "✓ tied"]  # the two pairs of count 2, no ✗
     assert page.bpeviz_errors == []
+
+
+def pair_rows(page: Any) -> list[str]:
+    return page.locator("table.bpe-pair-table tr[data-pair]").evaluate_all(
+        "rows => rows.map(row => [...row.cells].slice(0, 3).map(c => c.textContent).join('|'))"
+    )
+
+
+def test_the_pair_table_shows_the_end_of_word_marker(browser: Any, tmp_path: Path) -> None:
+    """``west west`` with words and ``</w>``: each word is w e s t </w>, so before merge 1
+    the four pairs w+e, e+s, s+t and t+</w> occur twice each (the rule "first" picks w+e).
+    The lecturer saw "t + " where the pair is t + </w>."""
+    history = train("west west", 260, pretokenizer="words", end_of_word=True, top_pairs=TOP_PAIRS)
+    page = open_run(browser, tmp_path, history, step=0)
+    assert pair_rows(page) == ["1|w + e|2", "2|e + s|2", "3|s + t|2", "4|t + </w>|2"]
+    page.goto(page.url.split("#")[0] + "#step=4")
+    page.reload()
+    page.wait_for_function("() => document.querySelector('.bpe-root')?.dataset.ready === 'true'")
+    assert pair_rows(page) == ["1|west + </w>|2"]  # before merge 4
+    assert page.bpeviz_errors == []
