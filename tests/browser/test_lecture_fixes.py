@@ -52,7 +52,7 @@ def test_the_pair_table_shows_the_end_of_word_marker(browser: Any, tmp_path: Pat
     """``west west`` with words and ``</w>``: each word is w e s t </w>, so before merge 1
     the four pairs w+e, e+s, s+t and t+</w> occur twice each (the rule "first" picks w+e).
     The lecturer saw "t + " where the pair is t + </w>."""
-    history = train("west west", 260, pretokenizer="words", end_of_word=True, top_pairs=TOP_PAIRS)
+    history = train("west west", 261, pretokenizer="words", end_of_word=True, top_pairs=TOP_PAIRS)
     page = open_run(browser, tmp_path, history, step=0)
     assert pair_rows(page) == ["1|w + e|2", "2|e + s|2", "3|s + t|2", "4|t + </w>|2"]
     page.evaluate("window.bpevizStepView.show(4, 'after')")
