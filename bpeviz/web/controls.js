@@ -51,8 +51,8 @@ function stepControls(view) {
   const jumpLabel = el("label", "bpe-field", "Go to step ");
   jumpLabel.append(jump);
   const [animateLabel] = checkbox("Animate merges", "Slide the two halves of each pair into one on Next (off when your system asks for reduced motion).", view.animate, (on) => (view.animate = on));
-  const [piecesLabel] = checkbox("Show pieces", "Outline the pre-tokenizer's pieces: no merge ever crosses their edges.", false, (on) => view.setPieces(on));
-  const [quizLabel] = checkbox("Guess the next merge", "A quiz: the next merge is held back until you pick one of four pairs.", false, (on) => view.setQuiz(on));
+  const [piecesLabel] = checkbox("Show pieces", "Outline the pre-tokenizer's pieces: no merge ever crosses their edges.", view.showPieces, (on) => view.setPieces(on));
+  const [quizLabel] = checkbox("Guess the next merge", "A quiz: the next merge is held back until you pick one of four pairs.", view.quiz, (on) => view.setQuiz(on));
   const buttons = el("div", "bpe-buttons");
   buttons.append(parts.first, parts.previous, parts.next, parts.last, parts.play, paceLabel, jumpLabel, animateLabel, piecesLabel, quizLabel);
   const element = el("div", "bpe-controls");

@@ -151,8 +151,13 @@ function reconcile(parent, children) {
   }
 }
 
-// What the outlines and odd spans of a text mean; kind "pair", "new" or null.
-function legend(kind, vocab, ids) {
+// Whitespace as the spans draw it (bpeviz.readable): a legend names only what is drawn.
+const DRAWN_WHITESPACE = /[␣↵⇥]/;
+
+// What the outlines and odd spans of a text mean; kind "pair", "new" or null. With
+// options.ids (the spans show ids, not text) byte pieces and whitespace are not drawn, so
+// their keys are left out; whitespace's key shows only when some token draws it.
+function legend(kind, vocab, ids, options = {}) {
   const row = el("div", "bpe-legend");
   const item = (...nodes) => {
     const cell = el("span");
@@ -164,11 +169,12 @@ function legend(kind, vocab, ids) {
   if (kind === "new") item(example("bpe-c0 bpe-new", "ab"), " the new token");
   const unique = [...new Set(ids)];
   if (unique.some((id) => vocab[id][VOCAB.kind] === KIND.SPECIAL)) item(example("bpe-special", "<|x|>"), " special token");
+  if (options.ids) return row;
   if (unique.some((id) => vocab[id][VOCAB.broken])) {
     const hex = example("bpe-c2", "");
     hex.append(el("span", "bpe-hex", "<E3>"));
     item(hex, " a byte that is only part of a character");
   }
-  item("␣ space · ↵ newline · ⇥ tab");
+  if (unique.some((id) => DRAWN_WHITESPACE.test(labelText(vocab[id][VOCAB.label])))) item("␣ space · ↵ newline · ⇥ tab");
   return row;
 }

@@ -5,18 +5,21 @@
 const REPORT_AFTER_MS = 600;
 
 class StepView {
-  constructor(root, record, start, report) {
+  // follow(state) hears every change of the view at once (the app writes it into the
+  // address); report(state) once stepping pauses. state: {step, when, quiz, pieces}.
+  constructor(root, record, start, report, follow) {
     this.root = root;
     this.record = record;
     this.report = report;
+    this.follow = follow || (() => {});
     // what the student chose; show() draws them
     this.k = Math.min(Math.max(Number(start.step) || 0, 0), record.merge_count);
     this.when = start.when === "before" ? "before" : "after";
     this.playing = false;
     this.pace = 1; // seconds between autoplay steps
     this.animate = !reducedMotion();
-    this.showPieces = false;
-    this.quiz = false;
+    this.showPieces = start.pieces === true;
+    this.quiz = start.quiz === true;
     this.answers = new Map(); // quiz: step -> the row chosen (0 is the real next merge)
     // kept across steps so that a step touches only what changed
     this.spanCache = new Map();
@@ -24,7 +27,12 @@ class StepView {
     this.timers = { play: null, slide: null, report: null, scroll: null };
     this.slideMs = 0; // how long a merge slides: the stylesheet's --bpe-slide, read when needed
     this.build();
-    this.show(this.k, this.when, { report: false });
+    this.show(this.k, this.quiz ? "after" : this.when, { report: false });
+  }
+
+  // Where the view stands, as the app's link and report say it.
+  state() {
+    return { step: this.k, when: this.when, quiz: this.quiz, pieces: this.showPieces };
   }
 
   build() {
@@ -107,13 +115,13 @@ class StepView {
 
   setPieces(on) {
     this.showPieces = on;
-    this.show(this.k, this.when, { report: false });
+    this.show(this.k, this.when);
   }
 
   setQuiz(on) {
     this.quiz = on;
     if (on && this.playing) this.toggle();
-    this.show(this.k, "after", { report: false });
+    this.show(this.k, "after");
   }
 
   toggle() {
@@ -200,6 +208,7 @@ class StepView {
     } else {
       this.finish(k, when);
     }
+    this.follow(this.state());
     if (options.report !== false) this.scheduleReport();
   }
 
@@ -247,6 +256,6 @@ class StepView {
   scheduleReport() {
     clearTimeout(this.timers.report);
     if (this.playing) return;
-    this.timers.report = setTimeout(() => this.report({ step: this.k, when: this.when }), REPORT_AFTER_MS);
+    this.timers.report = setTimeout(() => this.report(this.state()), REPORT_AFTER_MS);
   }
 }
