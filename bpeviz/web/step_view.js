@@ -226,7 +226,7 @@ class StepView {
   }
 
   drawText(view, sliding) {
-    const options = { pieces: this.showPieces ? view.pieceStarts : null, keys: view.starts, cache: this.spanCache };
+    const options = { pieces: view.pieceStarts, outline: this.showPieces, keys: view.starts, cache: this.spanCache };
     const spans = tokenSpans(this.record.vocab, view.ids, view.marks, options);
     spans.classList.toggle("bpe-sliding", Boolean(sliding));
     this.legendBox.replaceChildren(legend(view.legend, this.record.vocab, view.ids));

@@ -58,3 +58,41 @@ def test_the_pair_table_shows_the_end_of_word_marker(browser: Any, tmp_path: Pat
     page.evaluate("window.bpevizStepView.show(4, 'after')")
     assert pair_rows(page) == ["1|west + </w>|2"]  # before merge 4
     assert page.bpeviz_errors == []
+
+
+# For each piece drawn (selector): how many lines its tokens sit on, and whether the piece
+# is as wide as the text (a piece longer than a line has to wrap).
+_PIECE_LINES = """
+(selector) => [...document.querySelectorAll(selector)].map((piece) => {
+  // a token more than 12 px below the one before it starts a new line (outlines and
+  // grouped characters move a token's top by a few px within one line)
+  const tops = [...piece.querySelectorAll(".bpe-t")].map((t) => t.getBoundingClientRect().top);
+  const lines = 1 + tops.filter((top, i) => i > 0 && top > tops[i - 1] + 12).length;
+  const line = piece.closest(".bpe-text").getBoundingClientRect().width;
+  return [lines, piece.getBoundingClientRect().width >= line - 24];
+})
+"""
+
+
+@pytest.mark.parametrize("pieces", ["shown", "not shown"])
+def test_lines_break_between_pieces_never_inside_one(
+    browser: Any, tmp_path: Path, pieces: str
+) -> None:
+    """A narrow window wraps the English sample's lines; with gpt4's pieces (a word with the
+    space before it) each piece that fits on a line sits on one line: the lecturer saw
+    "␣o | ld", one piece looking like two, against the rule the view teaches."""
+    from sample_runs import sample_history
+
+    page = open_run(browser, tmp_path, sample_history("english"), step=3)
+    page.set_viewport_size({"width": 420, "height": 900})
+    selector = ".bpe-scroll .bpe-piece"
+    if pieces == "shown":
+        toggle(page, "Show pieces")
+    else:
+        selector = ".bpe-scroll .bpe-word"
+    page.wait_for_function("() => document.querySelector('.bpe-root').dataset.ready === 'true'")
+    drawn = page.evaluate(_PIECE_LINES, selector)
+    assert len(drawn) > 100, f"too few pieces drawn to tell: {len(drawn)}"
+    split = [lines for lines, full_width in drawn if lines > 1 and not full_width]
+    assert split == [], f"{len(split)} pieces that fit on a line were broken across lines"
+    assert page.bpeviz_errors == []
