@@ -52,7 +52,8 @@ def test_real_tokenizers_numbers_and_language_cost_come_from_tiktoken() -> None:
             ratio[language] = len(text.encode()) / tokens
             assert values[f"{name} on {language}"] == f"{ratio[language]:.2f}"
         cost = ratio["English"] / ratio["Japanese"]
-        assert f"{name}: Japanese costs {cost:.1f}× more tokens than English" in sentences
+        said = f"{name}: per byte of UTF-8 text, Japanese takes {cost:.1f}× as many tokens"
+        assert said in sentences
 
 
 def test_the_marker_follows_the_sidebar_vocab_size() -> None:
