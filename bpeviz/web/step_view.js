@@ -68,7 +68,9 @@ class StepView {
     // Each step and the quiz's verdict, said by a screen reader (not shown).
     this.live = el("p", "bpe-sr-only");
     this.live.setAttribute("aria-live", "polite");
-    this.root.append(controls.element, this.cardBox, this.countsBox, this.inspectorBox, panes, this.vocabBox, this.live);
+    // The inspector comes last: opening it never moves the text, and the stylesheet holds it
+    // at the bottom of the screen, over the text's lower part (a bottom sheet).
+    this.root.append(controls.element, this.cardBox, this.countsBox, panes, this.vocabBox, this.inspectorBox, this.live);
     const countLine = (made, hits) =>
       made.kind === "merge" && made.number > this.k
         ? `Not made yet at step ${number(this.k)}: merge ${number(made.number)} comes later.`

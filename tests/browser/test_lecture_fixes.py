@@ -96,3 +96,28 @@ def test_lines_break_between_pieces_never_inside_one(
     split = [lines for lines, full_width in drawn if lines > 1 and not full_width]
     assert split == [], f"{len(split)} pieces that fit on a line were broken across lines"
     assert page.bpeviz_errors == []
+
+
+@pytest.mark.parametrize(("width", "height"), [(1366, 900), (390, 844)], ids=["laptop", "phone"])
+def test_the_inspector_opens_without_moving_the_clicked_token(
+    browser: Any, tmp_path: Path, screenshots: Path, width: int, height: int
+) -> None:
+    """The lecturer's click inserted the inspector above the text and the token jumped about
+    450 px down, off a phone's screen. It now opens over the text's lower part, at the
+    bottom of the screen (a bottom sheet on a phone), and the token stays where it was."""
+    from sample_runs import sample_history
+
+    page = open_run(browser, tmp_path, sample_history("english"), step=5)
+    page.set_viewport_size({"width": width, "height": height})
+    token = page.locator(".bpe-scroll .bpe-new").first
+    token.scroll_into_view_if_needed()
+    before = token.bounding_box()
+    token.click()
+    page.locator(".bpe-inspector").wait_for()
+    after = token.bounding_box()
+    assert before and after and abs(after["y"] - before["y"]) < 2, (before, after)
+    sheet = page.locator(".bpe-inspector").bounding_box()
+    assert sheet and sheet["y"] >= 0 and sheet["y"] + sheet["height"] <= height + 1, sheet
+    assert sheet["height"] <= 0.6 * height, "the sheet leaves most of the text in sight"
+    page.screenshot(path=str(screenshots / f"inspector-sheet-{width}x{height}.png"))
+    assert page.bpeviz_errors == []
