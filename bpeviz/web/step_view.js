@@ -70,7 +70,7 @@ class StepView {
     this.live.setAttribute("aria-live", "polite");
     // The inspector comes last: opening it never moves the text, and the stylesheet holds it
     // at the bottom of the screen, over the text's lower part (a bottom sheet).
-    this.root.append(controls.element, this.cardBox, this.countsBox, panes, this.vocabBox, this.inspectorBox, this.live);
+    this.root.append(controls.bar, controls.element, this.cardBox, this.countsBox, panes, this.vocabBox, this.inspectorBox, this.live);
     const countLine = (made, hits) =>
       made.kind === "merge" && made.number > this.k
         ? `Not made yet at step ${number(this.k)}: merge ${number(made.number)} comes later.`
@@ -211,6 +211,9 @@ class StepView {
       this.finish(k, when);
     }
     this.follow(this.state());
+    // A step the student took shows what it changed, on the page too (a phone's screen
+    // holds the text or the card, seldom both); opening the view scrolls nothing.
+    this.reveal = options.report !== false;
     if (options.report !== false) this.scheduleReport();
   }
 
@@ -245,6 +248,8 @@ class StepView {
       if (!mark || !spans.isConnected) return;
       const top = mark.getBoundingClientRect().top - box.getBoundingClientRect().top;
       if (top < 0 || top + mark.offsetHeight > box.clientHeight) box.scrollTop += top - box.clientHeight / 4;
+      const onPage = mark.getBoundingClientRect();
+      if (this.reveal && (onPage.top < 0 || onPage.bottom > window.innerHeight)) mark.scrollIntoView({ block: "center" });
       if (tries > 1) this.timers.scroll = requestAnimationFrame(() => settle(tries - 1));
     };
     this.timers.scroll = requestAnimationFrame(() => settle(4));

@@ -121,3 +121,33 @@ def test_the_inspector_opens_without_moving_the_clicked_token(
     assert sheet["height"] <= 0.6 * height, "the sheet leaves most of the text in sight"
     page.screenshot(path=str(screenshots / f"inspector-sheet-{width}x{height}.png"))
     assert page.bpeviz_errors == []
+
+
+_IN_VIEW = """(el) => { const r = el.getBoundingClientRect();
+  return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; }"""
+
+
+def test_on_a_phone_next_stays_in_reach_and_shows_what_changed(
+    browser: Any, tmp_path: Path, screenshots: Path
+) -> None:
+    """390x844: a student scrolls down to the text; the step buttons stay on screen, and
+    after each Next the new token is on screen, wherever in the text it is."""
+    from sample_runs import sample_history
+
+    page = open_run(browser, tmp_path, sample_history("english"), step=5)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.locator(".bpe-scroll").scroll_into_view_if_needed()
+    page.mouse.wheel(0, 600)
+    next_button = page.locator(".bpe-root button").filter(has_text="Next").first
+    for k in range(6, 12):
+        assert next_button.evaluate(_IN_VIEW), f"Next is off screen before step {k}"
+        next_button.click()
+        page.wait_for_function(
+            "k => { const r = document.querySelector('.bpe-root');"
+            " return r.dataset.ready === 'true' && r.dataset.step === String(k); }",
+            arg=k,
+        )
+        mark = page.locator(".bpe-scroll .bpe-new").first
+        page.wait_for_function(_IN_VIEW, arg=mark.element_handle(), timeout=5_000)
+    page.screenshot(path=str(screenshots / "phone-after-next-390x844.png"))
+    assert page.bpeviz_errors == []
