@@ -243,9 +243,14 @@ class StepView {
     // Lines out of sight are laid out at an estimated height until drawn, so a scroll is
     // checked again on the next frames, once the lines around the mark have their size.
     cancelAnimationFrame(this.timers.scroll);
+    // A box out of the window's sight has every line at its estimate: its lines are then
+    // laid out for the measure (the class is dropped once settled; each line keeps its size).
     const settle = (tries) => {
       const mark = spans.querySelector(".bpe-new, .bpe-ps");
       if (!mark || !spans.isConnected) return;
+      const seen = box.getBoundingClientRect();
+      if (tries === 4 && (seen.top >= window.innerHeight || seen.bottom <= 0)) spans.classList.add("bpe-laid-out");
+      if (tries <= 1) spans.classList.remove("bpe-laid-out");
       const top = mark.getBoundingClientRect().top - box.getBoundingClientRect().top;
       if (top < 0 || top + mark.offsetHeight > box.clientHeight) box.scrollTop += top - box.clientHeight / 4;
       const onPage = mark.getBoundingClientRect();
