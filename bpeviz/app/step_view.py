@@ -2,11 +2,9 @@
 
 The server trains and hands over one record (:func:`bpeviz.stepdata.payload`); every Next,
 Previous, slider move, key and autoplay tick is drawn by the browser from it, with no server
-round trip. The browser writes the step, before/after, the quiz and Show pieces into the
-address at once (``LINK``), so a link copied right after stepping is never stale. Once a
-student stops stepping, the view reports where it stands (``view``), which reruns the page
-once: the server then holds the same in the URL and the session, and the CSV downloads
-follow it.
+round trip. Once a student stops stepping, the view reports where it stands (``view``:
+step, before/after, the quiz and Show pieces), which reruns the page once: they go into the
+URL, so a link reproduces the view, and the CSV downloads follow it.
 
 The data given to the component stays the same while a student steps (the record and the
 step it started at), so Streamlit sends the record again only when it changes.
@@ -35,16 +33,6 @@ KEY_QUIZ = "quiz"  # the quiz ("Guess the next merge") on: "1" in the link
 KEY_PIECES = "pieces"  # Show pieces on: "1" in the link
 WHEN_OPTIONS = {"before": "Before merge", "after": "After merge"}
 SWITCHES = (KEY_QUIZ, KEY_PIECES)
-# The link's names and defaults, for the browser: it writes the view into the address at
-# once (a link copied right after stepping is never stale), the server a moment later.
-LINK = {
-    "step": [KEY_STEP, "0"],
-    "when": [KEY_WHEN, WHEN_OPTIONS["after"]],
-    "before": WHEN_OPTIONS["before"],
-    "after": WHEN_OPTIONS["after"],
-    KEY_QUIZ: [KEY_QUIZ, "0"],
-    KEY_PIECES: [KEY_PIECES, "0"],
-}
 
 # The one component of the app: bpeviz.web.script(), for the step view and any list of tokens.
 component = st.components.v2.component("bpeviz_step", js=script(), isolate_styles=False)
@@ -127,7 +115,6 @@ def step_view(history: History) -> tuple[int, str]:
             "when": start[2],
             **dict(zip(SWITCHES, start[3:], strict=True)),
         },
-        "link": LINK,
     }
     result = component(data=data, key=KEY_VIEW, on_view_change=lambda: None)
     reported = result.get("view") if result else None

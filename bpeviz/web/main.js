@@ -14,7 +14,7 @@ const views = new WeakMap(); // per mounted element: the view, its record and it
 
 // Draw the step view of `data` ({key, payload: the record or its JSON}) in `root`, starting
 // at start {step, when}; report({step, when}) hears where a student stopped.
-export function mount(root, data, start, report, follow) {
+export function mount(root, data, start, report) {
   start = start || {};
   const id = `${data.key}|${start.step}|${start.when}|${start.quiz}|${start.pieces}`;
   const held = views.get(root);
@@ -30,7 +30,7 @@ export function mount(root, data, start, report, follow) {
     // the record with its vocabulary completed; the record sent is left as it came
     record = { ...sent, vocab: completeVocab(sent.vocab, (id) => stepParents(sent, id)) };
   }
-  const view = new StepView(root, record, start, report || (() => {}), follow);
+  const view = new StepView(root, record, start, report || (() => {}));
   views.set(root, { id, key: data.key, record, view });
   return view;
 }
@@ -69,26 +69,6 @@ export function mountTokens(root, record) {
   root.dataset.ready = "true";
 }
 
-// The view written into the page's address at once, by the link's names and defaults
-// (bpeviz.app.step_view.LINK; a default is left out, as the server leaves it out).
-export function linkSearch(search, link, state) {
-  const query = new URLSearchParams(search);
-  const put = ([name, fallback], value) => (value === fallback ? query.delete(name) : query.set(name, value));
-  put(link.step, String(state.step));
-  put(link.when, state.when === "before" ? link.before : link.after);
-  put(link.quiz, state.quiz ? "1" : "0");
-  put(link.pieces, state.pieces ? "1" : "0");
-  const text = query.toString();
-  return text ? `?${text}` : "";
-}
-
-function followInAddress(link) {
-  return (state) => {
-    const search = linkSearch(window.location.search, link, state);
-    if (search !== window.location.search) window.history.replaceState(window.history.state, "", `${window.location.pathname}${search}${window.location.hash}`);
-  };
-}
-
 // Streamlit's components v2 call this on every run with the data the server sent.
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
@@ -101,7 +81,6 @@ export default function (component) {
     mountTokens(root, data);
     return;
   }
-  const follow = data.link && typeof window !== "undefined" ? followInAddress(data.link) : null;
-  const view = mount(root, data, data.start, (state) => setStateValue("view", state), follow);
+  const view = mount(root, data, data.start, (state) => setStateValue("view", state));
   if (typeof window !== "undefined") window.bpevizStepView = view;
 }

@@ -5,13 +5,12 @@
 const REPORT_AFTER_MS = 600;
 
 class StepView {
-  // follow(state) hears every change of the view at once (the app writes it into the
-  // address); report(state) once stepping pauses. state: {step, when, quiz, pieces}.
-  constructor(root, record, start, report, follow) {
+  // report(state) hears where the student stopped, once stepping pauses: {step, when, quiz,
+  // pieces}.
+  constructor(root, record, start, report) {
     this.root = root;
     this.record = record;
     this.report = report;
-    this.follow = follow || (() => {});
     // what the student chose; show() draws them
     this.k = Math.min(Math.max(Number(start.step) || 0, 0), record.merge_count);
     this.when = start.when === "before" ? "before" : "after";
@@ -210,7 +209,6 @@ class StepView {
     } else {
       this.finish(k, when);
     }
-    this.follow(this.state());
     // A step the student took shows what it changed, on the page too (a phone's screen
     // holds the text or the card, seldom both); opening the view scrolls nothing.
     this.reveal = options.report !== false;
