@@ -3,7 +3,7 @@
 import streamlit as st
 
 from bpeviz.app import charts, compression, parallel
-from bpeviz.app.chart_clicks import step_settings, step_target
+from bpeviz.app.chart_clicks import KEY_UNDO, click_undo, step_settings, step_target
 from bpeviz.app.links import query_from_state
 from bpeviz.app.state import KEY_STEP, current_settings, imported_tokenizer
 from bpeviz.app.training import current_history, real_tokenizer, train_sample
@@ -29,9 +29,11 @@ def open_clicked_step() -> None:
     target = step_target(state[KEY_CHART].selection, samples=SAMPLES, merge_counts=merge_counts)
     if target is None:
         return
-    state.update(
-        step_settings(target, vocab_size=vocab, pretokenizer=PRETOKENIZER, tie_break=TIE_BREAK)
+    changed = step_settings(
+        target, vocab_size=vocab, pretokenizer=PRETOKENIZER, tie_break=TIE_BREAK
     )
+    state[KEY_UNDO] = click_undo(dict(state), changed, step_key=KEY_STEP)
+    state.update(changed)
     state[KEY_STEP] = target.step
     state[KEY_GO] = True
 

@@ -10,19 +10,42 @@ student stopped.
 import streamlit as st
 
 from bpeviz.app import tables
+from bpeviz.app.chart_clicks import KEY_BACK, KEY_UNDO
+from bpeviz.app.links import query_from_state
 from bpeviz.app.state import current_settings, current_text, presentation_mode
 from bpeviz.app.step_view import step_view
 from bpeviz.app.training import current_history
 from bpeviz.app.widgets import caption
 from bpeviz.readable import counted
 
+
+def undo_chart_click() -> None:
+    """Button callback (before widgets are drawn): the settings and step before the click."""
+    undo = st.session_state.pop(KEY_UNDO, None)
+    if undo is not None:
+        st.session_state.update(undo.restore)
+        st.session_state[KEY_BACK] = True
+
+
 st.title("Step through training")
+if st.session_state.pop(KEY_BACK, False):
+    st.switch_page("app_pages/compression.py", query_params=query_from_state(st.session_state))
 text = current_text()
 history = current_history()
 if history is None or text is None:
     st.stop()
 
 settings = current_settings()
+undo = st.session_state.get(KEY_UNDO)
+if undo is not None and undo.sentence and undo.holds(st.session_state):
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.info(undo.sentence, icon="↪️")
+        st.button(
+            "Go back",
+            key="chart_click_undo",
+            help="Put the sidebar and the step back as they were, and return to the chart.",
+            on_click=undo_chart_click,
+        )
 caption(f"{text.name} · {counted(len(history.text), 'byte')} · {settings.summary()}")
 if not presentation_mode():  # on a projector, room for the text matters more
     st.caption(

@@ -7,7 +7,7 @@ from bpeviz.app import tables
 from bpeviz.app.chat_view import show_chat_view
 from bpeviz.app.choices import MODEL, MODEL_NAMES, model_summary, tokenizer_choices
 from bpeviz.app.settings import Message
-from bpeviz.app.state import current_text, imported_tokenizer
+from bpeviz.app.state import current_text, imported_tokenizer, presentation_mode
 from bpeviz.app.surprises import find_surprise, load_surprises
 from bpeviz.app.token_view import library_note, show_library_tokens, show_tokens, show_trace
 from bpeviz.app.trace import long_piece_note, trace_lines, trace_summary_html, traced_part
@@ -93,6 +93,9 @@ text = linked_text_area(
 )
 if surprise is not None:
     st.info(f"**What to look at.** {escape_markdown(surprise.look)}", icon="🔎")
+# On a projector the tokens come right under the text, on the first screen; the choices
+# that change them follow.
+tokens_area = st.container() if presentation_mode() else None
 
 # Option names are short and stable: they are what the link holds (?tok_model=o200k_base).
 choices = tokenizer_choices(
@@ -154,46 +157,47 @@ try:
 except (RuntimeError, ValueError) as error:
     show_messages([Message("error", f"{model_name or model} is not available: {error}")])
     st.stop()
-if isinstance(tokenizer, LibraryTokenizer):  # WordPiece, Unigram, ...: the library's view
-    st.info(library_note(tokenizer), icon="ℹ️")
-    if text:
-        library_ids = tokenizer.encode(text)
-        stats = tables.text_stats(text, len(library_ids))
-        counts = columns(4, key="tokenize_counts", pairs=True)
-        counts[0].metric("Characters", f"{stats.characters:,}")
-        counts[1].metric("Bytes (UTF-8)", f"{stats.bytes:,}")
-        counts[2].metric("Tokens", f"{stats.tokens:,}")
-        counts[3].metric("Bytes per token", f"{stats.bytes_per_token:.2f}")
-        show_library_tokens(
-            tokenizer, text, key="tok_spans", show="ids" if view == "Token ids" else "text"
-        )
-    st.stop()
-ids = encode_or_stop(tokenizer, tokenizer_key, text)
-rank_label = "rank {:,}".format if tokenizer.ranks is not None else _merge_number
+with tokens_area or st.container():
+    if isinstance(tokenizer, LibraryTokenizer):  # WordPiece, Unigram, ...: the library's view
+        st.info(library_note(tokenizer), icon="ℹ️")
+        if text:
+            library_ids = tokenizer.encode(text)
+            stats = tables.text_stats(text, len(library_ids))
+            counts = columns(4, key="tokenize_counts", pairs=True)
+            counts[0].metric("Characters", f"{stats.characters:,}")
+            counts[1].metric("Bytes (UTF-8)", f"{stats.bytes:,}")
+            counts[2].metric("Tokens", f"{stats.tokens:,}")
+            counts[3].metric("Bytes per token", f"{stats.bytes_per_token:.2f}")
+            show_library_tokens(
+                tokenizer, text, key="tok_spans", show="ids" if view == "Token ids" else "text"
+            )
+        st.stop()
+    ids = encode_or_stop(tokenizer, tokenizer_key, text)
+    rank_label = "rank {:,}".format if tokenizer.ranks is not None else _merge_number
 
-if not text:
-    st.info("Type or paste some text above to see its tokens.")
-    st.stop()
+    if not text:
+        st.info("Type or paste some text above to see its tokens.")
+        st.stop()
 
-stats = tables.text_stats(text, len(ids))
-columns = columns(4, key="tokenize_counts", pairs=True)
-columns[0].metric("Characters", f"{stats.characters:,}")
-columns[1].metric("Bytes (UTF-8)", f"{stats.bytes:,}")
-columns[2].metric("Tokens", f"{stats.tokens:,}")
-columns[3].metric("Bytes per token", f"{stats.bytes_per_token:.2f}")
+    stats = tables.text_stats(text, len(ids))
+    columns = columns(4, key="tokenize_counts", pairs=True)
+    columns[0].metric("Characters", f"{stats.characters:,}")
+    columns[1].metric("Bytes (UTF-8)", f"{stats.bytes:,}")
+    columns[2].metric("Tokens", f"{stats.tokens:,}")
+    columns[3].metric("Bytes per token", f"{stats.bytes_per_token:.2f}")
 
-shown = ids[:MAX_SHOWN_TOKENS]
-if len(ids) > len(shown):
-    st.caption(f"Showing the first {len(shown):,} of {len(ids):,} tokens.")
-st.caption("Click a token to see its bytes, where it came from and how it was built.")
-show_tokens(
-    tokenizer,
-    shown,
-    key="tok_spans",
-    text=text if pieces else None,
-    show="ids" if view == "Token ids" else "text",
-    group=group,
-)
+    shown = ids[:MAX_SHOWN_TOKENS]
+    if len(ids) > len(shown):
+        st.caption(f"Showing the first {len(shown):,} of {len(ids):,} tokens.")
+    st.caption("Click a token to see its bytes, where it came from and how it was built.")
+    show_tokens(
+        tokenizer,
+        shown,
+        key="tok_spans",
+        text=text if pieces else None,
+        show="ids" if view == "Token ids" else "text",
+        group=group,
+    )
 
 st.header("Why was this word split like this?")
 chunks = tables.distinct_chunks(tokenizer, text)

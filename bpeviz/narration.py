@@ -112,12 +112,25 @@ def start_sentence(
 
 
 def first_merge_sentence(first: MergeStep | None, tokenizer: Tokenizer) -> str:
-    """Step 0's second sentence: which pair merge 1 will join, or why nothing merges."""
+    """Step 0's second sentence: which pair merge 1 will join, or why nothing merges.
+
+    It says what was counted and what will be replaced, which differ when occurrences
+    overlap: the outlines show the replacements, and a class counts them.
+    """
     if first is None:
         return "No pair of tokens occurs in this text, so there is nothing to merge."
+    pair = pair_text(tokenizer, first.pair)
+    if first.replacements == first.count:
+        return (
+            f"Merge 1 will join {pair}, the most frequent pair: it occurs "
+            f"{counted(first.count, 'time')}, and every occurrence will be replaced "
+            "(outlined below)."
+        )
     return (
-        f"Merge 1 will join {pair_text(tokenizer, first.pair)}, the most frequent pair "
-        f"({first.count:,} times). Its occurrences are outlined below."
+        f"Merge 1 will join {pair}, the most frequent pair: counted {first.count:,} times, "
+        "overlapping occurrences included (“aaa” holds “a” + “a” twice). Merging left to "
+        f"right, {first.replacements:,} of them will be replaced: the "
+        f"{first.replacements:,} outlined below."
     )
 
 

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from bpeviz.app.chart_clicks import StepTarget, picked_point, step_settings, step_target
+from bpeviz.app.chart_clicks import (
+    StepTarget,
+    change_sentence,
+    click_undo,
+    picked_point,
+    step_settings,
+    step_target,
+)
 from bpeviz.app.settings import Settings, settings_from_state
 from bpeviz.history import train
 
@@ -82,3 +89,27 @@ def test_the_settings_train_the_clicked_run_on_the_step_page() -> None:
     # aaabdaaabac under first: 11, 9, 7, 5 tokens after 0..3 merges (see tests/test_runs.py)
     history = train("aaabdaaabac", settings.vocab_size, tie_break=settings.tie_break)
     assert history.token_count(2) == 7
+
+
+def test_the_change_sentence_names_each_setting_the_click_changed() -> None:
+    """Sidebar on the ties sample (vocab 300, words, lexmin); a click on the Japanese curve
+    of a 1,024 chart (gpt4, first): four settings change, </w> and specials do not."""
+    before = {"src": "sample", "sample": "ties", "vocab": 300, "pretok": "words",
+              "tie": "lexmin", "eow": False, "special": ""}  # fmt: skip
+    after = {**before, **step_settings(StepTarget("japanese", 5), vocab_size=1024,
+                                       pretokenizer="gpt4", tie_break="first")}  # fmt: skip
+    assert change_sentence(before, after) == (
+        "The chart click changed the sidebar: sample ties → japanese, vocab size 300 → 1,024, "
+        "pre-tokenizer words → gpt4, tie rule lexmin → first."
+    )
+    assert change_sentence(after, after) is None
+
+
+def test_undoing_a_click_gives_back_the_settings_and_the_step() -> None:
+    before = {"src": "paste", "sample": "english", "vocab": 512, "pretok": "gpt2",
+              "tie": "first", "eow": True, "special": "<|x|>", "step": 7}  # fmt: skip
+    undo = click_undo(before, step_settings(StepTarget("english", 120), vocab_size=768,
+                                            pretokenizer="gpt4", tie_break="first"))  # fmt: skip
+    assert undo.restore == {"src": "paste", "vocab": 512, "pretok": "gpt2", "eow": True,
+                            "special": "<|x|>", "step": 7}  # fmt: skip
+    assert undo.sentence.startswith("The chart click changed the sidebar: source paste → sample")

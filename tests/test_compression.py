@@ -16,6 +16,7 @@ from bpeviz.app.compression import (
     compression_curves,
     cross_curve,
     curves_csv,
+    language_cost_sentence,
     own_curve,
     ratio_at,
     reference_ratios,
@@ -184,3 +185,13 @@ def test_english_and_japanese_samples_behave_as_the_page_explains() -> None:
     # The English tokenizer barely compresses Japanese (it learned no Japanese byte pairs).
     en_on_ja = data[(data["trained_on"] == "English") & (data["measured_on"] == "Japanese")]
     assert en_on_ja["bytes_per_token"].max() < 1.2
+
+
+def test_the_language_cost_says_per_byte_of_utf8_and_as_many() -> None:
+    """English at 4 bytes a token and Japanese at 2 (the docstring's table): the same bytes
+    of UTF-8 text take twice as many tokens in Japanese. The lecturer's "1.5× more tokens,
+    per byte" left open per byte of what, and whether "more" meant 1.5× or 2.5×."""
+    sentence = language_cost_sentence("t", 2.0)
+    assert sentence.startswith("t: per byte of UTF-8 text, Japanese takes 2.0× as many tokens")
+    assert "more tokens" not in sentence
+    assert "3 bytes" in sentence  # why per character would say something else

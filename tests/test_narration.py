@@ -66,8 +66,26 @@ def test_count_sentence_explains_overlaps() -> None:
 def test_first_merge_sentence_names_the_first_merge() -> None:
     history = train("aaabdaaabac", 259, tie_break="lexmin")
     sentence = first_merge_sentence(history.steps[0], history.tokenizer)
-    assert "Merge 1 will join “a” + “a”" in sentence and "(4 times)" in sentence
+    assert "Merge 1 will join “a” + “a”" in sentence
     assert "nothing to merge" in first_merge_sentence(None, history.tokenizer)
+
+
+def test_first_merge_sentence_says_what_was_counted_and_what_will_be_replaced() -> None:
+    """aaabdaaabac: "aaa" twice, each holding a+a at two overlapping places, so a+a is
+    counted 4 times; merging left to right replaces 2 (aaa -> Za, twice), and those 2 are
+    the ones outlined. The lecturer read "4 times… outlined below" and counted 2 outlines."""
+    history = train("aaabdaaabac", 259, tie_break="lexmin")
+    sentence = first_merge_sentence(history.steps[0], history.tokenizer)
+    assert "counted 4 times, overlapping occurrences included" in sentence
+    assert "left to right, 2 of them will be replaced: the 2 outlined below" in sentence
+
+
+def test_first_merge_sentence_without_overlaps_says_all() -> None:
+    """"west west": w+e occurs twice, never overlapping, and both are replaced."""
+    history = train("west west", 258, pretokenizer="words", end_of_word=True)
+    sentence = first_merge_sentence(history.steps[0], history.tokenizer)
+    assert "occurs 2 times" in sentence and "overlapping" not in sentence
+    assert "every occurrence will be replaced (outlined below)" in sentence
 
 
 def test_a_tie_counted_only_so_far_says_at_least() -> None:

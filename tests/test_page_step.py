@@ -18,6 +18,7 @@ from apptest_support import new_app, plain, run
 from sample_runs import sample_history
 from streamlit.testing.v1 import AppTest
 
+from bpeviz.app.chart_clicks import KEY_UNDO, StepTarget, click_undo, step_settings
 from bpeviz.history import train
 from bpeviz.samples import get_sample
 from bpeviz.stepdata import TOP_PAIRS, payload
@@ -43,13 +44,13 @@ def test_the_view_is_given_the_engines_record(key: str) -> None:
     data = view_data(at)
     assert data["kind"] == "step"
     assert json.loads(data["payload"]) == payload(sample_history(key))
-    assert data["start"] == {"step": 0, "when": "after"}
+    assert data["start"] == {"step": 0, "when": "after", "quiz": False, "pieces": False}
 
 
 def test_a_link_opens_at_its_step_before_or_after() -> None:
     """``text_when`` travels in the URL as the option text links have always used."""
     at = run(new_app(sample="aaabdaaabac", step="2", text_when="Before merge"))
-    assert view_data(at)["start"] == {"step": 2, "when": "before"}
+    assert view_data(at)["start"] == {"step": 2, "when": "before", "quiz": False, "pieces": False}
     assert at.query_params["step"] == "2" and at.query_params["text_when"] == "Before merge"
     assert "Download merges 1–2 (CSV)" in downloads(at)
 
@@ -68,7 +69,8 @@ def test_a_step_set_elsewhere_restarts_the_view_there() -> None:
     at.session_state["step"] = 3
     run(at)
     after = view_data(at)
-    assert after["start"] == {"step": 3, "when": "after"} and after["key"] == before["key"]
+    assert after["start"] == {"step": 3, "when": "after", "quiz": False, "pieces": False}
+    assert after["key"] == before["key"]
     assert "Download merges 1–3 (CSV)" in downloads(at)
     assert at.query_params["step"] == "3"
 
@@ -136,3 +138,25 @@ def test_a_long_text_draws_the_part_that_holds_the_merge() -> None:
     moved = json.loads(view_data(at)["payload"])
     assert moved["window"]["from"] != first["window"]["from"] and late in moved["death"]
     assert view_data(at)["start"]["step"] == late
+
+
+def test_a_chart_click_says_what_it_changed_and_goes_back() -> None:
+    """As the Compression chart's click does (app_pages/compression.py): the ties sample at
+    step 2 becomes the English sample at vocab 768, gpt4, step 120. The Step page says so,
+    and Go back puts the ties sample and step 2 back."""
+    at = run(new_app(sample="ties", step="2"))
+    changed = step_settings(
+        StepTarget("english", 120), vocab_size=768, pretokenizer="gpt4", tie_break="first"
+    )
+    before = {key: at.session_state[key] for key in (*changed, "step")}
+    at.session_state[KEY_UNDO] = click_undo(before, changed)
+    for key, value in {**changed, "step": 120}.items():
+        at.session_state[key] = value
+    run(at)
+    said = " ".join(info.value for info in at.info)
+    assert "The chart click changed the sidebar: sample ties → english, vocab size" in said
+    at.button(key="chart_click_undo").click()
+    at.run(timeout=180)
+    assert not at.exception
+    assert at.session_state["sample"] == "ties" and at.session_state["step"] == 2
+    assert at.session_state["pretok"] == before["pretok"]

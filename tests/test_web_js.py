@@ -6,7 +6,8 @@ This writes, to a temporary folder, the one script the app serves (``bpeviz.web.
 record (``tokendata.tokens_data``), and what the engine says they must give:
 ``History.segmentation`` at every step, the tokens outlined (``tests/step_outline.py``),
 every token's whole entry (``tokendata.token_entry``), the quiz's choices (``quiz_order`` over
-``History.pair_top``), each token's build tree (the merge list), and the characters that
+``History.pair_top``) and which of them are right (the merge and every pair tied with it,
+``History.tied_pairs``), each token's build tree (the merge list), and the characters that
 split tokens spell (cut where UTF-8 characters start in the text). Then ``node --test
 tests/js`` checks ``record.js`` against them. Node is Debian's ``nodejs``
 (``scripts/install_system_deps.sh``); without it these skip, and fail under
@@ -98,6 +99,7 @@ def case(text: str, vocab_size: int, pretokenizer: str, end_of_word: bool) -> di
             for k in range(history.merge_count)
         ],
         "next_pairs": [list(step.pair) for step in history.steps],
+        "tied": [[list(pair) for pair in history.tied_pairs(k + 1)] for k in steps[:-1]],
         "trees": {str(token_id): tree(history, token_id) for token_id in set(ids)},
         "parents": {
             str(token_id): list(made)

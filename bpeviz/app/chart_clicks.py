@@ -88,3 +88,69 @@ def step_settings(
         cfg.KEY_END_OF_WORD: False,
         cfg.KEY_SPECIALS: "",
     }
+
+
+KEY_UNDO = "_chart_click_undo"  # the ClickUndo of the last chart click, until it is undone
+KEY_BACK = "_chart_click_back"  # set by the undo: go back to the page of the chart
+
+# How the sidebar names each setting a click may change, in the order it shows them.
+SETTING_NAMES = {
+    cfg.KEY_SOURCE: "source",
+    cfg.KEY_SAMPLE: "sample",
+    cfg.KEY_VOCAB: "vocab size",
+    cfg.KEY_PRETOKENIZER: "pre-tokenizer",
+    cfg.KEY_TIE_BREAK: "tie rule",
+    cfg.KEY_END_OF_WORD: "</w>",
+    cfg.KEY_SPECIALS: "special tokens",
+}
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value) if value not in (None, "") else "none"
+
+
+def change_sentence(before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:
+    """What a chart click changed in the sidebar, in one sentence; ``None`` when nothing.
+
+    A click quietly switching the sample and settings under a class was a lecturer's
+    complaint: the Step page says what changed, and offers to go back (:func:`click_undo`).
+
+    >>> change_sentence({"sample": "english", "vocab": 512}, {"sample": "japanese", "vocab": 512})
+    'The chart click changed the sidebar: sample english → japanese.'
+    """
+    changes = [
+        f"{name} {_shown(before.get(key))} → {_shown(after[key])}"
+        for key, name in SETTING_NAMES.items()
+        if key in after and before.get(key) != after[key]
+    ]
+    return f"The chart click changed the sidebar: {', '.join(changes)}." if changes else None
+
+
+@dataclass(frozen=True)
+class ClickUndo:
+    """How to go back from a chart click: the session values to put back (the settings it
+    changed, and the step), and the sentence saying what it changed."""
+
+    restore: dict[str, Any]
+    sentence: str | None
+    after: dict[str, Any]
+
+    def holds(self, state: Mapping[str, Any]) -> bool:
+        """Whether the session still holds what the click put there (else there is nothing
+        to undo: the sidebar changed since)."""
+        return all(state.get(key) == value for key, value in self.after.items())
+
+
+def click_undo(
+    before: Mapping[str, Any], changed: Mapping[str, Any], *, step_key: str = "step"
+) -> ClickUndo:
+    """The undo of a click that puts ``changed`` (:func:`step_settings`) into a session
+    holding ``before``: the changed settings' old values and the old step."""
+    restore = {key: before.get(key) for key in changed if before.get(key) != changed[key]}
+    restore[step_key] = before.get(step_key, 0)
+    after = {**{key: before.get(key) for key in SETTING_NAMES}, **changed}
+    return ClickUndo(restore, change_sentence(before, after), dict(changed))

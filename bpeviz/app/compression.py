@@ -227,8 +227,16 @@ def language_costs(
 def language_cost_sentence(
     name: str, cost: float, *, base: str = "English", other: str = "Japanese"
 ) -> str:
-    """``"o200k_base: Japanese costs 1.9× more tokens than English, per byte of text."``"""
-    return f"{name}: {other} costs {cost:.1f}× more tokens than {base}, per byte of text."
+    """How many times as many tokens ``other`` takes as ``base`` for the same bytes, said so
+    that it cannot be read as per character, or as "1.9× more" meaning 2.9×.
+
+    >>> language_cost_sentence("o200k_base", 1.9)[:81]
+    'o200k_base: per byte of UTF-8 text, Japanese takes 1.9× as many tokens as English'
+    """
+    return (
+        f"{name}: per byte of UTF-8 text, {other} takes {cost:.1f}× as many tokens as {base} "
+        "(bytes, not characters: most Japanese characters are 3 bytes, an English letter 1)."
+    )
 
 
 def ratio_at(curves: pd.DataFrame, *, trained_on: str, measured_on: str, vocab_size: int) -> float:

@@ -2,9 +2,9 @@
 
 The server trains and hands over one record (:func:`bpeviz.stepdata.payload`); every Next,
 Previous, slider move, key and autoplay tick is drawn by the browser from it, with no server
-round trip. Once a student stops stepping, the view reports where it stands (``view``: step
-and before/after), which reruns the page once: the step goes into the URL, so a link
-reproduces the view, and the CSV downloads follow it.
+round trip. Once a student stops stepping, the view reports where it stands (``view``:
+step, before/after, the quiz and Show pieces), which reruns the page once: they go into the
+URL, so a link reproduces the view, and the CSV downloads follow it.
 
 The data given to the component stays the same while a student steps (the record and the
 step it started at), so Streamlit sends the record again only when it changes.
@@ -26,10 +26,13 @@ from bpeviz.web import script, step_page
 
 KEY_VIEW = "step_view"  # the component (its state: the step the student stopped at)
 KEY_WHEN = "text_when"  # "Before merge" / "After merge", as links have always said it
-KEY_START = "_step_view_start"  # (record key, step, when) the view was started at
+KEY_START = "_step_view_start"  # (record key, step, when, quiz, pieces) the view started at
 KEY_SEEN = "_step_view_seen"  # (step, when) the view last reported
 KEY_WINDOW = "_step_view_window"  # (history id, first symbol drawn) of a long text
+KEY_QUIZ = "quiz"  # the quiz ("Guess the next merge") on: "1" in the link
+KEY_PIECES = "pieces"  # Show pieces on: "1" in the link
 WHEN_OPTIONS = {"before": "Before merge", "after": "After merge"}
+SWITCHES = (KEY_QUIZ, KEY_PIECES)
 
 # The one component of the app: bpeviz.web.script(), for the step view and any list of tokens.
 component = st.components.v2.component("bpeviz_step", js=script(), isolate_styles=False)
@@ -79,6 +82,9 @@ def current_step(merge_count: int) -> tuple[int, str]:
         state[KEY_WHEN] = "before" if link.lower().startswith("before") else "after"
     step = min(max(int(state[KEY_STEP] or 0), 0), merge_count)
     state[KEY_STEP] = step
+    for name in SWITCHES:
+        if name not in state:
+            state[name] = _from_link(name) == "1"
     return step, state[KEY_WHEN]
 
 
@@ -90,20 +96,25 @@ def step_view(history: History) -> tuple[int, str]:
     key, text, _ = _record(history, window_from)
     start = state.get(KEY_START)
     moved_elsewhere = (step, when) != state.get(KEY_SEEN) and (step, when) != tuple(
-        (start or ())[1:]
+        (start or ())[1:3]
     )
     # A view the browser mounts afresh (back from another page: Streamlit dropped the
     # component's state with it) starts where the student stopped, not where it began.
     mounted_afresh = not isinstance((state.get(KEY_VIEW) or {}).get("view"), dict)
-    restart = mounted_afresh and (step, when) != tuple((start or ())[1:])
+    switches = tuple(state[name] for name in SWITCHES)
+    restart = mounted_afresh and (step, when, *switches) != tuple((start or ())[1:])
     if start is None or start[0] != key or moved_elsewhere or restart:
-        start = state[KEY_START] = (key, step, when)
+        start = state[KEY_START] = (key, step, when, *switches)
         state[KEY_SEEN] = (step, when)
     data: dict[str, Any] = {
         "kind": "step",
         "key": key,
         "payload": text,
-        "start": {"step": start[1], "when": start[2]},
+        "start": {
+            "step": start[1],
+            "when": start[2],
+            **dict(zip(SWITCHES, start[3:], strict=True)),
+        },
     }
     result = component(data=data, key=KEY_VIEW, on_view_change=lambda: None)
     reported = result.get("view") if result else None
@@ -112,6 +123,8 @@ def step_view(history: History) -> tuple[int, str]:
             min(max(int(reported.get("step") or 0), 0), history.merge_count),
             "before" if reported.get("when") == "before" else "after",
         )
+        for name in SWITCHES:
+            state[name] = reported.get(name) is True
         if seen != state.get(KEY_SEEN):
             state[KEY_SEEN] = seen
             state[KEY_STEP], state[KEY_WHEN] = seen
@@ -120,6 +133,8 @@ def step_view(history: History) -> tuple[int, str]:
                 st.rerun()  # the student stopped where the drawn text has no such merge
     _link(KEY_STEP, str(step), default="0")
     _link(KEY_WHEN, WHEN_OPTIONS[when], default=WHEN_OPTIONS["after"])
+    for name in SWITCHES:
+        _link(name, "1" if state[name] else "0", default="0")
     return step, when
 
 

@@ -29,7 +29,7 @@ def stylesheet(*, presentation: bool = False) -> str:
     if presentation:
         css += """
 :root{--bpe-text-size:1.45rem;--bpe-chip-size:2.6rem;--bpe-scroll-height:62vh;
- --bpe-card-height:10rem;--bpe-card-size:1.35rem;}
+ --bpe-card-height:0;--bpe-card-size:1.35rem;}
 [data-testid="stToolbarActions"],[data-testid="stMainMenu"],[data-testid="stAppDeployButton"],
 [data-testid="stDecoration"],[data-testid="stStatusWidget"]{display:none;}
 .stMainBlockContainer{padding-top:2.2rem;}
@@ -40,13 +40,33 @@ def stylesheet(*, presentation: bool = False) -> str:
 .stMain [data-testid="stMetricLabel"] p{font-size:1.15rem;}
 .stMain [data-testid="stSliderThumbValue"],.stMain [data-testid="stSliderThumbValue"] p{
  font-size:1rem;}
-.bpe-metric-value{font-size:2.6rem;}
 .bpe-metric-label,.bpe-step h2,.bpe-step h3{font-size:1.3rem;}
 .bpe-button,.bpe-field,.bpe-pair-table,.bpe-vocab-table{font-size:1.15rem;}
 .bpe-card:has(.bpe-eq){display:grid;grid-template-columns:fit-content(55%) 1fr;
  column-gap:2rem;align-items:center;}
-.bpe-card-title{grid-column:1/-1;}
-.bpe-card .bpe-eq{grid-column:1;grid-row:2/span 3;}
+.bpe-card-title{grid-column:2;}
+.bpe-card .bpe-eq{grid-column:1;grid-row:1/span 3;}
 .bpe-card:has(.bpe-eq) p{grid-column:2;}
+/* One 1280x720 screen holds the controls, a compact card and the first lines of the text:
+   the key help is left to screen readers, the card grows only as its text needs, and the
+   four numbers sit on one line each. Every label a class reads is at least 18 px. */
+.bpe-step .bpe-keys{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;
+ clip:rect(0,0,0,0);white-space:nowrap;}
+.bpe-card{padding:6px 16px;}
+.bpe-metrics{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.1rem 1.2rem;
+ margin:.3rem 0;}
+.bpe-metric{display:flex;align-items:baseline;column-gap:.5rem;}
+.bpe-metric-value{font-size:1.6rem;}
+.bpe-metric-label{font-size:1.15rem;}
+.bpe-step h2,.bpe-step h3{margin:.4rem 0 .3rem;}
+.bpe-text-pane{display:flex;flex-wrap:wrap;align-items:center;align-content:flex-start;
+ column-gap:1.2rem;}
+.bpe-text-pane>*{flex:1 1 100%;}
+.bpe-text-pane>h2,.bpe-text-pane>.bpe-when,.bpe-text-pane>.bpe-legend-box{flex:0 1 auto;}
+.bpe-step-name,.bpe-step-label,.bpe-chipid,.bpe-legend,.bpe-legend .bpe-t,.bpe-metric-delta,
+.bpe-step .bpe-caption,.bpe-chart-title,.bpe-node-note,.bpe-choice-count,.bpe-mark{
+ font-size:1.15rem;}
+.bpe-chart{max-width:none;}
+.bpe-tick{font-size:16px;}
 """
     return f"<style>{css}</style>"

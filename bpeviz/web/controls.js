@@ -9,8 +9,8 @@ const PACES = [
   [3, "3 s"],
 ];
 
-// The controls of `view` (a StepView): {element, parts}; parts are the inputs and buttons
-// that updateControls sets at every step.
+// The controls of `view` (a StepView): {bar, element, parts}: the step bar, the options, and
+// the inputs and buttons that updateControls sets at every step.
 function stepControls(view) {
   const last = view.record.merge_count;
   const go = (k) => view.show(k, view.when);
@@ -51,16 +51,22 @@ function stepControls(view) {
   const jumpLabel = el("label", "bpe-field", "Go to step ");
   jumpLabel.append(jump);
   const [animateLabel] = checkbox("Animate merges", "Slide the two halves of each pair into one on Next (off when your system asks for reduced motion).", view.animate, (on) => (view.animate = on));
-  const [piecesLabel, piecesBox] = checkbox("Show pieces", "Outline the pre-tokenizer's pieces: no merge ever crosses their edges.", false, (on) => view.setPieces(on));
-  const [quizLabel, quizBox] = checkbox("Guess the next merge", "A quiz: the next merge is held back until you pick one of four pairs.", false, (on) => view.setQuiz(on));
+  const [piecesLabel, piecesBox] = checkbox("Show pieces", "Outline the pre-tokenizer's pieces: no merge ever crosses their edges.", view.showPieces, (on) => view.setPieces(on));
+  const [quizLabel, quizBox] = checkbox("Guess the next merge", "A quiz: the next merge is held back until you pick one of four pairs.", view.quiz, (on) => view.setQuiz(on));
   Object.assign(parts, { pieces: piecesBox, quiz: quizBox }); // a live class sets them
+  // The step bar (slider and step buttons), which a narrow window keeps on screen, then the
+  // options.
   const buttons = el("div", "bpe-buttons");
-  buttons.append(parts.first, parts.previous, parts.next, parts.last, parts.play, paceLabel, jumpLabel, animateLabel, piecesLabel, quizLabel);
+  buttons.append(parts.first, parts.previous, parts.next, parts.last, parts.play);
+  const bar = el("div", "bpe-step-bar");
+  bar.append(sliderRow, buttons);
+  const options = el("div", "bpe-buttons bpe-options");
+  options.append(paceLabel, jumpLabel, animateLabel, piecesLabel, quizLabel);
   const element = el("div", "bpe-controls");
   // How to reach everything by keyboard; the keys act only with focus in the view (2.1.4).
   const keys = el("p", "bpe-caption bpe-keys", "Keys, with focus in this view (click it or Tab into it): ← → one merge, Home End the first and last, K play or pause. In the text, the vocabulary and the build tree: arrows move between tokens, Enter inspects one, Escape closes the inspector.");
-  element.append(sliderRow, buttons, keys);
-  return { element, parts };
+  element.append(options, keys);
+  return { bar, element, parts };
 }
 
 // The keys of the step view: an action per key, or undefined.

@@ -46,14 +46,6 @@ function studentId() {
   return id;
 }
 
-// Which of a class question's four rows count as right: the real next merge (row 0) and every
-// pair tied with it (a tie the rule decides is not the student's mistake).
-export function rightRows(record, k) {
-  const choices = quizChoices(record, k);
-  const best = choices.find((choice) => choice.row === 0);
-  return choices.filter((choice) => choice.count === best.count).map((choice) => choice.row);
-}
-
 class ClassLink {
   constructor(code, role, key) {
     this.code = code;
@@ -192,7 +184,7 @@ class ClassLink {
   }
 
   reveal(record, k) {
-    this.send({ type: "reveal", step: k, right_rows: rightRows(record, k) });
+    this.send({ type: "reveal", step: k, right_rows: [...rightRows(quizChoices(record, k))] });
   }
 
   end() {

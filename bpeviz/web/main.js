@@ -16,7 +16,7 @@ const views = new WeakMap(); // per mounted element: the view, its record and it
 // at start {step, when}; report({step, when}) hears where a student stopped.
 export function mount(root, data, start, report) {
   start = start || {};
-  const id = `${data.key}|${start.step}|${start.when}`;
+  const id = `${data.key}|${start.step}|${start.when}|${start.quiz}|${start.pieces}`;
   const held = views.get(root);
   if (held && held.id === id) return held.view;
   if (held && held.view) held.view.destroy();
@@ -64,7 +64,7 @@ export function mountTokens(root, record) {
   const panel = el("div", "bpe-inspector-box");
   const countLine = (made, hits) => `In this text: ${counted(hits, "time")}${hits ? ", outlined." : "."}`;
   if (record.inspect !== false) new Inspector(panel, spans, tokensSource(record, vocab), countLine).listen(scroll, panel);
-  const key = record.legend ? legend(null, vocab, ids) : "";
+  const key = record.legend ? legend(null, vocab, ids, { ids: showIds }) : "";
   root.replaceChildren(key, rule, scroll, panel);
   root.dataset.ready = "true";
 }

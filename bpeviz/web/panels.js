@@ -82,7 +82,7 @@ function pairTable(record, k) {
     if (row === 0 && chosen && chosen.left === left && chosen.right === right) note = `◀ merge ${number(Math.max(k, 1))}`;
     else if (tied > 1 && count === top) note = "tied";
     const pair = el("td", "bpe-pair");
-    pair.textContent = `${labelText(record.vocab[left][VOCAB.label])} + ${labelText(record.vocab[right][VOCAB.label])}`;
+    pair.textContent = `${fullLabel(record.vocab, left)} + ${fullLabel(record.vocab, right)}`;
     const bar = el("td", "bpe-count");
     const fill = el("span", "bpe-bar");
     fill.style.width = `${Math.max(2, (100 * count) / top)}%`;
@@ -95,7 +95,8 @@ function pairTable(record, k) {
   return box;
 }
 
-// Tokens in the text after each merge: {svg, move(k)}; the marker moves, the line is drawn once.
+// Tokens in the text after each merge: {element, svg, move(k)}; the marker moves, the line is
+// drawn once.
 function chart(record) {
   const ns = "http://www.w3.org/2000/svg";
   const width = 360;
@@ -130,10 +131,14 @@ function chart(record) {
   add("text", { x: pad.left - 4, y: height - pad.bottom, "text-anchor": "end", class: "bpe-tick" }, number(least));
   add("text", { x: pad.left, y: height - 8, class: "bpe-tick" }, "0");
   add("text", { x: width - pad.right, y: height - 8, "text-anchor": "end", class: "bpe-tick" }, `${number(merges)} merges`);
-  add("text", { x: (width + pad.left) / 2, y: height - 8, "text-anchor": "middle", class: "bpe-tick" }, "tokens in the text");
   add("polyline", { points: points.join(" "), class: "bpe-line" });
   const marker = add("circle", { r: 5, class: "bpe-marker" });
+  // The chart's title is HTML above it, not SVG text: it then takes the page's type size and
+  // never collides with the axis labels, whose size presentation mode raises.
+  const element = el("figure", "bpe-chart-box");
+  element.append(el("figcaption", "bpe-chart-title", "Tokens in the text after each merge"), svg);
   return {
+    element,
     svg,
     move(k) {
       marker.setAttribute("cx", x(k));

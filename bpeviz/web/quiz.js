@@ -1,10 +1,15 @@
 // ---- the quiz ("Guess the next merge"): the next merge is held back until a student picks
 // one of four pairs. answers: a Map of step -> the row chosen (row 0 is the real next merge).
 
+// Whether the row chosen at `step` counts as right (the merge, or a pair tied with it).
+function answeredRight(record, step, row) {
+  return rightRows(quizChoices(record, step)).has(row);
+}
+
 function quizCard(record, k, answers, answer, next) {
   const box = el("div", "bpe-card bpe-quiz");
   const score = el("div", "bpe-score");
-  const right = [...answers.values()].filter((row) => row === 0).length;
+  const right = [...answers].filter(([step, row]) => answeredRight(record, step, row)).length;
   score.textContent = `Score: ${right} of ${answers.size}`;
   if (k >= record.merge_count) {
     box.append(el("div", "bpe-card-title", "No merge left to guess"), el("p", "", "Training stopped here."), score);
@@ -15,7 +20,9 @@ function quizCard(record, k, answers, answer, next) {
   box.append(el("div", "bpe-card-title", `Guess merge ${number(k + 1)}`));
   box.append(el("p", "", `Which pair will merge ${number(k + 1)} join? The most frequent pair in the text below wins; a tie goes by the rule ${quoted(record.rule)}.`));
   const choices = el("div", "bpe-choices");
-  for (const { row, left, right, count } of quizChoices(record, k)) {
+  const offered = quizChoices(record, k);
+  const good = rightRows(offered);
+  for (const { row, left, right, count } of offered) {
     const choice = el("button", "bpe-choice");
     choice.type = "button";
     choice.dataset.row = row;
@@ -28,6 +35,9 @@ function quizCard(record, k, answers, answer, next) {
       if (row === 0) {
         choice.classList.add("bpe-right");
         choice.prepend(el("span", "bpe-mark", "✓ right"));
+      } else if (good.has(row)) {
+        choice.classList.add("bpe-right");
+        choice.prepend(el("span", "bpe-mark", "✓ tied"));
       } else if (row === chosen) {
         choice.classList.add("bpe-wrong");
         choice.prepend(el("span", "bpe-mark", "✗ your guess"));
@@ -40,8 +50,8 @@ function quizCard(record, k, answers, answer, next) {
   box.append(choices);
   if (chosen !== null) {
     const { left, right } = mergeOf(record, k + 1);
-    const verdict = chosen === 0 ? "✓ Right!" : `✗ Not this one: merge ${number(k + 1)} joins ${quoted(fullLabel(vocab, left))} + ${quoted(fullLabel(vocab, right))}.`;
-    box.append(el("p", chosen === 0 ? "bpe-verdict bpe-good" : "bpe-verdict bpe-bad", verdict));
+    const verdict = quizVerdict(record, k, chosen);
+    box.append(el("p", good.has(chosen) ? "bpe-verdict bpe-good" : "bpe-verdict bpe-bad", verdict));
     const sentences = record.sentences[k];
     box.append(el("p", "", sentences[SENTENCE.counts]));
     const tie = tieParagraph(sentences[SENTENCE.tie]);
@@ -50,6 +60,16 @@ function quizCard(record, k, answers, answer, next) {
   }
   box.append(score);
   return box;
+}
+
+// The verdict on the row chosen for the merge after step k: right, right by a tie (the rule,
+// not the student, chose between equal counts), or the pair that does merge.
+function quizVerdict(record, k, chosen) {
+  const { left, right } = mergeOf(record, k + 1);
+  const joined = `${quoted(fullLabel(record.vocab, left))} + ${quoted(fullLabel(record.vocab, right))}`;
+  if (chosen === 0) return "✓ Right!";
+  if (answeredRight(record, k, chosen)) return `✓ Right: your pair tied with ${joined}, which the rule ${quoted(record.rule)} picks for merge ${number(k + 1)}.`;
+  return `✗ Not this one: merge ${number(k + 1)} joins ${joined}.`;
 }
 
 // The text during the quiz. Before the answer: the text at step k, nothing outlined. After:
@@ -66,7 +86,7 @@ function quizView(record, k, answers) {
 function quizAnnouncement(record, k, answers) {
   if (k >= record.merge_count) return "No merge left to guess.";
   if (!answers.has(k)) return `Guess merge ${number(k + 1)}: choose one of the pairs.`;
+  if (answers.get(k) !== 0) return quizVerdict(record, k, answers.get(k)).replace(/^[✓✗] /, "");
   const { left, right } = mergeOf(record, k + 1);
-  const joined = `${quoted(fullLabel(record.vocab, left))} + ${quoted(fullLabel(record.vocab, right))}`;
-  return answers.get(k) === 0 ? `Right: merge ${number(k + 1)} joins ${joined}.` : `Not this one: merge ${number(k + 1)} joins ${joined}.`;
+  return `Right: merge ${number(k + 1)} joins ${quoted(fullLabel(record.vocab, left))} + ${quoted(fullLabel(record.vocab, right))}.`;
 }

@@ -132,6 +132,16 @@ export function quizChoices(record, k) {
   return record.quiz[k].map((row) => ({ row, ...rows[row] }));
 }
 
+// Which quiz answers are right: the rows of `choices` ({row, count}, row 0 the real next
+// merge) whose pair occurred as often as the merge's. When pairs tie, the rule decides which
+// one merges (a convention, not something a student can see in the counts), so every tied
+// pair counts as right. The live class's quiz marks answers with this too.
+export function rightRows(choices) {
+  const merged = choices.find((choice) => choice.row === 0);
+  if (!merged) return new Set();
+  return new Set(choices.filter((choice) => choice.count === merged.count).map((choice) => choice.row));
+}
+
 // The palette index of each token: the same id usually keeps its colour; neighbours never
 // share one.
 export function colourIndices(ids) {

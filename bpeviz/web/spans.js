@@ -55,8 +55,10 @@ function cachedSpan(cache, key, entry, id, colour, mark) {
 }
 
 // Spans for ids with one mark each, from a completed vocabulary (completeVocab).
-// options.pieces: a Set of the token indices that start a piece of the pre-tokenizer (each
-// piece is then outlined); options.groupChars: false draws split characters ungrouped.
+// options.pieces: a Set of the token indices that start a piece of the pre-tokenizer: each
+// piece is kept whole on one line where it fits (a line breaks only between pieces, never
+// inside a word), and outlined unless options.outline is false; options.groupChars: false
+// draws split characters ungrouped.
 export function tokenSpans(vocab, ids, marks, options = {}) {
   // Each line of the text is a block of its own. With options.cache (a Map kept across
   // steps, options.keys naming each token's place), every element whose content is
@@ -67,6 +69,7 @@ export function tokenSpans(vocab, ids, marks, options = {}) {
   const colours = colourIndices(ids);
   const groups = options.groupChars === false ? new Map() : charGroups(vocab, ids);
   const pieces = options.pieces || null;
+  const [pieceKey, pieceClass] = options.outline === false ? ["W", "bpe-word"] : ["P", "bpe-piece"];
   const wanted = new Map(); // element -> the children it should have, in order
   const element = (key, tag, className) => {
     let node = cache.get(key);
@@ -96,7 +99,7 @@ export function tokenSpans(vocab, ids, marks, options = {}) {
     }
     pendingBreaks = 0;
     line = open(box, `L${key}`, "div", "bpe-line");
-    if (piece) piece = open(line, `Q${key}`, "span", "bpe-piece bpe-piece-more");
+    if (piece) piece = open(line, `${pieceKey}Q${key}`, "span", `${pieceClass} bpe-piece-more`);
   };
   for (let index = 0; index < ids.length; index++) {
     const key = keys[index];
@@ -110,7 +113,7 @@ export function tokenSpans(vocab, ids, marks, options = {}) {
       piece = null;
     }
     if (!group && pendingBreaks) newLines(key);
-    if (pieces && !piece) piece = open(line, `P${key}`, "span", "bpe-piece");
+    if (pieces && !piece) piece = open(line, `${pieceKey}${key}`, "span", pieceClass);
     if (groups.has(index)) {
       const [end, text] = groups.get(index);
       groupEnd = end;
@@ -151,8 +154,13 @@ function reconcile(parent, children) {
   }
 }
 
-// What the outlines and odd spans of a text mean; kind "pair", "new" or null.
-function legend(kind, vocab, ids) {
+// Whitespace as the spans draw it (bpeviz.readable): a legend names only what is drawn.
+const DRAWN_WHITESPACE = /[␣↵⇥]/;
+
+// What the outlines and odd spans of a text mean; kind "pair", "new" or null. With
+// options.ids (the spans show ids, not text) byte pieces and whitespace are not drawn, so
+// their keys are left out; whitespace's key shows only when some token draws it.
+function legend(kind, vocab, ids, options = {}) {
   const row = el("div", "bpe-legend");
   const item = (...nodes) => {
     const cell = el("span");
@@ -164,11 +172,12 @@ function legend(kind, vocab, ids) {
   if (kind === "new") item(example("bpe-c0 bpe-new", "ab"), " the new token");
   const unique = [...new Set(ids)];
   if (unique.some((id) => vocab[id][VOCAB.kind] === KIND.SPECIAL)) item(example("bpe-special", "<|x|>"), " special token");
+  if (options.ids) return row;
   if (unique.some((id) => vocab[id][VOCAB.broken])) {
     const hex = example("bpe-c2", "");
     hex.append(el("span", "bpe-hex", "<E3>"));
     item(hex, " a byte that is only part of a character");
   }
-  item("␣ space · ↵ newline · ⇥ tab");
+  if (unique.some((id) => DRAWN_WHITESPACE.test(labelText(vocab[id][VOCAB.label])))) item("␣ space · ↵ newline · ⇥ tab");
   return row;
 }

@@ -5,6 +5,8 @@
 const REPORT_AFTER_MS = 600;
 
 class StepView {
+  // report(state) hears where the student stopped, once stepping pauses: {step, when, quiz,
+  // pieces}.
   constructor(root, record, start, report) {
     this.root = root;
     this.record = record;
@@ -15,8 +17,8 @@ class StepView {
     this.playing = false;
     this.pace = 1; // seconds between autoplay steps
     this.animate = !reducedMotion();
-    this.showPieces = false;
-    this.quiz = false;
+    this.showPieces = start.pieces === true;
+    this.quiz = start.quiz === true;
     this.answers = new Map(); // quiz: step -> the row chosen (0 is the real next merge)
     this.classLink = null; // a live class's ClassLink (live.js), once attached
     this.applying = false; // drawing the teacher's view, not the student's own move
@@ -27,7 +29,12 @@ class StepView {
     this.timers = { play: null, slide: null, report: null, scroll: null };
     this.slideMs = 0; // how long a merge slides: the stylesheet's --bpe-slide, read when needed
     this.build();
-    this.show(this.k, this.when, { report: false });
+    this.show(this.k, this.quiz ? "after" : this.when, { report: false });
+  }
+
+  // Where the view stands, as the app's link and report say it.
+  state() {
+    return { step: this.k, when: this.when, quiz: this.quiz, pieces: this.showPieces };
   }
 
   build() {
@@ -44,7 +51,7 @@ class StepView {
     this.inspectorBox = box("bpe-inspector-box");
     this.pairsBox = box();
     this.vocabBox = box();
-    this.legendBox = box();
+    this.legendBox = box("bpe-legend-box");
     this.textBox = scrollBox("bpe-scroll", "The text, token by token");
     const whenRow = box("bpe-when");
     this.beforeButton = button("Before merge", "The text just before this merge, its pair outlined.", () => this.show(this.k, "before"));
@@ -57,13 +64,15 @@ class StepView {
     this.chart = record.merge_count ? chart(record) : null;
     const tablePane = box("bpe-table-pane");
     tablePane.append(this.pairsBox);
-    if (this.chart) tablePane.append(this.chart.svg);
+    if (this.chart) tablePane.append(this.chart.element);
     const panes = box("bpe-panes");
     panes.append(textPane, tablePane);
     // Each step and the quiz's verdict, said by a screen reader (not shown).
     this.live = el("p", "bpe-sr-only");
     this.live.setAttribute("aria-live", "polite");
-    this.root.append(controls.element, this.cardBox, this.countsBox, this.inspectorBox, panes, this.vocabBox, this.live);
+    // The inspector comes last: opening it never moves the text, and the stylesheet holds it
+    // at the bottom of the screen, over the text's lower part (a bottom sheet).
+    this.root.append(controls.bar, controls.element, this.cardBox, this.countsBox, panes, this.vocabBox, this.inspectorBox, this.live);
     const countLine = (made, hits) =>
       made.kind === "merge" && made.number > this.k
         ? `Not made yet at step ${number(this.k)}: merge ${number(made.number)} comes later.`
@@ -110,13 +119,13 @@ class StepView {
 
   setPieces(on) {
     this.showPieces = on;
-    this.show(this.k, this.when, { report: false });
+    this.show(this.k, this.when);
   }
 
   setQuiz(on) {
     this.quiz = on;
     if (on && this.playing) this.toggle();
-    this.show(this.k, "after", { report: false });
+    this.show(this.k, "after");
   }
 
   // ---- a live class (live.js): the view as the class sees it, and the teacher's view applied
@@ -259,6 +268,9 @@ class StepView {
     } else {
       this.finish(k, when);
     }
+    // A step the student took shows what it changed, on the page too (a phone's screen
+    // holds the text or the card, seldom both); opening the view scrolls nothing.
+    this.reveal = options.report !== false;
     if (options.report !== false) this.scheduleReport();
   }
 
@@ -276,7 +288,7 @@ class StepView {
   }
 
   drawText(view, sliding) {
-    const options = { pieces: this.showPieces ? view.pieceStarts : null, keys: view.starts, cache: this.spanCache };
+    const options = { pieces: view.pieceStarts, outline: this.showPieces, keys: view.starts, cache: this.spanCache };
     const spans = tokenSpans(this.record.vocab, view.ids, view.marks, options);
     spans.classList.toggle("bpe-sliding", Boolean(sliding));
     this.legendBox.replaceChildren(legend(view.legend, this.record.vocab, view.ids));
@@ -288,11 +300,18 @@ class StepView {
     // Lines out of sight are laid out at an estimated height until drawn, so a scroll is
     // checked again on the next frames, once the lines around the mark have their size.
     cancelAnimationFrame(this.timers.scroll);
+    // A box out of the window's sight has every line at its estimate: its lines are then
+    // laid out for the measure (the class is dropped once settled; each line keeps its size).
     const settle = (tries) => {
       const mark = spans.querySelector(".bpe-new, .bpe-ps");
       if (!mark || !spans.isConnected) return;
+      const seen = box.getBoundingClientRect();
+      if (tries === 4 && (seen.top >= window.innerHeight || seen.bottom <= 0)) spans.classList.add("bpe-laid-out");
+      if (tries <= 1) spans.classList.remove("bpe-laid-out");
       const top = mark.getBoundingClientRect().top - box.getBoundingClientRect().top;
       if (top < 0 || top + mark.offsetHeight > box.clientHeight) box.scrollTop += top - box.clientHeight / 4;
+      const onPage = mark.getBoundingClientRect();
+      if (this.reveal && (onPage.top < 0 || onPage.bottom > window.innerHeight)) mark.scrollIntoView({ block: "center" });
       if (tries > 1) this.timers.scroll = requestAnimationFrame(() => settle(tries - 1));
     };
     this.timers.scroll = requestAnimationFrame(() => settle(4));
@@ -306,6 +325,6 @@ class StepView {
   scheduleReport() {
     clearTimeout(this.timers.report);
     if (this.playing) return;
-    this.timers.report = setTimeout(() => this.report({ step: this.k, when: this.when }), REPORT_AFTER_MS);
+    this.timers.report = setTimeout(() => this.report(this.state()), REPORT_AFTER_MS);
   }
 }

@@ -54,6 +54,15 @@ for (const [name, want] of Object.entries(cases)) {
       });
     });
 
+    test("rightRows marks the next merge and every choice tied with it (History.tied_pairs)", () => {
+      want.quiz.forEach((_, k) => {
+        const choices = web.quizChoices(record, k);
+        const tied = new Set([want.next_pairs[k], ...want.tied[k]].map((pair) => pair.join(",")));
+        const expected = choices.filter(({ left, right }) => tied.has(`${left},${right}`)).map(({ row }) => row);
+        assert.deepEqual([...web.rightRows(choices)].sort(), expected.sort(), `step ${k}`);
+      });
+    });
+
     test("buildTree builds each token from the merge list, for both records", () => {
       const strip = (node) => [node.id, node.children.map(strip)];
       const stepSource = web.stepSource({ ...record, vocab: completed(record) });

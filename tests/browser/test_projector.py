@@ -1,0 +1,117 @@
+"""The projector layout (issue 18): in presentation mode, the first screen of the Step page
+holds the step controls, the merge card and the first lines of the text as tokens, and the
+first screen of the Tokenize page shows tokens; every label a class must read is at least
+18 px on a 1280×720 projector.
+
+"First screen" is what the viewport shows before any scrolling: an element's bounding box
+ends above the viewport's height. Screenshots of each size go to ``$BPEVIZ_SCREENSHOTS`` as
+``projector-<page>-<w>x<h>.png``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from conftest import AppPage
+
+pytestmark = pytest.mark.browser
+
+# The commonest lecture-hall projector first, then two common laptop and desktop screens.
+SIZES = [(1280, 720), (1366, 768), (1920, 1080)]
+SMALLEST_LABEL_PX = 18
+
+# Whether an element's box ends within the first screen (measured in the page, unscrolled).
+_ON_FIRST_SCREEN = """
+(el) => {
+  const box = el.getBoundingClientRect();
+  return box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight;
+}
+"""
+
+
+def on_first_screen(app: AppPage, selector: str) -> bool:
+    locator = app.page.locator(selector).first
+    locator.wait_for(state="attached")
+    return bool(locator.evaluate(_ON_FIRST_SCREEN))
+
+
+def open_present(app: AppPage, page: str, width: int, height: int) -> None:
+    app.page.set_viewport_size({"width": width, "height": height})
+    app.open(page, present="true")
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_step_page_first_screen_holds_controls_card_and_tokens(
+    app: AppPage, screenshots: Path, width: int, height: int
+) -> None:
+    open_present(app, "step", width, height)
+    app.wait_view(0)
+    app.page.screenshot(path=str(screenshots / f"projector-step-{width}x{height}.png"))
+    for selector in (
+        ".bpe-step .bpe-slider",
+        ".bpe-step button.bpe-primary",  # Next
+        ".bpe-card",
+        ".bpe-step .bpe-scroll .bpe-t",  # the text's first token
+    ):
+        assert on_first_screen(app, selector), f"{selector} is not on the first screen"
+    # and after a merge, with its bigger card (an equation of chips), too
+    app.step(app.step_button("Next").click, 1)
+    app.page.screenshot(path=str(screenshots / f"projector-step1-{width}x{height}.png"))
+    for selector in (".bpe-card", ".bpe-step .bpe-scroll .bpe-new"):
+        assert on_first_screen(app, selector), f"{selector} is not on the first screen at step 1"
+    app.assert_clean()
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_tokenize_page_first_screen_shows_tokens(
+    app: AppPage, screenshots: Path, width: int, height: int
+) -> None:
+    open_present(app, "tokenize", width, height)
+    app.page.wait_for_selector('.st-key-tok_spans .bpe-root[data-ready="true"]')
+    app.page.screenshot(path=str(screenshots / f"projector-tokenize-{width}x{height}.png"))
+    assert on_first_screen(app, ".st-key-tok_spans .bpe-scroll .bpe-t"), "no token on screen"
+    app.assert_clean()
+
+
+# Rendered size in CSS px: the computed font size times the element's scale on screen (an
+# SVG's text is drawn in its viewBox's units, scaled to the SVG's width).
+_SMALLEST = """
+(selectors) => selectors.map((selector) => {
+  const sizes = [...document.querySelectorAll(selector)].map((el) => {
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    const scale = el instanceof SVGElement && el.getScreenCTM() ? el.getScreenCTM().a : 1;
+    return size * scale;
+  });
+  return [selector, sizes.length ? Math.min(...sizes) : null];
+})
+"""
+
+LABELS = [
+    ".bpe-step-name",  # "Step: merges done"
+    ".bpe-step-label",  # "3 of 256"
+    ".bpe-chipid",  # "id 97"
+    ".bpe-legend",
+    ".bpe-legend .bpe-t",
+    ".bpe-metric-label",
+    ".bpe-metric-delta",
+    ".bpe-tick",  # the chart's axes
+    ".bpe-chart-title",
+    ".bpe-pair-table",
+    ".bpe-step .bpe-caption",
+    ".bpe-field",
+]
+
+
+def test_projector_labels_are_at_least_18px(app: AppPage) -> None:
+    open_present(app, "step", 1280, 720)
+    app.wait_view(0)
+    app.step(app.step_button("Next").click, 1)
+    sizes = dict(app.page.evaluate(_SMALLEST, LABELS))
+    missing = [selector for selector, size in sizes.items() if size is None]
+    assert not missing, f"not on the page: {missing}"
+    small = {key: round(size, 1) for key, size in sizes.items() if size < SMALLEST_LABEL_PX}
+    assert not small, f"labels under {SMALLEST_LABEL_PX} px at 1280x720: {small}"
