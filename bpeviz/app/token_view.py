@@ -34,9 +34,13 @@ def show_tokens(
     inspect: bool = True,
     scroll: bool = True,
     legend: bool = True,
+    label: str | None = None,
 ) -> dict[str, Any]:
     """Draw ``ids`` of ``tokenizer`` as coloured spans (with a legend of what they hold);
     return the record.
+
+    ``label`` names the box of tokens for a screen reader (default "The text, token by
+    token"): a page with two boxes gives each its own.
 
     With ``text`` (what ``ids`` encode, or the start of it), each piece of the tokenizer's
     pre-tokenizer is outlined, with the rule that merges never cross one.
@@ -53,6 +57,8 @@ def show_tokens(
         scroll=scroll,
     )
     data["legend"] = legend
+    if label is not None:
+        data["label"] = label
     component(data=data, key=key)
     return data
 
