@@ -475,3 +475,33 @@ def test_reduced_motion_is_kept(app: AppPage, reduce: bool) -> None:
     app.step(app.click_next, 1)
     assert page.evaluate("window.slid") is not reduce
     app.assert_clean()
+
+
+_BEFORE_CONTENT_JS = "(e) => getComputedStyle(e, '::before').content"
+
+
+def test_chosen_toggles_show_it_without_colour(app: AppPage) -> None:
+    """The chosen one of a set of buttons says so to a screen reader (aria-pressed, or
+    aria-checked on Streamlit's segmented controls) and to the eye with a ✓, not by colour
+    alone (WCAG 1.4.1): Before/After merge on Step, Text/Token ids on Tokenize."""
+    app.open("step")
+    app.wait_view(0)
+    app.step(app.click_next, 1)
+    chosen, other = app.step_button("After merge"), app.step_button("Before merge")
+    assert (chosen.get_attribute("aria-pressed"), other.get_attribute("aria-pressed")) == (
+        "true",
+        "false",
+    )
+    assert "✓" in chosen.evaluate(_BEFORE_CONTENT_JS)
+    assert "✓" not in other.evaluate(_BEFORE_CONTENT_JS)
+    app.open("tokenize")
+    segments = app.page.locator("[data-testid=stButtonGroup] button[role=radio]")
+    segments.first.wait_for()
+    states = segments.evaluate_all(
+        f"""(buttons) => buttons.map((b) => [b.getAttribute("aria-checked"),
+                                              ({_BEFORE_CONTENT_JS})(b)])"""
+    )
+    assert any(checked == "true" for checked, _ in states)
+    for checked, mark in states:
+        assert ("✓" in mark) is (checked == "true"), states
+    app.assert_clean()
