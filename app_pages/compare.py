@@ -78,9 +78,9 @@ st.caption(
     "Hover a token for its id and bytes; click it to see how it was built."
 )
 panes = columns(2, key="compare_panes")
-for side, pane, tokenization, only, choice, (tokenizer, _) in (
-    ("left", panes[0], result.ours, result.diff.only_ours, picked[0], sides[0]),
-    ("right", panes[1], result.theirs, result.diff.only_theirs, picked[1], sides[1]),
+for side, pane, tokenization, only, choice, name, (tokenizer, _) in (
+    ("left", panes[0], result.ours, result.diff.only_ours, picked[0], names[0], sides[0]),
+    ("right", panes[1], result.theirs, result.diff.only_theirs, picked[1], names[1], sides[1]),
 ):
     with pane:
         st.header(pane_title(choice), anchor=False)
@@ -92,14 +92,17 @@ for side, pane, tokenization, only, choice, (tokenizer, _) in (
         marks = compare.start_marks(tokenization, only, mark=MARK_NEW)
         if len(shown) < tokenization.token_count:
             st.caption(f"Showing the first {len(shown):,} of {tokenization.token_count:,} tokens.")
+        label = f"The text as {name} cuts it, token by token"  # the two boxes named apart
         if isinstance(tokenizer, LibraryTokenizer):  # WordPiece, Unigram, ...: the library's
             st.caption(library_cuts_note(tokenizer))
             show_library_tokens(
                 tokenizer, text, key=f"cmp_spans_{side}", marks=marks, words=False,
-                limit=MAX_SHOWN_TOKENS,
+                limit=MAX_SHOWN_TOKENS, label=label,
             )  # fmt: skip
         else:
-            show_tokens(tokenizer, shown, key=f"cmp_spans_{side}", marks=marks[: len(shown)])
+            show_tokens(
+                tokenizer, shown, key=f"cmp_spans_{side}", marks=marks[: len(shown)], label=label
+            )
 
 st.header("Where the cuts differ", anchor=False)
 diff = result.diff

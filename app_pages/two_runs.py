@@ -173,7 +173,13 @@ for pane, (name, history), other in zip(text_panes, histories.items(), ("B", "A"
         if hi < len(shown):
             st.caption(f"Showing the first {hi:,} of {len(shown):,} tokens.")
         marks = runs_view.own_cut_marks(shown.starts[:hi], segmentations[other].starts)
-        show_tokens(history.tokenizer, shown.ids[:hi], key=f"runs_spans_{name}", marks=marks)
+        show_tokens(
+            history.tokenizer,
+            shown.ids[:hi],
+            key=f"runs_spans_{name}",
+            marks=marks,
+            label=f"Run {name}: the text after {counted(step, 'merge')}, token by token",
+        )
 
 st.header("Merges only one run makes", anchor=False)
 st.caption(

@@ -2,7 +2,9 @@
 the narrow-window rules; injected once per run by the frame.
 
 It also gives Streamlit's sidebar page links a focus ring a keyboard user can see: Streamlit's
-own is a faint background change (about 1.1:1 against the sidebar; WCAG 2.4.7).
+own is a faint background change (about 1.1:1 against the sidebar; WCAG 2.4.7). And the
+chosen segment of a segmented control gets a ✓, as the step view's Before/After do: Streamlit
+shows it by colour alone (WCAG 1.4.1).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ def stylesheet(*, presentation: bool = False) -> str:
     rules, and in presentation mode bigger type and no chrome."""
     css = f"""{stylesheets()}
 [data-testid="stSidebarNav"] a:focus-visible{{outline:3px solid #0072B2;outline-offset:-3px;}}
+[data-testid="stButtonGroup"] button[aria-checked="true"]::before{{content:"✓";margin-right:.3em;}}
 .bpe-step h2{{scroll-margin-top:0;}}
 [class*="st-key-stack_"]{{container-type:inline-size;}}
 @container (max-width:{STACK_BELOW_PX}px){{

@@ -34,9 +34,13 @@ def show_tokens(
     inspect: bool = True,
     scroll: bool = True,
     legend: bool = True,
+    label: str | None = None,
 ) -> dict[str, Any]:
     """Draw ``ids`` of ``tokenizer`` as coloured spans (with a legend of what they hold);
     return the record.
+
+    ``label`` names the box of tokens for a screen reader (default "The text, token by
+    token"): a page with two boxes gives each its own.
 
     With ``text`` (what ``ids`` encode, or the start of it), each piece of the tokenizer's
     pre-tokenizer is outlined, with the rule that merges never cross one.
@@ -53,6 +57,8 @@ def show_tokens(
         scroll=scroll,
     )
     data["legend"] = legend
+    if label is not None:
+        data["label"] = label
     component(data=data, key=key)
     return data
 
@@ -108,10 +114,14 @@ def show_library_tokens(
     marks: Sequence[str] | None = None,
     words: bool = True,
     limit: int | None = None,
+    label: str | None = None,
 ) -> dict[str, Any]:
     """Draw ``text`` as ``tokenizers`` encodes it (with the file's template tokens): each
-    word's start outlined, or (``words=False``) the ``marks`` alone; the first ``limit``."""
+    word's start outlined, or (``words=False``) the ``marks`` alone; the first ``limit``;
+    ``label`` names the box for a screen reader."""
     data = library_tokens_data(tokenizer, text, show=show, marks=marks, words=words, limit=limit)
     data["legend"] = True
+    if label:
+        data["label"] = label
     component(data=data, key=key)
     return data

@@ -41,17 +41,21 @@ SCRIPTS = (
 STYLESHEETS = ("tokens.css", "step.css", "class.css")
 PAGE_STYLESHEET = "page.css"  # only the exported page: its header and margins
 
-# Okabe–Ito colours as light tints (35% colour on white) with the full colour as border,
-# ordered so that consecutive entries are far apart in hue: ``.bpe-c0`` … ``.bpe-c7``.
+# The token fills, ``.bpe-c0`` … ``.bpe-c7``, each with its border (the fill's own colour made
+# darker, at 10% luminance: 3.2:1 or more against its fill and 7:1 against the page, a token's
+# edge in greyscale too). Every pair of fills stays ΔE2000 ≥ 10.6 apart with full colour vision
+# and under simulated protanopia, deuteranopia and tritanopia, and token text stays AA on each
+# (tests/test_palette.py, which cites the methods). Found by a search over sRGB that kept each
+# slot's hue family and maximised the closest pair; then checked by eye, simulations included.
 PALETTE: tuple[tuple[str, str], ...] = (
-    ("#F6DDA6", "#B07A00"),  # orange
-    ("#A6CEE4", "#0072B2"),  # blue
-    ("#FAF6BD", "#9C9000"),  # yellow
-    ("#EDD0E0", "#B0608C"),  # reddish purple
-    ("#A6DDCE", "#007A59"),  # bluish green
-    ("#F0C7A6", "#C05500"),  # vermillion
-    ("#C4E5F7", "#3A8FC0"),  # sky blue
-    ("#E2E2E2", "#6E6E6E"),  # grey
+    ("#F0D8B4", "#625848"),  # sand
+    ("#66BFFA", "#2F5E7D"),  # blue
+    ("#EAF084", "#595C2F"),  # lime yellow
+    ("#C6A8C6", "#645464"),  # mauve
+    ("#90BAA2", "#475E51"),  # sage green
+    ("#EAA266", "#775130"),  # orange
+    ("#AEF0FF", "#425E64"),  # pale cyan
+    ("#D8DED8", "#575A57"),  # light grey
 )
 
 

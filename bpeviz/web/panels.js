@@ -20,14 +20,14 @@ function card(record, k) {
   const box = el("div", "bpe-card");
   if (k === 0) {
     const [counts, first] = record.start;
-    box.append(el("div", "bpe-card-title", "Step 0: no merges yet"), el("p", "", counts), el("p", "", first));
+    box.append(el("h2", "bpe-card-title", "Step 0: no merges yet"), el("p", "", counts), el("p", "", first));
     return box;
   }
   const { left, right, made } = mergeOf(record, k);
   const sentences = record.sentences[k - 1];
   const equation = el("div", "bpe-eq");
   equation.append(chipWithId(record.vocab, left), el("span", "bpe-op", "+"), chipWithId(record.vocab, right), el("span", "bpe-op", "→"), chipWithId(record.vocab, made, true));
-  box.append(el("div", "bpe-card-title", `Merge ${number(k)} of ${number(record.merge_count)}`), equation, el("p", "", sentences[SENTENCE.counts]));
+  box.append(el("h2", "bpe-card-title", `Merge ${number(k)} of ${number(record.merge_count)}`), equation, el("p", "", sentences[SENTENCE.counts]));
   const tie = tieParagraph(sentences[SENTENCE.tie]);
   if (tie) box.append(tie);
   return box;
@@ -192,4 +192,28 @@ function stepAnnouncement(record, k, when) {
   const merge = `Merge ${number(k)} of ${number(record.merge_count)}: ${fullLabel(vocab, left)} + ${fullLabel(vocab, right)} → ${fullLabel(vocab, made)}`;
   if (when === "before") return `${merge}; before it, ${counted(record.tokens[k - 1], "token")} in the text.`;
   return `${merge}; ${tokens}.`;
+}
+
+// The text's tokens as one line of text, in reading order, for a screen reader (or anyone):
+// {element, show(vocab, ids)}. Written only while the disclosure is open (the text can hold
+// thousands of tokens); its summary always says how many there are.
+function tokenReader() {
+  const element = el("details", "bpe-read");
+  const summary = el("summary");
+  const text = scrollBox("bpe-read-tokens", "The tokens as text");
+  element.append(summary, text);
+  let shown = { vocab: {}, ids: [] };
+  const write = () => {
+    const { vocab, ids } = shown;
+    summary.textContent = `Read the tokens as text: ${counted(ids.length, "token")} in order, between | marks`;
+    text.textContent = element.open ? ids.map((id) => fullLabel(vocab, id)).join(" | ") : "";
+  };
+  element.addEventListener("toggle", write);
+  return {
+    element,
+    show(vocab, ids) {
+      shown = { vocab, ids };
+      write();
+    },
+  };
 }

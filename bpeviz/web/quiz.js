@@ -12,12 +12,12 @@ function quizCard(record, k, answers, answer, next) {
   const right = [...answers].filter(([step, row]) => answeredRight(record, step, row)).length;
   score.textContent = `Score: ${right} of ${answers.size}`;
   if (k >= record.merge_count) {
-    box.append(el("div", "bpe-card-title", "No merge left to guess"), el("p", "", "Training stopped here."), score);
+    box.append(el("h2", "bpe-card-title", "No merge left to guess"), el("p", "", "Training stopped here."), score);
     return box;
   }
   const vocab = record.vocab;
   const chosen = answers.has(k) ? answers.get(k) : null;
-  box.append(el("div", "bpe-card-title", `Guess merge ${number(k + 1)}`));
+  box.append(el("h2", "bpe-card-title", `Guess merge ${number(k + 1)}`));
   box.append(el("p", "", `Which pair will merge ${number(k + 1)} join? The most frequent pair in the text below wins; a tie goes by the rule ${quoted(record.rule)}.`));
   const choices = el("div", "bpe-choices");
   const offered = quizChoices(record, k);

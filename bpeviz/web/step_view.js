@@ -53,6 +53,7 @@ class StepView {
     this.vocabBox = box();
     this.legendBox = box("bpe-legend-box");
     this.textBox = scrollBox("bpe-scroll", "The text, token by token");
+    this.reader = tokenReader();
     const whenRow = box("bpe-when");
     this.beforeButton = button("Before merge", "The text just before this merge, its pair outlined.", () => this.show(this.k, "before"));
     this.afterButton = button("After merge", "The text just after this merge, the new token outlined.", () => this.show(this.k, "after"));
@@ -60,7 +61,7 @@ class StepView {
     this.windowNote = el("p", "bpe-caption");
     this.piecesNote = el("p", "bpe-caption bpe-pieces-rule");
     const textPane = box("bpe-text-pane");
-    textPane.append(el("h2", "", "The text, token by token"), whenRow, this.windowNote, this.piecesNote, this.legendBox, this.textBox);
+    textPane.append(el("h2", "", "The text, token by token"), whenRow, this.windowNote, this.piecesNote, this.legendBox, this.textBox, this.reader.element);
     this.chart = record.merge_count ? chart(record) : null;
     const tablePane = box("bpe-table-pane");
     tablePane.append(this.pairsBox);
@@ -292,6 +293,7 @@ class StepView {
     const spans = tokenSpans(this.record.vocab, view.ids, view.marks, options);
     spans.classList.toggle("bpe-sliding", Boolean(sliding));
     this.legendBox.replaceChildren(legend(view.legend, this.record.vocab, view.ids));
+    if (!sliding) this.reader.show(this.record.vocab, view.ids);
     const box = this.textBox;
     if (box.firstChild !== spans || box.childNodes.length !== 1) box.replaceChildren(spans);
     this.inspector.draw();

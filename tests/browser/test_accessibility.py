@@ -17,6 +17,7 @@ violation under these rules today, so they are checked with the rest.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -107,6 +108,9 @@ def test_axe_finds_nothing_in_the_step_views_states(app: AppPage, axe_path: Path
     assert_no_violations(page, axe_path, "step 1")
     app.step(lambda: app.step_button("Before merge").click(), 1, "before")
     assert_no_violations(page, axe_path, "step 1, before the merge")
+    page.locator(".bpe-read summary").click()
+    page.locator(".bpe-read-tokens:not(:empty)").wait_for()
+    assert_no_violations(page, axe_path, "the tokens read as text")
     page.locator(".bpe-scroll .bpe-t").first.click()
     page.locator(".bpe-inspector").wait_for()
     assert_no_violations(page, axe_path, "the inspector open")
@@ -349,3 +353,155 @@ def test_an_exported_page_reflows_at_320_px(browser: Any, tmp_path: Path) -> Non
         assert wide == [], f"past the right edge at 320 px: {wide}"
     finally:
         context.close()
+
+
+def test_side_by_side_token_boxes_have_their_own_names(app: AppPage) -> None:
+    """Compare and Two runs draw two boxes of tokens: a screen reader must not hear the same
+    name twice, and each name says whose tokens they are."""
+    for page_name, sides in (
+        ("compare", ("cl100k_base", "o200k_base")),
+        ("runs", ("Run A", "Run B")),
+    ):
+        if page_name == "compare":
+            app.open("compare", cmp_left=sides[0], cmp_right=sides[1])
+        else:
+            app.open("runs")
+        boxes = app.page.locator(".bpe-scroll.bpe-tokens")
+        boxes.nth(1).wait_for()
+        names = boxes.evaluate_all("boxes => boxes.map((box) => box.getAttribute('aria-label'))")
+        assert len(names) == 2 and len(set(names)) == 2, f"{page_name}: {names}"
+        for name, side in zip(names, sides, strict=True):
+            assert side in name, f"{page_name}: {name!r} does not say {side}"
+        app.assert_clean()
+
+
+_HEADINGS_JS = """() => [...document.querySelectorAll("h1, h2, h3, h4, h5, h6")]
+  .filter((h) => h.getClientRects().length && h.textContent.trim())
+  .map((h) => [Number(h.tagName[1]), h.textContent.trim()])"""
+
+
+def assert_headings_in_order(page: Any, where: str) -> list[list[Any]]:
+    """The page's shown headings start with one h1 and never skip a level going down."""
+    headings = page.evaluate(_HEADINGS_JS)
+    assert headings and headings[0][0] == 1, f"{where}: {headings}"
+    assert [level for level, _ in headings].count(1) == 1, f"{where}: {headings}"
+    for (before, _), (level, text) in pairwise(headings):
+        assert level <= before + 1, f"{where}: h{level} {text!r} after h{before}: {headings}"
+    return headings
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_headings_go_in_order(app: AppPage, name: str) -> None:
+    app.open(name)
+    if name == "step":
+        app.wait_view(0)
+        app.step(app.click_next, 1)
+        headings = assert_headings_in_order(app.page, "step 1")
+        title = app.page.locator(".bpe-card-title")
+        assert title.evaluate("e => e.tagName") in {"H2", "H3"}, "the merge card's title"
+        assert [level for level, text in headings if text.startswith("Merge 1 of")] != []
+    else:
+        assert_headings_in_order(app.page, name)
+    app.assert_clean()
+
+
+# What scrolls sideways: the page itself, or any box on screen that scrolls, except data
+# tables (WCAG 1.4.10 lets a table scroll inside its own box). The collapsed sidebar waits
+# off screen, to the left: it is not on screen.
+_SIDEWAYS_JS = """(tables) => [document.scrollingElement, ...document.querySelectorAll("body *")]
+  .filter((e) => e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0
+    && e.getBoundingClientRect().right > 0
+    && (e === document.scrollingElement
+        || ["auto", "scroll"].includes(getComputedStyle(e).overflowX) && !e.closest(tables)))
+  .map((e) => `${e.tagName}.${String(e.className).slice(0, 50)} ${e.scrollWidth}>${e.clientWidth}`)
+"""
+TABLES_MAY_SCROLL = "[data-testid=stDataFrame], [data-testid=stTable], table, .bpe-vocab-scroll"
+
+
+@pytest.mark.parametrize("name", ["step", "tokenize"])
+def test_the_app_reflows_at_320_px(app: AppPage, name: str) -> None:
+    """400% zoom of a 1280 px window is 320 CSS px: the page itself must not scroll sideways
+    (WCAG 1.4.10); a wide table may scroll inside its own box."""
+    app.page.set_viewport_size({"width": 320, "height": 640})
+    app.open(name)
+    if name == "step":
+        app.wait_view(0)
+    else:
+        app.page.locator(".bpe-tokens .bpe-t").first.wait_for()
+    sideways = app.page.evaluate(_SIDEWAYS_JS, TABLES_MAY_SCROLL)
+    assert sideways == [], f"{name} scrolls sideways at 320 px: {sideways}"
+    app.assert_clean()
+
+
+def test_the_tokens_read_as_text(app: AppPage) -> None:
+    """A blind student can read the text's tokens at step k in order, one after another, from
+    a text alternative: "Read the tokens" lists them, separated, as the engine cuts them."""
+    history = sample_history("english")
+    app.open("step")
+    app.wait_view(0)
+    app.step(app.click_next, 1)
+    page = app.page
+    reader = page.locator(".bpe-read")
+    reader.locator("summary").click()
+    outline = step_outline(history, 1, before=False)
+    pieces = [label(history, token_id) for token_id in outline.shown.ids.tolist()]
+    text = reader.locator(".bpe-read-tokens").inner_text()
+    assert text == " | ".join(pieces)
+    count = reader.locator("summary").inner_text()
+    assert f"{len(pieces):,} tokens" in count
+    app.step(app.click_next, 2)
+    two = step_outline(history, 2, before=False).shown.ids.tolist()
+    assert reader.locator(".bpe-read-tokens").inner_text() == " | ".join(
+        label(history, token_id) for token_id in two
+    )
+    app.assert_clean()
+
+
+@pytest.mark.parametrize("reduce", [True, False], ids=["reduced motion", "motion"])
+def test_reduced_motion_is_kept(app: AppPage, reduce: bool) -> None:
+    """With ``prefers-reduced-motion: reduce`` nothing slides on Next (and "Animate merges"
+    starts off); without it, the merge slides (so the check can fail)."""
+    page = app.page
+    page.emulate_media(reduced_motion="reduce" if reduce else "no-preference")
+    app.open("step")
+    app.wait_view(0)
+    assert switch(page, "Animate merges").is_checked() is not reduce
+    page.evaluate(
+        """() => { window.slid = false;
+          new MutationObserver(() => { window.slid ||= !!document.querySelector(".bpe-sliding"); })
+            .observe(document.querySelector(".bpe-root"),
+                     {attributes: true, subtree: true, childList: true}); }"""
+    )
+    app.step(app.click_next, 1)
+    assert page.evaluate("window.slid") is not reduce
+    app.assert_clean()
+
+
+_BEFORE_CONTENT_JS = "(e) => getComputedStyle(e, '::before').content"
+
+
+def test_chosen_toggles_show_it_without_colour(app: AppPage) -> None:
+    """The chosen one of a set of buttons says so to a screen reader (aria-pressed, or
+    aria-checked on Streamlit's segmented controls) and to the eye with a ✓, not by colour
+    alone (WCAG 1.4.1): Before/After merge on Step, Text/Token ids on Tokenize."""
+    app.open("step")
+    app.wait_view(0)
+    app.step(app.click_next, 1)
+    chosen, other = app.step_button("After merge"), app.step_button("Before merge")
+    assert (chosen.get_attribute("aria-pressed"), other.get_attribute("aria-pressed")) == (
+        "true",
+        "false",
+    )
+    assert "✓" in chosen.evaluate(_BEFORE_CONTENT_JS)
+    assert "✓" not in other.evaluate(_BEFORE_CONTENT_JS)
+    app.open("tokenize")
+    segments = app.page.locator("[data-testid=stButtonGroup] button[role=radio]")
+    segments.first.wait_for()
+    states = segments.evaluate_all(
+        f"""(buttons) => buttons.map((b) => [b.getAttribute("aria-checked"),
+                                              ({_BEFORE_CONTENT_JS})(b)])"""
+    )
+    assert any(checked == "true" for checked, _ in states)
+    for checked, mark in states:
+        assert ("✓" in mark) is (checked == "true"), states
+    app.assert_clean()
