@@ -6,14 +6,14 @@ function classQuizCard(record, k, link, onNext) {
   const box = el("div", "bpe-card bpe-quiz bpe-class-quiz");
   const vocab = record.vocab;
   if (k >= record.merge_count) {
-    box.append(el("div", "bpe-card-title", "No merge left to guess"), el("p", "", "Training stopped here."));
+    box.append(el("h2", "bpe-card-title", "No merge left to guess"), el("p", "", "Training stopped here."));
     return box;
   }
   const question = link.question && link.question.step === k ? link.question : null;
   const revealed = Boolean(question && question.right_rows);
   const spread = question && question.spread;
   const mine = question ? question.mine : undefined;
-  box.append(el("h3", "bpe-card-title", `Class quiz: guess merge ${number(k + 1)}`));
+  box.append(el("h2", "bpe-card-title", `Class quiz: guess merge ${number(k + 1)}`));
   box.append(el("p", "", `Which pair will merge ${number(k + 1)} join? The most frequent pair in the text below wins; a tie goes by the rule ${quoted(record.rule)}.`));
   const choices = el("div", "bpe-choices");
   const answerable = !link.teacher && question && !revealed && mine === undefined;
