@@ -60,6 +60,7 @@ class ClassLink {
     this.board = [];
     this.status = "connecting";
     this.problem = "";
+    this.refused = false;
     this.ended = false;
     this.listeners = new Set();
     this.stepView = null;
@@ -87,9 +88,9 @@ class ClassLink {
     socket.addEventListener("message", (event) => this.hear(JSON.parse(event.data)));
     socket.addEventListener("close", () => {
       if (this.socket !== socket || this.ended || this.closed) return;
-      this.status = this.problem ? "refused" : "reconnecting";
+      this.status = this.refused ? "refused" : "reconnecting";
       this.changed();
-      if (this.problem) return;
+      if (this.refused) return; // the server said why (a wrong code, a full class): no retry
       const wait = RETRY_MS[Math.min(this.tries++, RETRY_MS.length - 1)];
       setTimeout(() => this.connect(), wait);
     });
@@ -148,8 +149,9 @@ class ClassLink {
         this.status = "ended";
         break;
       case "error":
-        this.problem = message.message;
+        this.problem = message.message; // a refused message; fatal: the socket closes too
         if (message.fatal) this.status = "refused";
+        this.refused = Boolean(message.fatal);
         break;
     }
     if (this.stepView && ["counts", "spread", "reveal", "welcome"].includes(message.type)) this.stepView.redrawQuiz();
