@@ -56,6 +56,16 @@ text_info = current_text()
 imported = imported_tokenizer()
 
 
+def show_counts(text: str, token_count: int) -> None:
+    """The four numbers above the tokens, for any tokenizer."""
+    stats = tables.text_stats(text, token_count)
+    counts = columns(4, key="tokenize_counts", pairs=True)
+    counts[0].metric("Characters", f"{stats.characters:,}")
+    counts[1].metric("Bytes (UTF-8)", f"{stats.bytes:,}")
+    counts[2].metric("Tokens", f"{stats.tokens:,}")
+    counts[3].metric("Bytes per token", f"{stats.bytes_per_token:.2f}")
+
+
 def _fill_surprise() -> None:
     """Menu callback: the chosen preset's text goes into the box (before it is drawn)."""
     chosen = find_surprise(st.session_state.get("surprise"))
@@ -161,13 +171,7 @@ with tokens_area or st.container():
     if isinstance(tokenizer, LibraryTokenizer):  # WordPiece, Unigram, ...: the library's view
         st.info(library_note(tokenizer), icon="ℹ️")
         if text:
-            library_ids = tokenizer.encode(text)
-            stats = tables.text_stats(text, len(library_ids))
-            counts = columns(4, key="tokenize_counts", pairs=True)
-            counts[0].metric("Characters", f"{stats.characters:,}")
-            counts[1].metric("Bytes (UTF-8)", f"{stats.bytes:,}")
-            counts[2].metric("Tokens", f"{stats.tokens:,}")
-            counts[3].metric("Bytes per token", f"{stats.bytes_per_token:.2f}")
+            show_counts(text, len(tokenizer.encode(text)))
             show_library_tokens(
                 tokenizer, text, key="tok_spans", show="ids" if view == "Token ids" else "text"
             )
@@ -179,12 +183,7 @@ with tokens_area or st.container():
         st.info("Type or paste some text above to see its tokens.")
         st.stop()
 
-    stats = tables.text_stats(text, len(ids))
-    columns = columns(4, key="tokenize_counts", pairs=True)
-    columns[0].metric("Characters", f"{stats.characters:,}")
-    columns[1].metric("Bytes (UTF-8)", f"{stats.bytes:,}")
-    columns[2].metric("Tokens", f"{stats.tokens:,}")
-    columns[3].metric("Bytes per token", f"{stats.bytes_per_token:.2f}")
+    show_counts(text, len(ids))
 
     shown = ids[:MAX_SHOWN_TOKENS]
     if len(ids) > len(shown):

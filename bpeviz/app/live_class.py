@@ -20,7 +20,7 @@ import streamlit as st
 from bpeviz.app.settings import KEY_SOURCE, STATE_KEYS, Message
 from bpeviz.app.state import KEY_STEP, KEY_UPLOADED
 from bpeviz.app.step_view import component
-from bpeviz.classroom.codes import FailedJoins, normal_code
+from bpeviz.classroom.codes import failed_joins, normal_code
 from bpeviz.classroom.hub import current_hub
 from bpeviz.classroom.state import PAGES, ClassError, View
 
@@ -30,7 +30,6 @@ KEY_BAR = "class_bar"  # the class bar's component
 KEY_TYPED = "class_code"  # the sidebar's box for a code read off the projector
 KEY_ENDED = "_live_class_ended"  # the class ended: say so once
 
-_failed_joins = FailedJoins()
 
 
 def held_class() -> dict[str, Any] | None:
@@ -81,14 +80,14 @@ def start_or_join() -> list[Message]:
     if held and held["code"] == code:
         return []
     address = st.context.ip_address or "?"
-    if not _failed_joins.allowed(address):
+    if not failed_joins.allowed(address):
         del st.query_params[KEY_CLASS]
         return [
             Message("error", "Too many wrong class codes from here: wait a minute and try again.")
         ]
     run = current_hub().run_of(code) if code else None
     if run is None:
-        _failed_joins.fail(address)
+        failed_joins.fail(address)
         del st.query_params[KEY_CLASS]
         return [
             Message(

@@ -10,6 +10,7 @@ guessing on average to find any class.
 from __future__ import annotations
 
 import secrets
+import threading
 import time
 from collections import deque
 
@@ -58,6 +59,7 @@ class FailedJoins:
         self.limit = limit
         self.window_s = window_s
         self._fails: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()  # the script's threads and the event loop share it
 
     def _recent(self, address: str, now: float) -> deque[float]:
         fails = self._fails.setdefault(address, deque())
@@ -71,11 +73,18 @@ class FailedJoins:
     def allowed(self, address: str, now: float | None = None) -> bool:
         """Whether ``address`` may try another code now."""
         now = time.monotonic() if now is None else now
-        return len(self._recent(address, now)) < self.limit
+        with self._lock:
+            return len(self._recent(address, now)) < self.limit
 
     def fail(self, address: str, now: float | None = None) -> None:
         """Count a failed attempt (a code that names no class)."""
         now = time.monotonic() if now is None else now
-        if len(self._fails) > 10_000:  # bounded memory: forget the oldest addresses
-            self._fails.pop(next(iter(self._fails)))
-        self._fails.setdefault(address, deque()).append(now)
+        with self._lock:
+            if len(self._fails) > 10_000:  # bounded memory: forget the oldest addresses
+                self._fails.pop(next(iter(self._fails)))
+            self._fails.setdefault(address, deque()).append(now)
+
+
+# The one limit of this process: a wrong code typed into the app (the script) and one sent
+# over the class's socket count together.
+failed_joins = FailedJoins()

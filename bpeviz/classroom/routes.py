@@ -25,7 +25,7 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from bpeviz.classroom.codes import FailedJoins, normal_code
+from bpeviz.classroom.codes import failed_joins, normal_code
 from bpeviz.classroom.hub import Hub, Subscriber, current_hub
 from bpeviz.classroom.qr import qr_svg
 from bpeviz.classroom.state import ClassError, ClassState, Event
@@ -38,7 +38,6 @@ HELLO_TIMEOUT_S = 10.0
 STUDENT_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 CLOSE_POLICY = 1008  # WebSocket close code: a policy violation
 
-failed_joins = FailedJoins()
 
 
 def client_address(headers: Any, peer: str | None) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -22,17 +22,22 @@ pytestmark = pytest.mark.browser
 TEXT = "The reprinters uncounted 1234 pairs!"
 
 
-def test_wordpiece_continuations_are_drawn_as_one_word(app: AppPage, screenshots: Path) -> None:
-    from hf_files import wordpiece
-
-    library = wordpiece()
-    expected = library.encode(TEXT)
+def import_file(app: AppPage, library: Any) -> None:
+    """Upload a ``tokenizers`` file on the Export / import page."""
     app.open("export")
     files = [
         {"name": "tokenizer.json", "mimeType": "application/json",
          "buffer": library.to_str().encode()}
     ]  # fmt: skip
     app.upload_files(".st-key-export_model_files input[type=file]", files)
+
+
+def test_wordpiece_continuations_are_drawn_as_one_word(app: AppPage, screenshots: Path) -> None:
+    from hf_files import wordpiece
+
+    library = wordpiece()
+    expected = library.encode(TEXT)
+    import_file(app, library)
     # The success message can arrive after the run upload_files waits for (seen on a loaded
     # machine): wait for it to be drawn, then read it.
     app.page.get_by_text("encoded by Hugging Face tokenizers").first.wait_for()
@@ -73,12 +78,7 @@ def test_wordpiece_against_cl100k_on_compare(app: AppPage, screenshots: Path) ->
     library = wordpiece()
     text = "The reprinters uncounted 1234 pairs!"  # ASCII: characters are bytes
     expected = library.encode(text)
-    app.open("export")
-    files = [
-        {"name": "tokenizer.json", "mimeType": "application/json",
-         "buffer": library.to_str().encode()}
-    ]  # fmt: skip
-    app.upload_files(".st-key-export_model_files input[type=file]", files)
+    import_file(app, library)
     app.rerun(app.page.get_by_text("Compare it").click)
     app.page.locator(".st-key-cmp_left").click()
     app.rerun(app.page.get_by_role("option", name="Imported").click)

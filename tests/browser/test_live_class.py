@@ -55,7 +55,6 @@ def lesson(app: AppPage, new_page: Any) -> tuple[AppPage, list[AppPage], str]:
 
 def test_students_follow_the_teachers_steps_and_pages_without_a_rerun(lesson: Any) -> None:
     teacher, students, code = lesson
-    assert code not in (teacher.page.content().split("?class=")[0])  # sanity: code is in URL only
     sent_before = [student.sent() for student in students]
     for k in (1, 2, 3):
         teacher.step(lambda: teacher.step_button("Next").click(), k)
