@@ -6,13 +6,14 @@ tied with the real next merge is right, limits hold, an idle class ends.
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
 from protocol_client import run_coroutine
 
 from bpeviz.classroom import codes
-from bpeviz.classroom.hub import MemoryHub
+from bpeviz.classroom.hub import MemoryHub, run_id
 from bpeviz.classroom.state import (
     IDLE_LIMIT_S,
     MAX_CLASSES,
@@ -67,6 +68,7 @@ def test_the_teachers_view_goes_to_everyone_and_is_checked() -> None:
                     "when": "before",
                     "pieces": True,
                     "quiz": False,
+                    "run": "",  # none named: the class's first run
                 },
             },
         )
@@ -214,3 +216,32 @@ def test_the_memory_hub_refuses_a_class_past_its_limit() -> None:
         hub.create({}, View())
     with pytest.raises(ClassError, match="limit"):
         hub.create({}, View())
+
+
+def test_a_view_names_its_run_by_sixteen_hex_digits_or_none() -> None:
+    assert View.checked({"run": "0123456789abcdef"}).run == "0123456789abcdef"
+    assert View.checked({}).run == ""  # the class's first run
+    for bad in ("0123456789ABCDEF", "0123456789abcde", "<script>", 12):
+        with pytest.raises(ClassError, match="run"):
+            View.checked({"run": bad})
+
+
+def test_the_teacher_alone_changes_the_run_of_an_open_class() -> None:
+    hub = MemoryHub()
+    code, key = hub.create({"state": {"sample": "english"}}, View())
+    hub.set_run(code, key, {"state": {"sample": "aaabdaaabac"}})
+    assert hub.run_of(code) == {"state": {"sample": "aaabdaaabac"}}
+    with pytest.raises(ClassError, match="teacher"):
+        hub.set_run(code, "guess", {"state": {"sample": "german"}})
+    assert hub.run_of(code) == {"state": {"sample": "aaabdaaabac"}}
+    run_coroutine(hub.change(code, lambda s: s.end()))
+    with pytest.raises(ClassError, match="teacher of an open class"):
+        hub.set_run(code, key, {"state": {}})
+    assert hub.run_of(code) is None
+
+
+def test_a_run_is_named_alike_whatever_the_order_of_its_settings() -> None:
+    first = run_id({"state": {"sample": "english", "vocab": 512}})
+    assert first == run_id({"state": {"vocab": 512, "sample": "english"}})
+    assert first != run_id({"state": {"vocab": 513, "sample": "english"}})
+    assert re.fullmatch(r"[0-9a-f]{16}", first)

@@ -28,7 +28,7 @@ from bpeviz.classroom.state import IDLE_LIMIT_S, MAX_CLASSES, ClassError, ClassS
 
 serve = load_serve()
 RUN = {"text": "héllo wörld, 日本語 🙂", "vocab_size": 300, "pretokenizer": "gpt2"}
-STEP_VIEW = {"page": "step", "step": 3, "when": "after", "pieces": False, "quiz": False}
+STEP_VIEW = {"page": "step", "step": 3, "when": "after", "pieces": False, "quiz": False, "run": ""}
 WAIT_S = 10.0  # for an event or an expiry: a bound on waiting, never a sleep
 
 
@@ -94,9 +94,7 @@ def test_a_class_created_on_one_worker_is_read_on_another(redis_url: str, raw: A
     run_coroutine(scenario())
 
 
-def test_a_teachers_view_reaches_the_sockets_of_both_workers_once(
-    redis_url: str, raw: Any
-) -> None:
+def test_a_teachers_view_reaches_the_sockets_of_both_workers_once(redis_url: str, raw: Any) -> None:
     """The change is made on the first worker; its own socket and the second worker's both
     get each view once, in order (a duplicate would come before the second view)."""
 
@@ -143,9 +141,7 @@ def test_answer_once_holds_across_workers_under_concurrent_answers(
                 except ClassError as error:
                     return str(error)
 
-            outcomes = await asyncio.gather(
-                *(answer(hub, i) for i in range(50) for hub in hubs)
-            )
+            outcomes = await asyncio.gather(*(answer(hub, i) for i in range(50) for hub in hubs))
             counts: Any = None
             spread: Any = None
             while spread is None or sum(spread["spread"]) < 50:  # the last change's last event
@@ -222,9 +218,7 @@ def test_a_change_cancelled_while_it_waits_is_not_made(redis_url: str, raw: Any)
     assert pending == {}
 
 
-def test_a_change_is_made_again_when_another_worker_wrote_first(
-    redis_url: str, raw: Any
-) -> None:
+def test_a_change_is_made_again_when_another_worker_wrote_first(redis_url: str, raw: Any) -> None:
     """The class is written by someone else between the change's read and its write: the
     write is refused (``WATCH``) and the change applied again to the new class, losing
     neither."""
@@ -345,3 +339,23 @@ def test_redis_keeps_nothing_on_disk(redis_url: str, raw: Any) -> None:
     config = {name: raw.config_get(name)[name] for name in names}
     assert config == {"bind": "127.0.0.1", "save": "", "appendonly": "no", "protected-mode": "yes"}
     assert not list(Path(raw.config_get("dir")["dir"]).iterdir())
+
+
+def test_the_teachers_new_run_is_read_on_the_other_worker_and_expires_with_the_class(
+    redis_url: str, raw: Any
+) -> None:
+    async def scenario() -> None:
+        async with two_workers(redis_url) as (first, second):
+            code, key = first.create(RUN, View())
+            ttl_before = raw.pttl(first.run_key(code))
+            first.set_run(code, key, {"state": {"sample": "aaabdaaabac"}})
+            assert second.run_of(code) == {"state": {"sample": "aaabdaaabac"}}
+            assert 0 < raw.pttl(first.run_key(code)) <= ttl_before  # its expiry kept
+            with pytest.raises(ClassError, match="teacher"):
+                second.set_run(code, "guess", RUN)
+            await first.change(code, lambda s: s.end())
+            with pytest.raises(ClassError, match="teacher of an open class"):
+                second.set_run(code, key, RUN)
+            assert raw.exists(first.run_key(code)) == 0
+
+    run_coroutine(scenario())

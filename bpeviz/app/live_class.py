@@ -3,10 +3,13 @@ class bar (``web/class_bar.js``) sits above every page.
 
 The script does three things only: it starts a class with the session's run, gives a joining
 student that run (before the sidebar is drawn, so its widgets show it), and switches a
-following student's page when the browser asks. Everything else (the teacher's steps, the
-quiz, the counts) goes between browsers over the class's socket (:mod:`bpeviz.classroom`),
-with no script rerun. The teacher's key reaches only the teacher's browser (in the
-component's data, kept in its local storage), never a link.
+following student's page or run when the browser asks. A run is the sidebar's settings and
+the pages' (a lesson's slide sets both): when the teacher's change, the teacher's next view
+names the new run, and a following student's browser asks for it (one rerun, as a page
+switch). Everything else (the teacher's steps, the quiz, the counts) goes between browsers
+over the class's socket (:mod:`bpeviz.classroom`), with no script rerun. The teacher's key
+reaches only the teacher's browser (in the component's data, kept in its local storage),
+never a link.
 """
 
 from __future__ import annotations
@@ -17,11 +20,12 @@ from typing import Any
 
 import streamlit as st
 
+from bpeviz.app.lesson import PARAMS, TEXT_BOXES
 from bpeviz.app.settings import KEY_SOURCE, STATE_KEYS, Message
 from bpeviz.app.state import KEY_STEP, KEY_UPLOADED
 from bpeviz.app.step_view import component
 from bpeviz.classroom.codes import failed_joins, normal_code
-from bpeviz.classroom.hub import current_hub
+from bpeviz.classroom.hub import current_hub, run_id
 from bpeviz.classroom.state import PAGES, ClassError, View
 
 KEY_CLASS = "class"  # the query parameter: "new", or a class's code
@@ -29,7 +33,11 @@ KEY_HELD = "_live_class"  # this session's class: {"code", "role", "key"?, "chec
 KEY_BAR = "class_bar"  # the class bar's component
 KEY_TYPED = "class_code"  # the sidebar's box for a code read off the projector
 KEY_ENDED = "_live_class_ended"  # the class ended: say so once
+KEY_PAGE_SETTINGS = "_live_class_pages"  # the teacher's page settings, as last seen
+KEY_FOLLOW_PAGE = "_live_class_follow"  # a student took the teacher's run: go to this page
 
+# The pages' settings a class shares (the Step page's own travel in the view, no rerun).
+PAGE_KEYS = tuple(key for key, param in PARAMS.items() if param.pages and "step" not in param.pages)
 
 
 def held_class() -> dict[str, Any] | None:
@@ -37,9 +45,20 @@ def held_class() -> dict[str, Any] | None:
 
 
 def _run_of_session() -> dict[str, Any]:
-    """The session's run as JSON data: its settings, its text when pasted or uploaded."""
+    """The session's run as JSON data: its settings and the pages', its text when pasted or
+    uploaded.
+
+    A page's settings leave the session state while another page is shown (Streamlit drops
+    the state of widgets not drawn), so the last ones seen are kept: the run does not change
+    when the teacher only changes page.
+    """
     state = st.session_state
-    run: dict[str, Any] = {"state": {key: state[key] for key in STATE_KEYS if key in state}}
+    pages = state.setdefault(KEY_PAGE_SETTINGS, {})
+    pages.update({key: state[key] for key in PAGE_KEYS if isinstance(state.get(key), str | int)})
+    run: dict[str, Any] = {
+        "state": {key: state[key] for key in STATE_KEYS if key in state},
+        "pages": dict(pages),
+    }
     stored = state.get(KEY_UPLOADED)
     if state.get(KEY_SOURCE) == "upload" and stored is not None:
         name, data = stored
@@ -48,14 +67,50 @@ def _run_of_session() -> dict[str, Any]:
 
 
 def _give_run(run: Mapping[str, Any]) -> None:
-    """Put a class's run into this session (before the sidebar draws its widgets)."""
+    """Put a class's run into this session (before the sidebar draws its widgets: a join's
+    first run, or a callback)."""
+    state = st.session_state
     for key, value in run.get("state", {}).items():
         if key in STATE_KEYS:
-            st.session_state[key] = value
+            state[key] = value
+    for key, value in run.get("pages", {}).items():
+        if key in PAGE_KEYS:
+            state[key] = value
+            if key in TEXT_BOXES:  # the box shows this text, not the one it was seeded with
+                state[f"_seeded_{key}"] = True
     upload = run.get("upload")
     if upload:
-        st.session_state[KEY_UPLOADED] = (upload[0], base64.b64decode(upload[1]))
-    st.session_state[KEY_STEP] = 0
+        state[KEY_UPLOADED] = (upload[0], base64.b64decode(upload[1]))
+    state[KEY_STEP] = 0
+
+
+def _follow_run() -> None:
+    """The class bar's callback: the teacher's view names a run this student does not have
+    (a new slide, a new setting); take it, and the teacher's page with it."""
+    held = held_class()
+    asked = getattr(st.session_state.get(KEY_BAR), "run", None)
+    if held is None or held["role"] != "student" or not isinstance(asked, dict):
+        return
+    run = current_hub().run_of(held["code"])
+    if run is None:  # the class ended: its socket says so
+        return
+    _give_run(run)
+    held["run"] = run_id(run)
+    if asked.get("page") in PAGES:
+        st.session_state[KEY_FOLLOW_PAGE] = asked["page"]
+
+
+def _publish_run(held: dict[str, Any]) -> str:
+    """The teacher's run, stored for the class when it changed; its name for the views."""
+    run = _run_of_session()
+    name = run_id(run)
+    if held.get("run") != name:
+        try:
+            current_hub().set_run(held["code"], held["key"], run)
+        except ClassError:  # the class ended: the class bar says so
+            return str(held.get("run", ""))
+        held["run"] = name
+    return name
 
 
 def start_or_join() -> list[Message]:
@@ -69,11 +124,12 @@ def start_or_join() -> list[Message]:
         return []
     if raw == "new":
         try:
-            code, key = current_hub().create(_run_of_session(), View())
+            run = _run_of_session()
+            code, key = current_hub().create(run, View())
         except ClassError as error:
             del st.query_params[KEY_CLASS]
             return [Message("error", str(error))]
-        state[KEY_HELD] = {"code": code, "role": "teacher", "key": key}
+        state[KEY_HELD] = {"code": code, "role": "teacher", "key": key, "run": run_id(run)}
         st.query_params[KEY_CLASS] = code
         return []
     code = normal_code(raw)
@@ -97,7 +153,7 @@ def start_or_join() -> list[Message]:
             )
         ]
     _give_run(run)
-    state[KEY_HELD] = {"code": code, "role": "student"}
+    state[KEY_HELD] = {"code": code, "role": "student", "run": run_id(run)}
     return []
 
 
@@ -131,7 +187,7 @@ def class_controls() -> None:
 
 def class_bar(page: str, pages: Mapping[str, Any]) -> None:
     """The class bar above the page; a following student's browser asks for the teacher's
-    page (``go``), a teacher's reloaded browser shows its key (``teacher``)."""
+    page (``go``) or run (``run``), a teacher's reloaded browser shows its key (``teacher``)."""
     held = held_class()
     if held is None:
         if st.session_state.pop(KEY_ENDED, False):
@@ -146,12 +202,16 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
     }
     if held["role"] == "teacher":
         data["key"] = held["key"]
+        data["run"] = _publish_run(held)
+    else:
+        data["run"] = held.get("run", "")
     result = component(
         data=data,
         key=KEY_BAR,
         on_teacher_change=lambda: None,
         on_go_change=lambda: None,
         on_left_change=lambda: None,
+        on_run_change=_follow_run,
     )
     claimed = result.get("teacher") if result else None
     if held["role"] != "teacher" and isinstance(claimed, dict) and not held.get("checked"):
@@ -167,6 +227,8 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         if KEY_CLASS in st.query_params:
             del st.query_params[KEY_CLASS]
         st.rerun()
-    target = result.get("go") if result else None
+    target = st.session_state.pop(KEY_FOLLOW_PAGE, None) or (result.get("go") if result else None)
     if held["role"] == "student" and target in PAGES and target != page and target in pages:
-        st.switch_page(pages[target])
+        # the class's code only (the pages' settings come back from the session): a bare
+        # switch would clear the address, which a widget bound to it refuses
+        st.switch_page(pages[target], query_params={KEY_CLASS: held["code"]})

@@ -15,6 +15,8 @@ through ``async`` ones.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import os
 import secrets
 import threading
@@ -82,7 +84,13 @@ class Hub(Protocol):
         as its code and the teacher's key; :class:`ClassError` past the limit."""
 
     def run_of(self, code: str) -> dict[str, Any] | None:
-        """The run of an open class (what :meth:`create` was given), else ``None``."""
+        """The run of an open class (what :meth:`create` or :meth:`set_run` was given),
+        else ``None``."""
+
+    def set_run(self, code: str, key: str, run: dict[str, Any]) -> None:
+        """The teacher changed the run (a lesson's slide, a setting): students who follow
+        take it next; :class:`ClassError` if the class has ended or ``key`` is not the
+        teacher's."""
 
     def is_teacher(self, code: str, key: str) -> bool: ...
 
@@ -97,6 +105,19 @@ class Hub(Protocol):
         """Start what the hub needs in the server's event loop (the server's lifespan)."""
 
     async def stop(self) -> None: ...
+
+
+def run_id(run: dict[str, Any]) -> str:
+    """A short name for a run, the same in every worker: a view names the run it shows, so
+    a student's browser knows when the teacher's run is no longer its own.
+
+    >>> run_id({"state": {"vocab": 300}}) == run_id({"state": {"vocab": 300}})
+    True
+    >>> run_id({"state": {"vocab": 300}}) == run_id({"state": {"vocab": 301}})
+    False
+    """
+    text = json.dumps(run, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def new_class(view: View, taken: Callable[[str], bool]) -> tuple[ClassState, str]:
@@ -145,6 +166,13 @@ class MemoryHub:
         with self._lock:
             state = self._open(code)
             return self._runs[code] if state else None
+
+    def set_run(self, code: str, key: str, run: dict[str, Any]) -> None:
+        with self._lock:
+            state = self._open(code)
+            if state is None or not state.is_teacher(key):
+                raise ClassError("Only the teacher of an open class can change its run.")
+            self._runs[code] = run
 
     def is_teacher(self, code: str, key: str) -> bool:
         with self._lock:

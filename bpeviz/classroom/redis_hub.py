@@ -1,10 +1,11 @@
 """Classes in Redis, so that several worker processes serve one class (``make serve``).
 
 Each class is two keys: its :class:`~bpeviz.classroom.state.ClassState` as JSON (changed by
-every join, answer and step) and its run as JSON (large, written once). Both expire when the
-class has been idle for :data:`~bpeviz.classroom.state.IDLE_LIMIT_S` (the expiry moves with
-the class's last activity), and a sorted set of open classes by last activity bounds how many
-are open (:data:`~bpeviz.classroom.state.MAX_CLASSES`).
+every join, answer and step) and its run as JSON (large, written when the teacher's run
+changes). Both expire when the class has been idle for
+:data:`~bpeviz.classroom.state.IDLE_LIMIT_S` (the expiry moves with the class's last
+activity), and a sorted set of open classes by last activity bounds how many are open
+(:data:`~bpeviz.classroom.state.MAX_CLASSES`).
 
 A change is an optimistic transaction (``WATCH`` the class, read it, apply the change in
 Python, write it back in ``MULTI``; again if another worker wrote first), and its events are
@@ -54,9 +55,7 @@ return 1
 """
 
 
-def apply_changes(
-    state: ClassState | None, changes: list[Change]
-) -> list[list[Event] | Exception]:
+def apply_changes(state: ClassState | None, changes: list[Change]) -> list[list[Event] | Exception]:
     """Each change applied in turn to ``state`` (changed in place): its events, or the error
     it raised (the others still apply; an ended class takes no more).
 
@@ -167,6 +166,14 @@ class RedisHub:
             return None
         run: dict[str, Any] = json.loads(run_text)
         return run
+
+    def set_run(self, code: str, key: str, run: dict[str, Any]) -> None:
+        if not self.is_teacher(code, key):
+            raise ClassError("Only the teacher of an open class can change its run.")
+        # keepttl: the run expires with its class; xx: never brings back an ended class's run
+        self._sync.set(
+            self.run_key(code), json.dumps(run, separators=(",", ":")), xx=True, keepttl=True
+        )
 
     def is_teacher(self, code: str, key: str) -> bool:
         state = self._open(self._sync.get(self.class_key(code)))

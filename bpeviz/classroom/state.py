@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -26,6 +27,7 @@ CHOICES = 4  # a quiz question's rows: 0 (the real next merge) to 3
 PAGES = ("step", "tokenize", "compression", "compare", "runs", "export", "about")
 WHEN = ("before", "after")
 TOP_SCORES = 5  # nicknames on the teacher's board
+RUN_ID = re.compile(r"(?:[0-9a-f]{16})?")
 
 Audience = Literal["all", "teacher"]
 
@@ -49,19 +51,21 @@ class Event:
 
 @dataclass
 class View:
-    """What the teacher shows: the page, and on the Step page the step and its switches."""
+    """What the teacher shows: the page, on the Step page the step and its switches, and
+    the run it is of (:func:`~bpeviz.classroom.hub.run_id`; empty: the class's first)."""
 
     page: str = "step"
     step: int = 0
     when: str = "after"
     pieces: bool = False
     quiz: bool = False
+    run: str = ""
 
     @classmethod
     def checked(cls, raw: Any) -> View:
         """A view from a message, every field checked (:class:`ClassError` if not)."""
         if not isinstance(raw, dict) or set(raw) - set(cls.__dataclass_fields__):
-            raise ClassError("A view is page, step, when, pieces and quiz.")
+            raise ClassError("A view is page, step, when, pieces, quiz and run.")
         view = cls(**raw)
         if view.page not in PAGES:
             raise ClassError(f"There is no page {view.page!r}.")
@@ -71,6 +75,8 @@ class View:
             raise ClassError("A view is before or after its merge.")
         if type(view.pieces) is not bool or type(view.quiz) is not bool:
             raise ClassError("Pieces and quiz are on or off.")
+        if not isinstance(view.run, str) or not RUN_ID.fullmatch(view.run):
+            raise ClassError("A view's run is named by 16 hexadecimal digits.")
         return view
 
 
@@ -120,7 +126,7 @@ def key_digest(key: str) -> str:
 @dataclass
 class ClassState:
     """A class: its code, the teacher's view, who is in it and the quiz (the run every
-    student gets is kept beside it by the hub: it is large and never changes)."""
+    student gets is kept beside it by the hub: it is large and changes seldom)."""
 
     code: str
     teacher_digest: str  # of the key only the teacher's browser holds

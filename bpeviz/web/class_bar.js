@@ -92,9 +92,10 @@ function statusLine(link) {
   return line;
 }
 
-// Draw the class bar in `root` for data {code, role, key?, page, teacher_checked}; report
+// Draw the class bar in `root` for data {code, role, key?, page, run, teacher_checked}; report
 // (name, value) tells the app: "teacher" (a stored key to check), "go" (the teacher's page),
-// "left" (the student left or the class ended).
+// "run" (the teacher's run and page: a new slide or setting), "left" (the student left or the
+// class ended).
 function mountClassBar(root, data, report) {
   if (data.role !== "teacher" && !data.teacher_checked && storedTeacherKey(data.code)) {
     // this browser started the class: the app checks its key before it connects
@@ -104,14 +105,26 @@ function mountClassBar(root, data, report) {
   }
   if (data.role === "teacher" && data.key) storeTeacherKey(data.code, data.key);
   const link = classLink(data.code, data.role, data.key || storedTeacherKey(data.code));
-  const held = root.bpevizBar || { joinOpen: data.role === "teacher" && !link.board.length && !link.score.answered, asked: null };
+  const newRun = link.run !== data.run;
+  link.run = data.run || "";
+  const held = root.bpevizBar || { joinOpen: data.role === "teacher" && !link.board.length && !link.score.answered, asked: null, askedRun: null };
   root.bpevizBar = held;
   held.page = data.page;
+  // A following student goes where the teacher is: first to the teacher's run (each asked
+  // for once: a run the app cannot give is not asked for again), then to the teacher's page.
   held.go = () => {
-    const target = link.view && link.view.page;
-    if (!link.teacher && link.following && target && target !== held.page && held.asked !== target) {
-      held.asked = target;
-      report("go", target);
+    const view = link.view;
+    if (link.teacher || !link.following || !view) return;
+    if (!link.sameRun()) {
+      if (held.askedRun !== view.run) {
+        held.askedRun = view.run;
+        report("run", { run: view.run, page: view.page });
+      }
+      return;
+    }
+    if (view.page !== held.page && held.asked !== view.page) {
+      held.asked = view.page;
+      report("go", view.page);
     }
   };
   held.leave = () => {
@@ -140,8 +153,11 @@ function mountClassBar(root, data, report) {
     }
   };
   link.listeners.add(held.redraw);
-  if (link.teacher && data.page !== "step" && (!link.view || link.view.page !== data.page)) {
-    link.show({ ...(link.view || { step: 0, when: "after", pieces: false, quiz: false }), page: data.page });
+  // The teacher's page or run changed (a page visit, a slide, a setting): the class hears it
+  // now; on the Step page the step view tells the step.
+  if (link.teacher && (newRun || (data.page !== "step" && (!link.view || link.view.page !== data.page)))) {
+    const stepView = data.page === "step" && link.stepView && link.stepView.root.isConnected ? link.stepView : null;
+    link.show(stepView ? stepView.viewState() : { ...(link.view || { step: 0, when: "after", pieces: false, quiz: false }), page: data.page });
   }
   held.redraw();
 }

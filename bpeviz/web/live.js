@@ -53,6 +53,8 @@ class ClassLink {
     this.key = key;
     this.following = true;
     this.view = null; // the teacher's view, as last heard
+    this.run = ""; // the run this page shows (bpeviz.classroom.hub.run_id), from the app
+    this.resumed = false; // a teacher's view taken from the server on connecting
     this.connected = 0;
     this.question = null; // {step, answered, spread, right_rows, mine}
     this.score = { right: 0, answered: 0 };
@@ -115,7 +117,10 @@ class ClassLink {
         this.question = message.question;
         if (message.me) this.me = { ...this.me, right: message.me.right, answered: message.me.answered, nick: message.me.nick || this.me.nick };
         if (this.teacher && this.view && this.pending === null) this.send({ type: "view", view: this.view }); // a reconnect: the teacher's view stands
-        else this.view = message.view;
+        else {
+          this.view = message.view;
+          this.resumed = this.teacher; // a reloaded teacher's step view takes the class's step
+        }
         if (!this.teacher && this.following) this.follow();
         break;
       case "view":
@@ -166,9 +171,11 @@ class ClassLink {
   }
 
   // ---- the teacher ----
-  // The teacher's view (page, step, when, pieces, quiz), sent at most every SEND_EVERY_MS.
+  // The teacher's view (page, step, when, pieces, quiz, and the run it is of), sent at most
+  // every SEND_EVERY_MS.
   show(view) {
     if (!this.teacher) return;
+    view = { ...view, run: this.run };
     this.view = view;
     const wait = this.sentAt + SEND_EVERY_MS - performance.now();
     if (wait <= 0) {
@@ -206,10 +213,16 @@ class ClassLink {
     this.changed();
   }
 
+  // Whether the teacher's view is of this page's run (a view that names none is the class's
+  // first run); if not, the class bar asks the app for the teacher's run.
+  sameRun() {
+    return Boolean(this.view) && (!this.view.run || this.view.run === this.run);
+  }
+
   applyView() {
     if (!this.view) return;
-    if (this.stepView && this.view.page === "step") this.stepView.follow(this.view);
-    this.changed(); // the class bar moves to the teacher's page
+    if (this.stepView && this.view.page === "step" && this.sameRun()) this.stepView.follow(this.view);
+    this.changed(); // the class bar moves to the teacher's page or run
   }
 
   answer(step, row) {
@@ -230,9 +243,12 @@ class ClassLink {
     view.classLink = this;
     this.changed();
     if (this.teacher) {
-      if (this.view && this.view.page === "step" && view.k !== this.view.step) view.follow(this.view);
+      // Once, after a reload: the class's step (from the server) over the link's. Otherwise
+      // the teacher's own view leads (a slide's step, a new run's step 0).
+      if (this.resumed && this.view.page === "step" && this.sameRun() && view.k !== this.view.step) view.follow(this.view);
+      this.resumed = false;
       this.show(view.viewState());
-    } else if (this.following && this.view && this.view.page === "step") {
+    } else if (this.following && this.view && this.view.page === "step" && this.sameRun()) {
       view.follow(this.view);
     }
   }
