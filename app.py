@@ -10,14 +10,14 @@ import streamlit as st
 from bpeviz.app.lesson_view import lesson_bar, lesson_sidebar, seed_lesson
 from bpeviz.app.live_class import class_bar, class_controls, start_or_join
 from bpeviz.app.sidebar import sidebar
-from bpeviz.app.state import KEY_PRESENT, init_state, sweep_closed_sessions
+from bpeviz.app.state import init_state, presentation_mode, sweep_closed_sessions
 from bpeviz.app.widgets import inject_css, show_link_messages, show_messages
 
 st.set_page_config(
     page_title="bpeviz: byte-level BPE, merge by merge",
     page_icon="🧩",
     layout="wide",
-    initial_sidebar_state="collapsed" if st.query_params.get(KEY_PRESENT) else "auto",
+    initial_sidebar_state="collapsed" if presentation_mode() else "auto",
 )
 init_state()
 seed_lesson()

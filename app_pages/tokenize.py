@@ -101,11 +101,11 @@ text = linked_text_area(
     default=surprise.text if surprise else DEFAULT_TEXT,
     height=130,
 )
+# On a projector the tokens come right under the text, on the first screen; what to look at
+# and the choices that change them follow.
+tokens_area = st.container() if presentation_mode() else None
 if surprise is not None:
     st.info(f"**What to look at.** {escape_markdown(surprise.look)}", icon="🔎")
-# On a projector the tokens come right under the text, on the first screen; the choices
-# that change them follow.
-tokens_area = st.container() if presentation_mode() else None
 
 # Option names are short and stable: they are what the link holds (?tok_model=o200k_base).
 choices = tokenizer_choices(
@@ -188,7 +188,8 @@ with tokens_area or st.container():
     shown = ids[:MAX_SHOWN_TOKENS]
     if len(ids) > len(shown):
         st.caption(f"Showing the first {len(shown):,} of {len(ids):,} tokens.")
-    st.caption("Click a token to see its bytes, where it came from and how it was built.")
+    if not presentation_mode():  # on a projector, the teacher says it
+        st.caption("Click a token to see its bytes, where it came from and how it was built.")
     show_tokens(
         tokenizer,
         shown,

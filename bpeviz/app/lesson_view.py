@@ -40,7 +40,8 @@ KEY_SEEDED = "_lesson_seeded"
 KEY_UPLOAD = "lesson_upload"
 KEY_PICK = "lesson_pick"
 KEY_KEYS = "lesson_keys"
-PRESENT_MARGIN = "2rem"  # presentation mode's top padding leaves the first row under the header
+PRESENT_MARGIN = "0.5rem"  # below the header, whose one control (the sidebar's) is far left
+PRESENT_PAGE_TITLE = "1.6rem"  # the page's name under a slide's title, in presentation mode
 
 # PageDown / PageUp anywhere on the page (but in a box being typed in): bpeviz/web/lesson_keys.js.
 keys_component = st.components.v2.component("bpeviz_lesson_keys", js=asset("lesson_keys.js"))
@@ -176,8 +177,17 @@ def lesson_bar() -> None:
         if st.query_params.get(key) != value:
             st.query_params[key] = value
     last = len(lesson.slides) - 1
-    if presentation_mode():  # the bar comes first: clear of Streamlit's header
-        st.html(f"<style>.st-key-lesson_bar{{margin-top:{PRESENT_MARGIN}}}</style>")
+    present = presentation_mode()
+    if present:
+        # The bar comes first, under Streamlit's header; the slide's title names the view,
+        # so the page's own title shrinks: the text's first tokens stay on a 1280×720 screen.
+        st.html(
+            f"<style>.st-key-lesson_bar{{margin-top:{PRESENT_MARGIN}}}"
+            f".stMain h1{{font-size:{PRESENT_PAGE_TITLE};padding:0 0 .25rem}}"
+            # the header shows through where it has nothing (its one control stays usable)
+            '[data-testid="stHeader"]{background:transparent;pointer-events:none}'
+            '[data-testid="stHeader"] button{pointer-events:auto}</style>'
+        )
     with st.container(key="lesson_bar", horizontal=True, vertical_alignment="center", gap="small"):
         st.button(
             "← Previous slide",
@@ -198,11 +208,10 @@ def lesson_bar() -> None:
         if slide.notes:
             with st.popover("Speaker notes", icon=":material/speaker_notes:"):
                 st.markdown(escape_markdown(slide.notes))
-        st.markdown(
-            f"**{escape_markdown(slide.title)}** · slide {index + 1} of {len(lesson.slides)}"
-            f" · {escape_markdown(lesson.title)}",
-            width="content",  # beside the buttons when it fits: the text keeps its room
-        )
+        line = f"**{escape_markdown(slide.title)}** · slide {index + 1} of {len(lesson.slides)}"
+        if not present:  # on a projector the line fits beside the buttons without it
+            line += f" · {escape_markdown(lesson.title)}"
+        st.markdown(line, width="content")  # beside the buttons when it fits
     keys_component(key=KEY_KEYS, on_move_change=_on_key)
 
 

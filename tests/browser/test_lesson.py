@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from test_accessibility import AXE, REPO, assert_no_violations
@@ -165,3 +165,60 @@ def test_screenshots_of_slides(app: AppPage, screenshots: object, width: int, he
         app.open(slide.page, lesson="bpe", slide=number, present="true", **slide.query())
         check_slide(app, number)
         app.page.screenshot(path=str(folder / f"slide{number:02d}-{width}x{height}.png"))
+
+
+# The text's first token on a page that shows one (tests/browser/test_projector.py).
+FIRST_TOKEN = {
+    "step": ".bpe-step .bpe-scroll .bpe-t",
+    "tokenize": ".st-key-tok_spans .bpe-scroll .bpe-t",
+}
+
+
+def in_first_screen(app: AppPage, selector: str) -> bool:
+    """Whether the element's box lies wholly inside the window, unscrolled."""
+    return bool(
+        app.page.evaluate(
+            """selector => {
+              const box = document.querySelector(selector)?.getBoundingClientRect();
+              return !!box && box.height > 0 && box.top >= 0 && box.bottom <= innerHeight;
+            }""",
+            selector,
+        )
+    )
+
+
+def test_every_slide_as_the_back_row_sees_it(
+    app: AppPage, new_page: Any, screenshots: Path
+) -> None:
+    """Each slide on a projector (1280×720 and 1920×1080, presentation mode) and on a phone
+    (390×844, the slide's own link): the slide's controls on the first screen, no sideways
+    scrolling on the phone, a screenshot of each to look at."""
+    lesson = bundled_lessons()["bpe"]
+    phone = new_page()
+    phone.page.set_viewport_size({"width": 390, "height": 844})
+    app.page.set_viewport_size({"width": 1280, "height": 720})
+    app.open("step", lesson="bpe", present="true")
+    for number in range(1, len(lesson.slides) + 1):
+        wait_slide(app, number, len(lesson.slides))
+        slide = lesson.slides[number - 1]
+        app.page.mouse.move(0, 400)  # off the button just clicked: its tooltip goes
+        if slide.page == "step":
+            app.wait_view(int(slide.view.get("step", 0)))
+        elif slide.page == "tokenize":
+            app.page.wait_for_selector('.st-key-tok_spans .bpe-root[data-ready="true"]')
+        # presentation mode stays on from slide to slide
+        assert app.page.get_by_role("switch", name="Presentation mode").is_checked(), number
+        for width, height in ((1920, 1080), (1280, 720)):
+            app.page.set_viewport_size({"width": width, "height": height})
+            assert in_first_screen(app, ".st-key-lesson_next"), (number, width)
+            if slide.page in FIRST_TOKEN:  # as on the projector without a lesson
+                assert in_first_screen(app, FIRST_TOKEN[slide.page]), (number, width)
+            app.page.screenshot(path=str(screenshots / f"slide{number:02}_{width}x{height}.png"))
+        phone.goto(app.page.url.replace("present=true", "present=false"))
+        wait_slide(phone, number, len(lesson.slides))
+        wide = phone.page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= 390, (number, wide)
+        phone.page.screenshot(path=str(screenshots / f"slide{number:02}_390x844.png"))
+        if number < len(lesson.slides):
+            app.rerun(app.page.locator(".st-key-lesson_next button").first.click)
+    phone.assert_clean()
