@@ -4,18 +4,25 @@ asks for."""
 
 from __future__ import annotations
 
+import base64
+import zlib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpeviz.app.lesson import (
+    LINK_FORMAT,
     MAX_LESSON_BYTES,
+    MAX_LINK_LESSON_CHARS,
     PAGES,
     PARAMS,
     Lesson,
     LessonError,
     Slide,
     bundled_lessons,
+    lesson_from_link,
+    lesson_to_link,
     parse_lesson,
     slide_state,
     to_toml,
@@ -200,3 +207,44 @@ def test_a_surprise_brings_its_text_unless_the_slide_has_one() -> None:
     assert "tok_model" in dropped and "tok_text" not in dropped
     state, _ = slide_state(Slide("x", "tokenize", {"surprise": "arithmetic", "tok_text": "1+1"}))
     assert state["tok_text"] == "1+1"
+
+
+def packed_link(data: bytes) -> str:
+    """A lesson link as a hand-made one would be: zlib, base64url, the format's name."""
+    return LINK_FORMAT + base64.urlsafe_b64encode(zlib.compress(data, 9)).decode().rstrip("=")
+
+
+def test_a_lesson_travels_whole_in_a_link() -> None:
+    lesson = bundled_lessons()["bpe"]
+    link = lesson_to_link(lesson)
+    assert lesson_from_link(link) == lesson
+    assert len(link) <= MAX_LINK_LESSON_CHARS  # the bundled lesson fits a link
+    assert set(link.removeprefix(LINK_FORMAT)) <= set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    )  # nothing a query string must escape
+    assert lesson_from_link(packed_link(MINIMAL.encode())) == parse_lesson(MINIMAL)
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (lambda link: link[:-12], "cut short"),
+        (lambda link: link.removeprefix(LINK_FORMAT), "cut short"),
+        (lambda link: link[:40] + ("A" if link[40] != "A" else "B") + link[41:], "cut short"),
+        (lambda link: link + "A" * MAX_LINK_LESSON_CHARS, "load the lesson file instead"),
+    ],
+    ids=["cut", "no format", "one letter changed", "too long"],
+)
+def test_a_link_cut_or_changed_is_refused_with_what_to_do(change: object, says: str) -> None:
+    link = lesson_to_link(bundled_lessons()["bpe"])
+    with pytest.raises(LessonError, match=says):
+        lesson_from_link(change(link))  # type: ignore[operator]
+
+
+def test_a_small_link_cannot_unpack_a_huge_text() -> None:
+    """1 MB of one letter packs into about 1,400 characters: unpacking stops past the file
+    limit, and the message says how long a lesson may be."""
+    link = packed_link(b"a" * 1_000_000)
+    assert len(link) < MAX_LINK_LESSON_CHARS
+    with pytest.raises(LessonError, match=f"more than the {MAX_LESSON_BYTES:,} allowed"):
+        lesson_from_link(link)

@@ -7,7 +7,13 @@ from __future__ import annotations
 from apptest_support import new_app, plain, run
 from streamlit.testing.v1 import AppTest
 
-from bpeviz.app.lesson import PAGES, bundled_lessons
+from bpeviz.app.lesson import (
+    PAGES,
+    bundled_lessons,
+    lesson_from_link,
+    lesson_to_link,
+    parse_lesson,
+)
 
 PAGE_TITLES = {
     "step": "Step through training",
@@ -101,3 +107,37 @@ def test_ending_the_lesson_removes_the_bar() -> None:
     at = run(at.button(key="lesson_end").click())
     assert not [m for m in at.markdown if "slide 1 of" in m.value]
     assert "lesson" not in at.query_params and "slide" not in at.query_params
+
+
+TEACHERS_LESSON = """title = "Ties in ten minutes"
+
+[[slides]]
+title = "Wikipedia's example"
+page = "step"
+view = { sample = "aaabdaaabac", step = 1 }
+
+[[slides]]
+title = "About"
+page = "about"
+"""
+
+
+def test_a_link_holding_a_teachers_lesson_opens_it_and_keeps_it_from_slide_to_slide() -> None:
+    at = run(new_app(lesson_file=lesson_to_link(parse_lesson(TEACHERS_LESSON))))
+    assert "slide 1 of 2" in bar_text(at) and "Ties in ten minutes" in bar_text(at)
+    assert page_title(at) == "Step through training"
+    assert at.session_state["sample"] == "aaabdaaabac" and at.session_state["step"] == 1
+    packed = at.query_params["lesson_file"]
+    at = run(at.button(key="lesson_next").click())
+    assert "slide 2 of 2" in bar_text(at)
+    assert at.query_params["lesson_file"] == packed and at.query_params["slide"] == "2"
+    assert parse_lesson(TEACHERS_LESSON) == lesson_from_link(packed)
+
+
+def test_a_cut_lesson_link_is_said_and_nothing_else_changes() -> None:
+    packed = lesson_to_link(parse_lesson(TEACHERS_LESSON))
+    at = run(new_app(lesson_file=packed[:-8], sample="aaabdaaabac"))
+    assert any("cut short or changed" in plain(w.value) for w in at.warning)
+    assert not [m for m in at.markdown if "slide 1 of" in m.value]
+    assert at.session_state["sample"] == "aaabdaaabac"  # the rest of the link still applies
+    assert not at.exception

@@ -25,9 +25,12 @@ engine never imports. What is left out: showing a slide (:mod:`bpeviz.app.lesson
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 import tomllib
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -49,6 +52,11 @@ MAX_TITLE_CHARS = 200
 MAX_NOTES_CHARS = 10_000
 MAX_TEXT_CHARS = 20_000  # a text a slide pastes or tokenizes
 MAX_MINUTES = 600
+# A lesson in a link: its TOML, compressed, base64url, behind the format's name. Links over
+# about 8 KB are refused by common servers (nginx's default request line), so a longer lesson
+# stays in the session only; the bundled 16-slide lesson takes about 4,300 characters.
+LINK_FORMAT = "z1."
+MAX_LINK_LESSON_CHARS = 6_000
 LESSONS_DIR: Path = Path(__file__).resolve().parents[1] / "lessons"
 
 # A slide's page, by the name a lesson uses, and the script st.navigation runs for it.
@@ -356,6 +364,47 @@ def to_toml(lesson: Lesson) -> str:
             lines.append("[slides.view]")
             lines += [f"{key} = {_toml_value(value)}" for key, value in slide.view.items()]
     return "\n".join(lines) + "\n"
+
+
+def lesson_to_link(lesson: Lesson) -> str:
+    """The lesson as one query value, so a link holds a teacher's own lesson whole.
+
+    >>> lesson = parse_lesson('title = "T"\\n[[slides]]\\ntitle = "S"\\npage = "about"\\n')
+    >>> text = lesson_to_link(lesson)
+    >>> text.startswith(LINK_FORMAT), lesson_from_link(text) == lesson
+    (True, True)
+    """
+    packed = zlib.compress(to_toml(lesson).encode("utf-8"), 9)
+    return LINK_FORMAT + base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
+
+
+def lesson_from_link(text: str) -> Lesson:
+    """The lesson a link holds (:func:`lesson_to_link`); :class:`LessonError` if the link was
+    cut, changed or is too long. Unpacking stops at :data:`MAX_LESSON_BYTES`: a small link
+    cannot make the server unpack a huge text."""
+    broken = LessonError(
+        "The link's lesson is cut short or changed; copy the whole link again, or load the "
+        "lesson file."
+    )
+    if len(text) > MAX_LINK_LESSON_CHARS:
+        raise LessonError(
+            f"The link's lesson is {len(text):,} characters, more than the "
+            f"{MAX_LINK_LESSON_CHARS:,} a link may hold; load the lesson file instead."
+        )
+    if not text.startswith(LINK_FORMAT):
+        raise broken
+    body = text.removeprefix(LINK_FORMAT)
+    try:
+        packed = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        unpacker = zlib.decompressobj()
+        data = unpacker.decompress(packed, MAX_LESSON_BYTES + 1)
+    except (binascii.Error, ValueError, zlib.error):
+        raise broken from None
+    if len(data) > MAX_LESSON_BYTES:
+        return parse_lesson(data)  # says how long it is, and what to do
+    if not unpacker.eof or unpacker.unused_data:
+        raise broken
+    return parse_lesson(data)
 
 
 @cache

@@ -5,8 +5,9 @@ bundled lesson, upload one, download the current one, end it).
 Showing a slide is opening its link: :func:`apply_slide` puts the slide's settings into the
 session state the sidebar and the pages read (before any widget is drawn: it is safe in a
 callback), and the frame's :func:`lesson_bar` then switches to the slide's page with the
-slide's query parameters. A bundled lesson is in the link too (``?lesson=bpe&slide=3``), so a
-reload or a shared link stays on that slide; an uploaded one lives in the session only.
+slide's query parameters. The lesson is in the link too, so a reload or a shared link stays
+on that slide: a bundled one by name (``?lesson=bpe&slide=3``), a teacher's own whole
+(``?lesson_file=z1...``, :func:`~bpeviz.app.lesson.lesson_to_link`) when short enough.
 The format itself is :mod:`bpeviz.app.lesson`.
 """
 
@@ -16,11 +17,14 @@ import streamlit as st
 
 from bpeviz.app.lesson import (
     MAX_LESSON_BYTES,
+    MAX_LINK_LESSON_CHARS,
     PAGES,
     TEXT_BOXES,
     Lesson,
     LessonError,
     bundled_lessons,
+    lesson_from_link,
+    lesson_to_link,
     parse_lesson,
     slide_state,
     to_toml,
@@ -31,7 +35,7 @@ from bpeviz.app.state import KEY_LINK_MESSAGES, presentation_mode
 from bpeviz.app.widgets import escape_markdown
 from bpeviz.web import asset
 
-LINK_LESSON, LINK_SLIDE = "lesson", "slide"
+LINK_LESSON, LINK_FILE, LINK_SLIDE = "lesson", "lesson_file", "slide"
 KEY_LESSON = "_lesson"  # (bundled name or None, Lesson)
 KEY_INDEX = "_lesson_slide"  # the slide shown, from 0
 KEY_GO = "_lesson_go"  # a slide was applied: switch to its page on this run
@@ -126,35 +130,53 @@ def _end_lesson() -> None:
         st.session_state.pop(key, None)
 
 
+def _lesson_of_link() -> tuple[str | None, Lesson] | None:
+    """The lesson a link names (``?lesson=bpe``) or holds (``?lesson_file=``), if any; a
+    problem is said among the link's messages."""
+    name = st.query_params.get(LINK_LESSON)
+    packed = st.query_params.get(LINK_FILE)
+    problem = None
+    if name:
+        lessons = bundled_lessons()
+        if name in lessons:
+            return name, lessons[name]
+        problem = (
+            f"The link's lesson={name!r} is not a bundled lesson ({', '.join(lessons)}); ignored."
+        )
+    elif packed:
+        try:
+            return None, lesson_from_link(packed)
+        except LessonError as error:
+            problem = f"{error} The link's lesson is ignored."
+    if problem:
+        st.session_state.setdefault(KEY_LINK_MESSAGES, []).append(Message("warning", problem))
+    return None
+
+
 def seed_lesson() -> None:
-    """Once per session, before the sidebar: a link's ``?lesson=bpe`` (and ``&slide=3``)
-    opens that lesson; an unknown one is said among the link's messages."""
+    """Once per session, before the sidebar: a link's lesson (and ``&slide=3``) opens."""
     if st.session_state.get(KEY_SEEDED):
         return
     st.session_state[KEY_SEEDED] = True
-    name = st.query_params.get(LINK_LESSON)
-    if not name:
+    held = _lesson_of_link()
+    if held is None:
         return
-    lessons = bundled_lessons()
-    if name not in lessons:
-        st.session_state.setdefault(KEY_LINK_MESSAGES, []).append(
-            Message(
-                "warning",
-                f"The link's lesson={name!r} is not a bundled lesson ({', '.join(lessons)}); "
-                "ignored.",
-            )
-        )
-        return
-    st.session_state[KEY_LESSON] = (name, lessons[name])
+    st.session_state[KEY_LESSON] = held
     slide = whole_number(st.query_params.get(LINK_SLIDE) or "")
     if slide is None:
         apply_slide(0)  # the lesson from its start
     else:  # the link already holds that slide's view, and maybe the presenter's changes
-        st.session_state[KEY_INDEX] = min(max(slide - 1, 0), len(lessons[name].slides) - 1)
+        st.session_state[KEY_INDEX] = min(max(slide - 1, 0), len(held[1].slides) - 1)
 
 
-def _link(name: str | None, index: int) -> dict[str, str]:
-    return {LINK_LESSON: name, LINK_SLIDE: str(index + 1)} if name else {}
+def _link(name: str | None, lesson: Lesson, index: int) -> dict[str, str]:
+    """The lesson's part of the link: by name, else whole when it fits, and the slide."""
+    if name:
+        return {LINK_LESSON: name, LINK_SLIDE: str(index + 1)}
+    packed = lesson_to_link(lesson)
+    if len(packed) > MAX_LINK_LESSON_CHARS:
+        return {}
+    return {LINK_FILE: packed, LINK_SLIDE: str(index + 1)}
 
 
 def lesson_bar() -> None:
@@ -165,15 +187,17 @@ def lesson_bar() -> None:
     """
     held = current_lesson()
     if held is None:  # none, or ended: a reload must not start it again
-        for key in (LINK_LESSON, LINK_SLIDE):
+        for key in (LINK_LESSON, LINK_FILE, LINK_SLIDE):
             st.query_params.pop(key, None)
         return
     lesson, index = held
     name = st.session_state[KEY_LESSON][0]
     slide = lesson.slides[index]
     if st.session_state.pop(KEY_GO, False):
-        st.switch_page(PAGES[slide.page], query_params={**slide.link(), **_link(name, index)})
-    for key, value in _link(name, index).items():
+        st.switch_page(
+            PAGES[slide.page], query_params={**slide.link(), **_link(name, lesson, index)}
+        )
+    for key, value in _link(name, lesson, index).items():
         if st.query_params.get(key) != value:
             st.query_params[key] = value
     last = len(lesson.slides) - 1
@@ -235,7 +259,8 @@ def lesson_sidebar() -> None:
             on_change=_load_upload,
             max_upload_size=1,
             help=f"A lesson written as the README's “Lessons” section shows, up to "
-            f"{MAX_LESSON_BYTES // 1000} KB. It stays in this session only.",
+            f"{MAX_LESSON_BYTES // 1000} KB. The page's link then holds it (a lesson of "
+            "most of up to 20 slides), so a reload or the link copied opens it again.",
         )
         if error is not None:
             st.error(
@@ -244,6 +269,11 @@ def lesson_sidebar() -> None:
             )
         if held is not None:
             lesson, _ = held
+            if not _link(st.session_state[KEY_LESSON][0], lesson, 0):
+                st.caption(
+                    f"This lesson is longer than a link holds ({MAX_LINK_LESSON_CHARS:,} "
+                    "characters packed): it stays in this session; share its file."
+                )
             st.download_button(
                 "Download this lesson (TOML)",
                 data=to_toml(lesson),
