@@ -12,8 +12,9 @@ import streamlit as st
 from bpeviz.app import tables
 from bpeviz.app.chart_clicks import KEY_BACK, KEY_UNDO
 from bpeviz.app.links import query_from_state
-from bpeviz.app.state import current_settings, current_text, presentation_mode
+from bpeviz.app.state import KEY_FOCUS, current_settings, current_text, presentation_mode
 from bpeviz.app.step_view import step_view
+from bpeviz.app.styles import FOCUS_STYLE
 from bpeviz.app.training import current_history
 from bpeviz.app.widgets import caption
 from bpeviz.readable import counted
@@ -47,6 +48,13 @@ if undo is not None and undo.sentence and undo.holds(st.session_state):
             on_click=undo_chart_click,
         )
 caption(f"{text.name} · {counted(len(history.text), 'byte')} · {settings.summary()}")
+if presentation_mode() and st.toggle(
+    "Focus view",
+    key=KEY_FOCUS,
+    bind="query-params",
+    help="The merge and the text only, in larger type: for the back of the room.",
+):
+    st.html(FOCUS_STYLE)
 if not presentation_mode():  # on a projector, room for the text matters more
     st.caption(
         "**Step k** means the first k merges are done. Everything below is about **merge k**: "

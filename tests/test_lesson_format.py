@@ -187,7 +187,8 @@ def test_a_slide_naming_a_sample_brings_that_samples_settings() -> None:
     )
     assert state["step"] == 2
     assert set(dropped) == {"text_when", "quiz", "pieces"}
-    assert "present" not in state  # presentation mode stays as the presenter set it
+    # presentation mode and its Focus view stay as the presenter set them
+    assert "present" not in state and "focus" not in state and "focus" not in dropped
 
 
 def test_a_slide_without_settings_goes_back_to_the_default_sample() -> None:

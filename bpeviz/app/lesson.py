@@ -116,6 +116,7 @@ PARAMS: dict[str, Param] = {
     "text_when": Param("choice", pages=("step",), choices=lambda: ("before", "after")),
     "quiz": Param("flag", pages=("step",)),
     "pieces": Param("flag", pages=("step",)),
+    "focus": Param("flag", pages=("step",), bound=True),  # presentation mode's Focus view
     "tok_input": Param("choice", pages=("tokenize",), choices=lambda: ("Text", "Chat"), bound=True),
     "tok_text": Param("text", pages=("tokenize",)),
     "tok_model": Param("choice", pages=("tokenize",), choices=_tokenizers, bound=True),
@@ -139,6 +140,8 @@ PARAMS: dict[str, Param] = {
     "runs_step": Param("count", ("runs",), bound=True),
 }
 Value = str | int | bool
+# The presenter's own choices: a slide that does not name them leaves them as they are.
+PRESENTERS = ("present", "focus")
 LESSON_KEYS = ("title", "slides")
 SLIDE_KEYS = ("title", "page", "minutes", "notes", "view")
 
@@ -443,6 +446,8 @@ def slide_state(slide: Slide) -> tuple[dict[str, Any], tuple[str, ...]]:
     if surprise and "tok_text" not in slide.view:
         state["tok_text"] = next(s.text for s in load_surprises() if s.key == surprise)
     dropped = tuple(
-        key for key, param in PARAMS.items() if slide.page in param.pages and key not in state
+        key
+        for key, param in PARAMS.items()
+        if slide.page in param.pages and key not in state and key not in PRESENTERS
     )
     return state, dropped

@@ -22,6 +22,7 @@ from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
 
 KEY_PRESENT = "present"
+KEY_FOCUS = "focus"  # presentation mode's Focus view of the Step page (the card and the text)
 KEY_STEP = "step"
 KEY_UPLOAD_WIDGET = "upload"
 KEY_UPLOADED = "_uploaded"  # (name, bytes) kept after the uploader is hidden

@@ -115,3 +115,32 @@ def test_projector_labels_are_at_least_18px(app: AppPage) -> None:
     assert not missing, f"not on the page: {missing}"
     small = {key: round(size, 1) for key, size in sizes.items() if size < SMALLEST_LABEL_PX}
     assert not small, f"labels under {SMALLEST_LABEL_PX} px at 1280x720: {small}"
+
+
+def test_the_focus_view_shows_the_card_and_the_text_large(app: AppPage, screenshots: Path) -> None:
+    """Presentation mode's Focus view (in the link as ``focus=true``): the card and the text
+    only, the text larger than the projector's usual size, the pair table, chart, counts and
+    vocabulary gone; switching it off brings them back."""
+    app.page.set_viewport_size({"width": 1280, "height": 720})
+    app.open("step", present="true", step=5)
+    app.wait_view(5)
+    usual = app.page.locator(".bpe-step .bpe-scroll .bpe-t").first.evaluate(
+        "el => parseFloat(getComputedStyle(el).fontSize)"
+    )
+    app.rerun(app.page.get_by_text("Focus view", exact=True).click)
+    app.wait_view(5)
+    app.page.screenshot(path=str(screenshots / "projector-step-focus-1280x720.png"))
+    assert "focus=true" in app.page.url
+    assert app.page.get_by_role("switch", name="Focus view").is_checked()
+    for gone in (".bpe-table-pane", ".bpe-vocab", ".bpe-metrics"):
+        assert not app.page.locator(f".bpe-step {gone}").first.is_visible(), gone
+    large = app.page.locator(".bpe-step .bpe-scroll .bpe-t").first.evaluate(
+        "el => parseFloat(getComputedStyle(el).fontSize)"
+    )
+    assert large >= 1.3 * usual, (large, usual)
+    for selector in (".bpe-card", ".bpe-step .bpe-scroll .bpe-t", ".bpe-step button.bpe-primary"):
+        assert on_first_screen(app, selector), f"{selector} is not on the first screen"
+    app.rerun(app.page.get_by_text("Focus view", exact=True).click)
+    app.wait_view(5)
+    assert app.page.locator(".bpe-step .bpe-table-pane").first.is_visible()
+    app.assert_clean()
