@@ -28,13 +28,13 @@ from bpeviz.openai_ranks import RanksUnavailable
 from bpeviz.tokenizer import Tokenizer
 
 TEKKEN = "tekken_240911"  # what links and the CLI call it: the file's name
-MODEL = "Mistral's Tekken (Pixtral 12B)"  # mistral-common's v3 multimodal tokenizer
 WHEEL = "mistral_common-1.13.1-py3-none-any.whl"
 # PyPI's published SHA-256 of the wheel (the one requirements-tekken.txt pins).
 WHEEL_SHA256 = "98b4d0755b8d90bf4691fa8f1b70cb3b4a8cd4dc1653c4ed08ef3d1c7d2c29af"
 MEMBER = "mistral_common/data/tekken_240911.json"
 BOS = "<s>"
-SUMMARY = f"{MODEL}'s tokenizer, 131,072 tokens"
+# mistral-common's v3 multimodal Tekken (``MistralTokenizer.v3(is_tekken=True, is_mm=True)``)
+SUMMARY = "Mistral's Tekken (Pixtral 12B), 131,072 tokens"
 MISSING_NOTE = (
     f"{TEKKEN} (Mistral's Tekken) is not offered: its file comes in the mistral-common wheel, "
     "which `make tekken` (or `make run`) downloads into .venv/share/bpeviz."
