@@ -173,7 +173,7 @@ def shared_import(files: list[tuple[str, bytes]], *, pattern: str) -> LoadedMode
     return LoadedModel(tokenizer=slot.result.tokenizer, kind=slot.result.kind, source=names)
 
 
-@st.cache_resource(max_entries=4, show_spinner="Loading the real tokenizer's ranks…")
+@st.cache_resource(max_entries=8, show_spinner="Loading the real tokenizer's ranks…")  # 5 offered
 def real_tokenizer(name: str) -> Tokenizer:
     """A real tokenizer (``cl100k_base``, ``r50k_base``, ``tekken_240911``, ...: its real ranks,
     our encoder), loaded once per server.
