@@ -18,6 +18,7 @@ text, so it is encoded, drawn and counted as the special token it is, as a chat 
 from __future__ import annotations
 
 import hashlib
+import io
 import sys
 import zipfile
 from functools import lru_cache
@@ -76,9 +77,9 @@ def read_tekken_json() -> bytes:
             f"{WHEEL_SHA256[:12]}…): {redo}"
         )
     try:
-        with zipfile.ZipFile(path) as archive:  # the file as read: already checked
+        with zipfile.ZipFile(io.BytesIO(wheel)) as archive:  # the bytes just checked
             return archive.read(MEMBER)
-    except (zipfile.BadZipFile, KeyError, OSError) as error:
+    except (zipfile.BadZipFile, KeyError) as error:
         raise TekkenUnavailable(f"cannot read {MEMBER} ({error}): {redo}") from None
 
 

@@ -15,7 +15,7 @@ import json
 import subprocess
 import sys
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -156,7 +156,8 @@ def test_loading_imports_neither_mistral_common_nor_tiktoken(tekken: Tokenizer) 
 
 
 @pytest.fixture
-def no_wheel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def no_wheel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The wheel's place is an empty folder (and nothing loaded before is remembered)."""
     missing = tmp_path / mistral_tekken.WHEEL
     monkeypatch.setattr(mistral_tekken, "wheel_path", lambda: missing)
     load_tekken.cache_clear()
@@ -241,6 +242,9 @@ def test_a_listed_special_token_table_is_used_and_filled() -> None:
         pytest.param(small_file().replace('"YWI="', '"!!"'), "not valid base64", id="base64"),
         pytest.param(small_file().replace('"YWI="', '"AA=="'), "repeats the bytes", id="repeat"),
         pytest.param(small_file(special_tokens=[{"rank": 1}]), "listed by rank", id="specials"),
+        pytest.param(
+            small_file().replace(r"\\w+|\\s+|.", "(?:a|a)*b|."), "backtracks", id="pattern"
+        ),
     ],
 )
 def test_a_bad_file_gets_a_message(document: str, message: str) -> None:
