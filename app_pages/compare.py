@@ -3,7 +3,14 @@
 import streamlit as st
 
 from bpeviz.app import compare
-from bpeviz.app.choices import IMPORTED, TRAINED, default_pair, short_name, tokenizer_choices
+from bpeviz.app.choices import (
+    IMPORTED,
+    TRAINED,
+    compare_notes,
+    default_pair,
+    short_name,
+    tokenizer_choices,
+)
 from bpeviz.app.marks import MARK_NEW
 from bpeviz.app.settings import Message
 from bpeviz.app.state import current_settings, current_text, imported_tokenizer
@@ -17,7 +24,8 @@ MAX_SHOWN_TOKENS = 3_000
 st.title("Compare tokenizers")
 st.markdown(
     "The same text through two tokenizers: the one trained in the sidebar, a real one (GPT-4's "
-    "`cl100k_base`, GPT-4o's `o200k_base`, GPT-2's `r50k_base`, Codex's `p50k_base`), or one "
+    "`cl100k_base`, GPT-4o's `o200k_base`, GPT-2's `r50k_base`, Codex's `p50k_base`, "
+    "Mistral's `tekken_240911`), or one "
     "imported on the Export / import page. A "
     "**cut** is a place between two tokens, counted in bytes from the start; the outlined "
     "tokens start at a cut that the other tokenizer does not make there."
@@ -45,6 +53,8 @@ for picker, label, default, key in (
         )
         st.caption(choices[choice])
         picked.append(choice)
+for note in compare_notes(picked):
+    st.caption(escape_markdown(note))
 text = linked_text_area(
     "Text to compare", key="compare_text", default=compare.DEFAULT_COMPARE_TEXT, height=110
 )

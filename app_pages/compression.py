@@ -8,7 +8,7 @@ from bpeviz.app.links import query_from_state
 from bpeviz.app.state import KEY_STEP, current_settings, imported_tokenizer
 from bpeviz.app.training import current_history, real_tokenizer, train_sample
 from bpeviz.app.widgets import columns, escape_markdown, show_chart
-from bpeviz.openai_ranks import REAL_ENCODING_NAMES
+from bpeviz.bundled import bundled_names, missing_note
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
 VOCAB_CHOICES = list(compression.VOCAB_CHOICES)
@@ -44,7 +44,8 @@ st.markdown(
     "tokens for the same text) as the vocabulary grows from the 256 single bytes, one merge at "
     "a time: **solid** lines measure a tokenizer on the text it was trained on, **dashed** lines "
     "on the other language, and **dotted** lines are the real tokenizers (GPT-4's "
-    "`cl100k_base`, GPT-4o's `o200k_base`, GPT-2's `r50k_base`, Codex's `p50k_base`), yours "
+    "`cl100k_base`, GPT-4o's `o200k_base`, GPT-2's `r50k_base`, Codex's `p50k_base`, "
+    "Mistral's `tekken_240911`), yours "
     "when no curve here holds it, and one imported on the Export / import page, on each text. "
     "Both start at exactly 1 byte per token, but UTF-8 writes a Japanese character as 3 bytes, "
     "so the first Japanese merges only glue bytes back into characters (the very first is "
@@ -73,7 +74,9 @@ LINE_TOGGLES = (
      "Encodes the other sample at about 20 vocab sizes (the dashed lines)."),
     ("Reference lines", "compression_real",
      "GPT-4's cl100k_base (100,256 tokens), GPT-4o's o200k_base (199,998), GPT-2's r50k_base "
-     "(50,256) and Codex's p50k_base (50,280) on the same two texts, for scale; the sidebar's "
+     "(50,256), Codex's p50k_base (50,280) and Mistral's tekken_240911 (131,072; the text's "
+     "own tokens, without the <s> it puts before a prompt) on the same two texts, for scale; "
+     "the sidebar's "
      "tokenizer when it is none of the curves here; a tokenizer imported on the Export / "
      "import page, if any."),
 )  # fmt: skip
@@ -105,10 +108,12 @@ if reference and imported is not None:
         f"“{IMPORTED_LINE}” is {escape_markdown(imported[0])}, loaded on the Export / import "
         "page, measured on the same two texts (with any tokens its template adds)."
     )
+if reference and missing_note() is not None:
+    st.caption(escape_markdown(missing_note() or ""))
 if reference:
     texts = {name: history.text for name, history in histories.items()}
     try:
-        real = {name: real_tokenizer(name) for name in REAL_ENCODING_NAMES}
+        real = {name: real_tokenizer(name) for name in bundled_names()}
     except RuntimeError as error:
         st.error(f"The real tokenizers' lines are not available: {error}")
     else:
@@ -177,7 +182,7 @@ if references is not None:
 st.header("The same passage in English and Japanese", anchor=False)
 texts = parallel.passages()
 try:
-    real_passage = {name: real_tokenizer(name) for name in REAL_ENCODING_NAMES}
+    real_passage = {name: real_tokenizer(name) for name in bundled_names()}
 except RuntimeError as error:
     real_passage = {}
     st.caption(f"The real tokenizers are not available here: {error}")

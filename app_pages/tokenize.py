@@ -18,7 +18,9 @@ from bpeviz.app.training import (
     named_tokenizer,
 )
 from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_messages
+from bpeviz.bundled import missing_note, prompt_text
 from bpeviz.formats.hf_models import LibraryTokenizer
+from bpeviz.mistral_tekken import BOS_NOTE
 from bpeviz.pretokenize import to_bytes
 from bpeviz.readable import readable
 
@@ -122,6 +124,8 @@ with model_column:
         key="tok_model",
         bind="query-params",
     )
+    if (note := missing_note()) is not None:
+        st.caption(escape_markdown(note))
     model_name = None
     if model == MODEL:
         model_name = st.selectbox(
@@ -176,7 +180,11 @@ with tokens_area or st.container():
                 tokenizer, text, key="tok_spans", show="ids" if view == "Token ids" else "text"
             )
         st.stop()
-    ids = encode_or_stop(tokenizer, tokenizer_key, text)
+    # What the model is given: Tekken's BOS in front (drawn and counted as a special token).
+    prompt = text if model_name is not None else str(prompt_text(model, text))
+    if prompt != text:
+        st.caption(escape_markdown(BOS_NOTE))
+    ids = encode_or_stop(tokenizer, tokenizer_key, prompt)
     rank_label = "rank {:,}".format if tokenizer.ranks is not None else _merge_number
 
     if not text:
@@ -194,7 +202,7 @@ with tokens_area or st.container():
         tokenizer,
         shown,
         key="tok_spans",
-        text=text if pieces else None,
+        text=prompt if pieces else None,
         show="ids" if view == "Token ids" else "text",
         group=group,
     )

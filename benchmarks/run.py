@@ -12,7 +12,9 @@ run is the one least disturbed); step queries take the median of 20 random steps
    whole text;
 3. the segmentation with ids of the whole text, and the full pair table, at random steps;
 4. encode the whole text with our encoder on each real encoding (``cl100k_base``, ``o200k_base``,
-   ``r50k_base``, ``p50k_base``) against tiktoken;
+   ``r50k_base``, ``p50k_base``, ``tekken_240911`` when its wheel is downloaded) against
+   tiktoken, and load cl100k_base and Tekken (a 19 MB JSON file) in a fresh process: time,
+   peak and kept memory;
 5. peak memory of training ``bytes`` to 4096 (a fresh process), and the history's size;
 6. the Step page's record for the browser (``bpeviz.stepdata``): its gzipped size for a
    bundled sample at 512 and the corpus at 4096, and the time to build it.
@@ -39,7 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bpeviz import textbook, train  # noqa: E402
-from bpeviz.openai_ranks import REAL_ENCODING_NAMES, load_encoding  # noqa: E402
+from bpeviz.bundled import bundled_names, load_bundled  # noqa: E402
+from bpeviz.mistral_tekken import TEKKEN, tekken_available  # noqa: E402
 from bpeviz.samples import get_sample  # noqa: E402
 from bpeviz.stepdata import TOP_PAIRS, payload_json  # noqa: E402
 
@@ -130,6 +133,30 @@ print(json.dumps({{"grown_kb": peak_kb() - before, "seconds": seconds}}))
     return figures["grown_kb"] / 1024, figures["seconds"]
 
 
+def load_figures(name: str) -> dict[str, float]:
+    """Loading a real encoding in a fresh process: seconds, peak and kept RSS growth (MB)."""
+    code = f"""
+import json, sys, time
+sys.path.insert(0, {str(ROOT)!r})
+from bpeviz.bundled import load_bundled
+
+def kb(field):
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(field + ":"))
+
+peak, kept = kb("VmHWM"), kb("VmRSS")
+start = time.perf_counter()
+load_bundled({name!r})
+seconds = time.perf_counter() - start
+print(json.dumps({{"seconds": seconds, "peak_mb": (kb("VmHWM") - peak) / 1024,
+                  "kept_mb": (kb("VmRSS") - kept) / 1024}}))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    return json.loads(result.stdout)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="timed runs per figure (best kept)")
@@ -213,15 +240,20 @@ def main() -> int:
     # 4. Real encodings: our encoder vs tiktoken, each on its own published recipe and ranks.
     if "4" in wanted:
         sys.path.insert(0, str(ROOT / "tests"))
+        from tekken_oracle import with_specials
         from tiktoken_oracle import tiktoken_encoding
 
-        for name in REAL_ENCODING_NAMES:
-            reference = tiktoken_encoding(name)
+        for name in bundled_names():
+            ours_encoder = load_bundled(name)
+            reference = (
+                with_specials(tuple(ours_encoder.special_tokens.items()))
+                if name == TEKKEN
+                else tiktoken_encoding(name)
+            )
             tiktoken_seconds = best_time(
                 lambda reference=reference: reference.encode(text, allowed_special="all"),
                 args.runs,
             )
-            ours_encoder = load_encoding(name)
 
             def encode_cold(ours_encoder=ours_encoder) -> None:
                 ours_encoder._chunk_cache.clear()  # measure a cold cache: the first paste
@@ -235,6 +267,26 @@ def main() -> int:
             )
             ratio = encode_seconds / tiktoken_seconds
             report(f"4. {name} encode, ours / tiktoken (time ratio)", ratio, "<= 25", ratio <= 25)
+        if not tekken_available():
+            print(f"     {TEKKEN} skipped: its wheel is not downloaded (make tekken)")
+        for name in ("cl100k_base", *((TEKKEN,) if tekken_available() else ())):
+            loaded = load_figures(name)
+            print(
+                f"     {name} load (fresh process): {loaded['seconds']:.2f} s, "
+                f"peak +{loaded['peak_mb']:.0f} MB, kept +{loaded['kept_mb']:.0f} MB"
+            )
+            report(
+                f"4. {name} load, once per process (s)",
+                loaded["seconds"],
+                "<= 2",
+                loaded["seconds"] <= 2,
+            )
+            report(
+                f"4. {name} load, peak memory (MB above start)",
+                loaded["peak_mb"],
+                "<= 250",
+                loaded["peak_mb"] <= 250,
+            )
 
     # 5. Memory.
     if "5" in wanted:

@@ -7,8 +7,8 @@
 - ``encode`` prints token ids as a JSON list; ``decode`` turns such a list back into the exact
   bytes of the text. Both use a saved model (``--model x.model``, ``x.tiktoken`` or a Hugging
   Face ``tokenizer.json``) or a real one (``--encoding cl100k_base``, ``o200k_base``,
-  ``r50k_base``, ``p50k_base``, or a model name such as ``gpt-4o``, whose chat markup's
-  special tokens come with it).
+  ``r50k_base``, ``p50k_base``, Mistral's ``tekken_240911`` with its ``<s>`` first, or a model
+  name such as ``gpt-4o``, whose chat markup's special tokens come with it).
 - ``history FILE --vocab-size N`` prints every merge step, as a table or ``--jsonl``.
 
 Bad input never ends in a traceback: the message goes to stderr, with exit status 2 (as
@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from bpeviz.bundled import bundled_names, load_bundled, missing_note, prompt_text
 from bpeviz.config import TrainingConfig
 from bpeviz.corpus import build_corpus
 from bpeviz.formats import is_hf_json, load_model_file
@@ -38,8 +39,7 @@ from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
 from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History
 from bpeviz.merge_rows import merge_row
-from bpeviz.openai_models import load_named
-from bpeviz.openai_ranks import REAL_ENCODING_NAMES, RanksUnavailable
+from bpeviz.openai_ranks import RanksUnavailable
 from bpeviz.pretokenize import PRETOKENIZERS
 from bpeviz.readable import counted
 from bpeviz.stepdata import TOP_PAIRS, payload_json
@@ -142,8 +142,10 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     model.add_argument(
         "--encoding",
         metavar="NAME",
-        help=f"a real OpenAI tokenizer (built in): {', '.join(REAL_ENCODING_NAMES)}, or a model "
-        "name as tiktoken maps it (gpt-4o, gpt-4, gpt-3.5-turbo, gpt2, ...), chat tokens included",
+        help=f"a real tokenizer (built in): {', '.join(bundled_names())}, or an OpenAI model "
+        "name as tiktoken maps it (gpt-4o, gpt-4, gpt-3.5-turbo, gpt2, ...), chat tokens "
+        "included; tekken_240911 puts Mistral's <s> first"
+        + (f" ({missing_note()})" if missing_note() else ""),
     )
 
 
@@ -249,6 +251,8 @@ def _history(args: argparse.Namespace) -> None:
 def _encode(args: argparse.Namespace) -> None:
     tokenizer = _load_tokenizer(args)
     text: str | bytes = args.text if args.text is not None else _read_bytes(args.file, "file")
+    if args.encoding is not None:
+        text = prompt_text(args.encoding, text)  # Tekken's BOS first
     print(json.dumps(tokenizer.encode(text)))
 
 
@@ -364,7 +368,7 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
 
 def _load_tokenizer(args: argparse.Namespace) -> Tokenizer | LibraryTokenizer:
     if args.encoding is not None:
-        return load_named(args.encoding)
+        return load_bundled(args.encoding)
     data = _read_bytes(args.model, "model file")
     name = Path(args.model).name
     if is_hf_json(name, data):  # any tokenizer.json: ours if byte-level BPE, else the library

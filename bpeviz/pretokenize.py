@@ -133,13 +133,19 @@ def split_specials(text: str, special_tokens: Iterable[str]) -> list[tuple[str, 
     >>> split_specials("a<|e|>b", ["<|e|>"])
     [('a', False), ('<|e|>', True), ('b', False)]
     """
-    specials = sorted({s for s in special_tokens if s}, key=len, reverse=True)
+    specials = frozenset(s for s in special_tokens if s)
     if not specials:
         return [(text, False)] if text else []
-    pattern = regex.compile("(" + "|".join(regex.escape(s) for s in specials) + ")")
-    parts = pattern.split(text)
+    parts = _specials_regex(specials).split(text)
     # split() with one capturing group alternates: plain, special, plain, special, ...
     return [(part, index % 2 == 1) for index, part in enumerate(parts) if part]
+
+
+@functools.lru_cache(maxsize=32)  # Tekken has 1,000 specials: built once, not per encode
+def _specials_regex(specials: frozenset[str]) -> regex.Pattern[str]:
+    """One capturing alternation of the specials, longest first (so it wins over a prefix)."""
+    ordered = sorted(specials, key=lambda s: (-len(s), s))
+    return regex.compile("(" + "|".join(regex.escape(s) for s in ordered) + ")")
 
 
 def split_pattern(

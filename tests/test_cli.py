@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -408,6 +409,42 @@ def test_encode_gpt2_hello_world(tmp_path: Path) -> None:
     assert json.loads(
         ok(run_cli(tmp_path, "encode", "--encoding", "gpt2", "--text", "Hello world"))
     ) == [15496, 995]
+
+
+def test_encode_tekken_puts_mistrals_bos_first(
+    tmp_path: Path, unavailable: Callable[[str], None]
+) -> None:
+    """mistral-common's Tekkenizer gives "Hello world" as [1, 22177, 4304] with its BOS; the
+    text's own ids are tiktoken's on the same file (tests/tekken_oracle.py)."""
+    from tekken_oracle import OFFERED, recipe_ids
+
+    if not OFFERED:
+        unavailable("the mistral-common wheel is not downloaded (make tekken)")
+    text = "Hello world, 東京 🙂 [INST]"
+    assert json.loads(
+        ok(run_cli(tmp_path, "encode", "--encoding", "tekken_240911", "--text", "Hello world"))
+    ) == [1, 22177, 4304]
+    (tmp_path / "text.txt").write_text(text, encoding="utf-8")
+    ids = ok(run_cli(tmp_path, "encode", "--encoding", "tekken_240911", "--file", "text.txt"))
+    assert json.loads(ids) == [1, *recipe_ids("Hello world, 東京 🙂 "), 3]  # [INST] is 3
+    decoded = ok(run_cli(tmp_path, "decode", "--encoding", "tekken_240911", "--ids", ids))
+    assert decoded == "<s>" + text
+
+
+def test_tekken_without_its_wheel_says_what_to_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    from bpeviz import mistral_tekken
+
+    monkeypatch.setattr(mistral_tekken, "wheel_path", lambda: tmp_path / "absent.whl")
+    mistral_tekken.load_tekken.cache_clear()
+    try:
+        status = cli.main(["encode", "--encoding", "tekken_240911", "--text", "hi"])
+    finally:
+        mistral_tekken.load_tekken.cache_clear()
+    error = capsys.readouterr().err
+    assert status == 2 and "Traceback" not in error
+    assert "tekken_240911 (Mistral's Tekken) is not offered" in error and "make tekken" in error
 
 
 # ---- bounded, and never a traceback (issue 17) --------------------------------------------

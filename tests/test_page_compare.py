@@ -4,7 +4,8 @@ text as text), the differing cuts, bad input."""
 from __future__ import annotations
 
 import pytest
-from apptest_support import open_page, token_views
+from apptest_support import open_page, plain, token_views
+from tekken_oracle import OFFERED as TEKKEN_OFFERED
 
 PAGE = "app_pages/compare.py"
 
@@ -112,6 +113,27 @@ def test_any_two_real_tokenizers_and_their_cuts() -> None:
     assert [view["ids"] for view in span_views(at)] == expected
 
 
+def test_tekken_against_cl100k_compares_the_texts_own_tokens(unavailable) -> None:
+    """Tekken's side is the text's ids from tiktoken on its file (no BOS: the caption says
+    it is left out), so both sides tile the same bytes."""
+    from tekken_oracle import recipe_ids
+    from tiktoken_oracle import tiktoken_encoding
+
+    if not TEKKEN_OFFERED:
+        unavailable("the mistral-common wheel is not downloaded (make tekken)")
+    text = "CamelCase and 12345 in 東京"
+    at = open_page(PAGE)
+    at.selectbox(key="cmp_left").set_value("tekken_240911")
+    at.selectbox(key="cmp_right").set_value("cl100k_base")
+    at.text_area(key="compare_text").set_value(text).run()
+    assert not at.exception
+    expected = [recipe_ids(text), tiktoken_encoding("cl100k_base").encode(text)]
+    assert [view["ids"] for view in span_views(at)] == expected
+    assert metrics(at)["Tokens"] == [str(len(expected[0])), str(len(expected[1]))]
+    notes = [plain(caption.value) for caption in at.caption]
+    assert any("the <s> Mistral puts before a prompt is left out" in note for note in notes)
+
+
 def test_the_same_tokenizer_twice_asks_for_two() -> None:
     at = open_page(PAGE)
     at.selectbox(key="cmp_right").set_value("Trained here").run()
@@ -128,6 +150,7 @@ def test_bad_training_settings_still_compare_the_real_ones() -> None:
         "o200k_base",
         "r50k_base",
         "p50k_base",
+        *TEKKEN_OFFERED,
     ]
     assert len(span_views(at)) == 2
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 from apptest_support import open_page
 from streamlit.testing.v1 import AppTest
+from tekken_oracle import OFFERED as TEKKEN_OFFERED
+
+LANGUAGES = ("English", "Japanese")
 
 PAGE = "app_pages/compression.py"
 
@@ -27,6 +30,7 @@ def test_page_shows_both_languages_and_every_real_tokenizer() -> None:
         "r50k_base on Japanese",
         "p50k_base on English",
         "p50k_base on Japanese",
+        *(f"{name} on {language}" for name in TEKKEN_OFFERED for language in LANGUAGES),
     ]
     # Hand-checkable anchors: cl100k_base on the English sample is 5,034 bytes in 1,159 tokens.
     assert at.metric[2].value == "4.34"
@@ -55,6 +59,24 @@ def test_real_tokenizers_numbers_and_language_cost_come_from_tiktoken() -> None:
         cost = ratio["English"] / ratio["Japanese"]
         said = f"{name}: per byte of UTF-8 text, Japanese takes {cost:.1f}× as many tokens"
         assert said in sentences
+
+
+def test_tekken_is_a_reference_line_with_the_recipes_counts(unavailable) -> None:
+    """Tekken's bytes per token on each sample: its text's own tokens (no BOS), counted by
+    tiktoken on the same file (tests/tekken_oracle.py)."""
+    from tekken_oracle import recipe_ids
+
+    from bpeviz.samples import get_sample
+
+    if not TEKKEN_OFFERED:
+        unavailable("the mistral-common wheel is not downloaded (make tekken)")
+    at = open_page(PAGE)
+    values = dict(zip(metric_labels(at), [metric.value for metric in at.metric], strict=True))
+    for language in LANGUAGES:
+        text = get_sample(language.lower()).text
+        ratio = len(text.encode()) / len(recipe_ids(text))
+        assert values[f"tekken_240911 on {language}"] == f"{ratio:.2f}"
+    assert "tekken_240911: per byte of UTF-8 text" in " ".join(m.value for m in at.markdown)
 
 
 def test_the_marker_follows_the_sidebar_vocab_size() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import itertools
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ import pytest
 from apptest_support import plain, run, token_views
 from sample_runs import sample_history
 from streamlit.testing.v1 import AppTest
+from tekken_oracle import OFFERED as TEKKEN_OFFERED
+from tekken_oracle import recipe_ids
 from tiktoken_oracle import chat_oracle
 
 from bpeviz.app.links import MAX_LINK_TEXT_CHARS
@@ -192,6 +195,7 @@ def test_bad_training_settings_still_leave_cl100k(cl100k: Tokenizer) -> None:
         "o200k_base",
         "r50k_base",
         "p50k_base",
+        *TEKKEN_OFFERED,
         "OpenAI model",
     ]
     text = at.text_area(key="tok_text").value
@@ -223,6 +227,40 @@ def test_a_link_opens_with_the_pieces_shown() -> None:
     at = tokenize_page(tok_pieces="true", tok_text="ab cd", tok_model="cl100k_base")
     assert at.toggle(key="tok_pieces").value is True
     assert spans(at)["pieces"] == [0, 1]  # “ab” and “ cd”, one token each in cl100k
+
+
+def test_tekken_shows_mistrals_bos_first_then_the_texts_ids(
+    unavailable: Callable[[str], None],
+) -> None:
+    """Mistral's "Hello world" is [1, 22177, 4304]: its BOS <s> (id 1) drawn first as a
+    special token and counted; the rest is tiktoken's on the same file (tekken_oracle)."""
+    if not TEKKEN_OFFERED:
+        unavailable("the mistral-common wheel is not downloaded (make tekken)")
+    at = tokenize_page(tok_model="tekken_240911", tok_text="Hello world", tok_view="Token ids")
+    assert shown_ids(at) == [1, 22177, 4304]
+    assert spans(at)["vocab"]["1"][0] == "<s>"
+    assert any("<s> (id 1, its BOS)" in plain(caption.value) for caption in at.caption)
+    assert at.metric[2].value == "3"
+    text = "駅前の本屋で 12345 [INST] café"
+    run(at.text_area(key="tok_text").input(text))
+    run(at.toggle(key="tok_pieces").set_value(True))
+    assert shown_ids(at) == [1, *recipe_ids("駅前の本屋で 12345 "), 3, *recipe_ids(" café")]
+    assert spans(at)["pieces"][:2] == [0, 1]  # the BOS is a piece of its own
+    assert not any("is not offered" in caption.value for caption in at.caption)
+
+
+def test_without_its_wheel_tekken_is_not_offered_and_a_line_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bpeviz import mistral_tekken
+
+    monkeypatch.setattr(mistral_tekken, "wheel_path", lambda: tmp_path / "absent.whl")
+    at = tokenize_page(tok_model="tekken_240911")
+    assert "tekken_240911" not in at.radio(key="tok_model").options
+    assert at.radio(key="tok_model").value != "tekken_240911"
+    notes = [plain(caption.value) for caption in at.caption]
+    assert any("tekken_240911 (Mistral's Tekken) is not offered" in note for note in notes)
+    assert any("`make tekken`" in note for note in notes)
 
 
 def test_a_model_name_in_the_plain_view_gives_seed_001s_gpt2_ids() -> None:

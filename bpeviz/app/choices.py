@@ -1,5 +1,6 @@
-"""Which tokenizers a page can offer: the one trained here, the real OpenAI ones, and the one
-imported on the Export / import page.
+"""Which tokenizers a page can offer: the one trained here, the real ones (OpenAI's, and
+Mistral's Tekken where its wheel was downloaded), and the one imported on the Export / import
+page.
 
 Option keys are short and stable, since links hold them (``?tok_model=o200k_base``). What is
 left out: loading. :func:`bpeviz.app.training.chosen_tokenizer` turns a key into a tokenizer.
@@ -7,8 +8,9 @@ left out: loading. :func:`bpeviz.app.training.chosen_tokenizer` turns a key into
 
 from __future__ import annotations
 
+from bpeviz.bundled import bundled_names, bundled_summary, missing_note
+from bpeviz.mistral_tekken import BOS, TEKKEN
 from bpeviz.openai_models import CHAT_MODELS, MODEL_ENCODINGS, chat_format, encoding_for_model
-from bpeviz.openai_ranks import REAL_ENCODINGS
 
 TRAINED = "Trained here"
 IMPORTED = "Imported"
@@ -26,7 +28,7 @@ def tokenizer_choices(
     """Option key → caption, in the order offered: trained, the real ones, (with ``models``)
     an OpenAI model by name, imported.
 
-    >>> list(tokenizer_choices(trained_size=512))
+    >>> list(tokenizer_choices(trained_size=512))[:5]
     ['Trained here', 'cl100k_base', 'o200k_base', 'r50k_base', 'p50k_base']
     >>> tokenizer_choices(imported_name="tokenizer.json")["Imported"]
     'tokenizer.json, loaded on the Export / import page'
@@ -34,8 +36,8 @@ def tokenizer_choices(
     choices: dict[str, str] = {}
     if trained_size is not None:
         choices[TRAINED] = f"{trained_size:,} tokens, from the sidebar's text"
-    for name, encoding in REAL_ENCODINGS.items():
-        choices[name] = encoding.summary
+    for name in bundled_names():
+        choices[name] = bundled_summary(name)
     if models:
         choices[MODEL] = "a model by name (gpt-4o, gpt-4, gpt2, …): its encoding and chat tokens"
     if imported_name is not None:
@@ -80,3 +82,18 @@ def model_summary(name: str) -> str:
         return summary + "."
     tokens = ", ".join(f"{text} = {token_id}" for text, token_id in chat.special_tokens.items())
     return f"{summary}, with its chat markup's special tokens {tokens}."
+
+
+def compare_notes(picked: list[str]) -> list[str]:
+    """What Compare says about its choices: a tokenizer not offered here, Tekken's BOS.
+
+    >>> compare_notes(["tekken_240911", "cl100k_base"])[-1]
+    "tekken_240911's tokens are the text's own: the <s> Mistral puts before a prompt is left out."
+    """
+    notes = [note] if (note := missing_note()) is not None else []
+    if TEKKEN in picked:
+        notes.append(
+            f"{TEKKEN}'s tokens are the text's own: the {BOS} Mistral puts before a prompt is "
+            "left out."
+        )
+    return notes

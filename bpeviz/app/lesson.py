@@ -41,8 +41,8 @@ from bpeviz.app import settings as cfg
 from bpeviz.app.choices import TRAINED
 from bpeviz.app.compression import VOCAB_CHOICES
 from bpeviz.app.surprises import load_surprises
+from bpeviz.bundled import bundled_names
 from bpeviz.config import MAX_VOCAB_SIZE
-from bpeviz.openai_ranks import REAL_ENCODING_NAMES
 from bpeviz.pretokenize import PRETOKENIZERS
 from bpeviz.tie_rules import TIE_BREAKS
 
@@ -93,7 +93,7 @@ def _runs(field_name: str, param: Param) -> dict[str, Param]:
 
 
 def _tokenizers() -> list[str]:
-    return [TRAINED, *REAL_ENCODING_NAMES]
+    return [TRAINED, *bundled_names()]
 
 
 def _vocab_choices() -> list[str]:

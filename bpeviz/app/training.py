@@ -173,17 +173,17 @@ def shared_import(files: list[tuple[str, bytes]], *, pattern: str) -> LoadedMode
     return LoadedModel(tokenizer=slot.result.tokenizer, kind=slot.result.kind, source=names)
 
 
-@st.cache_resource(max_entries=4, show_spinner="Loading the real tokenizer's ranks…")
+@st.cache_resource(max_entries=8, show_spinner="Loading the real tokenizer's ranks…")  # 5 offered
 def real_tokenizer(name: str) -> Tokenizer:
-    """A real OpenAI tokenizer (``cl100k_base``, ``r50k_base``, ...: its real ranks, our encoder),
-    loaded once per server.
+    """A real tokenizer (``cl100k_base``, ``r50k_base``, ``tekken_240911``, ...: its real ranks,
+    our encoder), loaded once per server.
 
     Raises ``RuntimeError`` (``RanksUnavailable``) with an explanation when the ranks file
     is not installed; nothing is cached then, so a later call tries again.
     """
-    from bpeviz.openai_ranks import load_encoding
+    from bpeviz.bundled import load_bundled
 
-    return load_encoding(name)
+    return load_bundled(name)
 
 
 @st.cache_resource(max_entries=4, show_spinner="Loading the model's tokenizer…")

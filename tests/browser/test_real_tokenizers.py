@@ -56,3 +56,22 @@ def test_compare_any_two_from_the_link(app: AppPage, screenshots: Path) -> None:
     assert [int(re.match(r"id (\d+) ·", title).group(1)) for title in titles] == expected
     assert "Only o200k_base" in app.main_text()
     app.assert_clean()
+
+
+def test_tekken_draws_mistrals_bos_first_as_a_special_token(
+    app: AppPage, screenshots: Path, unavailable
+) -> None:
+    """Tokenize with Tekken: "Hello world" is [1, 22177, 4304], its <s> drawn as a special
+    token (the same style as a chat model's <|im_start|>) before the text's tokens."""
+    from tekken_oracle import OFFERED
+
+    if not OFFERED:
+        unavailable("the mistral-common wheel is not downloaded (make tekken)")
+    app.open("tokenize", tok_model="tekken_240911", tok_text="Hello world")
+    app.screenshot(screenshots / "tokenize-tekken.png")
+    spans = app.spans()
+    titles = [span["title"] for span in spans]
+    assert [int(re.search(r"id (\d+)", title).group(1)) for title in titles] == [1, 22177, 4304]
+    assert "bpe-special" in spans[0]["cls"] and spans[0]["text"] == "<s>"
+    assert "<s> (id 1, its BOS)" in app.main_text()
+    app.assert_clean()
