@@ -478,10 +478,9 @@ def test_the_tokens_read_as_text_on_tokenize(app: AppPage) -> None:
     app.open("tokenize", tok_text=text, tok_model="cl100k_base")
     reader = app.page.locator(".bpe-read")
     assert reader.count() == 1, "one reader, under the text's tokens (none in the trace)"
-    assert reader.locator("summary").inner_text().startswith(
-        f"Read the tokens as text: {len(pieces)} tokens"
-    )
-    reader.locator("summary").click()
+    summary = reader.locator("summary")
+    assert summary.inner_text().startswith(f"Read the tokens as text: {len(pieces)} tokens")
+    summary.click()
     assert reader.locator(".bpe-read-tokens").inner_text() == " | ".join(pieces)
     app.assert_clean()
 
