@@ -8,10 +8,13 @@ the reveal marks the real next merge right; a nickname is text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import AppPage
+from test_accessibility import AXE, REPO, assert_no_violations
 
 pytestmark = pytest.mark.browser
 
@@ -297,3 +300,41 @@ def test_a_student_answers_the_class_quiz_by_keyboard(lesson: Any) -> None:
     assert verdict["quiz"] and verdict["ring"], verdict
     for page in (teacher, *students):
         page.assert_clean()
+
+
+@pytest.fixture
+def axe(unavailable: Callable[[str], None]) -> Path:
+    """axe-core, as tests/browser/test_accessibility.py finds it."""
+    if not AXE.exists():
+        unavailable(f"{AXE.relative_to(REPO)} not found: run `npm ci` (make test does)")
+    return AXE
+
+
+def test_axe_finds_nothing_in_a_live_class(lesson: Any, axe: Path) -> None:
+    """axe-core (test_accessibility's rules) over the class bar and the class quiz, as the
+    teacher and a student see them, in each state: join code shown, quiz asked, answered,
+    revealed with the best scores, a student exploring alone."""
+    teacher, students, _ = lesson
+    student = students[0]
+    assert_no_violations(teacher.page, axe, "the teacher's bar, join code and QR code shown")
+    assert_no_violations(student.page, axe, "a student's bar, following")
+    nick = student.page.get_by_label("Nickname shown on the teacher's screen (optional)")
+    nick.fill("Ada")
+    nick.press("Enter")  # the best scores list those with a nickname
+    ask(teacher, students)
+    assert_no_violations(teacher.page, axe, "the teacher's class quiz, asked")
+    student.page.locator(".bpe-class-quiz .bpe-choice[data-row='0']").click()
+    student.page.get_by_text("Your answer is in").wait_for()
+    teacher.page.locator(".bpe-class-tally").filter(has_text="1 of 3").wait_for()
+    assert_no_violations(student.page, axe, "a student's answer in")
+    assert_no_violations(teacher.page, axe, "the teacher's quiz with a vote counted")
+    teacher.page.get_by_role("button", name="Reveal the answer").click()
+    student.page.get_by_text("✓ Right!").wait_for()
+    teacher.page.locator(".bpe-class-board").wait_for()
+    assert_no_violations(teacher.page, axe, "the answer revealed, the best scores shown")
+    assert_no_violations(student.page, axe, "a student's verdict")
+    teacher.page.get_by_role("button", name="Hide join code").click()
+    student.page.get_by_role("button", name="Explore on my own").click()
+    student.page.get_by_text("○ Exploring on my own").wait_for()
+    assert_no_violations(teacher.page, axe, "the teacher's bar, join code hidden")
+    assert_no_violations(student.page, axe, "a student exploring alone")
