@@ -49,7 +49,7 @@ STREAM_PATH = "/_stcore/stream"
 RUN_TIMEOUT_SECONDS = 120.0
 _FINISHED = ForwardMsg.ScriptFinishedStatus
 _RERUN_ENDED = _FINISHED.FINISHED_EARLY_FOR_RERUN  # a newer run took over; wait for that one
-_CARD_TITLE = re.compile(r'<div class="bpe-card-title">([^<]*)</div>')
+_CARD_TITLE = re.compile(r'<h2 class="bpe-card-title">([^<]*)</h2>')
 _MERGE_TITLE = re.compile(r"Merge ([\d,]+) of ([\d,]+)")
 _CHIP_ID = re.compile(r'<span class="bpe-chipid">id (\d+)</span>')
 # The Step page's view, drawn in the browser (bpeviz/app/step_view.py): a component with this

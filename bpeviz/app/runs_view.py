@@ -104,8 +104,9 @@ def difference_html(
     reason: str | None = None,
     names: tuple[str, str] = RUN_NAMES,
 ) -> str:
-    """A card: the first merge where the runs part, each run's merge on its own line, and
-    ``reason`` (from :func:`difference_reason`).
+    """A card: the first merge where the runs part (its title an ``h2``, between the page's
+    title and its sections), each run's merge on its own line, and ``reason`` (from
+    :func:`difference_reason`).
 
     Every piece of token text is escaped (it comes from the user's text).
     """
@@ -133,7 +134,7 @@ def difference_html(
         if reason:
             body.append(f"<p>{esc(reason)}</p>")
     return (
-        f'<div class="bpe-card"><div class="bpe-card-title">{esc(title)}</div>'
+        f'<div class="bpe-card"><h2 class="bpe-card-title">{esc(title)}</h2>'
         + "".join(body)
         + "</div>"
     )

@@ -56,6 +56,47 @@ function chip(vocab, id, className = "bpe-chip") {
   return el("span", `${className} ${colourClass(id)}`, fullLabel(vocab, id) || "\u200b");
 }
 
+// Give parent exactly these children in this order, moving as few as possible.
+function reconcile(parent, children) {
+  const keep = new Set(children);
+  for (const child of [...parent.childNodes]) {
+    if (!keep.has(child)) child.remove();
+  }
+  let current = parent.firstChild;
+  for (const child of children) {
+    if (child === current) {
+      current = current.nextSibling;
+    } else {
+      parent.insertBefore(child, current);
+    }
+  }
+}
+
+// Give `node` the children of `fresh` (a new drawing of it), keeping each child that did not
+// change, and each one whose text alone changed (its text set): the control with focus stays
+// the same node, and a live region the one a screen reader listens to.
+function patchChildren(node, fresh) {
+  const textOnly = (child) => child.nodeType === Node.ELEMENT_NODE && child.childElementCount === 0;
+  const kept = [...fresh.childNodes].map((child, index) => {
+    const old = node.childNodes[index];
+    if (!old) return child;
+    if (old.isEqualNode(child)) return old;
+    if (textOnly(old) && textOnly(child) && old.cloneNode(false).isEqualNode(child.cloneNode(false))) {
+      old.textContent = child.textContent;
+      return old;
+    }
+    return child;
+  });
+  reconcile(node, kept);
+}
+
+// `node`, focusable by script but no Tab stop: where focus can go when the control that had
+// it is gone (a card's title, a quiz's verdict).
+function focusable(node) {
+  node.tabIndex = -1;
+  return node;
+}
+
 // A box that scrolls: focusable (a keyboard can scroll it) and named (WCAG 2.1.1, 4.1.2).
 function scrollBox(className, name) {
   const box = el("div", className);

@@ -229,6 +229,7 @@ class ClassLink {
     if (!this.question || this.question.step !== step || this.question.mine !== undefined) return;
     this.question.mine = row;
     this.send({ type: "answer", step, row });
+    if (this.stepView) this.stepView.redrawQuiz(); // "your answer" at once, not on the next count
     this.changed();
   }
 

@@ -1,19 +1,20 @@
 // ---- the class quiz: the solo quiz's four pairs, answered once by each student; the teacher's
 // screen counts the answers live and reveals. `link` is the ClassLink (live.js); its question
-// is {step, answered, spread, right_rows, mine}.
+// is {step, answered, spread, right_rows, mine}. The card is drawn again, in place, on every
+// answer counted: its title and verdict are focusable, where focus goes when a choice is made.
 
 function classQuizCard(record, k, link, onNext) {
   const box = el("div", "bpe-card bpe-quiz bpe-class-quiz");
   const vocab = record.vocab;
   if (k >= record.merge_count) {
-    box.append(el("h2", "bpe-card-title", "No merge left to guess"), el("p", "", "Training stopped here."));
+    box.append(focusable(el("h2", "bpe-card-title", "No merge left to guess")), el("p", "", "Training stopped here."));
     return box;
   }
   const question = link.question && link.question.step === k ? link.question : null;
   const revealed = Boolean(question && question.right_rows);
   const spread = question && question.spread;
   const mine = question ? question.mine : undefined;
-  box.append(el("h2", "bpe-card-title", `Class quiz: guess merge ${number(k + 1)}`));
+  box.append(focusable(el("h2", "bpe-card-title", `Class quiz: guess merge ${number(k + 1)}`)));
   box.append(el("p", "", `Which pair will merge ${number(k + 1)} join? The most frequent pair in the text below wins; a tie goes by the rule ${quoted(record.rule)}.`));
   const choices = el("div", "bpe-choices");
   const answerable = !link.teacher && question && !revealed && mine === undefined;
@@ -54,7 +55,7 @@ function classQuizCard(record, k, link, onNext) {
     const joined = `${quoted(fullLabel(vocab, left))} + ${quoted(fullLabel(vocab, right))}`;
     if (!link.teacher) {
       const verdict = mine === undefined ? `Merge ${number(k + 1)} joins ${joined}.` : question.right_rows.includes(mine) ? "✓ Right!" : `✗ Not this one: merge ${number(k + 1)} joins ${joined}.`;
-      box.append(el("p", mine !== undefined && question.right_rows.includes(mine) ? "bpe-verdict bpe-good" : "bpe-verdict bpe-bad", verdict));
+      box.append(focusable(el("p", mine !== undefined && question.right_rows.includes(mine) ? "bpe-verdict bpe-good" : "bpe-verdict bpe-bad", verdict)));
     }
     const sentences = record.sentences[k];
     box.append(el("p", "", sentences[SENTENCE.counts]));
@@ -64,7 +65,7 @@ function classQuizCard(record, k, link, onNext) {
   } else if (link.teacher && question) {
     box.append(button("Reveal the answer", "Show everyone the answer and how the class voted.", () => link.reveal(record, k), true));
   } else if (mine !== undefined) {
-    box.append(el("p", "bpe-verdict", "Your answer is in. Waiting for the teacher to reveal…"));
+    box.append(focusable(el("p", "bpe-verdict", "Your answer is in. Waiting for the teacher to reveal…")));
   }
   if (link.score.answered) box.append(el("div", "bpe-score", `Class score: ${number(link.score.right)} of ${number(link.score.answered)} right`));
   return box;

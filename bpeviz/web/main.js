@@ -45,7 +45,7 @@ export function mountPage() {
 }
 
 // Spans of any tokenizer's ids (bpeviz.tokendata: the Tokenize and Compare pages), with the
-// step view's inspector.
+// step view's inspector and its reader of the tokens as text.
 export function mountTokens(root, record) {
   if (refused(root, record)) return;
   const parents = record.parents || {};
@@ -57,15 +57,19 @@ export function mountTokens(root, record) {
   if (showIds) {
     for (const span of spans.querySelectorAll(".bpe-t")) span.textContent = span.dataset.id;
   }
-  const scroll = record.scroll === false ? el("div", "bpe-tokens") : scrollBox("bpe-scroll bpe-tokens", record.label || "The text, token by token");
+  const name = record.label || "The text, token by token";
+  const scroll = record.scroll === false ? el("div", "bpe-tokens") : scrollBox("bpe-scroll bpe-tokens", name);
   scroll.append(spans);
+  // A box of a text's tokens can be read as text too (not the trace's short inline rows).
+  const reader = record.scroll === false ? null : tokenReader(`${name}, as text`);
+  if (reader) reader.show(vocab, ids);
   const rule = el("p", "bpe-caption bpe-pieces-rule", record.pieces_rule || "");
   rule.hidden = !pieces || !record.pieces_rule;
   const panel = el("div", "bpe-inspector-box");
   const countLine = (made, hits) => `In this text: ${counted(hits, "time")}${hits ? ", outlined." : "."}`;
   if (record.inspect !== false) new Inspector(panel, spans, tokensSource(record, vocab), countLine).listen(scroll, panel);
   const key = record.legend ? legend(null, vocab, ids, { ids: showIds }) : "";
-  root.replaceChildren(key, rule, scroll, panel);
+  root.replaceChildren(key, rule, scroll, ...(reader ? [reader.element] : []), panel);
   root.dataset.ready = "true";
 }
 

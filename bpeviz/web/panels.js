@@ -195,12 +195,14 @@ function stepAnnouncement(record, k, when) {
 }
 
 // The text's tokens as one line of text, in reading order, for a screen reader (or anyone):
-// {element, show(vocab, ids)}. Written only while the disclosure is open (the text can hold
-// thousands of tokens); its summary always says how many there are.
-function tokenReader() {
+// {element, show(vocab, ids)}, under every box of a text's tokens (the step view and
+// mountTokens); `name` names its box apart where a page has two. Written only while the
+// disclosure is open (the text can hold thousands of tokens); its summary always says how
+// many there are.
+function tokenReader(name = "The tokens as text") {
   const element = el("details", "bpe-read");
   const summary = el("summary");
-  const text = scrollBox("bpe-read-tokens", "The tokens as text");
+  const text = scrollBox("bpe-read-tokens", name);
   element.append(summary, text);
   let shown = { vocab: {}, ids: [] };
   const write = () => {

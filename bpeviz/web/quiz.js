@@ -82,11 +82,14 @@ function quizView(record, k, answers) {
   return view;
 }
 
-// What a screen reader hears on each quiz step: the question, or the verdict once answered.
+// What a screen reader hears on each quiz step: the question, or the verdict once answered
+// (a class quiz's answer revealed to the teacher, or to a student who chose none: the merge).
 function quizAnnouncement(record, k, answers) {
   if (k >= record.merge_count) return "No merge left to guess.";
   if (!answers.has(k)) return `Guess merge ${number(k + 1)}: choose one of the pairs.`;
-  if (answers.get(k) !== 0) return quizVerdict(record, k, answers.get(k)).replace(/^[✓✗] /, "");
+  const chosen = answers.get(k);
+  if (chosen !== 0 && chosen !== undefined) return quizVerdict(record, k, chosen).replace(/^[✓✗] /, "");
   const { left, right } = mergeOf(record, k + 1);
-  return `Right: merge ${number(k + 1)} joins ${quoted(fullLabel(record.vocab, left))} + ${quoted(fullLabel(record.vocab, right))}.`;
+  const joined = `${quoted(fullLabel(record.vocab, left))} + ${quoted(fullLabel(record.vocab, right))}`;
+  return chosen === 0 ? `Right: merge ${number(k + 1)} joins ${joined}.` : `Merge ${number(k + 1)} joins ${joined}.`;
 }

@@ -138,22 +138,6 @@ export function tokenSpans(vocab, ids, marks, options = {}) {
   return box;
 }
 
-// Give parent exactly these children in this order, moving as few as possible.
-function reconcile(parent, children) {
-  const keep = new Set(children);
-  for (const child of [...parent.childNodes]) {
-    if (!keep.has(child)) child.remove();
-  }
-  let current = parent.firstChild;
-  for (const child of children) {
-    if (child === current) {
-      current = current.nextSibling;
-    } else {
-      parent.insertBefore(child, current);
-    }
-  }
-}
-
 // Whitespace as the spans draw it (bpeviz.readable): a legend names only what is drawn.
 const DRAWN_WHITESPACE = /[␣↵⇥]/;
 

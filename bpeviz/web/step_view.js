@@ -158,7 +158,7 @@ class StepView {
     this.applying = true;
     try {
       if (revealed !== this.drawnRevealed) this.show(this.k, "after", { report: false });
-      else this.cardBox.replaceChildren(this.quizCard());
+      else this.drawCard(() => patchChildren(this.cardBox.firstChild, this.quizCard())); // the same step: in place
     } finally {
       this.applying = false;
     }
@@ -172,17 +172,11 @@ class StepView {
   quizCard() {
     const k = this.k;
     if (this.classQuiz()) return classQuizCard(this.record, k, this.classLink, () => this.show(k + 1, "after"));
-    // Focus stays in the card: on "Next question" once answered, on the first choice after.
     const answer = (step, row) => {
       this.answers.set(step, row);
       this.show(step, "after", { report: false });
-      this.focusIn(this.cardBox, ".bpe-primary");
     };
-    const next = () => {
-      this.show(k + 1, "after");
-      this.focusIn(this.cardBox, ".bpe-choice:not(:disabled), .bpe-primary");
-    };
-    return quizCard(this.record, k, this.answers, answer, next);
+    return quizCard(this.record, k, this.answers, answer, () => this.show(k + 1, "after"));
   }
 
   // The steps a quiz shows as answered: the solo quiz's answers, or the class's revealed step.
@@ -250,10 +244,10 @@ class StepView {
     if (this.quiz) {
       const answered = this.quizAnswers().has(k);
       this.drawnRevealed = answered;
-      this.cardBox.replaceChildren(this.quizCard());
+      this.drawCard(() => this.cardBox.replaceChildren(this.quizCard()));
       this.pairsBox.replaceChildren(answered ? pairTable(record, k + 1) : el("p", "bpe-note", "The pair counts are hidden until you answer."));
     } else {
-      this.cardBox.replaceChildren(card(record, k));
+      this.drawCard(() => this.cardBox.replaceChildren(card(record, k)));
       this.pairsBox.replaceChildren(pairTable(record, k));
     }
     this.countsBox.replaceChildren(counts(record, k));
@@ -283,9 +277,22 @@ class StepView {
     this.root.dataset.ready = "true";
   }
 
-  focusIn(box, selector) {
-    const target = box.querySelector(selector);
-    if (target) target.focus();
+  // Redraw the card with draw(), the keyboard's focus kept in it (WCAG 2.4.3): on the same
+  // control when it is still there (a choice, the card's button), else on the card's next
+  // thing to do ("Next question" once a choice is made, the first choice of a new question),
+  // its verdict or its title, made focusable for it. A live class redraws the card on every
+  // answer counted.
+  drawCard(draw) {
+    const box = this.cardBox;
+    const had = box.contains(document.activeElement) ? document.activeElement : null;
+    const same = had && had.dataset.row !== undefined ? `.bpe-choice[data-row="${had.dataset.row}"]` : had && had.classList.contains("bpe-primary") ? ".bpe-primary" : null;
+    draw();
+    if (!had || box.contains(document.activeElement)) return;
+    const then = [".bpe-primary", ".bpe-choice:not(:disabled)", ".bpe-verdict", ".bpe-card-title"];
+    const target = (same ? [same, ...then] : then).map((selector) => box.querySelector(selector)).find((found) => found && !found.disabled);
+    if (!target) return;
+    if (!target.hasAttribute("tabindex") && target.tabIndex < 0) focusable(target);
+    target.focus();
   }
 
   drawText(view, sliding) {

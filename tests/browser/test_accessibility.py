@@ -286,10 +286,15 @@ def test_the_quiz_by_keyboard(app: AppPage) -> None:
 # ---- what a screen reader reads -----------------------------------------------------------
 
 
-def label(history: Any, token_id: int) -> str:
-    """A token's text as the engine labels it (its runs joined)."""
-    runs = label_runs(history.tokenizer.token_bytes(token_id))
+def label_of(data: bytes) -> str:
+    """A token's text as the engine labels its bytes (its runs joined)."""
+    runs = label_runs(data)
     return runs if isinstance(runs, str) else "".join(runs)
+
+
+def label(history: Any, token_id: int) -> str:
+    """A token's text as the engine labels it."""
+    return label_of(history.tokenizer.token_bytes(token_id))
 
 
 def test_steps_are_announced_and_tokens_named(app: AppPage) -> None:
@@ -357,7 +362,7 @@ def test_an_exported_page_reflows_at_320_px(browser: Any, tmp_path: Path) -> Non
 
 def test_side_by_side_token_boxes_have_their_own_names(app: AppPage) -> None:
     """Compare and Two runs draw two boxes of tokens: a screen reader must not hear the same
-    name twice, and each name says whose tokens they are."""
+    name twice, and each name says whose tokens they are; each box has its tokens as text."""
     for page_name, sides in (
         ("compare", ("cl100k_base", "o200k_base")),
         ("runs", ("Run A", "Run B")),
@@ -372,6 +377,10 @@ def test_side_by_side_token_boxes_have_their_own_names(app: AppPage) -> None:
         assert len(names) == 2 and len(set(names)) == 2, f"{page_name}: {names}"
         for name, side in zip(names, sides, strict=True):
             assert side in name, f"{page_name}: {name!r} does not say {side}"
+        readers = app.page.locator(".bpe-read-tokens").evaluate_all(
+            "boxes => boxes.map((box) => box.getAttribute('aria-label'))"
+        )
+        assert readers == [f"{name}, as text" for name in names], f"{page_name}: {readers}"
         app.assert_clean()
 
 
@@ -400,6 +409,10 @@ def test_headings_go_in_order(app: AppPage, name: str) -> None:
         title = app.page.locator(".bpe-card-title")
         assert title.evaluate("e => e.tagName") in {"H2", "H3"}, "the merge card's title"
         assert [level for level, text in headings if text.startswith("Merge 1 of")] != []
+    elif name == "runs":  # the card where the runs part is a heading too, in order
+        headings = assert_headings_in_order(app.page, name)
+        title = app.page.locator(".bpe-card-title").inner_text()
+        assert [2, title] in headings, f"the card's title {title!r} is no h2: {headings}"
     else:
         assert_headings_in_order(app.page, name)
     app.assert_clean()
@@ -454,6 +467,25 @@ def test_the_tokens_read_as_text(app: AppPage) -> None:
     assert reader.locator(".bpe-read-tokens").inner_text() == " | ".join(
         label(history, token_id) for token_id in two
     )
+    app.assert_clean()
+
+
+def test_the_tokens_read_as_text_on_tokenize(app: AppPage) -> None:
+    """Every page that draws a text's tokens offers the same reader: on Tokenize, the tokens
+    cl100k_base gives a short text, ids and bytes from tiktoken (its published ranks), in
+    order; 🙂 is two tokens of partial bytes, read as bytes."""
+    from tiktoken_oracle import tiktoken_encoding
+
+    text = "Hello world, naïve tokens 🙂!"
+    encoding = tiktoken_encoding("cl100k_base")
+    pieces = [label_of(encoding.decode_single_token_bytes(i)) for i in encoding.encode(text)]
+    app.open("tokenize", tok_text=text, tok_model="cl100k_base")
+    reader = app.page.locator(".bpe-read")
+    assert reader.count() == 1, "one reader, under the text's tokens (none in the trace)"
+    summary = reader.locator("summary")
+    assert summary.inner_text().startswith(f"Read the tokens as text: {len(pieces)} tokens")
+    summary.click()
+    assert reader.locator(".bpe-read-tokens").inner_text() == " | ".join(pieces)
     app.assert_clean()
 
 

@@ -100,6 +100,21 @@ def test_axe_finds_nothing_on_a_slide_with_its_notes_open(app: AppPage, axe: Pat
     assert_no_violations(app.page, axe, "a lesson's slide and its speaker notes")
 
 
+@pytest.mark.parametrize("number", [1, 8, 10, 11, 16])
+def test_axe_finds_nothing_in_the_lesson_bar(app: AppPage, axe: Path, number: int) -> None:
+    """The bar on a slide of each page the bundled lesson visits (Tokenize, the Step page's
+    quiz, Two runs, Compression, About), its first and last slides (a button disabled), with
+    the sidebar's Lesson box open."""
+    app.open("step", lesson="bpe", slide=number)
+    wait_slide(app, number, 16)
+    if bundled_lessons()["bpe"].slides[number - 1].page == "step":
+        app.wait_view()
+    app.page.locator(SIDEBAR).get_by_text("Lesson", exact=True).click()
+    app.page.get_by_role("button", name="End the lesson").wait_for()
+    assert_no_violations(app.page, axe, f"slide {number} of the bundled lesson")
+    app.assert_clean()
+
+
 def test_page_down_typed_in_a_text_box_does_not_change_the_slide(app: AppPage) -> None:
     app.open("step", lesson="bpe")
     wait_slide(app, 1, 16)

@@ -8,10 +8,13 @@ the reveal marks the real next merge right; a nickname is text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import AppPage
+from test_accessibility import AXE, REPO, assert_no_violations
 
 pytestmark = pytest.mark.browser
 
@@ -227,3 +230,111 @@ def test_the_teacher_ends_the_class_for_everyone(lesson: Any) -> None:
     # The code names no class any more.
     students[0].goto(f"{students[0].base_url}/?class={code}")
     assert any("no class with the code" in text for text in students[0].alerts())
+
+
+# What has focus on a page: in the class quiz's card or not, its text, a probe set on it (the
+# same node still), and whether its focus ring shows.
+_FOCUS_JS = """() => { const e = document.activeElement;
+  return {quiz: !!e.closest(".bpe-class-quiz"), text: e.textContent.trim(),
+          probe: e.bpevizProbe ?? null,
+          ring: e.matches(":focus-visible") && getComputedStyle(e).outlineStyle !== "none"}; }"""
+ANNOUNCED = ".bpe-root > .bpe-sr-only[aria-live=polite]"  # the step view's live region
+
+
+def focus(page: AppPage) -> dict[str, Any]:
+    return dict(page.page.evaluate(_FOCUS_JS))
+
+
+def ask(teacher: AppPage, students: list[AppPage]) -> None:
+    teacher.page.get_by_label("Guess the next merge").check()
+    for student in students:
+        student.page.wait_for_selector(".bpe-class-quiz .bpe-choice:not(:disabled)")
+
+
+def test_the_teachers_quiz_card_keeps_focus_as_answers_come_in(lesson: Any) -> None:
+    """The card is drawn again on every answer counted: the teacher's focus stays on "Reveal
+    the answer" (the same button), then moves to "Next question", then stays in the card."""
+    teacher, students, _ = lesson
+    ask(teacher, students)
+    reveal = teacher.page.get_by_role("button", name="Reveal the answer")
+    reveal.focus()
+    teacher.page.evaluate("document.activeElement.bpevizProbe = 'reveal'")
+    tally = teacher.page.locator(".bpe-class-tally")
+    for done, student in enumerate(students[:2], start=1):
+        student.page.locator(".bpe-class-quiz .bpe-choice[data-row='0']").click()
+        tally.filter(has_text=f"{done} of 3 students answered").wait_for()
+        assert focus(teacher)["probe"] == "reveal", focus(teacher)
+    teacher.page.keyboard.press("Enter")
+    teacher.page.get_by_role("button", name="Next question ›").wait_for()
+    assert focus(teacher)["text"] == "Next question ›", focus(teacher)
+    announced = teacher.page.locator(ANNOUNCED).inner_text()
+    assert announced.startswith("Merge 1 joins "), announced  # the teacher guessed nothing
+    teacher.page.keyboard.press("Enter")
+    teacher.wait_view(1, "quiz")
+    reveal.wait_for()  # the question for merge 2
+    assert focus(teacher)["quiz"], focus(teacher)
+    teacher.assert_clean()
+
+
+def test_a_student_answers_the_class_quiz_by_keyboard(lesson: Any) -> None:
+    """Enter on a choice answers; focus stays in the card, visible, while other answers come
+    in (the same node), and the reveal's verdict is said in the view's live region."""
+    teacher, students, _ = lesson
+    ask(teacher, students)
+    student = students[0]
+    student.page.locator(".bpe-class-quiz .bpe-choice[data-row='1']").focus()
+    student.page.keyboard.press("Enter")  # row 1: not the real next merge
+    student.page.get_by_text("Your answer is in").wait_for()
+    after = focus(student)
+    assert after["quiz"] and after["ring"], after
+    student.page.evaluate("document.activeElement.bpevizProbe = 'mine'")
+    students[1].page.locator(".bpe-class-quiz .bpe-choice[data-row='0']").click()
+    teacher.page.locator(".bpe-class-tally").filter(has_text="2 of 3").wait_for()
+    student.page.locator(".bpe-class-tally").filter(has_text="2 of 3").wait_for()
+    assert focus(student)["probe"] == "mine", focus(student)
+    teacher.page.get_by_role("button", name="Reveal the answer").click()
+    student.page.get_by_text("✗ Not this one").wait_for()
+    announced = student.page.locator(ANNOUNCED).inner_text()
+    assert announced.startswith("Not this one: merge 1 joins "), announced
+    verdict = focus(student)
+    assert verdict["quiz"] and verdict["ring"], verdict
+    for page in (teacher, *students):
+        page.assert_clean()
+
+
+@pytest.fixture
+def axe(unavailable: Callable[[str], None]) -> Path:
+    """axe-core, as tests/browser/test_accessibility.py finds it."""
+    if not AXE.exists():
+        unavailable(f"{AXE.relative_to(REPO)} not found: run `npm ci` (make test does)")
+    return AXE
+
+
+def test_axe_finds_nothing_in_a_live_class(lesson: Any, axe: Path) -> None:
+    """axe-core (test_accessibility's rules) over the class bar and the class quiz, as the
+    teacher and a student see them, in each state: join code shown, quiz asked, answered,
+    revealed with the best scores, a student exploring alone."""
+    teacher, students, _ = lesson
+    student = students[0]
+    assert_no_violations(teacher.page, axe, "the teacher's bar, join code and QR code shown")
+    assert_no_violations(student.page, axe, "a student's bar, following")
+    nick = student.page.get_by_label("Nickname shown on the teacher's screen (optional)")
+    nick.fill("Ada")
+    nick.press("Enter")  # the best scores list those with a nickname
+    ask(teacher, students)
+    assert_no_violations(teacher.page, axe, "the teacher's class quiz, asked")
+    student.page.locator(".bpe-class-quiz .bpe-choice[data-row='0']").click()
+    student.page.get_by_text("Your answer is in").wait_for()
+    teacher.page.locator(".bpe-class-tally").filter(has_text="1 of 3").wait_for()
+    assert_no_violations(student.page, axe, "a student's answer in")
+    assert_no_violations(teacher.page, axe, "the teacher's quiz with a vote counted")
+    teacher.page.get_by_role("button", name="Reveal the answer").click()
+    student.page.get_by_text("✓ Right!").wait_for()
+    teacher.page.locator(".bpe-class-board").wait_for()
+    assert_no_violations(teacher.page, axe, "the answer revealed, the best scores shown")
+    assert_no_violations(student.page, axe, "a student's verdict")
+    teacher.page.get_by_role("button", name="Hide join code").click()
+    student.page.get_by_role("button", name="Explore on my own").click()
+    student.page.get_by_text("○ Exploring on my own").wait_for()
+    assert_no_violations(teacher.page, axe, "the teacher's bar, join code hidden")
+    assert_no_violations(student.page, axe, "a student exploring alone")
