@@ -58,6 +58,10 @@ def sidebar() -> None:
     student who types while the first run is drawing starts a second run, and the server
     drops what the first had queued and not yet sent. Drawn with its own default
     (Vocab size 1, Sample, ``bytes``), the widget then sent that back on the next click.
+
+    Each setting's state is kept for the session (``persist_state``): a live class's
+    student gets the teacher's settings in a callback and is sent to the teacher's page at
+    once (``st.switch_page``), and without it the new page started with no vocab size.
     """
     state = st.session_state
     samples = {sample.key: sample for sample in list_samples()}
@@ -75,6 +79,7 @@ def sidebar() -> None:
             format_func=cfg.SOURCE_LABELS.__getitem__,
             key=cfg.KEY_SOURCE,
             horizontal=True,
+            persist_state="session",
         )
         source = state[cfg.KEY_SOURCE]
         if source == "sample":
@@ -122,6 +127,7 @@ def sidebar() -> None:
             "Vocab size",
             value=max(1, cfg.settings_from_state(state).vocab_size),
             key=cfg.KEY_VOCAB,
+            persist_state="session",
             min_value=1,
             step=1,
             help="256 byte tokens plus one per merge (plus the </w> marker when it is on). "
@@ -132,6 +138,7 @@ def sidebar() -> None:
             PRETOKENIZERS,
             index=_index(PRETOKENIZERS, cfg.KEY_PRETOKENIZER),
             key=cfg.KEY_PRETOKENIZER,
+            persist_state="session",
             format_func=lambda name: f"{name}: {PRETOKENIZER_REGISTRY[name].help}",
             help="How the text is cut into pieces first; merges never cross a piece boundary.",
         )
@@ -140,6 +147,7 @@ def sidebar() -> None:
             TIE_BREAKS,
             index=_index(TIE_BREAKS, cfg.KEY_TIE_BREAK),
             key=cfg.KEY_TIE_BREAK,
+            persist_state="session",
             help="When several pairs share the top count, this picks one: "
             + "; ".join(f"**{rule.name}**: {rule.description}" for rule in TIE_RULES.values()),
         )
@@ -147,6 +155,7 @@ def sidebar() -> None:
             "Special tokens",
             value=str(state.get(cfg.KEY_SPECIALS) or ""),
             key=cfg.KEY_SPECIALS,
+            persist_state="session",
             placeholder="none (e.g. <|endoftext|>)",
             help="Separated by spaces or commas. A special token is never split or merged.",
         )
@@ -154,6 +163,7 @@ def sidebar() -> None:
             "</w> end-of-word marker",
             value=bool(state.get(cfg.KEY_END_OF_WORD)),
             key=cfg.KEY_END_OF_WORD,
+            persist_state="session",
             disabled=state[cfg.KEY_PRETOKENIZER] != "words",
             help="Sennrich et al.'s marker at the end of every word (words pre-tokenizer only).",
         )
