@@ -14,6 +14,7 @@ class StepView {
     this.record = record;
     this.report = report;
     this.address = link ? new AddressLink(link) : null;
+    for (const name of ["reportDue", "reported", "reportedAt"]) delete root.dataset[name]; // an earlier view's
     // what the student chose; show() draws them
     this.k = Math.min(Math.max(Number(start.step) || 0, 0), record.merge_count);
     this.when = start.when === "before" ? "before" : "after";
@@ -108,6 +109,7 @@ class StepView {
 
   stopTalking() {
     clearTimeout(this.timers.report);
+    delete this.root.dataset.reportDue;
     if (this.address) this.address.stop();
   }
 
@@ -350,11 +352,15 @@ class StepView {
     this.inspector.open(id);
   }
 
+  // The root says whether a report is due and what the server was last told, and when (tests
+  // wait for the server's answer to it).
   scheduleReport() {
     clearTimeout(this.timers.report);
+    delete this.root.dataset.reportDue;
     if (this.playing) return;
+    this.root.dataset.reportDue = "true";
     this.timers.report = setTimeout(() => {
-      // what the server was last told, and when (tests wait for the server's answer to it)
+      delete this.root.dataset.reportDue;
       this.root.dataset.reported = `${this.k}|${this.when}`;
       this.root.dataset.reportedAt = String(performance.now());
       if (this.address) this.address.reported = this.state();

@@ -471,18 +471,22 @@ class AppPage:
         merge"), defaults left out.
 
         The browser writes the URL as it draws, before it reports: the view's
-        ``data-reported`` (what it told the server) and ``data-reported-at`` (when) say that
-        the report went, and a message from the server after it that it was heard."""
+        ``data-report-due`` says a report is still to go, ``data-reported`` (what it told the
+        server) and ``data-reported-at`` (when) that it went, and a message from the server
+        after it that it was heard. A view opened at ``k`` by a link has nothing to report."""
         label = {"before": "Before merge", "after": "After merge"}.get(when or "", "")
         try:
             self.page.wait_for_function(
                 """([selector, k, when, label]) => {
                   const root = document.querySelector(selector);
-                  if (!root || !root.dataset.reported) return false;
-                  const [step, told] = root.dataset.reported.split("|");
-                  if (step !== String(k) || (when && told !== when)) return false;
-                  if ((window.__bpevizLastMessage || 0) <= Number(root.dataset.reportedAt))
-                    return false;
+                  if (!root || root.dataset.ready !== "true") return false;
+                  if (root.dataset.reportDue) return false;
+                  if (root.dataset.reported) {
+                    const [step, told] = root.dataset.reported.split("|");
+                    if (step !== String(k) || (when && told !== when)) return false;
+                    if ((window.__bpevizLastMessage || 0) <= Number(root.dataset.reportedAt))
+                      return false;
+                  }
                   // A default (step 0, "After merge") is left out of the link.
                   const query = new URLSearchParams(location.search);
                   return (query.get("step") ?? "0") === String(k)

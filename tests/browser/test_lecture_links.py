@@ -91,9 +91,11 @@ def test_a_late_answer_from_the_server_does_not_undo_a_newer_step(app: AppPage) 
     of address: the Navigation API)."""
     app.open("step", sample="japanese")
     app.wait_view(0)
-    app.step(app.step_button("Next").click, 1)
     app.page.locator(app.STEP_ROOT).evaluate(
-        """root => new Promise((resolve) => {
+        """root => {
+          const next = () =>
+            [...root.querySelectorAll("button")].find((b) => b.textContent.includes("Next"))
+              .click();
           const seen = new MutationObserver(() => {
             if (root.dataset.reported !== "1|after") return;
             seen.disconnect();
@@ -101,12 +103,11 @@ def test_a_late_answer_from_the_server_does_not_undo_a_newer_step(app: AppPage) 
             navigation.addEventListener("currententrychange", () => {
               window.__addresses.push(location.search);
             });
-            [...root.querySelectorAll("button")].find((b) => b.textContent.includes("Next"))
-              .click();
-            resolve();
+            next();
           });
           seen.observe(root, { attributes: true, attributeFilter: ["data-reported"] });
-        })"""
+          next();
+        }"""
     )
     app.wait_view(2)
     app.wait_reported(2)
