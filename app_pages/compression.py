@@ -6,6 +6,7 @@ from bpeviz.app import charts, compression, parallel
 from bpeviz.app.chart_clicks import KEY_UNDO, click_undo, step_settings, step_target
 from bpeviz.app.links import query_from_state
 from bpeviz.app.state import KEY_STEP, current_settings, imported_tokenizer
+from bpeviz.app.step_view import link_query, session_view
 from bpeviz.app.training import current_history, real_tokenizer, train_sample
 from bpeviz.app.widgets import columns, escape_markdown, show_chart
 from bpeviz.bundled import bundled_names, missing_note
@@ -129,8 +130,7 @@ show_chart(chart, key=KEY_CHART, on_select=open_clicked_step, selection_mode=cha
 if st.session_state.pop(KEY_GO, False):
     # The link of the new view: the clicked run's settings and step. Naming them also keeps
     # switch_page from clearing this page's widget-bound parameters, which Streamlit refuses.
-    link = query_from_state(st.session_state)
-    link[KEY_STEP] = str(st.session_state[KEY_STEP])
+    link = query_from_state(st.session_state) | link_query(session_view())
     st.switch_page("app_pages/step.py", query_params=link)
 st.caption(
     f"The grey line marks the vocab size chosen in the sidebar ({settings.vocab_size:,}). "

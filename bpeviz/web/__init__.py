@@ -32,6 +32,7 @@ SCRIPTS = (
     "panels.js",
     "quiz.js",
     "controls.js",
+    "address.js",
     "step_view.js",
     "live.js",
     "live_quiz.js",

@@ -12,8 +12,9 @@ function refused(root, record) {
 
 const views = new WeakMap(); // per mounted element: the view, its record and its start
 
-// Draw the step view of `data` ({key, payload: the record or its JSON}) in `root`, starting
-// at start {step, when}; report({step, when}) hears where a student stopped.
+// Draw the step view of `data` ({key, payload: the record or its JSON, link: the app's link
+// names, when the view writes the address}) in `root`, starting at start {step, when, quiz,
+// pieces}; report(state) hears where a student stopped.
 export function mount(root, data, start, report) {
   start = start || {};
   const id = `${data.key}|${start.step}|${start.when}|${start.quiz}|${start.pieces}`;
@@ -30,7 +31,7 @@ export function mount(root, data, start, report) {
     // the record with its vocabulary completed; the record sent is left as it came
     record = { ...sent, vocab: completeVocab(sent.vocab, (id) => stepParents(sent, id)) };
   }
-  const view = new StepView(root, record, start, report || (() => {}));
+  const view = new StepView(root, record, start, report || (() => {}), data.link || null);
   views.set(root, { id, key: data.key, record, view });
   return view;
 }

@@ -1,16 +1,20 @@
 // ---- the Step page's view: controls, panels, the text at step k, the inspector -------------
 // Drawn from one record (its vocabulary completed by mount), with no server round trip: the
-// server hears where the student stopped once stepping pauses for REPORT_AFTER_MS.
+// address follows every change at once (in the app: address.js), and the server hears where
+// the student stopped once stepping pauses for REPORT_AFTER_MS.
 
 const REPORT_AFTER_MS = 600;
 
 class StepView {
   // report(state) hears where the student stopped, once stepping pauses: {step, when, quiz,
-  // pieces}.
-  constructor(root, record, start, report) {
+  // pieces}; link (the app's names and defaults, bpeviz.app.step_view.LINK) puts every change
+  // into the address at once.
+  constructor(root, record, start, report, link) {
     this.root = root;
     this.record = record;
     this.report = report;
+    this.address = link ? new AddressLink(link) : null;
+    for (const name of ["reportDue", "reported", "reportedAt"]) delete root.dataset[name]; // an earlier view's
     // what the student chose; show() draws them
     this.k = Math.min(Math.max(Number(start.step) || 0, 0), record.merge_count);
     this.when = start.when === "before" ? "before" : "after";
@@ -87,10 +91,33 @@ class StepView {
     }
     this.keys = (event) => this.onKey(event);
     document.addEventListener("keydown", this.keys);
+    // Leaving the page: a report sent now would reach the next page's run (which drops it)
+    // or, before that run starts, take the student back; the address keeps the view instead.
+    this.leaving = (event) => {
+      const away = event.type === "popstate" ? this.address && location.pathname !== this.address.path : this.leavesPage(event.target);
+      if (away) this.stopTalking();
+    };
+    document.addEventListener("click", this.leaving, true);
+    window.addEventListener("popstate", this.leaving);
+  }
+
+  // Whether a click on `target` follows a link to another of the app's pages.
+  leavesPage(target) {
+    const link = target instanceof Element ? target.closest("a[href]") : null;
+    return Boolean(link) && !this.root.contains(link) && link.origin === location.origin && !link.target;
+  }
+
+  stopTalking() {
+    clearTimeout(this.timers.report);
+    delete this.root.dataset.reportDue;
+    if (this.address) this.address.stop();
   }
 
   destroy() {
     document.removeEventListener("keydown", this.keys);
+    document.removeEventListener("click", this.leaving, true);
+    window.removeEventListener("popstate", this.leaving);
+    if (this.address) this.address.stop();
     clearInterval(this.timers.play);
     clearTimeout(this.timers.slide);
     clearTimeout(this.timers.report);
@@ -238,6 +265,7 @@ class StepView {
     this.when = when;
     // the class hears the teacher's step before this screen redraws (their wait is shorter)
     if (this.classLink && !this.applying) this.classLink.moved(this.viewState());
+    if (this.address) this.address.write(this.state());
     clearTimeout(this.timers.slide);
     this.root.dataset.ready = "false";
     this.root.classList.toggle("bpe-quiz-on", this.quiz);
@@ -331,9 +359,19 @@ class StepView {
     this.inspector.open(id);
   }
 
+  // The root says whether a report is due and what the server was last told, and when (tests
+  // wait for the server's answer to it).
   scheduleReport() {
     clearTimeout(this.timers.report);
+    delete this.root.dataset.reportDue;
     if (this.playing) return;
-    this.timers.report = setTimeout(() => this.report(this.state()), REPORT_AFTER_MS);
+    this.root.dataset.reportDue = "true";
+    this.timers.report = setTimeout(() => {
+      delete this.root.dataset.reportDue;
+      this.root.dataset.reported = `${this.k}|${this.when}`;
+      this.root.dataset.reportedAt = String(performance.now());
+      if (this.address) this.address.reported = this.state();
+      this.report(this.state());
+    }, REPORT_AFTER_MS);
   }
 }

@@ -465,27 +465,41 @@ class AppPage:
     def wait_reported(
         self, k: int, when: str | None = None, timeout: float = RUN_TIMEOUT_MS
     ) -> None:
-        """Wait until the view has reported step ``k`` (600 ms after stepping stops): the
-        page's one rerun has put ``step=k`` (and ``text_when``, "Before merge" for ``when``
-        "before", else "After merge") in the URL, defaults left out, and the app is idle
-        again."""
+        """Wait until the view has reported step ``k`` (600 ms after stepping stops) and the
+        server has answered: its one rerun is over (the app is idle again), and the URL holds
+        ``step=k`` (and ``text_when``, "Before merge" for ``when`` "before", else "After
+        merge"), defaults left out.
+
+        The browser writes the URL as it draws, before it reports: the view's
+        ``data-report-due`` says a report is still to go, ``data-reported`` (what it told the
+        server) and ``data-reported-at`` (when) that it went, and a message from the server
+        after it that it was heard. A view opened at ``k`` by a link has nothing to report."""
         label = {"before": "Before merge", "after": "After merge"}.get(when or "", "")
         try:
             self.page.wait_for_function(
-                """([k, label]) => {
+                """([selector, k, when, label]) => {
+                  const root = document.querySelector(selector);
+                  if (!root || root.dataset.ready !== "true") return false;
+                  if (root.dataset.reportDue) return false;
+                  if (root.dataset.reported) {
+                    const [step, told] = root.dataset.reported.split("|");
+                    if (step !== String(k) || (when && told !== when)) return false;
+                    if ((window.__bpevizLastMessage || 0) <= Number(root.dataset.reportedAt))
+                      return false;
+                  }
                   // A default (step 0, "After merge") is left out of the link.
                   const query = new URLSearchParams(location.search);
-                  const step = query.get("step") ?? "0";
-                  const when = query.get("text_when") ?? "After merge";
-                  return step === String(k) && (!label || when === label);
+                  return (query.get("step") ?? "0") === String(k)
+                    && (!label || (query.get("text_when") ?? "After merge") === label);
                 }""",
-                arg=[k, label],
+                arg=[self.STEP_ROOT, k, when, label],
                 timeout=timeout,
                 polling=self.poll_ms,
             )
         except PlaywrightTimeout:
             raise AssertionError(
-                f"step={k} {label} not in the URL {timeout / 1000:.0f} s later: {self.page.url}"
+                f"step={k} {label} not reported and answered {timeout / 1000:.0f} s later: "
+                f"{self.view_state()}, {self.page.url}"
             ) from None
         self.wait_idle(timeout)
 
