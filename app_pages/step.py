@@ -47,14 +47,21 @@ if undo is not None and undo.sentence and undo.holds(st.session_state):
             help="Put the sidebar and the step back as they were, and return to the chart.",
             on_click=undo_chart_click,
         )
-caption(f"{text.name} · {counted(len(history.text), 'byte')} · {settings.summary()}")
-if presentation_mode() and st.toggle(
-    "Focus view",
-    key=KEY_FOCUS,
-    bind="query-params",
-    help="The merge and the text only, in larger type: for the back of the room.",
-):
-    st.html(FOCUS_STYLE)
+summary = f"{text.name} · {counted(len(history.text), 'byte')} · {settings.summary()}"
+if presentation_mode():  # the Focus view's switch on the summary's line: rows are dear here
+    with st.container(horizontal=True, vertical_alignment="center", gap="large"):
+        caption(summary)
+        focus = st.toggle(
+            "Focus view",
+            key=KEY_FOCUS,
+            bind="query-params",
+            help="The merge and the text only, in larger type: for the back of the room.",
+            width="content",
+        )
+    if focus:
+        st.html(FOCUS_STYLE)
+else:
+    caption(summary)
 if not presentation_mode():  # on a projector, room for the text matters more
     st.caption(
         "**Step k** means the first k merges are done. Everything below is about **merge k**: "
