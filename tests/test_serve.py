@@ -268,7 +268,9 @@ def test_a_teacher_on_one_worker_drives_a_student_on_the_other(cluster: Any) -> 
     hub = RedisHub(cluster.redis.url)
     code, key = hub.create({"sample": DEFAULT_SAMPLE_KEY, "vocab_size": 300}, View())
     run_coroutine(hub.stop())
-    quiz = {"page": "step", "step": 5, "when": "after", "pieces": False, "quiz": True}
+    # the teacher's view, naming the run it is of as the teacher's page does
+    quiz = {"page": "step", "step": 5, "when": "after", "pieces": False, "quiz": True,
+            "run": "0123456789abcdef"}  # fmt: skip
     socket_url = cluster.url.replace("http://", "ws://") + SOCKET_PATH
 
     def browser(cookie: str) -> Any:
