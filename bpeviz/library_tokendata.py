@@ -5,8 +5,9 @@ file's tokens look like every other token list.
 What differs: each token is labelled with what it stands for
 (:meth:`~bpeviz.formats.hf_models.LibraryTokenizer.shown_bytes`: ``##ing`` as ``ing``,
 ``▁the`` as ``␣the``), the outlined pieces are the words as the model marks them (a token
-without ``##``, a token with ``▁``, a special token), and there is no inspector or build tree:
-the library does not say how a token was built.
+without ``##``, a token with ``▁``, a byte-level token starting with a space, a special
+token), and there is no inspector or build tree: the library does not say how a token was
+built.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from bpeviz.token_info import special_title, token_title
 
 WORD_RULE = (
     "Outlined: where a word starts, as the model marks it (WordPiece's tokens without ##, "
-    "SentencePiece's ▁, special tokens); the other tokens continue the word before them."
+    "SentencePiece's ▁, a byte-level file's leading space or new line, special tokens); the "
+    "other tokens continue the word before them."
 )
 
 

@@ -88,6 +88,44 @@ def test_sentencepiece_pieces_start_words_at_the_word_mark() -> None:
     assert sum(piece.starts_word for piece in pieces) == 3
 
 
+def _hand_made_byte_level_file() -> str:
+    """Byte-level BPE with nine merges of our choosing and a template adding Llama 3's BOS
+    (so our reader refuses it), built with the library: its tokens can be worked out by hand.
+    """
+    from tokenizers import Tokenizer as Library
+    from tokenizers import decoders, models, pre_tokenizers, processors
+
+    merges = [("Ġ", "c"), ("Ġc", "a"), ("Ġca", "t"), ("T", "h"), ("Th", "e"), ("s", "a"),
+              ("sa", "t"), ("Ġ", "o"), ("Ġo", "n")]  # fmt: skip
+    vocab = {BOS: 0}
+    for char in sorted(pre_tokenizers.ByteLevel.alphabet()):
+        vocab[char] = len(vocab)
+    for left, right in merges:
+        vocab[left + right] = len(vocab)
+    library = Library(models.BPE(vocab=vocab, merges=merges))
+    library.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    library.add_special_tokens([BOS])
+    library.post_processor = processors.TemplateProcessing(
+        single=f"{BOS} $A", special_tokens=[(BOS, 0)]
+    )
+    library.decoder = decoders.ByteLevel()
+    return library.to_str()
+
+
+def test_byte_level_pieces_start_words_at_a_space() -> None:
+    """Worked by hand: "The cat\nsat on! 駅" is BOS, The, Ġcat, Ċ, sat, Ġon, !, Ġ and the
+    three bytes of 駅 (no merge joins them). Words start at the BOS (a special token), at the
+    text's first token, at a token whose first byte is a space (Ġ) and at the first token of a
+    line; the newline, the "!" and the later bytes of 駅 continue the word before them."""
+    tokenizer = read_tokenizer_json(_hand_made_byte_level_file())
+    assert isinstance(tokenizer, LibraryTokenizer)
+    pieces = tokenizer.pieces("The cat\nsat on! 駅")
+    tokens = [piece.token for piece in pieces]
+    assert tokens[:8] == [BOS, "The", "Ġcat", "Ċ", "sat", "Ġon", "!", "Ġ"]
+    assert len(tokens) == 11
+    assert [index for index, piece in enumerate(pieces) if piece.starts_word] == [0, 1, 2, 4, 5, 7]
+
+
 def test_a_file_neither_can_read_gets_a_message() -> None:
     document = json.loads(FILES["wordpiece"])
     del document["model"]["vocab"]

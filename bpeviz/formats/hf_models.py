@@ -7,7 +7,7 @@ such as Llama 3's ``<|begin_of_text|>``, ``add_prefix_space``, ...) is handed to
 ``tokenizers``, the library these files are written for, so the ids are exactly its ids:
 :class:`LibraryTokenizer` wraps it and says so. Its offsets give each token's span of the
 text, and its token strings say where a word starts: WordPiece marks a continuation with
-``##`` and SentencePiece a word start with ``▁``.
+``##``, SentencePiece a word start with ``▁`` and a byte-level file with a space (``Ġ``).
 
 For comparing with other tokenizers, :meth:`LibraryTokenizer.byte_spans` turns the offsets
 into byte spans that tile the text: what the model drops (WordPiece's spaces) goes with the
@@ -68,7 +68,7 @@ class LibraryTokenizer:
     def pieces(self, text: str) -> list[LibraryPiece]:
         """Each token with the text its offsets cover and whether a word starts there."""
         encoding = self._encoding(text)
-        pieces = []
+        pieces: list[LibraryPiece] = []
         previous_end = -1
         for token_id, token, (start, end), special in zip(
             encoding.ids,
@@ -86,7 +86,13 @@ class LibraryTokenizer:
                     token=token,
                     text=covered,
                     special=bool(special),
-                    starts_word=self._starts_word(token, bool(special), start, previous_end),
+                    starts_word=self._starts_word(
+                        token,
+                        bool(special),
+                        start,
+                        previous_end,
+                        None if not pieces or pieces[-1].special else pieces[-1].token,
+                    ),
                 )
             )
             previous_end = max(previous_end, end)
@@ -139,14 +145,28 @@ class LibraryTokenizer:
             return len(token)
         return 0
 
-    def _starts_word(self, token: str, special: bool, start: int, previous_end: int) -> bool:
+    def _starts_word(
+        self, token: str, special: bool, start: int, previous_end: int, previous: str | None
+    ) -> bool:
+        """Whether a word starts at ``token`` (``previous``: the token before it, ``None`` at
+        the text's start or after a special token), by the model's own mark: WordPiece's
+        ``##`` continues a word, SentencePiece's ``▁`` and a byte-level space (``Ġ``) start
+        one. A byte-level text has no other mark, so its first token and the first after a line
+        break or tab start a word too. Other models: a gap in the offsets (a dropped space).
+        """
         if special:
             return True
         if self.continuation:
             return not token.startswith(self.continuation)
         if self.word_start:
             return token.startswith(self.word_start)
-        return start != previous_end  # other models: a gap in the text is a boundary
+        if self.byte_level:
+            shown = self.shown_bytes(token)
+            if previous is None or shown.startswith(b" "):
+                return True
+            before = self.shown_bytes(previous)[-1:]  # a line break or tab, not a space
+            return before.isspace() and before != b" " and not shown[:1].isspace()
+        return start != previous_end
 
     def shown_bytes(self, token: str) -> bytes:
         """What a token stands for, as bytes to draw: ``##ing`` -> ``ing`` (a continuation),
