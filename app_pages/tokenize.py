@@ -5,11 +5,17 @@ import streamlit as st
 
 from bpeviz.app import tables
 from bpeviz.app.chat_view import show_chat_view
-from bpeviz.app.choices import MODEL, MODEL_NAMES, model_summary, tokenizer_choices
+from bpeviz.app.choices import IMPORTED, MODEL, MODEL_NAMES, model_summary, tokenizer_choices
 from bpeviz.app.settings import Message
 from bpeviz.app.state import current_text, imported_tokenizer, presentation_mode
 from bpeviz.app.surprises import find_surprise, load_surprises
-from bpeviz.app.token_view import library_note, show_library_tokens, show_tokens, show_trace
+from bpeviz.app.token_view import (
+    OWN_ENGINE_NOTE,
+    library_note,
+    show_library_tokens,
+    show_tokens,
+    show_trace,
+)
 from bpeviz.app.trace import long_piece_note, trace_lines, trace_summary_html, traced_part
 from bpeviz.app.training import (
     chosen_tokenizer,
@@ -180,6 +186,8 @@ with tokens_area or st.container():
                 tokenizer, text, key="tok_spans", show="ids" if view == "Token ids" else "text"
             )
         st.stop()
+    if model == IMPORTED:  # byte-level BPE (any file bpeviz reads): ours to trace
+        st.caption(OWN_ENGINE_NOTE)
     # What the model is given: Tekken's BOS in front (drawn and counted as a special token).
     prompt = text if model_name is not None else str(prompt_text(model, text))
     if prompt != text:

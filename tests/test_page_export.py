@@ -150,6 +150,8 @@ def test_uploading_a_tokenizer_json_offers_it_to_tokenize_and_compare() -> None:
     assert not at.exception
     views = token_views(at)
     assert views["tok_spans"]["ids"] == hf.encode(text).ids
+    engine = [c.value for c in at.caption if c.value.startswith("Encoded by")]
+    assert engine == ["Encoded by bpeviz: trace and build tree available."]
     assert at.selectbox(key="tok_word").value == "the"  # "why was this split" replays it
     assert "tok_trace_0" in views
     at.switch_page("app_pages/compare.py").run()
@@ -223,6 +225,7 @@ def test_a_tokenizer_json_our_reader_refuses_is_encoded_by_the_library(kind: str
     at.text_area(key="tok_text").input(text).run()
     assert not at.exception
     assert any("Encoded by Hugging Face tokenizers" in plain(info.value) for info in at.info)
+    assert not [c for c in at.caption if c.value.startswith("Encoded by bpeviz")]
     expected = Library.from_str(document).encode(text)
     record = token_views(at)["tok_spans"]
     assert record["ids"] == expected.ids

@@ -94,6 +94,9 @@ def library_cuts_note(tokenizer: LibraryTokenizer) -> str:
     )
 
 
+OWN_ENGINE_NOTE = "Encoded by bpeviz: trace and build tree available."  # an imported file
+
+
 def library_note(tokenizer: LibraryTokenizer) -> str:
     """Which engine encodes an imported file, why, and which views it has."""
     return (
