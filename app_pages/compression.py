@@ -189,6 +189,7 @@ except RuntimeError as error:
 passage_tokenizers = {
     **{f"trained on {name} (vocab {h.vocab_size:,})": h.tokenizer for name, h in histories.items()},
     **real_passage,
+    **({IMPORTED_LINE: imported[1]} if imported is not None else {}),  # any kind
 }
 passage = parallel.passage_table(passage_tokenizers, texts)
 st.markdown(

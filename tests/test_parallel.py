@@ -4,6 +4,8 @@ held to tiktoken's own encodings (``tiktoken_oracle``), not to ours."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from apptest_support import open_page
 from tiktoken_oracle import tiktoken_encoding
@@ -48,3 +50,29 @@ def test_the_compression_page_shows_the_passage_table_with_tiktokens_counts() ->
         assert shown[name] == tokens
         assert f"{name}: the Japanese passage takes" in sentences
     assert "The same passage: 507 characters (507 bytes) in English, 202 characters" in sentences
+
+
+def test_an_imported_wordpiece_file_costs_the_passage_what_the_library_counts() -> None:
+    """A WordPiece tokenizer.json imported on the Export / import page (encoded by the
+    tokenizers library) gets its own row: the library's own encode of the passage files,
+    read here from ``sample_texts``, with the [CLS] and [SEP] its template adds."""
+    from hf_files import wordpiece
+    from tokenizers import Tokenizer as Library
+
+    document = wordpiece().to_str()
+    folder = Path(__file__).parents[1] / "sample_texts"
+    expected = [
+        len(Library.from_str(document).encode(path.read_text(encoding="utf-8")).ids)
+        for path in (folder / "parallel_en.txt", folder / "parallel_ja.txt")
+    ]
+    at = open_page("app_pages/export.py")
+    at.file_uploader(key="export_model_files").upload("tokenizer.json", document.encode()).run()
+    at.switch_page("app_pages/compression.py").run()
+    assert not at.exception
+    table = next(
+        frame.value for frame in at.dataframe if "Japanese ÷ English" in frame.value.columns
+    )
+    row = table[table["tokenizer"] == "imported"].iloc[0]
+    assert [row["English"], row["Japanese"]] == expected
+    sentences = " ".join(markdown.value for markdown in at.markdown)
+    assert "imported: the Japanese passage takes" in sentences

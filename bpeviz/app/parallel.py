@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
 
@@ -43,9 +44,13 @@ def passages() -> tuple[Passage, ...]:
     return tuple(Passage(lang, get_sample(key).text) for lang, key in PASSAGE_SAMPLES.items())
 
 
-def passage_table(tokenizers: Mapping[str, Tokenizer], texts: tuple[Passage, ...]) -> pd.DataFrame:
+def passage_table(
+    tokenizers: Mapping[str, Tokenizer | LibraryTokenizer], texts: tuple[Passage, ...]
+) -> pd.DataFrame:
     """Tokens for the whole passage in each language, per tokenizer, and how many times more
     the second language needs than the first (the same content, so the ratio is per passage).
+    A file the ``tokenizers`` library encodes counts the tokens its template adds, as the
+    model is given them.
     """
     first, second = texts
     rows = []
