@@ -147,3 +147,40 @@ def test_models_with_one_markup_share_one_tokenizer() -> None:
     assert load_named("gpt-4o") is load_named("gpt-4o-mini")
     assert load_named("gpt-4") is load_named("gpt-3.5-turbo")
     assert load_named("gpt-4o").ranks is load_encoding("o200k_base").ranks
+
+
+PUBLISHED_CHAT_IDS = {
+    "cl100k_base": {"<|im_start|>": 100264, "<|im_end|>": 100265, "<|im_sep|>": 100266},
+    "o200k_base": {"<|im_start|>": 200264, "<|im_end|>": 200265, "<|im_sep|>": 200266},
+}
+
+
+@pytest.mark.parametrize(
+    ("model", "encoding"),
+    [
+        ("gpt-3.5-turbo", "cl100k_base"),
+        ("gpt-4", "cl100k_base"),
+        ("gpt-4-32k", "cl100k_base"),
+        ("gpt-4o", "o200k_base"),
+        ("gpt-4o-mini", "o200k_base"),
+    ],
+)
+def test_chat_ids_are_the_published_figures(model: str, encoding: str) -> None:
+    """The chat tokens' ids, written out here rather than read from bpeviz.openai_models
+    (which ``chat_oracle`` does). Where each figure is published:
+
+    - cl100k_base (gpt-3.5-turbo, gpt-4, gpt-4-32k): tiktokenizer (dqbd/tiktokenizer,
+      ``src/models/tokenizer.ts``) adds <|im_start|> 100264, <|im_end|> 100265 and <|im_sep|>
+      100266 for exactly these models; tiktoken's README ("Extending tiktoken") gives the same
+      100264 and 100265.
+    - o200k_base (gpt-4o, gpt-4o-mini): seed 000's GPT-4o example ids give <|im_start|>
+      200264, <|im_sep|> 200266 and <|im_end|> 200265 (see ``SEED_000_IDS``); tiktokenizer
+      adds the same three for gpt-4o and gpt-4o-mini.
+    """
+    expected = PUBLISHED_CHAT_IDS[encoding]
+    assert encoding_for_model(model) == encoding
+    assert chat_format(model).special_tokens == expected
+    tokenizer = load_named(model)
+    for token, token_id in expected.items():
+        assert tokenizer.encode(token) == [token_id]
+        assert tokenizer.decode([token_id]) == token
