@@ -103,3 +103,36 @@ def test_wordpiece_against_cl100k_on_compare(app: AppPage, screenshots: Path) ->
     assert "Hugging Face tokenizers" in app.main_text()
     app.screenshot(screenshots / "compare-wordpiece.png")
     app.assert_clean()
+
+
+def test_a_llama3_style_files_word_starts_are_outlined(app: AppPage, screenshots: Path) -> None:
+    """A byte-level file whose template adds a BOS (encoded by the library): its BOS and each
+    word are outlined, a word starting at the text's first token or at a space (Ġ)."""
+    from hf_files import llama3_style
+
+    library = llama3_style()
+    text = "The reprinters uncounted\n1234 pairs! 駅前"
+    expected = library.encode(text)
+    import_file(app, library)
+    app.page.get_by_text("encoded by Hugging Face tokenizers").first.wait_for()
+    app.rerun(app.page.get_by_text("Tokenize with it").click)
+    option = app.page.locator(".st-key-tok_model").get_by_text("Imported", exact=False).first
+    app.rerun(option.click)
+    box = app.page.locator(".st-key-tok_text textarea")
+    box.fill(text)
+    app.rerun(lambda: box.press("Control+Enter"))
+    spans = app.spans(".st-key-tok_spans .bpe-scroll")
+    ids = [int(re.match(r"id (\d+) ·", span["title"]).group(1)) for span in spans]
+    assert ids == expected.ids
+    tokens = expected.tokens
+    words = sum(
+        1
+        for index, token in enumerate(tokens)
+        if index <= 1 or token.startswith("Ġ") or tokens[index - 1] == "Ċ"
+    )  # the BOS, the text's first token, a space's token, a line's first token
+    starts = app.page.locator(
+        ".st-key-tok_spans .bpe-scroll .bpe-piece:not(.bpe-piece-more)"
+    ).count()
+    assert starts == words, (starts, words, tokens)
+    app.screenshot(screenshots / "tokenize-llama3-style.png")
+    app.assert_clean()
