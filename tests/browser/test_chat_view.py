@@ -59,7 +59,7 @@ def test_seed_000_chat_with_special_tokens_marked(app: AppPage, screenshots: Pat
     app.assert_clean()
 
 
-def test_hostile_text_in_a_message_stays_literal(app: AppPage) -> None:
+def test_hostile_text_in_a_message_stays_literal(app: AppPage, screenshots: Path) -> None:
     import tiktoken
     from tiktoken_oracle import tiktoken_encoding
 
@@ -85,4 +85,5 @@ def test_hostile_text_in_a_message_stays_literal(app: AppPage) -> None:
         ).count()
         == 0
     )
+    app.screenshot(screenshots / "tokenize-chat-hostile.png")
     app.assert_clean()
