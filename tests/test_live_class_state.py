@@ -180,15 +180,42 @@ def test_a_class_ends_after_three_idle_hours_and_goes_to_json_and_back() -> None
 def test_codes_are_unambiguous_and_failed_joins_are_limited() -> None:
     assert not set("0O1IL") & set(codes.ALPHABET)
     assert len(codes.ALPHABET) == 31
-    assert codes.normal_code("abc-def") is None or set(codes.normal_code("abc-def")) <= set(
-        codes.ALPHABET
-    )
+    assert codes.normal_code("abc-def") == "ABCDEF"  # typed small, with a dash
+    assert codes.normal_code(" k7q m4x") == "K7QM4X"
     assert codes.normal_code("K7QM40") is None  # 0 is never in a code
+    assert codes.normal_code("K7QM4I") is None  # nor I
+    assert codes.normal_code("K7QM4XX") is None  # seven characters
     limit = codes.FailedJoins(limit=3, window_s=60)
     for _ in range(3):
         limit.fail("10.0.0.1", now=0)
     assert not limit.allowed("10.0.0.1", now=59)
     assert limit.allowed("10.0.0.1", now=61)
+
+
+def test_a_flood_of_wrong_codes_from_one_session_or_address_refuses_no_one_else() -> None:
+    limit = codes.JoinLimit(per_session=3, per_address=5, window_s=60)
+    for _ in range(3):
+        limit.fail("203.0.113.7", "flooder", now=0)
+    assert not limit.allowed("203.0.113.7", "flooder", now=1)  # right code or not
+    assert limit.allowed("203.0.113.7", "neighbour", now=1)  # same school address
+    assert limit.allowed("198.51.100.2", "elsewhere", now=1)
+    for session in ("s1", "s2"):  # the address's fifth failure: all its sessions wait
+        limit.fail("203.0.113.7", session, now=2)
+    assert not limit.allowed("203.0.113.7", "neighbour", now=3)
+    assert limit.allowed("198.51.100.2", "elsewhere", now=3)
+    assert limit.allowed("203.0.113.7", "neighbour", now=61)  # a minute on
+
+
+def test_the_client_is_the_peer_or_what_our_nginx_says_for_a_loopback_peer() -> None:
+    nginx_says = {"x-real-ip": "203.0.113.7"}
+    assert codes.client_address(nginx_says, "127.0.0.1") == "203.0.113.7"
+    assert codes.client_address(nginx_says, "::1") == "203.0.113.7"
+    assert codes.client_address(nginx_says, None) == "203.0.113.7"  # Streamlit's loopback
+    # from anyone but a loopback peer the header is a browser's own word: not believed
+    assert codes.client_address(nginx_says, "198.51.100.2") == "198.51.100.2"
+    assert codes.client_address({}, "127.0.0.1") == "loopback"
+    assert codes.client_address({}, None) == "loopback"
+    assert len(codes.client_address({"x-real-ip": "x" * 500}, "127.0.0.1")) == 64
 
 
 def test_the_memory_hub_holds_classes_sends_events_and_ends_them() -> None:

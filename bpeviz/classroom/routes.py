@@ -25,7 +25,7 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from bpeviz.classroom.codes import failed_joins, normal_code
+from bpeviz.classroom.codes import client_address, failed_joins, normal_code
 from bpeviz.classroom.hub import Hub, Subscriber, current_hub
 from bpeviz.classroom.qr import qr_svg
 from bpeviz.classroom.state import ClassError, ClassState, Event
@@ -37,15 +37,6 @@ RATE_BURST = 20
 HELLO_TIMEOUT_S = 10.0
 STUDENT_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 CLOSE_POLICY = 1008  # WebSocket close code: a policy violation
-
-
-
-def client_address(headers: Any, peer: str | None) -> str:
-    """Who is asking, for the limit on failed joins: behind our own nginx (a loopback peer)
-    the address nginx saw (``X-Real-IP``), else the peer itself."""
-    if peer in ("127.0.0.1", "::1") and headers.get("x-real-ip"):
-        return str(headers["x-real-ip"])[:64]
-    return peer or "?"
 
 
 class Bucket:
@@ -149,22 +140,24 @@ async def class_socket(socket: WebSocket) -> None:
     except (TimeoutError, ClassError, WebSocketDisconnect):
         await socket.close(CLOSE_POLICY)
         return
-    if not failed_joins.allowed(address):
+    student_id = hello.get("id")
+    valid_id = isinstance(student_id, str) and STUDENT_ID.fullmatch(student_id)
+    session = f"socket:{student_id if valid_id else address}"
+    if not failed_joins.allowed(address, session):
         await _refuse(socket, "Too many wrong class codes from here: wait a minute and try again.")
         return
     code = normal_code(str(hello.get("code") or ""))
     state: ClassState | None = await hub.read(code) if code else None
     if code is None or state is None:
-        failed_joins.fail(address)
+        failed_joins.fail(address, session)
         await _refuse(socket, "There is no class with this code: check the code on the projector.")
         return
     role = hello.get("role")
     teacher = role == "teacher"
-    student_id = hello.get("id")
     if teacher and not state.is_teacher(hello.get("key")):
         await _refuse(socket, "Only the teacher's browser can drive this class.")
         return
-    if not teacher and not (isinstance(student_id, str) and STUDENT_ID.fullmatch(student_id)):
+    if not teacher and not valid_id:
         await _refuse(socket, "This browser sent no student id: reload the page.")
         return
     subscriber = hub.fanout.add(code)
@@ -229,10 +222,11 @@ async def class_qr(request: Request) -> Response:
     """The join link of a class as a QR code (SVG), for the projector."""
     address = client_address(request.headers, request.client.host if request.client else None)
     code = normal_code(request.path_params["code"])
-    if not failed_joins.allowed(address):
+    session = f"qr:{address}"
+    if not failed_joins.allowed(address, session):
         return Response("Too many wrong class codes: wait a minute.", 429, media_type="text/plain")
     if code is None or await current_hub().read(code) is None:
-        failed_joins.fail(address)
+        failed_joins.fail(address, session)
         return Response("No such class.", 404, media_type="text/plain")
     link = str(request.base_url.replace(query=f"class={code}", path="/"))
     return Response(qr_svg(link), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
