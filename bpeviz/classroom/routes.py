@@ -8,7 +8,11 @@ message says who is there: ``{"type": "hello", "code", "role": "teacher", "key"}
 with a sentence for a person when it refuses something.
 
 Every message is bounded (:data:`MAX_MESSAGE_BYTES`, :data:`RATE_PER_S`), every field is
-checked, and a socket that floods, stalls or sends what no page sends is closed.
+checked, and a socket that floods, stalls or sends what no page sends is closed, with a close
+reason that says why. A message over the size limit closes the socket at once; under
+uvicorn's ``websockets-sansio`` protocol (Streamlit's) the limit is also the parser's
+(:func:`bound_reads`), so a frame that announces more is refused on its header, never read:
+the server's own limit (``server.maxMessageSize``, 200 MB) is for the app's socket.
 """
 
 from __future__ import annotations
@@ -37,6 +41,33 @@ RATE_BURST = 20
 HELLO_TIMEOUT_S = 10.0
 STUDENT_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 CLOSE_POLICY = 1008  # WebSocket close code: a policy violation
+CLOSE_TOO_BIG = 1009  # WebSocket close code: a message too big
+TOO_LONG = f"That message is too long: {MAX_MESSAGE_BYTES} bytes at most."
+NO_HELLO = "This page said nothing to the class: reload the page."
+STRUCK_OUT = "This page sent too many messages the class refuses: reload it."
+
+
+class MessageTooLong(Exception):
+    """A message over :data:`MAX_MESSAGE_BYTES`: the socket closes (no strike)."""
+
+
+def bound_reads(socket: WebSocket) -> bool:
+    """Make the server's WebSocket parser refuse any frame over :data:`MAX_MESSAGE_BYTES`
+    on its header (uvicorn's ``websockets-sansio`` protocol: its ``websockets`` parser reads
+    the limit at each frame), before the socket is accepted: its first frame is bounded
+    too. Whether it could (another server reads the whole message; :func:`_receive` still
+    refuses it)."""
+    protocol = getattr(getattr(socket, "_receive", None), "__self__", None)
+    parser = getattr(protocol, "conn", None)
+    if not isinstance(getattr(parser, "max_message_size", None), int | None):
+        return False
+    parser.max_message_size = MAX_MESSAGE_BYTES  # type: ignore[union-attr]
+    return True
+
+
+def close_reason(sentence: str) -> str:
+    """A sentence cut to what a close frame holds (123 bytes of UTF-8)."""
+    return sentence.encode("utf-8")[:123].decode("utf-8", "ignore")
 
 
 class Bucket:
@@ -59,7 +90,7 @@ class Bucket:
 async def _receive(socket: WebSocket, timeout: float | None = None) -> dict[str, Any]:
     text = await asyncio.wait_for(socket.receive_text(), timeout)
     if len(text.encode("utf-8")) > MAX_MESSAGE_BYTES:
-        raise ClassError("That message is too long.")
+        raise MessageTooLong(TOO_LONG)
     try:
         message = json.loads(text)
     except ValueError:
@@ -71,7 +102,7 @@ async def _receive(socket: WebSocket, timeout: float | None = None) -> dict[str,
 
 async def _refuse(socket: WebSocket, sentence: str) -> None:
     await socket.send_text(json.dumps({"type": "error", "message": sentence, "fatal": True}))
-    await socket.close(CLOSE_POLICY)
+    await socket.close(CLOSE_POLICY, close_reason(sentence))
 
 
 def _teacher_change(message: dict[str, Any]) -> Any:
@@ -133,12 +164,18 @@ async def _send_events(socket: WebSocket, subscriber: Subscriber, teacher: bool)
 async def class_socket(socket: WebSocket) -> None:
     """One browser in one class, from hello to close."""
     hub = current_hub()
+    bound_reads(socket)
     await socket.accept()
     address = client_address(socket.headers, socket.client.host if socket.client else None)
     try:
         hello = await _receive(socket, HELLO_TIMEOUT_S)
-    except (TimeoutError, ClassError, WebSocketDisconnect):
-        await socket.close(CLOSE_POLICY)
+    except WebSocketDisconnect:
+        return
+    except MessageTooLong:
+        await socket.close(CLOSE_TOO_BIG, TOO_LONG)
+        return
+    except (TimeoutError, ClassError) as error:
+        await socket.close(CLOSE_POLICY, close_reason(str(error) or NO_HELLO))
         return
     student_id = hello.get("id")
     valid_id = isinstance(student_id, str) and STUDENT_ID.fullmatch(student_id)
@@ -205,6 +242,10 @@ async def _serve(
             return
         try:
             message = receiver.result()
+        except MessageTooLong:
+            await socket.close(CLOSE_TOO_BIG, TOO_LONG)
+            return
+        try:
             if not bucket.take():
                 raise ClassError("Too many messages: slow down.")
             change = _teacher_change(message) if teacher else _student_change(student_id, message)
@@ -212,7 +253,7 @@ async def _serve(
         except ClassError as error:
             strikes += 1
             if strikes > RATE_BURST:
-                await _refuse(socket, "This page sent too many messages the class refuses.")
+                await _refuse(socket, STRUCK_OUT)
                 return
             await socket.send_text(json.dumps({"type": "error", "message": str(error)}))
         receiver = asyncio.ensure_future(_receive(socket))

@@ -1,0 +1,156 @@
+"""The class's socket (``/api/class/socket``) under a browser that breaks its limits.
+
+The route runs in a real uvicorn server, configured as Streamlit configures its own
+(``_get_uvicorn_config_kwargs``: the ``websockets-sansio`` protocol, 200 MB messages allowed
+to the app's own socket), on a loopback port, in a thread; each test is a client speaking
+the class protocol with ``websockets``. Every wait is bounded (:data:`WAIT_S`), never a pause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket as sockets
+import struct
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import uvicorn
+from protocol_client import run_coroutine
+from starlette.applications import Starlette
+from streamlit.web.server.starlette.starlette_server import _get_uvicorn_config_kwargs
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from bpeviz.classroom import routes
+from bpeviz.classroom.hub import current_hub
+from bpeviz.classroom.state import View
+
+WAIT_S = 10.0
+STUDENT = {"type": "hello", "role": "student", "id": "student-0001"}
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    with sockets.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    kwargs = {**_get_uvicorn_config_kwargs(), "log_level": "warning", "lifespan": "off"}
+    config = uvicorn.Config(Starlette(routes=routes.class_routes()), "127.0.0.1", port, **kwargs)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + WAIT_S
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"ws://127.0.0.1:{port}{routes.SOCKET_PATH}"
+    finally:
+        server.should_exit = True
+        thread.join(WAIT_S)
+
+
+@pytest.fixture
+def code() -> str:
+    return current_hub().create({"state": {}}, View())[0]
+
+
+async def student(url: str, code: str) -> ClientConnection:
+    client = await connect(url, proxy=None, open_timeout=WAIT_S, max_size=None)
+    await client.send(json.dumps({**STUDENT, "code": code}))
+    welcome = json.loads(await asyncio.wait_for(client.recv(), WAIT_S))
+    assert welcome["type"] == "welcome"
+    return client
+
+
+async def until_closed(client: ClientConnection) -> tuple[list[dict[str, Any]], Any]:
+    """Every message until the server closes the socket, and its close frame."""
+    heard: list[dict[str, Any]] = []
+    with contextlib.suppress(ConnectionClosed):
+        while True:
+            heard.append(json.loads(await asyncio.wait_for(client.recv(), WAIT_S)))
+    await asyncio.wait_for(client.wait_closed(), WAIT_S)
+    return heard, client.protocol.close_rcvd
+
+
+def test_an_oversized_message_closes_the_socket_at_once_saying_why(
+    server_url: str, code: str
+) -> None:
+    async def scenario() -> tuple[list[dict[str, Any]], Any]:
+        client = await student(server_url, code)
+        await client.send(json.dumps({"type": "nick", "nick": "x" * routes.MAX_MESSAGE_BYTES}))
+        return await until_closed(client)
+
+    heard, closed = run_coroutine(scenario())
+    assert closed is not None and closed.code == 1009  # message too big
+    assert str(routes.MAX_MESSAGE_BYTES) in closed.reason  # ours, or the parser's: the limit
+    assert [m for m in heard if m["type"] == "error"] == []  # no strike: closed
+
+
+def test_the_server_reads_no_more_of_a_frame_than_the_limit(server_url: str, code: str) -> None:
+    """A frame that announces 100 MB is refused on its header: the server closes the socket
+    without waiting for the body (which this client never sends)."""
+
+    async def scenario() -> Any:
+        client = await student(server_url, code)
+        header = struct.pack("!BBQ", 0x81, 0x80 | 127, 100_000_000) + b"\0\0\0\0"
+        client.transport.write(header + b"{}")  # a text frame's header, its mask, 2 bytes
+        _heard, closed = await until_closed(client)
+        return closed
+
+    closed = run_coroutine(scenario())
+    assert closed is not None and closed.code == 1009
+
+
+def test_too_many_messages_are_refused_then_the_socket_is_closed(
+    server_url: str, code: str
+) -> None:
+    async def scenario() -> tuple[list[dict[str, Any]], Any]:
+        client = await student(server_url, code)
+        for number in range(2 * routes.RATE_BURST + 5):  # faster than RATE_PER_S
+            with contextlib.suppress(ConnectionClosed):
+                await client.send(json.dumps({"type": "nick", "nick": f"n{number}"}))
+        return await until_closed(client)
+
+    heard, closed = run_coroutine(scenario())
+    refusals = [m["message"] for m in heard if m["type"] == "error" and not m.get("fatal")]
+    assert "Too many messages: slow down." in refusals
+    assert closed is not None and closed.code == 1008
+    assert "too many messages" in closed.reason
+
+
+def test_a_page_that_sends_what_no_page_sends_is_told_then_closed(
+    server_url: str, code: str
+) -> None:
+    async def scenario() -> tuple[list[dict[str, Any]], Any]:
+        client = await student(server_url, code)
+        for _ in range(routes.RATE_BURST + 1):  # a student does not drive: each a strike
+            await client.send(json.dumps({"type": "view", "view": {}}))
+        return await until_closed(client)
+
+    heard, closed = run_coroutine(scenario())
+    refusals = [m["message"] for m in heard if m["type"] == "error" and not m.get("fatal")]
+    assert refusals == ["A student does not send 'view'."] * routes.RATE_BURST
+    assert closed is not None and closed.code == 1008
+
+
+def test_a_socket_that_says_nothing_is_closed_after_the_hello_timeout(
+    server_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(routes, "HELLO_TIMEOUT_S", 0.3)
+
+    async def scenario() -> tuple[float, Any]:
+        started = time.monotonic()
+        client = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+        _heard, closed = await until_closed(client)
+        return time.monotonic() - started, closed
+
+    took, closed = run_coroutine(scenario())
+    assert closed is not None and closed.code == 1008
+    assert closed.reason == routes.NO_HELLO
+    assert took < WAIT_S
