@@ -139,6 +139,31 @@ def test_a_page_that_sends_what_no_page_sends_is_told_then_closed(
     assert closed is not None and closed.code == 1008
 
 
+def test_a_socket_of_a_class_that_is_gone_hears_that_it_has_ended(server_url: str) -> None:
+    """A student's page whose class the teacher ends, and one reconnecting after, are both
+    told the class has ended (not "no class with this code"), and closed."""
+    code, key = current_hub().create({"state": {}}, View())
+
+    async def scenario() -> tuple[list[dict[str, Any]], Any, list[dict[str, Any]], Any]:
+        client = await student(server_url, code)
+        teacher = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+        await teacher.send(
+            json.dumps({"type": "hello", "code": code, "role": "teacher", "key": key})
+        )
+        await teacher.send(json.dumps({"type": "end"}))
+        heard, closed = await until_closed(client)
+        again = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+        await again.send(json.dumps({**STUDENT, "code": code}))
+        heard_again, closed_again = await until_closed(again)
+        await teacher.close()
+        return heard, closed, heard_again, closed_again
+
+    heard, closed, heard_again, closed_again = run_coroutine(scenario())
+    ended = {"type": "ended", "message": "This class has ended."}
+    assert heard[-1] == ended and heard_again == [ended]
+    assert closed.reason == closed_again.reason == "This class has ended."
+
+
 def test_a_socket_that_says_nothing_is_closed_after_the_hello_timeout(
     server_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

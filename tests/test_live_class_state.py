@@ -13,7 +13,7 @@ import pytest
 from protocol_client import run_coroutine
 
 from bpeviz.classroom import codes
-from bpeviz.classroom.hub import MemoryHub, run_id
+from bpeviz.classroom.hub import MemoryHub, end_gone_classes, run_id
 from bpeviz.classroom.state import (
     IDLE_LIMIT_S,
     MAX_CLASSES,
@@ -23,6 +23,8 @@ from bpeviz.classroom.state import (
     View,
     key_digest,
 )
+
+ENDED_MESSAGE = {"type": "ended", "message": "This class has ended."}  # every page is told
 
 
 def new_state(now: float = 0.0) -> ClassState:
@@ -229,10 +231,41 @@ def test_the_memory_hub_holds_classes_sends_events_and_ends_them() -> None:
         event = inbox.queue.get_nowait()
         assert event.message["view"]["step"] == 7
         await hub.change(code, lambda s: s.end())
-        assert inbox.queue.get_nowait().message == {"type": "ended"}
+        assert inbox.queue.get_nowait().message == ENDED_MESSAGE
         assert hub.run_of(code) is None and await hub.read(code) is None
         with pytest.raises(ClassError, match="ended"):
             await hub.change(code, lambda s: s.end())
+
+    run_coroutine(scenario())
+
+
+def test_ending_a_class_in_memory_closes_its_sockets() -> None:
+    async def scenario() -> None:
+        hub = MemoryHub()
+        code, _key = hub.create({}, View())
+        sockets = [hub.fanout.add(code), hub.fanout.add(code)]
+        await hub.change(code, lambda s: s.end())
+        for inbox in sockets:
+            assert inbox.queue.get_nowait().message == ENDED_MESSAGE
+            assert inbox.queue.get_nowait() is None  # the socket closes
+
+    run_coroutine(scenario())
+
+
+def test_a_class_gone_idle_is_told_to_every_socket_as_ended() -> None:
+    async def scenario() -> None:
+        hub = MemoryHub()
+        idle, _key = hub.create({}, View())
+        driven, _key = hub.create({}, View())
+        gone, kept = hub.fanout.add(idle), hub.fanout.add(driven)
+        assert await hub.read(idle) is not None
+        hub._classes[idle].last_active -= IDLE_LIMIT_S + 1  # three hours and a second ago
+        await end_gone_classes(hub)
+        assert gone.queue.get_nowait().message == ENDED_MESSAGE
+        assert gone.queue.get_nowait() is None
+        assert kept.queue.empty()  # the class still driven hears nothing
+        with pytest.raises(ClassError, match="ended"):
+            await hub.change(idle, lambda s: s.join("student-late"))
 
     run_coroutine(scenario())
 

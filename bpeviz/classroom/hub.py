@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import os
 import secrets
 import threading
@@ -25,9 +26,20 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from bpeviz.classroom.codes import new_code
-from bpeviz.classroom.state import MAX_CLASSES, ClassError, ClassState, Event, View, key_digest
+from bpeviz.classroom.state import (
+    MAX_CLASSES,
+    ClassError,
+    ClassGone,
+    ClassState,
+    Event,
+    View,
+    ended_event,
+    key_digest,
+)
 
+log = logging.getLogger(__name__)
 QUEUE_LIMIT = 256  # events waiting for one slow socket; past it, the socket is dropped
+SWEEP_S = 60.0  # how often each process looks for its sockets' classes gone (expired)
 Change = Callable[[ClassState], list[Event]]
 
 
@@ -74,6 +86,10 @@ class Fanout:
     def close(self, code: str) -> None:
         for subscriber in list(self._sockets.get(code, ())):
             subscriber.put(None)
+
+    def codes(self) -> list[str]:
+        """The classes with a socket open in this process."""
+        return list(self._sockets)
 
 
 class Hub(Protocol):
@@ -187,11 +203,13 @@ class MemoryHub:
         with self._lock:
             state = self._open(code)
             if state is None:
-                raise ClassError("This class has ended.")
+                raise ClassGone()
             events = change(state)
             if state.ended:
                 del self._classes[code], self._runs[code]
         self.fanout.send(code, events)
+        if state.ended:
+            self.fanout.close(code)
         return events
 
     async def start(self) -> None:
@@ -199,6 +217,26 @@ class MemoryHub:
 
     async def stop(self) -> None:
         return None
+
+
+async def end_gone_classes(hub: Hub) -> None:
+    """Tell the sockets of each class that is gone (expired after 3 idle hours: the memory
+    hub forgets it when next asked, Redis drops its keys) that it has ended, and close them.
+    Run every :data:`SWEEP_S` by :func:`sweep_forever`."""
+    for code in hub.fanout.codes():
+        if await hub.read(code) is None:
+            hub.fanout.send(code, [ended_event()])
+            hub.fanout.close(code)
+
+
+async def sweep_forever(hub: Hub, every_s: float = SWEEP_S) -> None:
+    """:func:`end_gone_classes` every ``every_s``, until cancelled (the server's lifespan)."""
+    while True:
+        await asyncio.sleep(every_s)
+        try:
+            await end_gone_classes(hub)
+        except Exception:  # Redis away, say: the next sweep tries again
+            log.warning("could not look for ended classes", exc_info=True)
 
 
 _hub: Hub | None = None
@@ -218,3 +256,4 @@ def current_hub() -> Hub:
             else:
                 _hub = MemoryHub()
         return _hub
+

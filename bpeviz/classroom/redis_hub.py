@@ -34,7 +34,15 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError, WatchError
 
 from bpeviz.classroom.hub import Change, Fanout, new_class
-from bpeviz.classroom.state import IDLE_LIMIT_S, MAX_CLASSES, ClassError, ClassState, Event, View
+from bpeviz.classroom.state import (
+    IDLE_LIMIT_S,
+    MAX_CLASSES,
+    ClassError,
+    ClassGone,
+    ClassState,
+    Event,
+    View,
+)
 
 log = logging.getLogger(__name__)
 Pending = tuple[Change, asyncio.Future[list[Event]]]  # a change waiting for its write
@@ -64,12 +72,12 @@ def apply_changes(state: ClassState | None, changes: list[Change]) -> list[list[
     >>> outcomes = apply_changes(state, [lambda s: s.rename("nobody", "Ada"), lambda s: s.end(),
     ...                                  lambda s: s.join("student-1")])
     >>> [o if isinstance(o, Exception) else [e.message["type"] for e in o] for o in outcomes]
-    [ClassError('Join the class first.'), ['ended'], ClassError('This class has ended.')]
+    [ClassError('Join the class first.'), ['ended'], ClassGone('This class has ended.')]
     """
     outcomes: list[list[Event] | Exception] = []
     for change in changes:
         if state is None or state.ended:
-            outcomes.append(ClassError("This class has ended."))
+            outcomes.append(ClassGone())
             continue
         try:
             outcomes.append(change(state))

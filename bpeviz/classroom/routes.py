@@ -32,7 +32,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from bpeviz.classroom.codes import client_address, failed_joins, normal_code
 from bpeviz.classroom.hub import Hub, Subscriber, current_hub
 from bpeviz.classroom.qr import qr_svg
-from bpeviz.classroom.state import ClassError, ClassState, Event
+from bpeviz.classroom.state import ENDED, ClassError, ClassGone, ClassState, Event, ended_event
 
 SOCKET_PATH = "/api/class/socket"
 MAX_MESSAGE_BYTES = 2_048
@@ -45,6 +45,7 @@ CLOSE_TOO_BIG = 1009  # WebSocket close code: a message too big
 TOO_LONG = f"That message is too long: {MAX_MESSAGE_BYTES} bytes at most."
 NO_HELLO = "This page said nothing to the class: reload the page."
 STRUCK_OUT = "This page sent too many messages the class refuses: reload it."
+FELL_BEHIND = "This page fell behind the class: reconnecting."
 
 
 class MessageTooLong(Exception):
@@ -105,6 +106,12 @@ async def _refuse(socket: WebSocket, sentence: str) -> None:
     await socket.close(CLOSE_POLICY, close_reason(sentence))
 
 
+async def _gone(socket: WebSocket) -> None:
+    """The class is gone (ended, expired): say so as the class's own end, and close."""
+    await socket.send_text(ended_event().text)
+    await socket.close(1000, ENDED)
+
+
 def _teacher_change(message: dict[str, Any]) -> Any:
     kind = message["type"]
     now = time.time()
@@ -152,12 +159,15 @@ async def _send_events(socket: WebSocket, subscriber: Subscriber, teacher: bool)
         waiting = [await subscriber.queue.get()]
         while not subscriber.queue.empty():
             waiting.append(subscriber.queue.get_nowait())
-        ended = None in waiting  # the class ended, or this socket fell too far behind
+        closing = None in waiting  # the class ended, or this socket fell too far behind
         events = [e for e in waiting if e is not None and (e.to == "all" or teacher)]
         for event in latest_only(events):
             await socket.send_text(event.text)
-        if ended:
-            await socket.close()
+        if closing:
+            if any(event.message["type"] == "ended" for event in events):
+                await socket.close(1000, ENDED)
+            else:
+                await socket.close(CLOSE_POLICY, FELL_BEHIND)
             return
 
 
@@ -187,7 +197,10 @@ async def class_socket(socket: WebSocket) -> None:
     state: ClassState | None = await hub.read(code) if code else None
     if code is None or state is None:
         failed_joins.fail(address, session)
-        await _refuse(socket, "There is no class with this code: check the code on the projector.")
+        if code is None:
+            await _refuse(socket, "There is no class with this code: check the code.")
+        else:  # a page in a class that has ended or expired since (or a guess: no hint)
+            await _gone(socket)
         return
     role = hello.get("role")
     teacher = role == "teacher"
@@ -213,6 +226,8 @@ async def class_socket(socket: WebSocket) -> None:
             await _serve(socket, hub, code, teacher, student_id, sender)
         finally:
             sender.cancel()
+    except ClassGone:
+        await _gone(socket)
     except ClassError as error:
         await _refuse(socket, str(error))
     except WebSocketDisconnect:
@@ -250,6 +265,10 @@ async def _serve(
                 raise ClassError("Too many messages: slow down.")
             change = _teacher_change(message) if teacher else _student_change(student_id, message)
             await hub.change(code, change)
+        except ClassGone:
+            receiver.cancel()
+            await _gone(socket)
+            return
         except ClassError as error:
             strikes += 1
             if strikes > RATE_BURST:

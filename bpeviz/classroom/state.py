@@ -32,8 +32,24 @@ RUN_ID = re.compile(r"(?:[0-9a-f]{16})?")
 Audience = Literal["all", "teacher"]
 
 
+ENDED = "This class has ended."
+
+
 class ClassError(ValueError):
     """A request the class refuses; the message says why, in one sentence for a person."""
+
+
+class ClassGone(ClassError):
+    """The class has ended, or expired, or never was: every page still in it is told
+    :data:`ENDED` and let go."""
+
+    def __init__(self) -> None:
+        super().__init__(ENDED)
+
+
+def ended_event() -> Event:
+    """What every page of a class hears when the class is gone."""
+    return Event("all", {"type": "ended", "message": ENDED})
 
 
 @dataclass(frozen=True)
@@ -316,7 +332,7 @@ class ClassState:
 
     def end(self) -> list[Event]:
         self.ended = True
-        return [Event("all", {"type": "ended"})]
+        return [ended_event()]
 
     def to_json(self) -> str:
         # vars, not asdict: the same JSON 10× faster (asdict deep-copies every student), and
