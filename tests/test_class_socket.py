@@ -164,6 +164,40 @@ def test_a_socket_of_a_class_that_is_gone_hears_that_it_has_ended(server_url: st
     assert closed.reason == closed_again.reason == "This class has ended."
 
 
+def test_a_student_hears_whether_their_answer_was_taken(server_url: str) -> None:
+    """The page says "your answer is in" only on ``answered``; a refused answer comes back
+    as an error naming what was refused."""
+    code, key = current_hub().create({"state": {}}, View())
+    quiz = {**View().__dict__, "step": 4, "quiz": True}
+
+    async def scenario() -> list[dict[str, Any]]:
+        teacher = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+        await teacher.send(
+            json.dumps({"type": "hello", "code": code, "role": "teacher", "key": key})
+        )
+        await teacher.send(json.dumps({"type": "view", "view": quiz}))
+        while json.loads(await asyncio.wait_for(teacher.recv(), WAIT_S)).get("question") != 4:
+            pass  # the welcome, the view: until the counts say the question is open
+        client = await student(server_url, code)
+        heard: list[dict[str, Any]] = []
+        for step, row in ((4, 2), (4, 1), (5, 0)):  # once; again; a question not open
+            await client.send(json.dumps({"type": "answer", "step": step, "row": row}))
+            while True:
+                message = json.loads(await asyncio.wait_for(client.recv(), WAIT_S))
+                if message["type"] in ("answered", "error"):
+                    heard.append(message)
+                    break
+        await client.close()
+        await teacher.close()
+        return heard
+
+    assert run_coroutine(scenario()) == [
+        {"type": "answered", "step": 4, "row": 2},
+        {"type": "error", "message": "You have answered this question.", "refused": "answer"},
+        {"type": "error", "message": "This question is closed.", "refused": "answer"},
+    ]
+
+
 def test_a_socket_that_says_nothing_is_closed_after_the_hello_timeout(
     server_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

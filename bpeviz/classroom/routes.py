@@ -4,8 +4,9 @@
 message says who is there: ``{"type": "hello", "code", "role": "teacher", "key"}`` or
 ``{"type": "hello", "code", "role": "student", "id", "nick"}``. Then the teacher sends
 ``view``, ``reveal`` and ``end``; a student sends ``answer`` and ``nick``. The server sends
-``welcome`` once, then the class's events (:mod:`bpeviz.classroom.state`), and ``error``
-with a sentence for a person when it refuses something.
+``welcome`` once, then the class's events (:mod:`bpeviz.classroom.state`), ``answered`` to
+the one student whose answer it took, ``error`` with a sentence for a person (and the type
+of message it ``refused``) when it refuses something, and ``ended`` when the class is gone.
 
 Every message is bounded (:data:`MAX_MESSAGE_BYTES`, :data:`RATE_PER_S`), every field is
 checked, and a socket that floods, stalls or sends what no page sends is closed, with a close
@@ -265,6 +266,9 @@ async def _serve(
                 raise ClassError("Too many messages: slow down.")
             change = _teacher_change(message) if teacher else _student_change(student_id, message)
             await hub.change(code, change)
+            if message["type"] == "answer" and not teacher:  # now the page may say it is in
+                taken = {"type": "answered", "step": message["step"], "row": message["row"]}
+                await socket.send_text(json.dumps(taken))
         except ClassGone:
             receiver.cancel()
             await _gone(socket)
@@ -274,7 +278,8 @@ async def _serve(
             if strikes > RATE_BURST:
                 await _refuse(socket, STRUCK_OUT)
                 return
-            await socket.send_text(json.dumps({"type": "error", "message": str(error)}))
+            refused = {"type": "error", "message": str(error), "refused": message["type"]}
+            await socket.send_text(json.dumps(refused))
         receiver = asyncio.ensure_future(_receive(socket))
 
 

@@ -79,17 +79,28 @@ function studentBar(link, parts) {
   return parts.bar;
 }
 
-function statusLine(link) {
-  if (link.status === "live") return null;
+// What the bar says under its row: the connection while it is not live, else the last
+// refusal (a limit, a closed question): one line, a live region kept from draw to draw so
+// that each new sentence is announced.
+function statusWords(link) {
   const words = {
     connecting: "Connecting to the class…",
     reconnecting: "Connection lost: reconnecting…",
     refused: link.problem,
-    ended: "The teacher ended the class. Your own view stays here.",
+    ended: link.problem || "The teacher ended the class. Your own view stays here.",
   }[link.status];
-  const line = el("p", "bpe-note bpe-class-status", words || link.problem);
-  line.setAttribute("role", "status");
-  return line;
+  return words || link.problem;
+}
+
+function drawStatus(root, parts, link) {
+  if (!parts.status) {
+    parts.status = el("p", "bpe-note bpe-class-status");
+    parts.status.setAttribute("role", "status");
+  }
+  const words = statusWords(link);
+  if (parts.status.textContent !== words) parts.status.textContent = words;
+  parts.status.hidden = !words;
+  if (parts.status.parentNode !== root) root.append(parts.status);
 }
 
 // Draw the class bar in `root` for data {code, role, key?, page, run, teacher_checked}; report
@@ -138,11 +149,8 @@ function mountClassBar(root, data, report) {
       return;
     }
     const bar = link.teacher ? teacherBar(link, held) : studentBar(link, held);
-    const status = statusLine(link);
     if (root.firstChild !== bar) root.replaceChildren(bar);
-    if (held.status) held.status.remove();
-    held.status = status;
-    if (status) root.append(status);
+    drawStatus(root, held, link);
     root.dataset.ready = "true";
     root.dataset.status = link.status;
     held.go();

@@ -338,3 +338,34 @@ def test_axe_finds_nothing_in_a_live_class(lesson: Any, axe: Path) -> None:
     student.page.get_by_text("○ Exploring on my own").wait_for()
     assert_no_violations(teacher.page, axe, "the teacher's bar, join code hidden")
     assert_no_violations(student.page, axe, "a student exploring alone")
+
+
+def test_a_refused_answer_is_said_in_the_bar_and_never_counted_as_in(lesson: Any) -> None:
+    """The teacher's reveal is lost on its way to one student (the network drops it): that
+    student still sees the question open and answers, the server refuses ("This question
+    is closed."), and the student's class bar says so; the card never says "Your answer is
+    in" and the student's score does not count it."""
+    teacher, students, _ = lesson
+    student = students[0]
+
+    def drop_reveals(route: Any) -> None:
+        server = route.connect_to_server()
+        route.on_message(server.send)
+        server.on_message(lambda text: None if '"type":"reveal"' in text else route.send(text))
+
+    student.page.route_web_socket("**/api/class/socket", drop_reveals)
+    student.page.evaluate("window.__oldSocket = window.bpevizClass.socket; __oldSocket.close()")
+    student.page.wait_for_function(
+        "() => window.bpevizClass.socket !== window.__oldSocket"
+        " && window.bpevizClass.status === 'live'"
+    )
+    ask(teacher, students)
+    teacher.page.get_by_role("button", name="Reveal the answer").click()
+    teacher.page.get_by_role("button", name="Next question ›").wait_for()
+    students[1].page.locator(".bpe-verdict").filter(has_text="Merge 1 joins").wait_for()
+    student.page.locator(".bpe-class-quiz .bpe-choice[data-row='0']").click()
+    status = student.page.get_by_role("status").filter(has_text="This question is closed.")
+    status.wait_for()
+    assert student.page.get_by_text("Your answer is in").count() == 0
+    assert student.page.evaluate("window.bpevizClass.question.mine === undefined")
+    assert student.page.evaluate("window.bpevizClass.me.answered") == 0
