@@ -53,3 +53,15 @@ def test_a_flood_of_wrong_codes_from_one_session_refuses_no_other_sessions_right
     student = run(new_app(**{"class": code}))
     assert not errors(student)
     assert student.session_state["_live_class"]["code"] == code
+
+
+def test_a_teachers_session_holds_one_live_class(fresh_limit: codes.JoinLimit) -> None:
+    """``?class=new`` again (a reload of the start link, a second click) keeps the class
+    this session started: no second class."""
+    teacher = run(new_app(**{"class": "new"}))
+    held = teacher.session_state["_live_class"]
+    assert held["role"] == "teacher"
+    teacher.query_params["class"] = "new"
+    run(teacher)
+    assert teacher.session_state["_live_class"]["code"] == held["code"]
+    assert teacher.query_params["class"] in (held["code"], [held["code"]])

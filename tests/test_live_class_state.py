@@ -17,6 +17,8 @@ from bpeviz.classroom.hub import MemoryHub, end_gone_classes, run_id
 from bpeviz.classroom.state import (
     IDLE_LIMIT_S,
     MAX_CLASSES,
+    MAX_CLASSES_PER_CLIENT,
+    MAX_SOCKETS_PER_STUDENT,
     MAX_STUDENTS,
     ClassError,
     ClassState,
@@ -168,6 +170,17 @@ def test_a_class_holds_at_most_max_students_connected() -> None:
     state.join("student-0001")  # a second tab of a student already in: not a new seat
 
 
+def test_one_student_holds_at_most_a_few_sockets() -> None:
+    state = new_state()
+    for _ in range(MAX_SOCKETS_PER_STUDENT):  # tabs, or a reload before the old one drops
+        state.join("student-aaaa")
+    with pytest.raises(ClassError, match="open"):
+        state.join("student-aaaa")
+    assert state.students["student-aaaa"].sockets == MAX_SOCKETS_PER_STUDENT
+    state.leave("student-aaaa")
+    state.join("student-aaaa")  # one closed: one may open
+
+
 def test_a_class_ends_after_three_idle_hours_and_goes_to_json_and_back() -> None:
     state = new_state(now=100.0)
     state.join("aaaaaaaa")
@@ -266,6 +279,21 @@ def test_a_class_gone_idle_is_told_to_every_socket_as_ended() -> None:
         assert kept.queue.empty()  # the class still driven hears nothing
         with pytest.raises(ClassError, match="ended"):
             await hub.change(idle, lambda s: s.join("student-late"))
+
+    run_coroutine(scenario())
+
+
+def test_one_client_opens_at_most_a_few_classes_at_once() -> None:
+    async def scenario() -> None:
+        hub = MemoryHub()
+        mine = [
+            hub.create({}, View(), creator="203.0.113.7")[0] for _ in range(MAX_CLASSES_PER_CLIENT)
+        ]
+        with pytest.raises(ClassError, match="from here"):
+            hub.create({}, View(), creator="203.0.113.7")
+        hub.create({}, View(), creator="198.51.100.2")  # another client: its own count
+        await hub.change(mine[0], lambda s: s.end())
+        hub.create({}, View(), creator="203.0.113.7")  # one ended: one may start
 
     run_coroutine(scenario())
 

@@ -270,6 +270,25 @@ def test_the_class_limit_counts_classes_on_every_worker(redis_url: str, raw: Any
     run_coroutine(scenario())
 
 
+def test_one_client_opens_at_most_a_few_classes_on_all_workers(redis_url: str, raw: Any) -> None:
+    async def scenario() -> None:
+        async with two_workers(redis_url) as (first, second):
+            hubs = (first, second)
+            mine = [
+                hubs[i % 2].create(RUN, View(), creator="203.0.113.7")[0]
+                for i in range(state.MAX_CLASSES_PER_CLIENT)
+            ]
+            for hub in hubs:
+                with pytest.raises(ClassError, match="from here"):
+                    hub.create(RUN, View(), creator="203.0.113.7")
+            second.create(RUN, View(), creator="198.51.100.2")
+            await first.change(mine[0], lambda s: s.end())
+            assert raw.hget(first.creators_key, mine[0]) is None  # ended: forgotten
+            second.create(RUN, View(), creator="203.0.113.7")
+
+    run_coroutine(scenario())
+
+
 def test_an_idle_class_is_gone_on_every_worker(redis_url: str, raw: Any) -> None:
     """A class last driven more than the idle limit ago is read as ended, and its keys go."""
 

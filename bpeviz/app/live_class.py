@@ -133,9 +133,16 @@ def start_or_join() -> list[Message]:
             st.query_params[KEY_CLASS] = held["code"]
         return []
     if raw == "new":
+        if (
+            held
+            and held["role"] == "teacher"
+            and current_hub().is_teacher(held["code"], held["key"])
+        ):
+            st.query_params[KEY_CLASS] = held["code"]  # one live class per teacher's session
+            return []
         try:
             run = _run_of_session()
-            code, key = current_hub().create(run, View())
+            code, key = current_hub().create(run, View(), creator=joiner()[0])
         except ClassError as error:
             del st.query_params[KEY_CLASS]
             return [Message("error", str(error))]

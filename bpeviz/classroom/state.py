@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 MAX_STUDENTS = 200  # connected at once, per class
 MAX_CLASSES = 50  # open at once, per server
+MAX_CLASSES_PER_CLIENT = 3  # open at once, started from one client address
+MAX_SOCKETS_PER_STUDENT = 3  # a student's tabs (and a reload's new socket before the old drops)
 IDLE_LIMIT_S = 3 * 3600.0  # a class nobody drove for 3 hours ends
 MAX_NICK_CHARS = 24
 MAX_STEP = 1_000_000
@@ -171,6 +173,10 @@ class ClassState:
             if len(self.students) >= 4 * MAX_STUDENTS:  # ids seen: bounded too
                 self._forget_one_away()
             student = self.students[student_id] = Student()
+        if student.sockets >= MAX_SOCKETS_PER_STUDENT:
+            raise ClassError(
+                f"This browser has {MAX_SOCKETS_PER_STUDENT} pages open in the class: close one."
+            )
         student.sockets += 1
         if nick:
             student.nick = clean_nick(nick)
