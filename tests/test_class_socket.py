@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import json
+import re
 import socket as sockets
 import struct
 import threading
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.error import HTTPError
+from urllib.request import ProxyHandler, build_opener
 
 import pytest
+import segno
 import uvicorn
 from protocol_client import run_coroutine
 from starlette.applications import Starlette
@@ -213,3 +218,24 @@ def test_a_socket_that_says_nothing_is_closed_after_the_hello_timeout(
     assert closed is not None and closed.code == 1008
     assert closed.reason == routes.NO_HELLO
     assert took < WAIT_S
+
+
+def test_the_qr_code_is_the_join_link_as_svg(server_url: str, code: str) -> None:
+    """The projector's QR code holds the join link (this server, ``/?class=CODE``): its
+    modules are segno's for that link, drawn as one path (on a white one); an unknown code
+    is a 404."""
+    base = server_url.replace("ws://", "http://").removesuffix(routes.SOCKET_PATH)
+    opener = build_opener(ProxyHandler({}))  # loopback: never through a proxy
+    with opener.open(f"{base}/api/class/{code}/qr.svg", timeout=WAIT_S) as answer:
+        kind, body = answer.headers["Content-Type"], answer.read().decode("utf-8")
+    assert kind.startswith("image/svg+xml")
+    link = f"{base}/?class={code}"
+    drawn = io.BytesIO()
+    segno.make_qr(link, error="m").save(drawn, kind="svg", scale=1, border=4)
+    modules = re.findall(r' d="([^"]+)"', drawn.getvalue().decode("utf-8"))
+    assert len(modules) == 1 and modules[0] in re.findall(r' d="([^"]+)"', body)  # + white
+    assert f"QR code: {link}" in body  # its title names the link, for a screen reader
+    assert "<script" not in body.lower()
+    with pytest.raises(HTTPError) as missing:
+        opener.open(f"{base}/api/class/ZZZZZZ/qr.svg", timeout=WAIT_S)
+    assert missing.value.code == 404

@@ -123,6 +123,14 @@ def joiner() -> tuple[str, str]:
     return address, session
 
 
+def class_creator() -> str:
+    """Whose classes a new class counts among (``state.MAX_CLASSES_PER_CLIENT``): the
+    browser's address; none for a browser on the server's own machine with no proxy between
+    (``make run`` on a laptop, the tests), whose user could start servers anyway."""
+    address = joiner()[0]
+    return "" if address == "loopback" else address
+
+
 def start_or_join() -> list[Message]:
     """Before the sidebar: act on ``?class=`` (start, join), and keep the code in the URL."""
     state = st.session_state
@@ -142,7 +150,7 @@ def start_or_join() -> list[Message]:
             return []
         try:
             run = _run_of_session()
-            code, key = current_hub().create(run, View(), creator=joiner()[0])
+            code, key = current_hub().create(run, View(), creator=class_creator())
         except ClassError as error:
             del st.query_params[KEY_CLASS]
             return [Message("error", str(error))]

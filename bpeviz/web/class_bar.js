@@ -9,43 +9,57 @@ function joinLink(code) {
   return `${location.origin}/?class=${code}`;
 }
 
+// The teacher's bar: built once (its buttons keep keyboard focus, the QR code is fetched
+// once), its counts, score, join panel and board patched in place on every change.
 function teacherBar(link, parts) {
+  if (!parts.bar) buildTeacherBar(link, parts);
+  const at = parts.teacher;
+  const count = `${counted(link.connected, "student")} connected`;
+  if (at.count.textContent !== count) at.count.textContent = count;
+  at.score.textContent = link.score.answered ? `Class score: ${number(link.score.right)} of ${number(link.score.answered)} right` : "";
+  at.score.hidden = !link.score.answered;
+  at.joinButton.textContent = parts.joinOpen ? "Hide join code" : "Show join code";
+  at.joinButton.setAttribute("aria-expanded", String(parts.joinOpen));
+  at.join.hidden = !parts.joinOpen;
+  const entries = link.board.map((entry) => `${entry.nick}: ${number(entry.right)} of ${number(entry.answered)}`);
+  if (entries.join("\n") !== at.drawnBoard) {
+    at.drawnBoard = entries.join("\n");
+    at.board.replaceChildren(...entries.map((words) => el("li", "", words)));
+  }
+  at.board.hidden = !entries.length;
+  return parts.bar;
+}
+
+function buildTeacherBar(link, parts) {
   const bar = el("section", "bpe-class bpe-class-teacher");
   bar.setAttribute("aria-label", "Live class");
   const row = el("div", "bpe-class-row");
-  const count = el("span", "bpe-class-count", `${counted(link.connected, "student")} connected`);
+  const count = el("span", "bpe-class-count");
   count.setAttribute("aria-live", "polite");
-  const joinButton = button(parts.joinOpen ? "Hide join code" : "Show join code", "The code, link and QR code students join with.", () => {
+  const joinButton = button("Show join code", "The code, link and QR code students join with.", () => {
     parts.joinOpen = !parts.joinOpen;
     parts.redraw();
   });
-  joinButton.setAttribute("aria-expanded", String(parts.joinOpen));
   const end = button("End class", "End the class for everyone.", () => {
     if (confirm("End the class for every student?")) link.end();
   });
-  row.append(el("span", "bpe-class-title", "Live class"), el("span", "bpe-class-code-small", spacedCode(link.code)), count, joinButton, end);
-  if (link.score.answered) row.append(el("span", "bpe-class-score", `Class score: ${number(link.score.right)} of ${number(link.score.answered)} right`));
-  bar.append(row);
-  if (parts.joinOpen) {
-    const join = el("div", "bpe-class-join");
-    const words = el("div", "bpe-class-join-words");
-    words.append(el("p", "bpe-class-join-hint", "Join the class: open"), el("p", "bpe-class-link", joinLink(link.code)), el("p", "bpe-class-join-hint", "or go to the app and enter the code"));
-    const code = el("p", "bpe-class-code", spacedCode(link.code));
-    code.setAttribute("aria-label", `Class code ${link.code.split("").join(" ")}`);
-    words.append(code);
-    const qr = el("img", "bpe-class-qr");
-    qr.src = `/api/class/${link.code}/qr.svg`;
-    qr.alt = `QR code of the join link ${joinLink(link.code)}`;
-    join.append(words, qr);
-    bar.append(join);
-  }
-  if (link.board.length) {
-    const board = el("ol", "bpe-class-board");
-    board.setAttribute("aria-label", "Best scores");
-    for (const entry of link.board) board.append(el("li", "", `${entry.nick}: ${number(entry.right)} of ${number(entry.answered)}`));
-    bar.append(board);
-  }
-  return bar;
+  const score = el("span", "bpe-class-score");
+  row.append(el("span", "bpe-class-title", "Live class"), el("span", "bpe-class-code-small", spacedCode(link.code)), count, joinButton, end, score);
+  const join = el("div", "bpe-class-join");
+  const words = el("div", "bpe-class-join-words");
+  words.append(el("p", "bpe-class-join-hint", "Join the class: open"), el("p", "bpe-class-link", joinLink(link.code)), el("p", "bpe-class-join-hint", "or go to the app and enter the code"));
+  const code = el("p", "bpe-class-code", spacedCode(link.code));
+  code.setAttribute("aria-label", `Class code ${link.code.split("").join(" ")}`);
+  words.append(code);
+  const qr = el("img", "bpe-class-qr");
+  qr.src = `/api/class/${link.code}/qr.svg`;
+  qr.alt = `QR code of the join link ${joinLink(link.code)}`;
+  join.append(words, qr);
+  const board = el("ol", "bpe-class-board");
+  board.setAttribute("aria-label", "Best scores");
+  bar.append(row, join, board);
+  parts.bar = bar;
+  parts.teacher = { count, score, joinButton, join, board, drawnBoard: null };
 }
 
 // A student's bar: built once (the nickname box keeps what is typed and its focus), its
@@ -120,6 +134,10 @@ function mountClassBar(root, data, report) {
   link.run = data.run || "";
   const held = root.bpevizBar || { joinOpen: data.role === "teacher" && !link.board.length && !link.score.answered, asked: null, askedRun: null };
   root.bpevizBar = held;
+  if (held.role !== data.role) {
+    held.bar = null; // a student's browser found to be the teacher's: the other bar
+    held.role = data.role;
+  }
   held.page = data.page;
   // A following student goes where the teacher is: first to the teacher's run (each asked
   // for once: a run the app cannot give is not asked for again), then to the teacher's page.

@@ -369,3 +369,27 @@ def test_a_refused_answer_is_said_in_the_bar_and_never_counted_as_in(lesson: Any
     assert student.page.get_by_text("Your answer is in").count() == 0
     assert student.page.evaluate("window.bpevizClass.question.mine === undefined")
     assert student.page.evaluate("window.bpevizClass.me.answered") == 0
+
+
+def test_the_teachers_bar_keeps_focus_and_its_qr_code_as_students_come_and_go(
+    lesson: Any,
+) -> None:
+    """The bar is patched in place when the count changes: the focused button is the same
+    node (a probe set on it stays), and so is the QR code's image (not fetched again)."""
+    teacher, students, _ = lesson
+    bar = teacher.page.locator(".bpe-class-teacher")
+    hide = bar.get_by_role("button", name="Hide join code")
+    hide.focus()
+    teacher.page.evaluate(
+        "document.activeElement.bpevizProbe = 'hide';"
+        " document.querySelector('.bpe-class-qr').bpevizProbe = 'qr'"
+    )
+    students[0].page.get_by_role("button", name="Leave the class").click()
+    bar.locator(".bpe-class-count").filter(has_text="2 students connected").wait_for()
+    assert focus(teacher)["probe"] == "hide", focus(teacher)
+    assert teacher.page.evaluate("document.querySelector('.bpe-class-qr').bpevizProbe") == "qr"
+    teacher.page.keyboard.press("Enter")  # the focused button still works: hides the panel
+    bar.get_by_role("button", name="Show join code").wait_for()
+    assert not teacher.page.locator(".bpe-class-qr").is_visible()
+    assert focus(teacher)["text"] == "Show join code", focus(teacher)
+    teacher.assert_clean()
