@@ -3,18 +3,21 @@
 ``streamlit run server.py`` finds ``app`` below and serves both on one port: the pages as
 always, and ``/api/class/…`` (:mod:`bpeviz.classroom.routes`), the WebSocket that carries a
 class's events and its QR code. The lifespan starts and stops the class hub (Redis's
-listener when ``BPEVIZ_REDIS_URL`` is set).
+listener when ``BPEVIZ_REDIS_URL`` is set) and the sweep that tells the pages of an expired
+class that it has ended.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import streamlit as st
 
-from bpeviz.classroom.hub import current_hub
+from bpeviz.classroom.hub import current_hub, sweep_forever
 from bpeviz.classroom.routes import class_routes
 
 
@@ -22,9 +25,13 @@ from bpeviz.classroom.routes import class_routes
 async def lifespan(_app: Any) -> AsyncIterator[None]:
     hub = current_hub()
     await hub.start()
+    sweeper = asyncio.create_task(sweep_forever(hub))  # expired classes: tell their pages
     try:
         yield
     finally:
+        sweeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sweeper
         await hub.stop()
 
 

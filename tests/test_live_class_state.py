@@ -13,16 +13,20 @@ import pytest
 from protocol_client import run_coroutine
 
 from bpeviz.classroom import codes
-from bpeviz.classroom.hub import MemoryHub, run_id
+from bpeviz.classroom.hub import MemoryHub, end_gone_classes, run_id
 from bpeviz.classroom.state import (
     IDLE_LIMIT_S,
     MAX_CLASSES,
+    MAX_CLASSES_PER_CLIENT,
+    MAX_SOCKETS_PER_STUDENT,
     MAX_STUDENTS,
     ClassError,
     ClassState,
     View,
     key_digest,
 )
+
+ENDED_MESSAGE = {"type": "ended", "message": "This class has ended."}  # every page is told
 
 
 def new_state(now: float = 0.0) -> ClassState:
@@ -166,6 +170,17 @@ def test_a_class_holds_at_most_max_students_connected() -> None:
     state.join("student-0001")  # a second tab of a student already in: not a new seat
 
 
+def test_one_student_holds_at_most_a_few_sockets() -> None:
+    state = new_state()
+    for _ in range(MAX_SOCKETS_PER_STUDENT):  # tabs, or a reload before the old one drops
+        state.join("student-aaaa")
+    with pytest.raises(ClassError, match="open"):
+        state.join("student-aaaa")
+    assert state.students["student-aaaa"].sockets == MAX_SOCKETS_PER_STUDENT
+    state.leave("student-aaaa")
+    state.join("student-aaaa")  # one closed: one may open
+
+
 def test_a_class_ends_after_three_idle_hours_and_goes_to_json_and_back() -> None:
     state = new_state(now=100.0)
     state.join("aaaaaaaa")
@@ -180,15 +195,42 @@ def test_a_class_ends_after_three_idle_hours_and_goes_to_json_and_back() -> None
 def test_codes_are_unambiguous_and_failed_joins_are_limited() -> None:
     assert not set("0O1IL") & set(codes.ALPHABET)
     assert len(codes.ALPHABET) == 31
-    assert codes.normal_code("abc-def") is None or set(codes.normal_code("abc-def")) <= set(
-        codes.ALPHABET
-    )
+    assert codes.normal_code("abc-def") == "ABCDEF"  # typed small, with a dash
+    assert codes.normal_code(" k7q m4x") == "K7QM4X"
     assert codes.normal_code("K7QM40") is None  # 0 is never in a code
+    assert codes.normal_code("K7QM4I") is None  # nor I
+    assert codes.normal_code("K7QM4XX") is None  # seven characters
     limit = codes.FailedJoins(limit=3, window_s=60)
     for _ in range(3):
         limit.fail("10.0.0.1", now=0)
     assert not limit.allowed("10.0.0.1", now=59)
     assert limit.allowed("10.0.0.1", now=61)
+
+
+def test_a_flood_of_wrong_codes_from_one_session_or_address_refuses_no_one_else() -> None:
+    limit = codes.JoinLimit(per_session=3, per_address=5, window_s=60)
+    for _ in range(3):
+        limit.fail("203.0.113.7", "flooder", now=0)
+    assert not limit.allowed("203.0.113.7", "flooder", now=1)  # right code or not
+    assert limit.allowed("203.0.113.7", "neighbour", now=1)  # same school address
+    assert limit.allowed("198.51.100.2", "elsewhere", now=1)
+    for session in ("s1", "s2"):  # the address's fifth failure: all its sessions wait
+        limit.fail("203.0.113.7", session, now=2)
+    assert not limit.allowed("203.0.113.7", "neighbour", now=3)
+    assert limit.allowed("198.51.100.2", "elsewhere", now=3)
+    assert limit.allowed("203.0.113.7", "neighbour", now=61)  # a minute on
+
+
+def test_the_client_is_the_peer_or_what_our_nginx_says_for_a_loopback_peer() -> None:
+    nginx_says = {"x-real-ip": "203.0.113.7"}
+    assert codes.client_address(nginx_says, "127.0.0.1") == "203.0.113.7"
+    assert codes.client_address(nginx_says, "::1") == "203.0.113.7"
+    assert codes.client_address(nginx_says, None) == "203.0.113.7"  # Streamlit's loopback
+    # from anyone but a loopback peer the header is a browser's own word: not believed
+    assert codes.client_address(nginx_says, "198.51.100.2") == "198.51.100.2"
+    assert codes.client_address({}, "127.0.0.1") == "loopback"
+    assert codes.client_address({}, None) == "loopback"
+    assert len(codes.client_address({"x-real-ip": "x" * 500}, "127.0.0.1")) == 64
 
 
 def test_the_memory_hub_holds_classes_sends_events_and_ends_them() -> None:
@@ -202,10 +244,56 @@ def test_the_memory_hub_holds_classes_sends_events_and_ends_them() -> None:
         event = inbox.queue.get_nowait()
         assert event.message["view"]["step"] == 7
         await hub.change(code, lambda s: s.end())
-        assert inbox.queue.get_nowait().message == {"type": "ended"}
+        assert inbox.queue.get_nowait().message == ENDED_MESSAGE
         assert hub.run_of(code) is None and await hub.read(code) is None
         with pytest.raises(ClassError, match="ended"):
             await hub.change(code, lambda s: s.end())
+
+    run_coroutine(scenario())
+
+
+def test_ending_a_class_in_memory_closes_its_sockets() -> None:
+    async def scenario() -> None:
+        hub = MemoryHub()
+        code, _key = hub.create({}, View())
+        sockets = [hub.fanout.add(code), hub.fanout.add(code)]
+        await hub.change(code, lambda s: s.end())
+        for inbox in sockets:
+            assert inbox.queue.get_nowait().message == ENDED_MESSAGE
+            assert inbox.queue.get_nowait() is None  # the socket closes
+
+    run_coroutine(scenario())
+
+
+def test_a_class_gone_idle_is_told_to_every_socket_as_ended() -> None:
+    async def scenario() -> None:
+        hub = MemoryHub()
+        idle, _key = hub.create({}, View())
+        driven, _key = hub.create({}, View())
+        gone, kept = hub.fanout.add(idle), hub.fanout.add(driven)
+        assert await hub.read(idle) is not None
+        hub._classes[idle].last_active -= IDLE_LIMIT_S + 1  # three hours and a second ago
+        await end_gone_classes(hub)
+        assert gone.queue.get_nowait().message == ENDED_MESSAGE
+        assert gone.queue.get_nowait() is None
+        assert kept.queue.empty()  # the class still driven hears nothing
+        with pytest.raises(ClassError, match="ended"):
+            await hub.change(idle, lambda s: s.join("student-late"))
+
+    run_coroutine(scenario())
+
+
+def test_one_client_opens_at_most_a_few_classes_at_once() -> None:
+    async def scenario() -> None:
+        hub = MemoryHub()
+        mine = [
+            hub.create({}, View(), creator="203.0.113.7")[0] for _ in range(MAX_CLASSES_PER_CLIENT)
+        ]
+        with pytest.raises(ClassError, match="from here"):
+            hub.create({}, View(), creator="203.0.113.7")
+        hub.create({}, View(), creator="198.51.100.2")  # another client: its own count
+        await hub.change(mine[0], lambda s: s.end())
+        hub.create({}, View(), creator="203.0.113.7")  # one ended: one may start
 
     run_coroutine(scenario())
 

@@ -22,13 +22,14 @@ from protocol_client import run_coroutine
 from serve_script import load_serve
 
 from bpeviz.classroom import redis_hub, state
-from bpeviz.classroom.hub import Subscriber
+from bpeviz.classroom.hub import Subscriber, end_gone_classes
 from bpeviz.classroom.redis_hub import RedisHub
 from bpeviz.classroom.state import IDLE_LIMIT_S, MAX_CLASSES, ClassError, ClassState, View
 
 serve = load_serve()
 RUN = {"text": "héllo wörld, 日本語 🙂", "vocab_size": 300, "pretokenizer": "gpt2"}
 STEP_VIEW = {"page": "step", "step": 3, "when": "after", "pieces": False, "quiz": False, "run": ""}
+ENDED_MESSAGE = {"type": "ended", "message": "This class has ended."}  # every page is told
 WAIT_S = 10.0  # for an event or an expiry: a bound on waiting, never a sleep
 
 
@@ -269,6 +270,25 @@ def test_the_class_limit_counts_classes_on_every_worker(redis_url: str, raw: Any
     run_coroutine(scenario())
 
 
+def test_one_client_opens_at_most_a_few_classes_on_all_workers(redis_url: str, raw: Any) -> None:
+    async def scenario() -> None:
+        async with two_workers(redis_url) as (first, second):
+            hubs = (first, second)
+            mine = [
+                hubs[i % 2].create(RUN, View(), creator="203.0.113.7")[0]
+                for i in range(state.MAX_CLASSES_PER_CLIENT)
+            ]
+            for hub in hubs:
+                with pytest.raises(ClassError, match="from here"):
+                    hub.create(RUN, View(), creator="203.0.113.7")
+            second.create(RUN, View(), creator="198.51.100.2")
+            await first.change(mine[0], lambda s: s.end())
+            assert raw.hget(first.creators_key, mine[0]) is None  # ended: forgotten
+            second.create(RUN, View(), creator="203.0.113.7")
+
+    run_coroutine(scenario())
+
+
 def test_an_idle_class_is_gone_on_every_worker(redis_url: str, raw: Any) -> None:
     """A class last driven more than the idle limit ago is read as ended, and its keys go."""
 
@@ -322,13 +342,36 @@ def test_an_ended_class_closes_sockets_on_every_worker_and_deletes_its_keys(
             sockets = [first.fanout.add(code), second.fanout.add(code)]
             await second.change(code, lambda s: s.end())
             for subscriber in sockets:
-                assert (await next_event(subscriber)).message == {"type": "ended"}
+                assert (await next_event(subscriber)).message == ENDED_MESSAGE
                 assert await next_event(subscriber) is None  # the socket closes
             assert raw.exists(first.class_key(code), first.run_key(code)) == 0
             assert raw.zscore(first.open_classes_key, code) is None
             assert first.run_of(code) is None
             with pytest.raises(ClassError, match="ended"):
                 await first.change(code, lambda s: s.show(view(), time.time()))
+
+    run_coroutine(scenario())
+
+
+def test_an_expired_class_is_told_to_the_sockets_of_every_worker_as_ended(
+    redis_url: str, raw: Any
+) -> None:
+    """Redis drops an idle class's keys by itself: each worker's sweep finds its sockets'
+    class gone and tells them, as an ``ended`` event, then closes them."""
+
+    async def scenario() -> None:
+        async with two_workers(redis_url) as (first, second):
+            gone, _key = first.create(RUN, View())
+            kept, _key = first.create(RUN, View())
+            sockets = [first.fanout.add(gone), second.fanout.add(gone)]
+            still = second.fanout.add(kept)
+            raw.delete(first.class_key(gone), first.run_key(gone))  # as its expiry does
+            for hub in (first, second):
+                await end_gone_classes(hub)
+            for subscriber in sockets:
+                assert (await next_event(subscriber)).message == ENDED_MESSAGE
+                assert await next_event(subscriber) is None
+            assert still.queue.empty()
 
     run_coroutine(scenario())
 

@@ -15,6 +15,7 @@ never a link.
 from __future__ import annotations
 
 import base64
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,7 +25,7 @@ from bpeviz.app.lesson import PARAMS, TEXT_BOXES
 from bpeviz.app.settings import KEY_SOURCE, STATE_KEYS, Message
 from bpeviz.app.state import KEY_STEP, KEY_UPLOADED
 from bpeviz.app.step_view import component
-from bpeviz.classroom.codes import failed_joins, normal_code
+from bpeviz.classroom.codes import client_address, failed_joins, normal_code
 from bpeviz.classroom.hub import current_hub, run_id
 from bpeviz.classroom.state import PAGES, ClassError, View
 
@@ -35,6 +36,7 @@ KEY_TYPED = "class_code"  # the sidebar's box for a code read off the projector
 KEY_ENDED = "_live_class_ended"  # the class ended: say so once
 KEY_PAGE_SETTINGS = "_live_class_pages"  # the teacher's page settings, as last seen
 KEY_FOLLOW_PAGE = "_live_class_follow"  # a student took the teacher's run: go to this page
+KEY_JOINER = "_live_class_joiner"  # this session's name for the limit on wrong codes
 
 # The pages' settings a class shares (the Step page's own travel in the view, no rerun).
 PAGE_KEYS = tuple(key for key, param in PARAMS.items() if param.pages and "step" not in param.pages)
@@ -113,6 +115,22 @@ def _publish_run(held: dict[str, Any]) -> str:
     return name
 
 
+def joiner() -> tuple[str, str]:
+    """Who is joining, for the limit on wrong codes: the browser's address (behind our nginx,
+    the one nginx saw) and this session (a random name kept in its state)."""
+    address = client_address(st.context.headers, st.context.ip_address)
+    session = st.session_state.setdefault(KEY_JOINER, secrets.token_hex(8))
+    return address, session
+
+
+def class_creator() -> str:
+    """Whose classes a new class counts among (``state.MAX_CLASSES_PER_CLIENT``): the
+    browser's address; none for a browser on the server's own machine with no proxy between
+    (``make run`` on a laptop, the tests), whose user could start servers anyway."""
+    address = joiner()[0]
+    return "" if address == "loopback" else address
+
+
 def start_or_join() -> list[Message]:
     """Before the sidebar: act on ``?class=`` (start, join), and keep the code in the URL."""
     state = st.session_state
@@ -123,9 +141,16 @@ def start_or_join() -> list[Message]:
             st.query_params[KEY_CLASS] = held["code"]
         return []
     if raw == "new":
+        if (
+            held
+            and held["role"] == "teacher"
+            and current_hub().is_teacher(held["code"], held["key"])
+        ):
+            st.query_params[KEY_CLASS] = held["code"]  # one live class per teacher's session
+            return []
         try:
             run = _run_of_session()
-            code, key = current_hub().create(run, View())
+            code, key = current_hub().create(run, View(), creator=class_creator())
         except ClassError as error:
             del st.query_params[KEY_CLASS]
             return [Message("error", str(error))]
@@ -135,15 +160,15 @@ def start_or_join() -> list[Message]:
     code = normal_code(raw)
     if held and held["code"] == code:
         return []
-    address = st.context.ip_address or "?"
-    if not failed_joins.allowed(address):
+    address, session = joiner()
+    if not failed_joins.allowed(address, session):
         del st.query_params[KEY_CLASS]
         return [
             Message("error", "Too many wrong class codes from here: wait a minute and try again.")
         ]
     run = current_hub().run_of(code) if code else None
     if run is None:
-        failed_joins.fail(address)
+        failed_joins.fail(address, session)
         del st.query_params[KEY_CLASS]
         return [
             Message(

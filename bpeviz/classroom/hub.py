@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import os
 import secrets
 import threading
@@ -25,9 +26,21 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from bpeviz.classroom.codes import new_code
-from bpeviz.classroom.state import MAX_CLASSES, ClassError, ClassState, Event, View, key_digest
+from bpeviz.classroom.state import (
+    MAX_CLASSES,
+    MAX_CLASSES_PER_CLIENT,
+    ClassError,
+    ClassGone,
+    ClassState,
+    Event,
+    View,
+    ended_event,
+    key_digest,
+)
 
+log = logging.getLogger(__name__)
 QUEUE_LIMIT = 256  # events waiting for one slow socket; past it, the socket is dropped
+SWEEP_S = 60.0  # how often each process looks for its sockets' classes gone (expired)
 Change = Callable[[ClassState], list[Event]]
 
 
@@ -75,13 +88,19 @@ class Fanout:
         for subscriber in list(self._sockets.get(code, ())):
             subscriber.put(None)
 
+    def codes(self) -> list[str]:
+        """The classes with a socket open in this process."""
+        return list(self._sockets)
+
 
 class Hub(Protocol):
     fanout: Fanout
 
-    def create(self, run: dict[str, Any], view: View) -> tuple[str, str]:
+    def create(self, run: dict[str, Any], view: View, creator: str = "") -> tuple[str, str]:
         """A new class for ``run`` (JSON data: the settings and text every student trains),
-        as its code and the teacher's key; :class:`ClassError` past the limit."""
+        as its code and the teacher's key; :class:`ClassError` past the server's limit or
+        past :data:`MAX_CLASSES_PER_CLIENT` open classes started by ``creator`` (the
+        client's address; empty: not counted)."""
 
     def run_of(self, code: str) -> dict[str, Any] | None:
         """The run of an open class (what :meth:`create` or :meth:`set_run` was given),
@@ -120,6 +139,19 @@ def run_id(run: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+def server_full() -> ClassError:
+    return ClassError(
+        f"This server has {MAX_CLASSES} classes open, its limit: end one, or try again when "
+        "one has ended."
+    )
+
+
+def client_full() -> ClassError:
+    return ClassError(
+        f"{MAX_CLASSES_PER_CLIENT} classes started from here are open: end one first."
+    )
+
+
 def new_class(view: View, taken: Callable[[str], bool]) -> tuple[ClassState, str]:
     """A class with a code not in use and the teacher's key (returned, never stored)."""
     code = new_code()
@@ -135,31 +167,38 @@ class MemoryHub:
     def __init__(self) -> None:
         self._classes: dict[str, ClassState] = {}
         self._runs: dict[str, dict[str, Any]] = {}  # what each class trains: see run_of
+        self._creators: dict[str, str] = {}  # who started each class (its client's address)
         self._lock = threading.Lock()  # the script's thread and the event loop share classes
         self.fanout = Fanout()
 
     def _open(self, code: str) -> ClassState | None:
         state = self._classes.get(code)
         if state is not None and state.idle(time.time()):
-            del self._classes[code], self._runs[code]
+            self._forget(code)
             return None
         return state
+
+    def _forget(self, code: str) -> None:
+        del self._classes[code], self._runs[code]
+        self._creators.pop(code, None)
 
     def _sweep(self) -> None:
         for code in list(self._classes):
             self._open(code)
 
-    def create(self, run: dict[str, Any], view: View) -> tuple[str, str]:
+    def create(self, run: dict[str, Any], view: View, creator: str = "") -> tuple[str, str]:
         with self._lock:
             self._sweep()
             if len(self._classes) >= MAX_CLASSES:
-                raise ClassError(
-                    f"This server has {MAX_CLASSES} classes open, its limit: end one, or try "
-                    "again when one has ended."
-                )
+                raise server_full()
+            mine = sum(1 for started_by in self._creators.values() if started_by == creator)
+            if creator and mine >= MAX_CLASSES_PER_CLIENT:
+                raise client_full()
             state, key = new_class(view, lambda code: code in self._classes)
             self._classes[state.code] = state
             self._runs[state.code] = run
+            if creator:
+                self._creators[state.code] = creator
             return state.code, key
 
     def run_of(self, code: str) -> dict[str, Any] | None:
@@ -187,11 +226,13 @@ class MemoryHub:
         with self._lock:
             state = self._open(code)
             if state is None:
-                raise ClassError("This class has ended.")
+                raise ClassGone()
             events = change(state)
             if state.ended:
-                del self._classes[code], self._runs[code]
+                self._forget(code)
         self.fanout.send(code, events)
+        if state.ended:
+            self.fanout.close(code)
         return events
 
     async def start(self) -> None:
@@ -199,6 +240,26 @@ class MemoryHub:
 
     async def stop(self) -> None:
         return None
+
+
+async def end_gone_classes(hub: Hub) -> None:
+    """Tell the sockets of each class that is gone (expired after 3 idle hours: the memory
+    hub forgets it when next asked, Redis drops its keys) that it has ended, and close them.
+    Run every :data:`SWEEP_S` by :func:`sweep_forever`."""
+    for code in hub.fanout.codes():
+        if await hub.read(code) is None:
+            hub.fanout.send(code, [ended_event()])
+            hub.fanout.close(code)
+
+
+async def sweep_forever(hub: Hub, every_s: float = SWEEP_S) -> None:
+    """:func:`end_gone_classes` every ``every_s``, until cancelled (the server's lifespan)."""
+    while True:
+        await asyncio.sleep(every_s)
+        try:
+            await end_gone_classes(hub)
+        except Exception:  # Redis away, say: the next sweep tries again
+            log.warning("could not look for ended classes", exc_info=True)
 
 
 _hub: Hub | None = None

@@ -33,24 +33,47 @@ import redis
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, WatchError
 
-from bpeviz.classroom.hub import Change, Fanout, new_class
-from bpeviz.classroom.state import IDLE_LIMIT_S, MAX_CLASSES, ClassError, ClassState, Event, View
+from bpeviz.classroom.hub import Change, Fanout, client_full, new_class, server_full
+from bpeviz.classroom.state import (
+    IDLE_LIMIT_S,
+    MAX_CLASSES,
+    MAX_CLASSES_PER_CLIENT,
+    ClassError,
+    ClassGone,
+    ClassState,
+    Event,
+    View,
+)
 
 log = logging.getLogger(__name__)
 Pending = tuple[Change, asyncio.Future[list[Event]]]  # a change waiting for its write
 RECONNECT_S = 1.0  # the listener's pause before it reads again after losing Redis
 
-# Count the open classes (after forgetting the idle ones) and add one if there is room, in one
-# step: two workers starting the 50th class at once cannot both get it.
-# KEYS: open classes (sorted set: code by last activity), the class, its run.
-# ARGV: idle before (seconds), the limit, code, state JSON, run JSON, expiry (ms), last active.
+# Count the open classes (after forgetting the idle ones), and those its client started, and
+# add one if there is room, in one step: two workers starting the 50th class at once cannot
+# both get it.
+# KEYS: open classes (sorted set: code by last activity), the class, its run, who started each
+# open class (hash: code -> client address).
+# ARGV: idle before (seconds), the limit, code, state JSON, run JSON, expiry (ms), last active,
+# the client ('' : not counted), the limit per client.
 _CREATE = """
+for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])) do
+  redis.call('HDEL', KEYS[4], gone)
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+if ARGV[8] ~= '' then
+  local mine = 0
+  for _, open in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    if redis.call('HGET', KEYS[4], open) == ARGV[8] then mine = mine + 1 end
+  end
+  if mine >= tonumber(ARGV[9]) then return -2 end
+end
 if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
 redis.call('SET', KEYS[2], ARGV[4], 'PXAT', ARGV[6])
 redis.call('SET', KEYS[3], ARGV[5], 'PXAT', ARGV[6])
 redis.call('ZADD', KEYS[1], ARGV[7], ARGV[3])
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[4], ARGV[3], ARGV[8]) end
 return 1
 """
 
@@ -64,12 +87,12 @@ def apply_changes(state: ClassState | None, changes: list[Change]) -> list[list[
     >>> outcomes = apply_changes(state, [lambda s: s.rename("nobody", "Ada"), lambda s: s.end(),
     ...                                  lambda s: s.join("student-1")])
     >>> [o if isinstance(o, Exception) else [e.message["type"] for e in o] for o in outcomes]
-    [ClassError('Join the class first.'), ['ended'], ClassError('This class has ended.')]
+    [ClassError('Join the class first.'), ['ended'], ClassGone('This class has ended.')]
     """
     outcomes: list[list[Event] | Exception] = []
     for change in changes:
         if state is None or state.ended:
-            outcomes.append(ClassError("This class has ended."))
+            outcomes.append(ClassGone())
             continue
         try:
             outcomes.append(change(state))
@@ -125,6 +148,10 @@ class RedisHub:
     def open_classes_key(self) -> str:
         return f"{self.prefix}classes"
 
+    @property
+    def creators_key(self) -> str:
+        return f"{self.prefix}creators"
+
     @staticmethod
     def _open(text: str | None) -> ClassState | None:
         if text is None:
@@ -134,13 +161,18 @@ class RedisHub:
 
     # ---- the script's thread -----------------------------------------------------------
 
-    def create(self, run: dict[str, Any], view: View) -> tuple[str, str]:
+    def create(self, run: dict[str, Any], view: View, creator: str = "") -> tuple[str, str]:
         run_text = json.dumps(run, separators=(",", ":"))
         while True:
             state, key = new_class(view, lambda code: bool(self._sync.exists(self.class_key(code))))
             code = state.code
             created = self._create(
-                keys=[self.open_classes_key, self.class_key(code), self.run_key(code)],
+                keys=[
+                    self.open_classes_key,
+                    self.class_key(code),
+                    self.run_key(code),
+                    self.creators_key,
+                ],
                 args=[
                     repr(state.last_active - IDLE_LIMIT_S),
                     MAX_CLASSES,
@@ -149,15 +181,16 @@ class RedisHub:
                     run_text,
                     expiry_ms(state),
                     repr(state.last_active),
+                    creator,
+                    MAX_CLASSES_PER_CLIENT,
                 ],
             )
             if created == 1:
                 return code, key
             if created == 0:
-                raise ClassError(
-                    f"This server has {MAX_CLASSES} classes open, its limit: end one, or try "
-                    "again when one has ended."
-                )
+                raise server_full()
+            if created == -2:
+                raise client_full()
             # -1: another worker took this code a moment ago; draw another
 
     def run_of(self, code: str) -> dict[str, Any] | None:
@@ -229,6 +262,7 @@ class RedisHub:
                         if state.ended:
                             pipe.delete(key, self.run_key(code))
                             pipe.zrem(self.open_classes_key, code)
+                            pipe.hdel(self.creators_key, code)
                         else:
                             expires = expiry_ms(state)
                             pipe.set(key, state.to_json(), pxat=expires)

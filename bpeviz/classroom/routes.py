@@ -4,11 +4,16 @@
 message says who is there: ``{"type": "hello", "code", "role": "teacher", "key"}`` or
 ``{"type": "hello", "code", "role": "student", "id", "nick"}``. Then the teacher sends
 ``view``, ``reveal`` and ``end``; a student sends ``answer`` and ``nick``. The server sends
-``welcome`` once, then the class's events (:mod:`bpeviz.classroom.state`), and ``error``
-with a sentence for a person when it refuses something.
+``welcome`` once, then the class's events (:mod:`bpeviz.classroom.state`), ``answered`` to
+the one student whose answer it took, ``error`` with a sentence for a person (and the type
+of message it ``refused``) when it refuses something, and ``ended`` when the class is gone.
 
 Every message is bounded (:data:`MAX_MESSAGE_BYTES`, :data:`RATE_PER_S`), every field is
-checked, and a socket that floods, stalls or sends what no page sends is closed.
+checked, and a socket that floods, stalls or sends what no page sends is closed, with a close
+reason that says why. A message over the size limit closes the socket at once; under
+uvicorn's ``websockets-sansio`` protocol (Streamlit's) the limit is also the parser's
+(:func:`bound_reads`), so a frame that announces more is refused on its header, never read:
+the server's own limit (``server.maxMessageSize``, 200 MB) is for the app's socket.
 """
 
 from __future__ import annotations
@@ -25,10 +30,10 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from bpeviz.classroom.codes import failed_joins, normal_code
+from bpeviz.classroom.codes import client_address, failed_joins, normal_code
 from bpeviz.classroom.hub import Hub, Subscriber, current_hub
 from bpeviz.classroom.qr import qr_svg
-from bpeviz.classroom.state import ClassError, ClassState, Event
+from bpeviz.classroom.state import ENDED, ClassError, ClassGone, ClassState, Event, ended_event
 
 SOCKET_PATH = "/api/class/socket"
 MAX_MESSAGE_BYTES = 2_048
@@ -37,15 +42,34 @@ RATE_BURST = 20
 HELLO_TIMEOUT_S = 10.0
 STUDENT_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 CLOSE_POLICY = 1008  # WebSocket close code: a policy violation
+CLOSE_TOO_BIG = 1009  # WebSocket close code: a message too big
+TOO_LONG = f"That message is too long: {MAX_MESSAGE_BYTES} bytes at most."
+NO_HELLO = "This page said nothing to the class: reload the page."
+STRUCK_OUT = "This page sent too many messages the class refuses: reload it."
+FELL_BEHIND = "This page fell behind the class: reconnecting."
 
 
+class MessageTooLong(Exception):
+    """A message over :data:`MAX_MESSAGE_BYTES`: the socket closes (no strike)."""
 
-def client_address(headers: Any, peer: str | None) -> str:
-    """Who is asking, for the limit on failed joins: behind our own nginx (a loopback peer)
-    the address nginx saw (``X-Real-IP``), else the peer itself."""
-    if peer in ("127.0.0.1", "::1") and headers.get("x-real-ip"):
-        return str(headers["x-real-ip"])[:64]
-    return peer or "?"
+
+def bound_reads(socket: WebSocket) -> bool:
+    """Make the server's WebSocket parser refuse any frame over :data:`MAX_MESSAGE_BYTES`
+    on its header (uvicorn's ``websockets-sansio`` protocol: its ``websockets`` parser reads
+    the limit at each frame), before the socket is accepted: its first frame is bounded
+    too. Whether it could (another server reads the whole message; :func:`_receive` still
+    refuses it)."""
+    protocol = getattr(getattr(socket, "_receive", None), "__self__", None)
+    parser = getattr(protocol, "conn", None)
+    if not isinstance(getattr(parser, "max_message_size", None), int | None):
+        return False
+    parser.max_message_size = MAX_MESSAGE_BYTES  # type: ignore[union-attr]
+    return True
+
+
+def close_reason(sentence: str) -> str:
+    """A sentence cut to what a close frame holds (123 bytes of UTF-8)."""
+    return sentence.encode("utf-8")[:123].decode("utf-8", "ignore")
 
 
 class Bucket:
@@ -68,7 +92,7 @@ class Bucket:
 async def _receive(socket: WebSocket, timeout: float | None = None) -> dict[str, Any]:
     text = await asyncio.wait_for(socket.receive_text(), timeout)
     if len(text.encode("utf-8")) > MAX_MESSAGE_BYTES:
-        raise ClassError("That message is too long.")
+        raise MessageTooLong(TOO_LONG)
     try:
         message = json.loads(text)
     except ValueError:
@@ -80,7 +104,13 @@ async def _receive(socket: WebSocket, timeout: float | None = None) -> dict[str,
 
 async def _refuse(socket: WebSocket, sentence: str) -> None:
     await socket.send_text(json.dumps({"type": "error", "message": sentence, "fatal": True}))
-    await socket.close(CLOSE_POLICY)
+    await socket.close(CLOSE_POLICY, close_reason(sentence))
+
+
+async def _gone(socket: WebSocket) -> None:
+    """The class is gone (ended, expired): say so as the class's own end, and close."""
+    await socket.send_text(ended_event().text)
+    await socket.close(1000, ENDED)
 
 
 def _teacher_change(message: dict[str, Any]) -> Any:
@@ -130,41 +160,55 @@ async def _send_events(socket: WebSocket, subscriber: Subscriber, teacher: bool)
         waiting = [await subscriber.queue.get()]
         while not subscriber.queue.empty():
             waiting.append(subscriber.queue.get_nowait())
-        ended = None in waiting  # the class ended, or this socket fell too far behind
+        closing = None in waiting  # the class ended, or this socket fell too far behind
         events = [e for e in waiting if e is not None and (e.to == "all" or teacher)]
         for event in latest_only(events):
             await socket.send_text(event.text)
-        if ended:
-            await socket.close()
+        if closing:
+            if any(event.message["type"] == "ended" for event in events):
+                await socket.close(1000, ENDED)
+            else:
+                await socket.close(CLOSE_POLICY, FELL_BEHIND)
             return
 
 
 async def class_socket(socket: WebSocket) -> None:
     """One browser in one class, from hello to close."""
     hub = current_hub()
+    bound_reads(socket)
     await socket.accept()
     address = client_address(socket.headers, socket.client.host if socket.client else None)
     try:
         hello = await _receive(socket, HELLO_TIMEOUT_S)
-    except (TimeoutError, ClassError, WebSocketDisconnect):
-        await socket.close(CLOSE_POLICY)
+    except WebSocketDisconnect:
         return
-    if not failed_joins.allowed(address):
+    except MessageTooLong:
+        await socket.close(CLOSE_TOO_BIG, TOO_LONG)
+        return
+    except (TimeoutError, ClassError) as error:
+        await socket.close(CLOSE_POLICY, close_reason(str(error) or NO_HELLO))
+        return
+    student_id = hello.get("id")
+    valid_id = isinstance(student_id, str) and STUDENT_ID.fullmatch(student_id)
+    session = f"socket:{student_id if valid_id else address}"
+    if not failed_joins.allowed(address, session):
         await _refuse(socket, "Too many wrong class codes from here: wait a minute and try again.")
         return
     code = normal_code(str(hello.get("code") or ""))
     state: ClassState | None = await hub.read(code) if code else None
     if code is None or state is None:
-        failed_joins.fail(address)
-        await _refuse(socket, "There is no class with this code: check the code on the projector.")
+        failed_joins.fail(address, session)
+        if code is None:
+            await _refuse(socket, "There is no class with this code: check the code.")
+        else:  # a page in a class that has ended or expired since (or a guess: no hint)
+            await _gone(socket)
         return
     role = hello.get("role")
     teacher = role == "teacher"
-    student_id = hello.get("id")
     if teacher and not state.is_teacher(hello.get("key")):
         await _refuse(socket, "Only the teacher's browser can drive this class.")
         return
-    if not teacher and not (isinstance(student_id, str) and STUDENT_ID.fullmatch(student_id)):
+    if not teacher and not valid_id:
         await _refuse(socket, "This browser sent no student id: reload the page.")
         return
     subscriber = hub.fanout.add(code)
@@ -183,6 +227,8 @@ async def class_socket(socket: WebSocket) -> None:
             await _serve(socket, hub, code, teacher, student_id, sender)
         finally:
             sender.cancel()
+    except ClassGone:
+        await _gone(socket)
     except ClassError as error:
         await _refuse(socket, str(error))
     except WebSocketDisconnect:
@@ -212,16 +258,28 @@ async def _serve(
             return
         try:
             message = receiver.result()
+        except MessageTooLong:
+            await socket.close(CLOSE_TOO_BIG, TOO_LONG)
+            return
+        try:
             if not bucket.take():
                 raise ClassError("Too many messages: slow down.")
             change = _teacher_change(message) if teacher else _student_change(student_id, message)
             await hub.change(code, change)
+            if message["type"] == "answer" and not teacher:  # now the page may say it is in
+                taken = {"type": "answered", "step": message["step"], "row": message["row"]}
+                await socket.send_text(json.dumps(taken))
+        except ClassGone:
+            receiver.cancel()
+            await _gone(socket)
+            return
         except ClassError as error:
             strikes += 1
             if strikes > RATE_BURST:
-                await _refuse(socket, "This page sent too many messages the class refuses.")
+                await _refuse(socket, STRUCK_OUT)
                 return
-            await socket.send_text(json.dumps({"type": "error", "message": str(error)}))
+            refused = {"type": "error", "message": str(error), "refused": message["type"]}
+            await socket.send_text(json.dumps(refused))
         receiver = asyncio.ensure_future(_receive(socket))
 
 
@@ -229,10 +287,11 @@ async def class_qr(request: Request) -> Response:
     """The join link of a class as a QR code (SVG), for the projector."""
     address = client_address(request.headers, request.client.host if request.client else None)
     code = normal_code(request.path_params["code"])
-    if not failed_joins.allowed(address):
+    session = f"qr:{address}"
+    if not failed_joins.allowed(address, session):
         return Response("Too many wrong class codes: wait a minute.", 429, media_type="text/plain")
     if code is None or await current_hub().read(code) is None:
-        failed_joins.fail(address)
+        failed_joins.fail(address, session)
         return Response("No such class.", 404, media_type="text/plain")
     link = str(request.base_url.replace(query=f"class={code}", path="/"))
     return Response(qr_svg(link), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})

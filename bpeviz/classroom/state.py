@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 MAX_STUDENTS = 200  # connected at once, per class
 MAX_CLASSES = 50  # open at once, per server
+MAX_CLASSES_PER_CLIENT = 3  # open at once, started from one client address
+MAX_SOCKETS_PER_STUDENT = 3  # a student's tabs (and a reload's new socket before the old drops)
 IDLE_LIMIT_S = 3 * 3600.0  # a class nobody drove for 3 hours ends
 MAX_NICK_CHARS = 24
 MAX_STEP = 1_000_000
@@ -32,8 +34,24 @@ RUN_ID = re.compile(r"(?:[0-9a-f]{16})?")
 Audience = Literal["all", "teacher"]
 
 
+ENDED = "This class has ended."
+
+
 class ClassError(ValueError):
     """A request the class refuses; the message says why, in one sentence for a person."""
+
+
+class ClassGone(ClassError):
+    """The class has ended, or expired, or never was: every page still in it is told
+    :data:`ENDED` and let go."""
+
+    def __init__(self) -> None:
+        super().__init__(ENDED)
+
+
+def ended_event() -> Event:
+    """What every page of a class hears when the class is gone."""
+    return Event("all", {"type": "ended", "message": ENDED})
 
 
 @dataclass(frozen=True)
@@ -155,6 +173,10 @@ class ClassState:
             if len(self.students) >= 4 * MAX_STUDENTS:  # ids seen: bounded too
                 self._forget_one_away()
             student = self.students[student_id] = Student()
+        if student.sockets >= MAX_SOCKETS_PER_STUDENT:
+            raise ClassError(
+                f"This browser has {MAX_SOCKETS_PER_STUDENT} pages open in the class: close one."
+            )
         student.sockets += 1
         if nick:
             student.nick = clean_nick(nick)
@@ -316,7 +338,7 @@ class ClassState:
 
     def end(self) -> list[Event]:
         self.ended = True
-        return [Event("all", {"type": "ended"})]
+        return [ended_event()]
 
     def to_json(self) -> str:
         # vars, not asdict: the same JSON 10× faster (asdict deep-copies every student), and

@@ -9,43 +9,57 @@ function joinLink(code) {
   return `${location.origin}/?class=${code}`;
 }
 
+// The teacher's bar: built once (its buttons keep keyboard focus, the QR code is fetched
+// once), its counts, score, join panel and board patched in place on every change.
 function teacherBar(link, parts) {
+  if (!parts.bar) buildTeacherBar(link, parts);
+  const at = parts.teacher;
+  const count = `${counted(link.connected, "student")} connected`;
+  if (at.count.textContent !== count) at.count.textContent = count;
+  at.score.textContent = link.score.answered ? `Class score: ${number(link.score.right)} of ${number(link.score.answered)} right` : "";
+  at.score.hidden = !link.score.answered;
+  at.joinButton.textContent = parts.joinOpen ? "Hide join code" : "Show join code";
+  at.joinButton.setAttribute("aria-expanded", String(parts.joinOpen));
+  at.join.hidden = !parts.joinOpen;
+  const entries = link.board.map((entry) => `${entry.nick}: ${number(entry.right)} of ${number(entry.answered)}`);
+  if (entries.join("\n") !== at.drawnBoard) {
+    at.drawnBoard = entries.join("\n");
+    at.board.replaceChildren(...entries.map((words) => el("li", "", words)));
+  }
+  at.board.hidden = !entries.length;
+  return parts.bar;
+}
+
+function buildTeacherBar(link, parts) {
   const bar = el("section", "bpe-class bpe-class-teacher");
   bar.setAttribute("aria-label", "Live class");
   const row = el("div", "bpe-class-row");
-  const count = el("span", "bpe-class-count", `${counted(link.connected, "student")} connected`);
+  const count = el("span", "bpe-class-count");
   count.setAttribute("aria-live", "polite");
-  const joinButton = button(parts.joinOpen ? "Hide join code" : "Show join code", "The code, link and QR code students join with.", () => {
+  const joinButton = button("Show join code", "The code, link and QR code students join with.", () => {
     parts.joinOpen = !parts.joinOpen;
     parts.redraw();
   });
-  joinButton.setAttribute("aria-expanded", String(parts.joinOpen));
   const end = button("End class", "End the class for everyone.", () => {
     if (confirm("End the class for every student?")) link.end();
   });
-  row.append(el("span", "bpe-class-title", "Live class"), el("span", "bpe-class-code-small", spacedCode(link.code)), count, joinButton, end);
-  if (link.score.answered) row.append(el("span", "bpe-class-score", `Class score: ${number(link.score.right)} of ${number(link.score.answered)} right`));
-  bar.append(row);
-  if (parts.joinOpen) {
-    const join = el("div", "bpe-class-join");
-    const words = el("div", "bpe-class-join-words");
-    words.append(el("p", "bpe-class-join-hint", "Join the class: open"), el("p", "bpe-class-link", joinLink(link.code)), el("p", "bpe-class-join-hint", "or go to the app and enter the code"));
-    const code = el("p", "bpe-class-code", spacedCode(link.code));
-    code.setAttribute("aria-label", `Class code ${link.code.split("").join(" ")}`);
-    words.append(code);
-    const qr = el("img", "bpe-class-qr");
-    qr.src = `/api/class/${link.code}/qr.svg`;
-    qr.alt = `QR code of the join link ${joinLink(link.code)}`;
-    join.append(words, qr);
-    bar.append(join);
-  }
-  if (link.board.length) {
-    const board = el("ol", "bpe-class-board");
-    board.setAttribute("aria-label", "Best scores");
-    for (const entry of link.board) board.append(el("li", "", `${entry.nick}: ${number(entry.right)} of ${number(entry.answered)}`));
-    bar.append(board);
-  }
-  return bar;
+  const score = el("span", "bpe-class-score");
+  row.append(el("span", "bpe-class-title", "Live class"), el("span", "bpe-class-code-small", spacedCode(link.code)), count, joinButton, end, score);
+  const join = el("div", "bpe-class-join");
+  const words = el("div", "bpe-class-join-words");
+  words.append(el("p", "bpe-class-join-hint", "Join the class: open"), el("p", "bpe-class-link", joinLink(link.code)), el("p", "bpe-class-join-hint", "or go to the app and enter the code"));
+  const code = el("p", "bpe-class-code", spacedCode(link.code));
+  code.setAttribute("aria-label", `Class code ${link.code.split("").join(" ")}`);
+  words.append(code);
+  const qr = el("img", "bpe-class-qr");
+  qr.src = `/api/class/${link.code}/qr.svg`;
+  qr.alt = `QR code of the join link ${joinLink(link.code)}`;
+  join.append(words, qr);
+  const board = el("ol", "bpe-class-board");
+  board.setAttribute("aria-label", "Best scores");
+  bar.append(row, join, board);
+  parts.bar = bar;
+  parts.teacher = { count, score, joinButton, join, board, drawnBoard: null };
 }
 
 // A student's bar: built once (the nickname box keeps what is typed and its focus), its
@@ -79,17 +93,28 @@ function studentBar(link, parts) {
   return parts.bar;
 }
 
-function statusLine(link) {
-  if (link.status === "live") return null;
+// What the bar says under its row: the connection while it is not live, else the last
+// refusal (a limit, a closed question): one line, a live region kept from draw to draw so
+// that each new sentence is announced.
+function statusWords(link) {
   const words = {
     connecting: "Connecting to the class…",
     reconnecting: "Connection lost: reconnecting…",
     refused: link.problem,
-    ended: "The teacher ended the class. Your own view stays here.",
+    ended: link.problem || "The teacher ended the class. Your own view stays here.",
   }[link.status];
-  const line = el("p", "bpe-note bpe-class-status", words || link.problem);
-  line.setAttribute("role", "status");
-  return line;
+  return words || link.problem;
+}
+
+function drawStatus(root, parts, link) {
+  if (!parts.status) {
+    parts.status = el("p", "bpe-note bpe-class-status");
+    parts.status.setAttribute("role", "status");
+  }
+  const words = statusWords(link);
+  if (parts.status.textContent !== words) parts.status.textContent = words;
+  parts.status.hidden = !words;
+  if (parts.status.parentNode !== root) root.append(parts.status);
 }
 
 // Draw the class bar in `root` for data {code, role, key?, page, run, teacher_checked}; report
@@ -109,6 +134,10 @@ function mountClassBar(root, data, report) {
   link.run = data.run || "";
   const held = root.bpevizBar || { joinOpen: data.role === "teacher" && !link.board.length && !link.score.answered, asked: null, askedRun: null };
   root.bpevizBar = held;
+  if (held.role !== data.role) {
+    held.bar = null; // a student's browser found to be the teacher's: the other bar
+    held.role = data.role;
+  }
   held.page = data.page;
   // A following student goes where the teacher is: first to the teacher's run (each asked
   // for once: a run the app cannot give is not asked for again), then to the teacher's page.
@@ -138,11 +167,8 @@ function mountClassBar(root, data, report) {
       return;
     }
     const bar = link.teacher ? teacherBar(link, held) : studentBar(link, held);
-    const status = statusLine(link);
     if (root.firstChild !== bar) root.replaceChildren(bar);
-    if (held.status) held.status.remove();
-    held.status = status;
-    if (status) root.append(status);
+    drawStatus(root, held, link);
     root.dataset.ready = "true";
     root.dataset.status = link.status;
     held.go();

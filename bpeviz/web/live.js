@@ -8,6 +8,8 @@ const TEACHER_KEYS = "bpeviz-teacher-keys"; // localStorage: code -> the teacher
 const STUDENT_ID = "bpeviz-student-id"; // sessionStorage: this tab's id (a reload rejoins)
 const SEND_EVERY_MS = 120; // the teacher's view, sent at most this often (autoplay at 20/s)
 const RETRY_MS = [500, 1000, 2000, 4000, 8000];
+const PROBLEM_SHOWN_MS = 12000; // a refusal stays in the class bar this long (a new one replaces it)
+const NOT_SENT = "Not connected: your answer was not sent. Answer again when the class is back.";
 
 function storedTeacherKey(code) {
   try {
@@ -56,12 +58,13 @@ class ClassLink {
     this.run = ""; // the run this page shows (bpeviz.classroom.hub.run_id), from the app
     this.resumed = false; // a teacher's view taken from the server on connecting
     this.connected = 0;
-    this.question = null; // {step, answered, spread, right_rows, mine}
+    this.question = null; // {step, answered, spread, right_rows, mine, sending}: mine once the server took it
     this.score = { right: 0, answered: 0 };
     this.me = { right: 0, answered: 0, nick: "" };
     this.board = [];
     this.status = "connecting";
-    this.problem = "";
+    this.problem = ""; // the last refusal, for the class bar: said until PROBLEM_SHOWN_MS
+    this.problemTimer = null;
     this.refused = false;
     this.ended = false;
     this.listeners = new Set();
@@ -88,8 +91,12 @@ class ClassLink {
       socket.send(JSON.stringify(hello));
     });
     socket.addEventListener("message", (event) => this.hear(JSON.parse(event.data)));
-    socket.addEventListener("close", () => {
+    socket.addEventListener("close", (event) => {
       if (this.socket !== socket || this.ended || this.closed) return;
+      if (this.question && this.question.sending !== undefined) {
+        delete this.question.sending; // the welcome says whether it arrived
+      }
+      if (event.reason && (event.code === 1008 || event.code === 1009)) this.tell(event.reason);
       this.status = this.refused ? "refused" : "reconnecting";
       this.changed();
       if (this.refused) return; // the server said why (a wrong code, a full class): no retry
@@ -103,15 +110,27 @@ class ClassLink {
     if (this.socket) this.socket.close();
   }
 
+  // Whether the message went (the socket is open); the server may still refuse it.
   send(message) {
-    if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+    if (!this.socket || this.socket.readyState !== WebSocket.OPEN) return false;
+    this.socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  // A problem for the class bar to say (a refusal, a limit), for PROBLEM_SHOWN_MS.
+  tell(sentence) {
+    this.problem = sentence;
+    clearTimeout(this.problemTimer);
+    this.problemTimer = setTimeout(() => {
+      this.problem = "";
+      this.changed();
+    }, PROBLEM_SHOWN_MS);
   }
 
   hear(message) {
     switch (message.type) {
       case "welcome":
         this.status = "live";
-        this.problem = "";
         this.connected = message.connected;
         this.score = message.score;
         this.question = message.question;
@@ -146,20 +165,28 @@ class ClassLink {
         }
         this.score = message.score;
         break;
+      case "answered": // the server took this browser's answer: now it is in
+        if (this.question && this.question.step === message.step) {
+          this.question.mine = message.row;
+          delete this.question.sending;
+        }
+        break;
       case "board":
         this.board = message.top;
         break;
       case "ended":
         this.ended = true;
         this.status = "ended";
+        this.problem = message.message || "";
         break;
       case "error":
-        this.problem = message.message; // a refused message; fatal: the socket closes too
+        this.tell(message.message); // a refused message; fatal: the socket closes too
+        if (message.refused === "answer" && this.question) delete this.question.sending;
         if (message.fatal) this.status = "refused";
         this.refused = Boolean(message.fatal);
         break;
     }
-    if (this.stepView && ["counts", "spread", "reveal", "welcome"].includes(message.type)) this.stepView.redrawQuiz();
+    if (this.stepView && ["counts", "spread", "reveal", "welcome", "answered", "error"].includes(message.type)) this.stepView.redrawQuiz();
     this.changed();
   }
 
@@ -225,11 +252,13 @@ class ClassLink {
     this.changed(); // the class bar moves to the teacher's page or run
   }
 
+  // A student's answer: "in" (question.mine) only when the server says it took it
+  // ("answered"); refused or lost, the class bar says why and the choices stay open.
   answer(step, row) {
-    if (!this.question || this.question.step !== step || this.question.mine !== undefined) return;
-    this.question.mine = row;
-    this.send({ type: "answer", step, row });
-    if (this.stepView) this.stepView.redrawQuiz(); // "your answer" at once, not on the next count
+    const question = this.question;
+    if (!question || question.step !== step || question.mine !== undefined || question.sending !== undefined) return;
+    if (this.send({ type: "answer", step, row })) question.sending = row;
+    else this.tell(NOT_SENT);
     this.changed();
   }
 

@@ -338,3 +338,58 @@ def test_axe_finds_nothing_in_a_live_class(lesson: Any, axe: Path) -> None:
     student.page.get_by_text("○ Exploring on my own").wait_for()
     assert_no_violations(teacher.page, axe, "the teacher's bar, join code hidden")
     assert_no_violations(student.page, axe, "a student exploring alone")
+
+
+def test_a_refused_answer_is_said_in_the_bar_and_never_counted_as_in(lesson: Any) -> None:
+    """The teacher's reveal is lost on its way to one student (the network drops it): that
+    student still sees the question open and answers, the server refuses ("This question
+    is closed."), and the student's class bar says so; the card never says "Your answer is
+    in" and the student's score does not count it."""
+    teacher, students, _ = lesson
+    student = students[0]
+
+    def drop_reveals(route: Any) -> None:
+        server = route.connect_to_server()
+        route.on_message(server.send)
+        server.on_message(lambda text: None if '"type":"reveal"' in text else route.send(text))
+
+    student.page.route_web_socket("**/api/class/socket", drop_reveals)
+    student.page.evaluate("window.__oldSocket = window.bpevizClass.socket; __oldSocket.close()")
+    student.page.wait_for_function(
+        "() => window.bpevizClass.socket !== window.__oldSocket"
+        " && window.bpevizClass.status === 'live'"
+    )
+    ask(teacher, students)
+    teacher.page.get_by_role("button", name="Reveal the answer").click()
+    teacher.page.get_by_role("button", name="Next question ›").wait_for()
+    students[1].page.locator(".bpe-verdict").filter(has_text="Merge 1 joins").wait_for()
+    student.page.locator(".bpe-class-quiz .bpe-choice[data-row='0']").click()
+    status = student.page.get_by_role("status").filter(has_text="This question is closed.")
+    status.wait_for()
+    assert student.page.get_by_text("Your answer is in").count() == 0
+    assert student.page.evaluate("window.bpevizClass.question.mine === undefined")
+    assert student.page.evaluate("window.bpevizClass.me.answered") == 0
+
+
+def test_the_teachers_bar_keeps_focus_and_its_qr_code_as_students_come_and_go(
+    lesson: Any,
+) -> None:
+    """The bar is patched in place when the count changes: the focused button is the same
+    node (a probe set on it stays), and so is the QR code's image (not fetched again)."""
+    teacher, students, _ = lesson
+    bar = teacher.page.locator(".bpe-class-teacher")
+    hide = bar.get_by_role("button", name="Hide join code")
+    hide.focus()
+    teacher.page.evaluate(
+        "document.activeElement.bpevizProbe = 'hide';"
+        " document.querySelector('.bpe-class-qr').bpevizProbe = 'qr'"
+    )
+    students[0].page.get_by_role("button", name="Leave the class").click()
+    bar.locator(".bpe-class-count").filter(has_text="2 students connected").wait_for()
+    assert focus(teacher)["probe"] == "hide", focus(teacher)
+    assert teacher.page.evaluate("document.querySelector('.bpe-class-qr').bpevizProbe") == "qr"
+    teacher.page.keyboard.press("Enter")  # the focused button still works: hides the panel
+    bar.get_by_role("button", name="Show join code").wait_for()
+    assert not teacher.page.locator(".bpe-class-qr").is_visible()
+    assert focus(teacher)["text"] == "Show join code", focus(teacher)
+    teacher.assert_clean()

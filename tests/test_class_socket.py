@@ -1,0 +1,241 @@
+"""The class's socket (``/api/class/socket``) under a browser that breaks its limits.
+
+The route runs in a real uvicorn server, configured as Streamlit configures its own
+(``_get_uvicorn_config_kwargs``: the ``websockets-sansio`` protocol, 200 MB messages allowed
+to the app's own socket), on a loopback port, in a thread; each test is a client speaking
+the class protocol with ``websockets``. Every wait is bounded (:data:`WAIT_S`), never a pause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import re
+import socket as sockets
+import struct
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+from urllib.error import HTTPError
+from urllib.request import ProxyHandler, build_opener
+
+import pytest
+import segno
+import uvicorn
+from protocol_client import run_coroutine
+from starlette.applications import Starlette
+from streamlit.web.server.starlette.starlette_server import _get_uvicorn_config_kwargs
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from bpeviz.classroom import routes
+from bpeviz.classroom.hub import current_hub
+from bpeviz.classroom.state import View
+
+WAIT_S = 10.0
+STUDENT = {"type": "hello", "role": "student", "id": "student-0001"}
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    with sockets.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    kwargs = {**_get_uvicorn_config_kwargs(), "log_level": "warning", "lifespan": "off"}
+    config = uvicorn.Config(Starlette(routes=routes.class_routes()), "127.0.0.1", port, **kwargs)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + WAIT_S
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"ws://127.0.0.1:{port}{routes.SOCKET_PATH}"
+    finally:
+        server.should_exit = True
+        thread.join(WAIT_S)
+
+
+@pytest.fixture
+def code() -> str:
+    return current_hub().create({"state": {}}, View())[0]
+
+
+async def student(url: str, code: str) -> ClientConnection:
+    client = await connect(url, proxy=None, open_timeout=WAIT_S, max_size=None)
+    await client.send(json.dumps({**STUDENT, "code": code}))
+    welcome = json.loads(await asyncio.wait_for(client.recv(), WAIT_S))
+    assert welcome["type"] == "welcome"
+    return client
+
+
+async def until_closed(client: ClientConnection) -> tuple[list[dict[str, Any]], Any]:
+    """Every message until the server closes the socket, and its close frame."""
+    heard: list[dict[str, Any]] = []
+    with contextlib.suppress(ConnectionClosed):
+        while True:
+            heard.append(json.loads(await asyncio.wait_for(client.recv(), WAIT_S)))
+    await asyncio.wait_for(client.wait_closed(), WAIT_S)
+    return heard, client.protocol.close_rcvd
+
+
+def test_an_oversized_message_closes_the_socket_at_once_saying_why(
+    server_url: str, code: str
+) -> None:
+    async def scenario() -> tuple[list[dict[str, Any]], Any]:
+        client = await student(server_url, code)
+        await client.send(json.dumps({"type": "nick", "nick": "x" * routes.MAX_MESSAGE_BYTES}))
+        return await until_closed(client)
+
+    heard, closed = run_coroutine(scenario())
+    assert closed is not None and closed.code == 1009  # message too big
+    assert str(routes.MAX_MESSAGE_BYTES) in closed.reason  # ours, or the parser's: the limit
+    assert [m for m in heard if m["type"] == "error"] == []  # no strike: closed
+
+
+def test_the_server_reads_no_more_of_a_frame_than_the_limit(server_url: str, code: str) -> None:
+    """A frame that announces 100 MB is refused on its header: the server closes the socket
+    without waiting for the body (which this client never sends)."""
+
+    async def scenario() -> Any:
+        client = await student(server_url, code)
+        header = struct.pack("!BBQ", 0x81, 0x80 | 127, 100_000_000) + b"\0\0\0\0"
+        client.transport.write(header + b"{}")  # a text frame's header, its mask, 2 bytes
+        _heard, closed = await until_closed(client)
+        return closed
+
+    closed = run_coroutine(scenario())
+    assert closed is not None and closed.code == 1009
+
+
+def test_too_many_messages_are_refused_then_the_socket_is_closed(
+    server_url: str, code: str
+) -> None:
+    async def scenario() -> tuple[list[dict[str, Any]], Any]:
+        client = await student(server_url, code)
+        for number in range(2 * routes.RATE_BURST + 5):  # faster than RATE_PER_S
+            with contextlib.suppress(ConnectionClosed):
+                await client.send(json.dumps({"type": "nick", "nick": f"n{number}"}))
+        return await until_closed(client)
+
+    heard, closed = run_coroutine(scenario())
+    refusals = [m["message"] for m in heard if m["type"] == "error" and not m.get("fatal")]
+    assert "Too many messages: slow down." in refusals
+    assert closed is not None and closed.code == 1008
+    assert "too many messages" in closed.reason
+
+
+def test_a_page_that_sends_what_no_page_sends_is_told_then_closed(
+    server_url: str, code: str
+) -> None:
+    async def scenario() -> tuple[list[dict[str, Any]], Any]:
+        client = await student(server_url, code)
+        for _ in range(routes.RATE_BURST + 1):  # a student does not drive: each a strike
+            await client.send(json.dumps({"type": "view", "view": {}}))
+        return await until_closed(client)
+
+    heard, closed = run_coroutine(scenario())
+    refusals = [m["message"] for m in heard if m["type"] == "error" and not m.get("fatal")]
+    assert refusals == ["A student does not send 'view'."] * routes.RATE_BURST
+    assert closed is not None and closed.code == 1008
+
+
+def test_a_socket_of_a_class_that_is_gone_hears_that_it_has_ended(server_url: str) -> None:
+    """A student's page whose class the teacher ends, and one reconnecting after, are both
+    told the class has ended (not "no class with this code"), and closed."""
+    code, key = current_hub().create({"state": {}}, View())
+
+    async def scenario() -> tuple[list[dict[str, Any]], Any, list[dict[str, Any]], Any]:
+        client = await student(server_url, code)
+        teacher = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+        await teacher.send(
+            json.dumps({"type": "hello", "code": code, "role": "teacher", "key": key})
+        )
+        await teacher.send(json.dumps({"type": "end"}))
+        heard, closed = await until_closed(client)
+        again = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+        await again.send(json.dumps({**STUDENT, "code": code}))
+        heard_again, closed_again = await until_closed(again)
+        await teacher.close()
+        return heard, closed, heard_again, closed_again
+
+    heard, closed, heard_again, closed_again = run_coroutine(scenario())
+    ended = {"type": "ended", "message": "This class has ended."}
+    assert heard[-1] == ended and heard_again == [ended]
+    assert closed.reason == closed_again.reason == "This class has ended."
+
+
+def test_a_student_hears_whether_their_answer_was_taken(server_url: str) -> None:
+    """The page says "your answer is in" only on ``answered``; a refused answer comes back
+    as an error naming what was refused."""
+    code, key = current_hub().create({"state": {}}, View())
+    quiz = {**View().__dict__, "step": 4, "quiz": True}
+
+    async def scenario() -> list[dict[str, Any]]:
+        teacher = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+        await teacher.send(
+            json.dumps({"type": "hello", "code": code, "role": "teacher", "key": key})
+        )
+        await teacher.send(json.dumps({"type": "view", "view": quiz}))
+        while json.loads(await asyncio.wait_for(teacher.recv(), WAIT_S)).get("question") != 4:
+            pass  # the welcome, the view: until the counts say the question is open
+        client = await student(server_url, code)
+        heard: list[dict[str, Any]] = []
+        for step, row in ((4, 2), (4, 1), (5, 0)):  # once; again; a question not open
+            await client.send(json.dumps({"type": "answer", "step": step, "row": row}))
+            while True:
+                message = json.loads(await asyncio.wait_for(client.recv(), WAIT_S))
+                if message["type"] in ("answered", "error"):
+                    heard.append(message)
+                    break
+        await client.close()
+        await teacher.close()
+        return heard
+
+    assert run_coroutine(scenario()) == [
+        {"type": "answered", "step": 4, "row": 2},
+        {"type": "error", "message": "You have answered this question.", "refused": "answer"},
+        {"type": "error", "message": "This question is closed.", "refused": "answer"},
+    ]
+
+
+def test_a_socket_that_says_nothing_is_closed_after_the_hello_timeout(
+    server_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(routes, "HELLO_TIMEOUT_S", 0.3)
+
+    async def scenario() -> tuple[float, Any]:
+        started = time.monotonic()
+        client = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+        _heard, closed = await until_closed(client)
+        return time.monotonic() - started, closed
+
+    took, closed = run_coroutine(scenario())
+    assert closed is not None and closed.code == 1008
+    assert closed.reason == routes.NO_HELLO
+    assert took < WAIT_S
+
+
+def test_the_qr_code_is_the_join_link_as_svg(server_url: str, code: str) -> None:
+    """The projector's QR code holds the join link (this server, ``/?class=CODE``): its
+    modules are segno's for that link, drawn as one path (on a white one); an unknown code
+    is a 404."""
+    base = server_url.replace("ws://", "http://").removesuffix(routes.SOCKET_PATH)
+    opener = build_opener(ProxyHandler({}))  # loopback: never through a proxy
+    with opener.open(f"{base}/api/class/{code}/qr.svg", timeout=WAIT_S) as answer:
+        kind, body = answer.headers["Content-Type"], answer.read().decode("utf-8")
+    assert kind.startswith("image/svg+xml")
+    link = f"{base}/?class={code}"
+    drawn = io.BytesIO()
+    segno.make_qr(link, error="m").save(drawn, kind="svg", scale=1, border=4)
+    modules = re.findall(r' d="([^"]+)"', drawn.getvalue().decode("utf-8"))
+    assert len(modules) == 1 and modules[0] in re.findall(r' d="([^"]+)"', body)  # + white
+    assert f"QR code: {link}" in body  # its title names the link, for a screen reader
+    assert "<script" not in body.lower()
+    with pytest.raises(HTTPError) as missing:
+        opener.open(f"{base}/api/class/ZZZZZZ/qr.svg", timeout=WAIT_S)
+    assert missing.value.code == 404
