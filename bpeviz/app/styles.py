@@ -22,6 +22,7 @@ def stylesheet(*, presentation: bool = False) -> str:
 [data-testid="stSidebarNav"] a:focus-visible{{outline:3px solid #0072B2;outline-offset:-3px;}}
 [data-testid="stButtonGroup"] button[aria-checked="true"]::before{{content:"✓";margin-right:.3em;}}
 .bpe-step h2{{scroll-margin-top:0;}}
+[data-testid="stCode"] code{{overflow-wrap:anywhere;}}
 [class*="st-key-stack_"]{{container-type:inline-size;}}
 @container (max-width:{STACK_BELOW_PX}px){{
  [class*="st-key-stack_"] [data-testid="stHorizontalBlock"]{{flex-wrap:wrap;}}
