@@ -52,10 +52,12 @@ def stylesheet(*, presentation: bool = False) -> str:
 .bpe-card .bpe-eq{grid-column:1;grid-row:1/span 3;}
 .bpe-card:has(.bpe-eq) p{grid-column:2;}
 /* One 1280x720 screen holds the controls, a compact card and the first lines of the text:
-   the key help is left to screen readers, the card grows only as its text needs, and the
-   four numbers sit on one line each. Every label a class reads is at least 18 px. */
+   the key help is left to screen readers (a short line of it ends the options' row), the
+   card grows only as its text needs, and the four numbers sit on one line each. Every label
+   a class reads is at least 18 px. */
 .bpe-step .bpe-keys{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;
  clip:rect(0,0,0,0);white-space:nowrap;}
+.bpe-step .bpe-keys-short{display:inline;margin-left:auto;}
 .bpe-card{padding:6px 16px;}
 .bpe-metrics{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.1rem 1.2rem;
  margin:.3rem 0;}

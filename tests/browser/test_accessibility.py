@@ -308,6 +308,33 @@ def test_shortcuts_act_only_with_focus_in_the_view(app: AppPage) -> None:
     app.assert_clean()
 
 
+def test_presentation_mode_shows_the_keys_on_the_options_line(
+    app: AppPage, screenshots: Path
+) -> None:
+    """On a projector the full key help is left to screen readers (rows are dear at
+    1280×720), but a sighted keyboard user still sees the keys and where they act: a short
+    line at the end of the options' row, on the first screen, taking no row of its own. It
+    says every step key (each acts: K starts autoplay once focus is in the view)."""
+    app.page.set_viewport_size({"width": 1280, "height": 720})
+    app.open("step", present="true", step=3)
+    app.wait_view(3)
+    page = app.page
+    hint = page.locator(".bpe-step .bpe-keys-short")
+    assert hint.is_visible(), "no key help shown in presentation mode"
+    text = hint.inner_text()
+    assert "view" in text and all(key in text for key in ("←", "→", "Home", "End", "K")), text
+    box = hint.bounding_box()
+    quiz = switch(page, "Guess the next merge").locator("xpath=..").bounding_box()
+    middle = box["y"] + box["height"] / 2
+    assert quiz["y"] <= middle <= quiz["y"] + quiz["height"], ("not on the options' line", box)
+    assert box["y"] + box["height"] <= 720, "below the first screen"
+    page.screenshot(path=str(screenshots / "presentation-keys-1280x720.png"))
+    page.locator(".bpe-card").click()
+    page.keyboard.press("K")
+    app.step_button("Pause").wait_for()
+    app.assert_clean()
+
+
 def test_sidebar_links_show_focus(app: AppPage) -> None:
     app.open("about")
     links = app.page.locator('[data-testid="stSidebarNav"] a')
