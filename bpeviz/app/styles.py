@@ -4,7 +4,8 @@ the narrow-window rules; injected once per run by the frame.
 It also gives Streamlit's sidebar page links a focus ring a keyboard user can see: Streamlit's
 own is a faint background change (about 1.1:1 against the sidebar; WCAG 2.4.7). And the
 chosen segment of a segmented control gets a ✓, as the step view's Before/After do: Streamlit
-shows it by colour alone (WCAG 1.4.1).
+shows it by colour alone (WCAG 1.4.1). Wrapped code breaks long runs too, so that nothing
+scrolls sideways at 320 CSS px (WCAG 1.4.10).
 """
 
 from __future__ import annotations
