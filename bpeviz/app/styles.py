@@ -4,7 +4,8 @@ the narrow-window rules; injected once per run by the frame.
 It also gives Streamlit's sidebar page links a focus ring a keyboard user can see: Streamlit's
 own is a faint background change (about 1.1:1 against the sidebar; WCAG 2.4.7). And the
 chosen segment of a segmented control gets a ✓, as the step view's Before/After do: Streamlit
-shows it by colour alone (WCAG 1.4.1).
+shows it by colour alone (WCAG 1.4.1). Wrapped code breaks long runs too, so that nothing
+scrolls sideways at 320 CSS px (WCAG 1.4.10).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ def stylesheet(*, presentation: bool = False) -> str:
 [data-testid="stSidebarNav"] a:focus-visible{{outline:3px solid #0072B2;outline-offset:-3px;}}
 [data-testid="stButtonGroup"] button[aria-checked="true"]::before{{content:"✓";margin-right:.3em;}}
 .bpe-step h2{{scroll-margin-top:0;}}
+[data-testid="stCode"] code{{overflow-wrap:anywhere;}}
 [class*="st-key-stack_"]{{container-type:inline-size;}}
 @container (max-width:{STACK_BELOW_PX}px){{
  [class*="st-key-stack_"] [data-testid="stHorizontalBlock"]{{flex-wrap:wrap;}}
@@ -51,10 +53,12 @@ def stylesheet(*, presentation: bool = False) -> str:
 .bpe-card .bpe-eq{grid-column:1;grid-row:1/span 3;}
 .bpe-card:has(.bpe-eq) p{grid-column:2;}
 /* One 1280x720 screen holds the controls, a compact card and the first lines of the text:
-   the key help is left to screen readers, the card grows only as its text needs, and the
-   four numbers sit on one line each. Every label a class reads is at least 18 px. */
+   the key help is left to screen readers (a short line of it ends the options' row), the
+   card grows only as its text needs, and the four numbers sit on one line each. Every label
+   a class reads is at least 18 px. */
 .bpe-step .bpe-keys{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;
  clip:rect(0,0,0,0);white-space:nowrap;}
+.bpe-step .bpe-keys-short{display:inline;margin-left:auto;}
 .bpe-card{padding:6px 16px;}
 .bpe-metrics{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.1rem 1.2rem;
  margin:.3rem 0;}

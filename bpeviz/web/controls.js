@@ -60,8 +60,12 @@ function stepControls(view) {
   buttons.append(parts.first, parts.previous, parts.next, parts.last, parts.play);
   const bar = el("div", "bpe-step-bar");
   bar.append(sliderRow, buttons);
+  // On a projector the full key help below is left to screen readers (rows are dear there):
+  // this short line, shown only in presentation mode, ends the options' row instead.
+  const shortKeys = el("span", "bpe-caption bpe-keys-short", "Keys in view: ← → Home End K");
+  shortKeys.setAttribute("aria-hidden", "true"); // the full help says it to a screen reader
   const options = el("div", "bpe-buttons bpe-options");
-  options.append(paceLabel, jumpLabel, animateLabel, piecesLabel, quizLabel);
+  options.append(paceLabel, jumpLabel, animateLabel, piecesLabel, quizLabel, shortKeys);
   const element = el("div", "bpe-controls");
   // How to reach everything by keyboard; the keys act only with focus in the view (2.1.4).
   const keys = el("p", "bpe-caption bpe-keys", "Keys, with focus in this view (click it or Tab into it): ← → one merge, Home End the first and last, K play or pause. In the text, the vocabulary and the build tree: arrows move between tokens, Enter inspects one, Escape closes the inspector.");

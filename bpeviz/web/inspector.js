@@ -113,8 +113,9 @@ class Inspector {
     this.id = null;
   }
 
-  // Clicks, and the keyboard (arrows between items, Enter or Space), open it from `boxes`;
-  // Escape inside the panel closes it.
+  // Clicks, and the keyboard (arrows between items, Enter or Space), open it from `boxes`.
+  // Escape closes it: inside the panel, focus goes back where it was opened from; in a box
+  // (a keyboard user went back to the text with it open), focus stays on the item it is on.
   listen(...boxes) {
     for (const box of boxes) {
       box.addEventListener("click", (event) => {
@@ -123,11 +124,13 @@ class Inspector {
       });
       rovingKeys(box, "[data-id]", (item) => this.open(Number(item.dataset.id), item));
     }
-    this.panel.addEventListener("keydown", (event) => {
-      if (event.key !== "Escape" || this.id === null) return;
-      event.preventDefault();
-      this.close();
-    });
+    for (const box of new Set([...boxes, this.panel])) {
+      box.addEventListener("keydown", (event) => {
+        if (event.key !== "Escape" || this.id === null || event.defaultPrevented) return;
+        event.preventDefault();
+        this.close({ refocus: this.panel.contains(event.target) });
+      });
+    }
   }
 
   // Open on token `id` (null closes), focus in it; `from` (the item clicked or chosen) is
@@ -144,13 +147,14 @@ class Inspector {
     if (card) card.focus({ preventScroll: !(from && from === document.activeElement) });
   }
 
-  // Close it, and give focus back to the item it was opened from (or its box).
-  close() {
+  // Close it, and give focus back to the item it was opened from (or its box), unless
+  // `refocus` is false.
+  close({ refocus = true } = {}) {
     this.id = null;
     this.draw();
     const back = this.returnTo && this.returnTo.isConnected ? this.returnTo : this.text;
     this.returnTo = null;
-    if (back === this.text && !this.text.hasAttribute("tabindex")) return;
+    if (!refocus || (back === this.text && !this.text.hasAttribute("tabindex"))) return;
     if (back.closest && back.closest("[data-id]") === back) focusItem(back);
     else back.focus();
   }

@@ -151,11 +151,13 @@ def test_axe_finds_nothing_on_an_exported_page(
 
 
 def focused(page: Any) -> dict[str, Any]:
-    """What has focus: its tag, class, data-id, accessible name (aria-label) and text."""
+    """What has focus: its tag, class, data-id, data-row (a quiz choice's), accessible name
+    (aria-label) and text."""
     return page.evaluate(
         """() => { const e = document.activeElement;
           return {tag: e.tagName.toLowerCase(), cls: String(e.className), id: e.dataset.id ?? null,
-                  name: e.getAttribute("aria-label"), text: e.textContent}; }"""
+                  row: e.dataset.row ?? null, name: e.getAttribute("aria-label"),
+                  text: e.textContent}; }"""
     )
 
 
@@ -198,6 +200,61 @@ def test_tokens_by_keyboard_alone(app: AppPage) -> None:
     app.assert_clean()
 
 
+def test_escape_in_the_text_closes_the_inspector(app: AppPage) -> None:
+    """A keyboard user who goes back into the text with the inspector open (to compare
+    another token) closes it with Escape there too; focus stays on the token they are on."""
+    ids = sample_history("english").segmentation(1).ids.tolist()
+    app.open("step", step=1)
+    app.wait_view(1)
+    page = app.page
+    text = page.locator(".bpe-scroll")
+    text.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    inspector = page.locator(".bpe-inspector")
+    inspector.wait_for()
+    assert "bpe-inspector" in focused(page)["cls"]
+    text.focus()  # back in the text (Shift+Tab passes the tables and the chart on the way)
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    assert focused(page)["id"] == str(ids[2]), focused(page)
+    page.keyboard.press("Escape")
+    inspector.wait_for(state="detached")
+    assert focused(page)["id"] == str(ids[2]), "focus stayed on the token"
+    assert page.locator(".bpe-scroll [aria-current]").count() == 0
+    app.assert_clean()
+
+
+def test_tokens_by_keyboard_on_tokenize(app: AppPage) -> None:
+    """The Tokenize page's text is one Tab stop, next after the view's last switch (and its
+    help); arrows, Enter inspects (ids from tiktoken's cl100k_base), Escape returns to the
+    token."""
+    from tiktoken_oracle import tiktoken_encoding
+
+    text = "Hello world, tokens!"
+    ids = tiktoken_encoding("cl100k_base").encode(text)
+    app.open("tokenize", tok_text=text, tok_model="cl100k_base")
+    page = app.page
+    page.get_by_role("switch", name="Show pieces").focus()
+    page.keyboard.press("Tab")  # its help
+    page.keyboard.press("Tab")
+    assert "bpe-scroll" in focused(page)["cls"], focused(page)
+    page.keyboard.press("End")
+    page.keyboard.press("ArrowLeft")
+    token = focused(page)
+    assert token["id"] == str(ids[-2]), token
+    page.keyboard.press("Enter")
+    inspector = page.locator(".bpe-inspector")
+    inspector.wait_for()
+    assert "bpe-inspector" in focused(page)["cls"], focused(page)
+    assert inspector.locator("b").inner_text() == f"Token id {ids[-2]}"
+    page.keyboard.press("Escape")
+    inspector.wait_for(state="detached")
+    back = focused(page)
+    assert back["id"] == str(ids[-2]) and "bpe-t" in back["cls"], back
+    app.assert_clean()
+
+
 def test_build_tree_and_vocabulary_rows_by_keyboard(app: AppPage) -> None:
     history = sample_history("english")
     k = 40
@@ -235,14 +292,46 @@ def test_shortcuts_act_only_with_focus_in_the_view(app: AppPage) -> None:
     app.open("step", step=3)
     app.wait_view(3)
     page = app.page
-    page.locator('[data-testid="stSidebarNav"] a').first.focus()
-    for key in ("ArrowRight", "End", "k"):
-        page.keyboard.press(key)
-        assert page.locator(app.STEP_ROOT).get_attribute("data-step") == "3", key
-    assert app.step_button("Play").count() == 1, "k outside the view started autoplay"
+    outside = {  # a sidebar link, and the page's own button in the main area, under the view
+        "sidebar link": page.locator('[data-testid="stSidebarNav"] a').first,
+        "download button": page.locator(".st-key-pairs_csv button"),
+    }
+    for where, widget in outside.items():
+        widget.focus()
+        for key in ("ArrowRight", "ArrowLeft", "Home", "End", "k", "K"):
+            page.keyboard.press(key)
+            assert page.locator(app.STEP_ROOT).get_attribute("data-step") == "3", (where, key)
+        assert app.step_button("Play").count() == 1, f"K on the {where} started autoplay"
     page.locator(".bpe-card").click()  # focus in the view: the keys act
     app.step(lambda: page.keyboard.press("ArrowRight"), 4)
     assert "bpe-keys" in page.locator(".bpe-root .bpe-keys").get_attribute("class")
+    app.assert_clean()
+
+
+def test_presentation_mode_shows_the_keys_on_the_options_line(
+    app: AppPage, screenshots: Path
+) -> None:
+    """On a projector the full key help is left to screen readers (rows are dear at
+    1280×720), but a sighted keyboard user still sees the keys and where they act: a short
+    line at the end of the options' row, on the first screen, taking no row of its own. It
+    says every step key (each acts: K starts autoplay once focus is in the view)."""
+    app.page.set_viewport_size({"width": 1280, "height": 720})
+    app.open("step", present="true", step=3)
+    app.wait_view(3)
+    page = app.page
+    hint = page.locator(".bpe-step .bpe-keys-short")
+    assert hint.is_visible(), "no key help shown in presentation mode"
+    text = hint.inner_text()
+    assert "view" in text and all(key in text for key in ("←", "→", "Home", "End", "K")), text
+    box = hint.bounding_box()
+    quiz = switch(page, "Guess the next merge").locator("xpath=..").bounding_box()
+    middle = box["y"] + box["height"] / 2
+    assert quiz["y"] <= middle <= quiz["y"] + quiz["height"], ("not on the options' line", box)
+    assert box["y"] + box["height"] <= 720, "below the first screen"
+    page.screenshot(path=str(screenshots / "presentation-keys-1280x720.png"))
+    page.locator(".bpe-card").click()
+    page.keyboard.press("K")
+    app.step_button("Pause").wait_for()
     app.assert_clean()
 
 
@@ -265,7 +354,11 @@ def test_the_quiz_by_keyboard(app: AppPage) -> None:
     switch(page, "Guess the next merge").focus()
     page.keyboard.press("Space")
     app.wait_view(1, "quiz")
-    page.locator('.bpe-choice:not([data-row="0"])').first.focus()  # a wrong guess
+    page.keyboard.press("Tab")  # from the switch to the first choice
+    assert "bpe-choice" in focused(page)["cls"], focused(page)
+    if focused(page)["row"] == "0":  # the right one: Tab on to a wrong guess
+        page.keyboard.press("Tab")
+    assert focused(page)["row"] not in {None, "0"}, focused(page)
     page.keyboard.press("Enter")
     page.locator(".bpe-verdict").wait_for()
     assert focused(page)["text"].startswith("Next question"), focused(page)
@@ -279,7 +372,13 @@ def test_the_quiz_by_keyboard(app: AppPage) -> None:
 
     page.keyboard.press("Enter")
     app.wait_view(2, "quiz")
-    assert "bpe-choice" in focused(page)["cls"], focused(page)
+    first = page.locator(".bpe-choice").first
+    assert first.evaluate("choice => choice === document.activeElement"), focused(page)
+    ring = first.evaluate(
+        """(e) => { const s = getComputedStyle(e);
+          return [e.matches(":focus-visible"), s.outlineStyle, s.outlineColor]; }"""
+    )
+    assert ring == [True, "solid", "rgb(0, 114, 178)"], ring
     app.assert_clean()
 
 
@@ -419,8 +518,9 @@ def test_headings_go_in_order(app: AppPage, name: str) -> None:
 
 
 # What scrolls sideways: the page itself, or any box on screen that scrolls, except data
-# tables (WCAG 1.4.10 lets a table scroll inside its own box). The collapsed sidebar waits
-# off screen, to the left: it is not on screen.
+# tables, each in its own named box (WCAG 1.4.10 excepts content that needs its two dimensions
+# to mean anything, as a table's rows and columns or a chart; no chart here needs it). The
+# collapsed sidebar waits off screen, to the left: it is not on screen.
 _SIDEWAYS_JS = """(tables) => [document.scrollingElement, ...document.querySelectorAll("body *")]
   .filter((e) => e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0
     && e.getBoundingClientRect().right > 0
@@ -431,17 +531,22 @@ _SIDEWAYS_JS = """(tables) => [document.scrollingElement, ...document.querySelec
 TABLES_MAY_SCROLL = "[data-testid=stDataFrame], [data-testid=stTable], table, .bpe-vocab-scroll"
 
 
-@pytest.mark.parametrize("name", ["step", "tokenize"])
-def test_the_app_reflows_at_320_px(app: AppPage, name: str) -> None:
-    """400% zoom of a 1280 px window is 320 CSS px: the page itself must not scroll sideways
-    (WCAG 1.4.10); a wide table may scroll inside its own box."""
+@pytest.mark.parametrize("name", list(PAGES))
+def test_the_app_reflows_at_320_px(app: AppPage, screenshots: Path, name: str) -> None:
+    """400% zoom of a 1280 px window is 320 CSS px: no page may scroll sideways, nor any box
+    in it but a table in its own box (WCAG 1.4.10). On About, the recipe's source is
+    opened: code wraps (numbered lines show where a line goes on), it does not scroll."""
     app.page.set_viewport_size({"width": 320, "height": 640})
     app.open(name)
     if name == "step":
         app.wait_view(0)
-    else:
+    elif name in ("tokenize", "compare", "runs"):
         app.page.locator(".bpe-tokens .bpe-t").first.wait_for()
+    elif name == "about":
+        app.page.get_by_text("The whole recipe in Python").click()
+        app.page.locator("[data-testid=stCode]").wait_for()
     sideways = app.page.evaluate(_SIDEWAYS_JS, TABLES_MAY_SCROLL)
+    app.screenshot(screenshots / f"reflow-320-{name}.png")
     assert sideways == [], f"{name} scrolls sideways at 320 px: {sideways}"
     app.assert_clean()
 
