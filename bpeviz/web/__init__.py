@@ -1,9 +1,9 @@
 """The browser's half of bpeviz: plain JavaScript and CSS kept as files in the package.
 
 The script is a few files with one idea each, joined in a fixed order (:data:`SCRIPTS`) into
-one ES module, with no build tool: its DOM helpers, keyboard paths (one Tab stop per box,
-arrows between its items), the record's pure functions (tested by ``node --test``,
-``tests/js``), token spans, the inspector, the step view's panels, the quiz,
+one ES module, with no build tool: the record's pure functions (tested by ``node --test``,
+``tests/js``), its DOM helpers, keyboard paths (one Tab stop per box, arrows between its
+items), token spans, the inspector, the step view's panels, the quiz (solo and the class's),
 controls and view, and the entry points. Above them :func:`constants` writes what Python
 defines once: the record's field names (:mod:`bpeviz.record`), the palette's size, ``</w>``
 and the quotes of a token's name. ``tokens.css`` styles every span, card and legend (the
@@ -23,19 +23,19 @@ from bpeviz import record
 from bpeviz.narration import quoted
 from bpeviz.pretokenize import END_OF_WORD
 
-SCRIPTS = (
+SCRIPTS = (  # each file uses only what it or an earlier one defines (tests/test_web_js.py)
+    "record.js",
     "dom.js",
     "keyboard.js",
-    "record.js",
     "spans.js",
     "inspector.js",
     "panels.js",
     "quiz.js",
+    "live_quiz.js",
     "controls.js",
     "address.js",
     "step_view.js",
     "live.js",
-    "live_quiz.js",
     "class_bar.js",
     "main.js",
 )
