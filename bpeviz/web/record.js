@@ -14,10 +14,19 @@ export function labelText(label) {
   return typeof label === "string" ? label : label.join("");
 }
 
-// A token's text as a reader names it: its label, and `</w>` when it ends a word.
-export function fullLabel(vocab, id) {
-  const entry = vocab[id];
+// A token's text as a reader names it, from its vocabulary entry: its label, and `</w>` when
+// it ends a word.
+export function entryLabel(entry) {
   return labelText(entry[VOCAB.label]) + (entry[VOCAB.kind] === KIND.END_OF_WORD ? END_OF_WORD : "");
+}
+
+export function fullLabel(vocab, id) {
+  return entryLabel(vocab[id]);
+}
+
+// A pair in words, as the sentences name it: “a” + “b”.
+export function pairWords(vocab, left, right) {
+  return `${quoted(fullLabel(vocab, left))} + ${quoted(fullLabel(vocab, right))}`;
 }
 
 // A step record's merge `number` (1-based) by name: {left, right, made, count, replacements}.
@@ -40,6 +49,13 @@ export function stepParents(record, id) {
   if (id < record.base || id >= record.base + record.merge_count) return null;
   const merge = mergeOf(record, id - record.base + 1);
   return [merge.left, merge.right];
+}
+
+// The parents a tokens record (bpeviz.tokendata) gives token `id` by name, {left, right,
+// number} (number: the merge or the rank that builds it), or null (a byte, a special).
+export function tokenParents(record, id) {
+  const row = record.parents && record.parents[id];
+  return row ? { left: row[PARENT.left], right: row[PARENT.right], number: row[PARENT.number] } : null;
 }
 
 // The record leaves a merged token's bytes (and a long token's label) for the browser to

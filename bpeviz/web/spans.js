@@ -21,7 +21,7 @@ const MARK_NAMES = {
 
 // A token's accessible name: its text, its id, and its mark in words.
 function tokenName(entry, id, mark) {
-  const text = labelText(entry[VOCAB.label]) + (entry[VOCAB.kind] === KIND.END_OF_WORD ? END_OF_WORD : "");
+  const text = entryLabel(entry);
   const special = entry[VOCAB.kind] === KIND.SPECIAL ? ", special token" : "";
   return `${text}, id ${id}${special}${mark ? `, ${MARK_NAMES[mark]}` : ""}`;
 }
