@@ -1,5 +1,6 @@
 """The names of the browser's records: what each place of a vocabulary entry, a merge and a
-pair-table row holds, the kinds of token, and the one builder of a vocabulary entry.
+pair-table row holds, the kinds of token and of a token's outline, and the one builder of a
+vocabulary entry.
 
 Both records (:func:`bpeviz.stepdata.payload`, :func:`bpeviz.tokendata.tokens_data`) send
 lists, not objects: a record of thousands of tokens would otherwise repeat each field's name
@@ -11,7 +12,7 @@ apart. What is left out: which record holds which list (each record's module say
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import Any
 
 from bpeviz.pretokenize import END_OF_WORD, to_bytes
@@ -39,6 +40,15 @@ class Kind(IntEnum):
     PLAIN = 0
     END_OF_WORD = 1
     SPECIAL = 2
+
+
+class Mark(StrEnum):
+    """How a token is outlined (a tokens record's ``marks``; the step view's ``viewAt``): the
+    CSS class ``bpe-<mark>`` of its span; no mark is ``""``."""
+
+    PAIR_START = "ps"  # left token of an occurrence of the pair about to merge
+    PAIR_END = "pe"  # right token of it
+    NEW = "new"  # a token the merge just made
 
 
 def label_runs(data: bytes) -> str | list[str]:

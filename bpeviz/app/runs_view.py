@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from bpeviz.app.marks import MARK_NEW
 from bpeviz.app.runs import RUN_NAMES, FirstDifference, Merge, RunSettings, cut_by
 from bpeviz.app.spans import esc
 from bpeviz.readable import readable
+from bpeviz.record import Mark
 from bpeviz.web import PALETTE
 
 
@@ -147,7 +147,7 @@ def own_cut_marks(starts: np.ndarray, other_starts: np.ndarray) -> list[str]:
     ['', 'new', '']
     """
     alone = ~np.isin(starts, other_starts)
-    return [MARK_NEW if flag else "" for flag in alone.tolist()]
+    return [Mark.NEW if flag else "" for flag in alone.tolist()]
 
 
 def crossing_sentence(

@@ -5,9 +5,10 @@ one ES module, with no build tool: the record's pure functions (tested by ``node
 ``tests/js``), its DOM helpers, keyboard paths (one Tab stop per box, arrows between its
 items), token spans, the inspector, the step view's panels, the quiz (solo and the class's),
 controls and view, and the entry points. Above them :func:`constants` writes what Python
-defines once: the record's field names (:mod:`bpeviz.record`), the palette's size, ``</w>``
-and the quotes of a token's name. ``tokens.css`` styles every span, card and legend (the
-palette's colours come from :data:`PALETTE`); ``step.css`` lays out the step view;
+defines once: the record's field names, kinds and marks (:mod:`bpeviz.record`), the
+palette's size, ``</w>`` and the quotes of a token's name. ``tokens.css`` styles every
+span, card and legend (the palette's colours come from :data:`PALETTE`); ``step.css`` lays
+out the step view;
 ``page.css`` frames an exported page. The app serves them inline (a Streamlit component and
 the page's stylesheet) and an exported page carries them inline: nothing is fetched.
 """
@@ -86,6 +87,7 @@ def constants() -> str:
         f"const SENTENCE = {_names(record.SENTENCE_FIELDS)};",
         f"const PARENT = {_names(record.PARENT_FIELDS)};",
         f"const KIND = {json.dumps({kind.name: kind.value for kind in record.Kind})};",
+        f"const MARK = {json.dumps({mark.name: mark.value for mark in record.Mark})};",
         f"const JOINED = {record.JOINED};",
         f"const END_OF_WORD = {json.dumps(END_OF_WORD)};",
         f"const PALETTE_SIZE = {len(PALETTE)};",

@@ -107,7 +107,7 @@ export function tokensAt(record, k) {
 }
 
 // What the Step page shows at step k, `when` "before" or "after" the merge: the tokens, one
-// mark each ("", "ps", "pe", "new"), the legend, and which tokens start a piece.
+// mark each ("" or one of MARK), the legend, and which tokens start a piece.
 export function viewAt(record, k, when) {
   const view = cutAt(record, k, when);
   const starts = new Set(record.pieces);
@@ -126,7 +126,7 @@ function cutAt(record, k, when) {
   if (k > 0 && when !== "before") {
     const shown = tokensAt(record, k);
     const made = mergeOf(record, k).made;
-    return { ...shown, marks: shown.ids.map((id) => (id === made ? "new" : "")), legend: "new", merge: k };
+    return { ...shown, marks: shown.ids.map((id) => (id === made ? MARK.NEW : "")), legend: "new", merge: k };
   }
   const merge = Math.max(k, 1); // the pair of that merge, outlined just before it
   const shown = tokensAt(record, merge - 1);
@@ -135,8 +135,8 @@ function cutAt(record, k, when) {
   for (let t = 0; t < n; t++) {
     const endsInPair = t + 1 < n && record.death[shown.starts[t + 1]] === merge;
     const startsInPair = t > 0 && record.death[shown.starts[t]] === merge;
-    if (endsInPair) marks[t] = "ps";
-    else if (startsInPair) marks[t] = "pe";
+    if (endsInPair) marks[t] = MARK.PAIR_START;
+    else if (startsInPair) marks[t] = MARK.PAIR_END;
   }
   return { ...shown, marks, legend: "pair", merge };
 }

@@ -351,7 +351,7 @@ class StepView {
     // A box out of the window's sight has every line at its estimate: its lines are then
     // laid out for the measure (the class is dropped once settled; each line keeps its size).
     const settle = (tries) => {
-      const mark = spans.querySelector(".bpe-new, .bpe-ps");
+      const mark = spans.querySelector(`.bpe-${MARK.NEW}, .bpe-${MARK.PAIR_START}`);
       if (!mark || !spans.isConnected) return;
       const seen = box.getBoundingClientRect();
       if (tries === 4 && (seen.top >= window.innerHeight || seen.bottom <= 0)) spans.classList.add("bpe-laid-out");
