@@ -29,7 +29,7 @@ import altair as alt
 import pandas as pd
 
 from bpeviz.history import History
-from bpeviz.pretokenize import pretokenize
+from bpeviz.pretokenize import END_OF_WORD, pretokenize
 from bpeviz.readable import readable
 
 RUN_NAMES: tuple[str, str] = ("A", "B")
@@ -59,7 +59,7 @@ class RunSettings:
         """One line for a heading: ``gpt4 · ties: first · vocab 512``."""
         parts = [self.pretokenizer, f"ties: {self.tie_break}", f"vocab {self.vocab_size:,}"]
         if self.end_of_word:
-            parts.append("</w>")
+            parts.append(END_OF_WORD)
         return " · ".join(parts)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from bpeviz.app.runs import RUN_NAMES, FirstDifference, Merge, RunSettings, cut_by
 from bpeviz.app.spans import esc
+from bpeviz.narration import quoted
 from bpeviz.readable import readable
 from bpeviz.record import Mark
 from bpeviz.web import PALETTE
@@ -45,7 +46,7 @@ def difference_reason(
     for name, merge, other, settings in runs:
         if cut_by([merge], settings.pretokenizer):
             return (
-                f"{name}'s new token “{readable(merge.token)}” spans two pieces of {other}'s "
+                f"{name}'s new token {quoted(readable(merge.token))} spans two pieces of {other}'s "
                 f"pre-tokenizer ({settings.pretokenizer}), so {other} can never make it."
             )
     if difference.same_count:
