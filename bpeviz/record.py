@@ -12,7 +12,7 @@ apart. What is left out: which record holds which list (each record's module say
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import IntEnum, StrEnum
+from enum import IntEnum
 from typing import Any
 
 from bpeviz.pretokenize import END_OF_WORD, to_bytes
@@ -42,9 +42,10 @@ class Kind(IntEnum):
     SPECIAL = 2
 
 
-class Mark(StrEnum):
+class Mark:
     """How a token is outlined (a tokens record's ``marks``; the step view's ``viewAt``): the
-    CSS class ``bpe-<mark>`` of its span; no mark is ``""``."""
+    CSS class ``bpe-<mark>`` of its span; no mark is ``""``. Plain strings, as they are sent.
+    """
 
     PAIR_START = "ps"  # left token of an occurrence of the pair about to merge
     PAIR_END = "pe"  # right token of it

@@ -19,6 +19,7 @@ import html
 import json
 from functools import cache
 from importlib.resources import files
+from typing import Any
 
 from bpeviz import record
 from bpeviz.narration import quoted
@@ -71,6 +72,10 @@ def _names(fields: tuple[str, ...]) -> str:
     return json.dumps({name: index for index, name in enumerate(fields)})
 
 
+def _public(names: type) -> dict[str, Any]:
+    return {name: value for name, value in vars(names).items() if not name.startswith("_")}
+
+
 def constants() -> str:
     """The JavaScript constants that come from Python: one definition for both languages.
 
@@ -87,7 +92,7 @@ def constants() -> str:
         f"const SENTENCE = {_names(record.SENTENCE_FIELDS)};",
         f"const PARENT = {_names(record.PARENT_FIELDS)};",
         f"const KIND = {json.dumps({kind.name: kind.value for kind in record.Kind})};",
-        f"const MARK = {json.dumps({mark.name: mark.value for mark in record.Mark})};",
+        f"const MARK = {json.dumps(_public(record.Mark))};",
         f"const JOINED = {record.JOINED};",
         f"const END_OF_WORD = {json.dumps(END_OF_WORD)};",
         f"const PALETTE_SIZE = {len(PALETTE)};",
