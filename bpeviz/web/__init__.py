@@ -91,6 +91,7 @@ def constants() -> str:
         f"const TOP_ROW = {len(record.TOP_FIELDS)};",
         f"const SENTENCE = {_names(record.SENTENCE_FIELDS)};",
         f"const PARENT = {_names(record.PARENT_FIELDS)};",
+        f"const START = {_names(record.START_FIELDS)};",
         f"const KIND = {json.dumps({kind.name: kind.value for kind in record.Kind})};",
         f"const MARK = {json.dumps(_public(record.Mark))};",
         f"const JOINED = {record.JOINED};",

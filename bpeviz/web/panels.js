@@ -24,8 +24,8 @@ function mergeSentences(record, number) {
 function card(record, k) {
   const box = el("div", "bpe-card");
   if (k === 0) {
-    const [counts, first] = record.start;
-    box.append(el("h2", "bpe-card-title", "Step 0: no merges yet"), el("p", "", counts), el("p", "", first));
+    const start = record.start;
+    box.append(el("h2", "bpe-card-title", "Step 0: no merges yet"), el("p", "", start[START.counts]), el("p", "", start[START.first_merge]));
     return box;
   }
   const { left, right, made } = mergeOf(record, k);
