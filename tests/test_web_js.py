@@ -31,7 +31,7 @@ from step_outline import step_outline
 from bpeviz.history import History, train
 from bpeviz.stepdata import TOP_PAIRS, payload, quiz_order
 from bpeviz.tokendata import token_entry, token_parents, tokens_data
-from bpeviz.web import SCRIPTS, asset, script
+from bpeviz.web import SCRIPTS, asset, colour_index, script
 
 TESTS = Path(__file__).parent / "js"
 
@@ -124,6 +124,9 @@ def test_the_browsers_pure_functions_agree_with_the_engine(node: str, tmp_path: 
     (tmp_path / "lesson_keys.mjs").write_text(asset("lesson_keys.js"), encoding="utf-8")
     cases = {name: case(*settings) for name, settings in CASES.items()}
     (tmp_path / "cases.json").write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
+    # the palette colour of ids 0..99 as Python colours a chip (bpeviz.web.chip_html)
+    colours = [colour_index(token_id) for token_id in range(100)]
+    (tmp_path / "colours.json").write_text(json.dumps(colours), encoding="utf-8")
     tests = sorted(str(path) for path in TESTS.glob("*.test.mjs"))
     assert tests, "no tests/js/*.test.mjs"
     env = {**os.environ, "BPEVIZ_JS_CASES": str(tmp_path)}

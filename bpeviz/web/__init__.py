@@ -62,6 +62,26 @@ PALETTE: tuple[tuple[str, str], ...] = (
 )
 
 
+def colour_index(token_id: int) -> int:
+    """The palette colour of a token drawn by itself: the same id has the same colour
+    wherever it is drawn (the script's ``colourIndex``; tests/test_web_js.py holds them equal).
+    """
+    return token_id % len(PALETTE)
+
+
+def chip_html(label: str, token_id: int | None) -> str:
+    """A token drawn by itself, as markup for ``st.html``: the script's ``chip`` in its box, its
+    label escaped (``None``: an id not known, drawn without a colour)."""
+    colour = "" if token_id is None else f" bpe-c{colour_index(token_id)}"
+    text = html.escape(label) or "&#8203;"
+    return f'<span class="bpe-chipbox"><span class="bpe-chip{colour}">{text}</span></span>'
+
+
+def chip_note_html(text: str) -> str:
+    """A note beside chips (the merge card's ``id 97``), its text escaped."""
+    return f'<span class="bpe-chipid">{html.escape(text)}</span>'
+
+
 @cache
 def asset(name: str) -> str:
     """The text of one of this folder's files."""
@@ -150,4 +170,14 @@ def step_page(payload_json: str, *, title: str, subtitle: str) -> str:
     )
 
 
-__all__ = ["PALETTE", "asset", "constants", "script", "step_page", "stylesheets"]
+__all__ = [
+    "PALETTE",
+    "asset",
+    "chip_html",
+    "chip_note_html",
+    "colour_index",
+    "constants",
+    "script",
+    "step_page",
+    "stylesheets",
+]

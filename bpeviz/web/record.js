@@ -158,13 +158,17 @@ export function rightRows(choices) {
   return new Set(choices.filter((choice) => choice.count === merged.count).map((choice) => choice.row));
 }
 
-// The palette index of each token: the same id usually keeps its colour; neighbours never
-// share one.
+// The palette colour of a token drawn by itself (a chip): the same id has the same colour
+// wherever it is drawn (bpeviz.web.colour_index, for the chips Python draws).
+export const colourIndex = (id) => id % PALETTE_SIZE;
+
+// The palette index of each token of a text: the same id usually keeps its colour; neighbours
+// never share one.
 export function colourIndices(ids) {
   const colours = [];
   let previous = -1;
   for (const id of ids) {
-    let colour = id % PALETTE_SIZE;
+    let colour = colourIndex(id);
     if (colour === previous) colour = (colour + 1) % PALETTE_SIZE;
     colours.push(colour);
     previous = colour;

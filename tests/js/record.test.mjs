@@ -95,6 +95,11 @@ test("a record of another version is refused with a sentence that says what to d
   assert.match(web.schemaProblem({}), /no version/);
 });
 
+test("a token's colour is the one Python gives its chip (bpeviz.web.colour_index)", () => {
+  const colours = JSON.parse(readFileSync(join(folder, "colours.json"), "utf-8"));
+  assert.deepEqual(colours.map((_, id) => web.colourIndex(id)), colours);
+});
+
 test("colourIndices never gives two neighbours one colour", () => {
   const ids = Object.values(cases)[0].segmentation.at(-1)[1];
   const colours = web.colourIndices(ids);
