@@ -11,13 +11,13 @@ from bpeviz.app.choices import (
     short_name,
     tokenizer_choices,
 )
-from bpeviz.app.marks import MARK_NEW
 from bpeviz.app.settings import Message
 from bpeviz.app.state import current_settings, current_text, imported_tokenizer
 from bpeviz.app.token_view import library_cuts_note, show_library_tokens, show_tokens
 from bpeviz.app.training import chosen_tokenizer, current_history, encode_or_stop
 from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_messages
 from bpeviz.formats.hf_models import LibraryTokenizer
+from bpeviz.record import Mark
 
 MAX_SHOWN_TOKENS = 3_000
 
@@ -99,7 +99,7 @@ for side, pane, tokenization, only, choice, name, (tokenizer, _) in (
         numbers[1].metric("Bytes per token", f"{tokenization.bytes_per_token:.2f}")
         numbers[2].metric("Cuts only here", f"{len(only):,}")
         shown = tokenization.ids[:MAX_SHOWN_TOKENS]
-        marks = compare.start_marks(tokenization, only, mark=MARK_NEW)
+        marks = compare.start_marks(tokenization, only, mark=Mark.NEW)
         if len(shown) < tokenization.token_count:
             st.caption(f"Showing the first {len(shown):,} of {tokenization.token_count:,} tokens.")
         label = f"The text as {name} cuts it, token by token"  # the two boxes named apart

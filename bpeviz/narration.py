@@ -74,7 +74,7 @@ def tie_sentence(
     how_many = f"At least {tied_count:,}" if at_least else f"{tied_count:,}"
     return (
         f"{how_many} pairs occurred {step.count:,} times each: {listed}. "
-        f"The rule “{step.rule}” picked {pair_text(tokenizer, step.pair)} {reason}."
+        f"The rule {quoted(step.rule)} picked {pair_text(tokenizer, step.pair)} {reason}."
     )
 
 

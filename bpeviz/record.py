@@ -1,5 +1,6 @@
 """The names of the browser's records: what each place of a vocabulary entry, a merge and a
-pair-table row holds, the kinds of token, and the one builder of a vocabulary entry.
+pair-table row holds, the kinds of token and of a token's outline, and the one builder of a
+vocabulary entry.
 
 Both records (:func:`bpeviz.stepdata.payload`, :func:`bpeviz.tokendata.tokens_data`) send
 lists, not objects: a record of thousands of tokens would otherwise repeat each field's name
@@ -29,8 +30,30 @@ MERGE_FIELDS = ("left", "right", "made", "count", "replacements")  # stepdata's 
 TOP_FIELDS = ("left", "right", "count")  # one row of a flattened pair table (``tops``)
 SENTENCE_FIELDS = ("counts", "tie")  # stepdata's ``sentences``: what a merge did, its tie
 PARENT_FIELDS = ("left", "right", "number")  # tokendata's ``parents``
+START_FIELDS = ("counts", "first_merge")  # stepdata's ``start``: the text before any merge
 JOINED = 1  # ``broken`` of a merged token left to the browser: its joined hex, as ``hex``
 END_OF_WORD_BYTES = to_bytes(END_OF_WORD)
+
+
+def row(fields: tuple[str, ...], **values: Any) -> list[Any]:
+    """A record's row of ``fields``, each given by name, in the fields' order (their one
+    source).
+
+    >>> row(TOP_FIELDS, count=3, left=97, right=98)
+    [97, 98, 3]
+    """
+    if len(values) != len(fields):
+        raise ValueError(f"a row of {fields} was given {tuple(values)}")
+    return [values[name] for name in fields]
+
+
+def named(fields: tuple[str, ...], values: list[Any]) -> dict[str, Any]:
+    """A record's row of ``fields`` by name, as the browser reads it.
+
+    >>> named(PARENT_FIELDS, [97, 98, 1])
+    {'left': 97, 'right': 98, 'number': 1}
+    """
+    return dict(zip(fields, values, strict=True))
 
 
 class Kind(IntEnum):
@@ -39,6 +62,16 @@ class Kind(IntEnum):
     PLAIN = 0
     END_OF_WORD = 1
     SPECIAL = 2
+
+
+class Mark:
+    """How a token is outlined (a tokens record's ``marks``; the step view's ``viewAt``): the
+    CSS class ``bpe-<mark>`` of its span; no mark is ``""``. Plain strings, as they are sent.
+    """
+
+    PAIR_START = "ps"  # left token of an occurrence of the pair about to merge
+    PAIR_END = "pe"  # right token of it
+    NEW = "new"  # a token the merge just made
 
 
 def label_runs(data: bytes) -> str | list[str]:
@@ -100,9 +133,18 @@ def entry(
     (['ab', 't', 1, '', 0, '61623c2f773e'], ['<|x|>', 's', 2, '', 0, '3c7c787c3e'])
     """
     if special:
-        return [label_runs(data), title, Kind.SPECIAL.value, "", 0, data.hex()]
-    shown, kind = data, Kind.PLAIN
-    if end_of_word and data.endswith(END_OF_WORD_BYTES):
-        shown, kind = data[: -len(END_OF_WORD_BYTES)], Kind.END_OF_WORD
-    broken = "" if whole_characters(shown) else shown.hex()
-    return [label_runs(shown), title, kind.value, broken, shown.count(b"\n"), data.hex()]
+        shown, kind, broken = data, Kind.SPECIAL, ""
+    else:
+        shown, kind = data, Kind.PLAIN
+        if end_of_word and data.endswith(END_OF_WORD_BYTES):
+            shown, kind = data[: -len(END_OF_WORD_BYTES)], Kind.END_OF_WORD
+        broken = "" if whole_characters(shown) else shown.hex()
+    return row(
+        VOCAB_FIELDS,
+        label=label_runs(shown),
+        title=title,
+        kind=kind.value,
+        broken=broken,
+        newlines=0 if special else shown.count(b"\n"),
+        hex=data.hex(),
+    )

@@ -26,7 +26,8 @@ a token id; the places of a list that stands for one thing are named in :mod:`bp
 - ``merges``: per merge ``[left, right, made, count, replacements]``
   (:data:`~bpeviz.record.MERGE_FIELDS`);
 - ``sentences``: per merge ``[counts, tie]`` (:data:`~bpeviz.record.SENTENCE_FIELDS`: what
-  it did, and how a tie was broken or ``""``); ``start``: step 0's two sentences;
+  it did, and how a tie was broken or ``""``); ``start``: step 0's two sentences
+  ``[counts, first_merge]`` (:data:`~bpeviz.record.START_FIELDS`);
 - ``tops``: at steps ``0..merge_count``, the best ``TOP_PAIRS`` rows of the pair table,
   flattened ``[left, right, count, ...]`` (:data:`~bpeviz.record.TOP_FIELDS`); ``tied``:
   how many pairs share the top count (``TOP_PAIRS + 1``: that many or more);
@@ -55,7 +56,16 @@ from bpeviz.narration import (
     start_sentence,
     tie_sentence,
 )
-from bpeviz.record import JOINED, SCHEMA, VOCAB_FIELDS, vocab_entry
+from bpeviz.record import (
+    JOINED,
+    MERGE_FIELDS,
+    SCHEMA,
+    SENTENCE_FIELDS,
+    START_FIELDS,
+    VOCAB_FIELDS,
+    row,
+    vocab_entry,
+)
 from bpeviz.token_info import trained_origin
 from bpeviz.tokenizer import Tokenizer
 
@@ -160,16 +170,18 @@ def payload(
         tied = [(left, right) for left, right, count in top.rows if count == step.count]
         at_least = top.tied > TOP_PAIRS
         tie = tie_sentence(step, tokenizer, tied, top.tied, at_least=at_least) or ""
-        sentences.append([count_sentence(step, history.token_count(step.step - 1)), tie])
-    start = [
-        start_sentence(
+        counts = count_sentence(step, history.token_count(step.step - 1))
+        sentences.append(row(SENTENCE_FIELDS, counts=counts, tie=tie))
+    start = row(
+        START_FIELDS,
+        counts=start_sentence(
             len(history.text),
             history.token_count(0),
             end_of_word=tokenizer.end_of_word,
             specials=bool(tokenizer.special_tokens),
         ),
-        first_merge_sentence(history.steps[0] if merges else None, tokenizer),
-    ]
+        first_merge=first_merge_sentence(history.steps[0] if merges else None, tokenizer),
+    )
     vocab_size = history.vocab_size + len(tokenizer.special_tokens)
     return {
         "schema": SCHEMA,
@@ -190,7 +202,15 @@ def payload(
         "death": window_death.tolist(),
         "vocab": vocab_entries(tokenizer, history.base, vocab_size),
         "merges": [
-            [*step.pair, step.new_id, step.count, step.replacements] for step in history.steps
+            row(
+                MERGE_FIELDS,
+                left=step.pair[0],
+                right=step.pair[1],
+                made=step.new_id,
+                count=step.count,
+                replacements=step.replacements,
+            )
+            for step in history.steps
         ],
         "sentences": sentences,
         "start": start,

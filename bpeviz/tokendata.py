@@ -33,7 +33,7 @@ from typing import Any
 from bpeviz.corpus import base_size
 from bpeviz.narration import pieces_sentence
 from bpeviz.pretokenize import PieceKind, pretokenize_text, to_bytes
-from bpeviz.record import SCHEMA, vocab_entry
+from bpeviz.record import PARENT_FIELDS, SCHEMA, row, vocab_entry
 from bpeviz.token_info import rank_origin, trained_origin
 from bpeviz.tokenizer import Tokenizer, _merge_parts
 
@@ -183,7 +183,10 @@ def tokens_data(
         "pieces_rule": pieces_sentence(tokenizer.pretokenizer) if pieces is not None else "",
         "show": show,
         "group": group,
-        "parents": {str(token_id): list(made) for token_id, made in sorted(parents.items())},
+        "parents": {
+            str(token_id): row(PARENT_FIELDS, left=left, right=right, number=number)
+            for token_id, (left, right, number) in sorted(parents.items())
+        },
         "unit": "rank" if tokenizer.ranks is not None else "merge",
         "inspect": inspect,
         "scroll": scroll,

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bpeviz.app.marks import MARK_NEW, MARK_PAIR_END, MARK_PAIR_START
 from bpeviz.history import History, Segmentation
+from bpeviz.record import Mark
 
 
 def pair_marks(
@@ -35,8 +35,8 @@ def pair_marks(
     left = np.isin(before_starts, after_starts[made])
     right = np.isin(before_ends, after_ends[made]) & np.isin(before_starts, before_ends[left])
     marks = np.full(len(before_starts), "", dtype=object)
-    marks[left] = MARK_PAIR_START
-    marks[right & ~left] = MARK_PAIR_END
+    marks[left] = Mark.PAIR_START
+    marks[right & ~left] = Mark.PAIR_END
     return marks.tolist()
 
 
@@ -44,7 +44,7 @@ def new_marks(ids: np.ndarray, new_id: int | None) -> list[str]:
     """Marks for the tokens *after* a merge: every token it made."""
     marks = np.full(len(ids), "", dtype=object)
     if new_id is not None:
-        marks[ids == new_id] = MARK_NEW
+        marks[ids == new_id] = Mark.NEW
     return marks.tolist()
 
 

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from step_outline import new_marks, pair_marks, step_outline
 
-from bpeviz.app.marks import MARK_NEW, MARK_PAIR_END, MARK_PAIR_START
 from bpeviz.app.styles import stylesheet
 from bpeviz.app.trace import TraceRow, trace_lines, trace_rows, trace_summary_html, traced_part
 from bpeviz.history import train
+from bpeviz.record import Mark
 from bpeviz.tokenizer import TRACE_MAX_BYTES, Tokenizer, TraceStep
 from bpeviz.web import PALETTE
 
@@ -90,7 +90,7 @@ def test_pair_marks_are_exactly_the_occurrences_merged_left_to_right() -> None:
         before.starts, before.ends, after.starts, after.ends, after.ids, history.steps[0].new_id
     )
     assert marks == ["ps", "pe", "", "", "", "ps", "pe", "", "", "", ""]
-    assert marks.count(MARK_PAIR_START) == history.steps[0].replacements
+    assert marks.count(Mark.PAIR_START) == history.steps[0].replacements
 
 
 def test_pair_marks_do_not_cross_piece_boundaries() -> None:
@@ -111,7 +111,7 @@ def test_pair_marks_do_not_cross_piece_boundaries() -> None:
 
 def test_new_marks_flag_every_new_token() -> None:
     ids = np.array([256, 97, 256, 98])
-    assert new_marks(ids, 256) == [MARK_NEW, "", MARK_NEW, ""]
+    assert new_marks(ids, 256) == [Mark.NEW, "", Mark.NEW, ""]
     assert new_marks(ids, None) == ["", "", "", ""]
 
 
@@ -128,7 +128,7 @@ def test_trace_has_one_row_per_merge_plus_the_start() -> None:
         tokenizer, b" the", trace, rank_label=lambda rank: f"merge {rank + 1}"
     )
     assert len(lines) == len(trace) + 1 == 4 and more == 0
-    assert sum(line.marks.count(MARK_NEW) for line in lines) == len(trace)
+    assert sum(line.marks.count(Mark.NEW) for line in lines) == len(trace)
     labels = [line.name for line in lines]
     assert labels == ["start", "merge 1: “t” + “h”", "merge 2: “th” + “e”", "merge 4: “␣” + “the”"]
     assert lines[-1].ids == tuple(tokenizer.encode(" the"))
@@ -146,7 +146,7 @@ def test_a_merge_applied_at_several_places_is_one_row() -> None:
     lines, _ = trace_lines(tokenizer, b"aaaaa", trace, rank_label=lambda rank: f"merge {rank + 1}")
     assert len(lines) == 2
     assert lines[1].name == "merge 1: “a” + “a”, at 2 places"
-    assert lines[1].marks == (MARK_NEW, MARK_NEW, "")
+    assert lines[1].marks == (Mark.NEW, Mark.NEW, "")
     summary = html.unescape(trace_summary_html(b"aaaaa", trace, tokenizer.encode(b"aaaaa")))
     assert "is 3 tokens. Starting from its 5 bytes, 1 merge (2 joins) applies" in summary
 
@@ -208,7 +208,7 @@ def test_step_outline_at_a_merge_outlines_the_new_tokens_after_it() -> None:
     assert outline.legend == "new"
     assert len(outline.shown) == 9
     assert [i for i, mark in enumerate(outline.marks) if mark] == [0, 4]
-    assert set(outline.marks) == {"", MARK_NEW}
+    assert set(outline.marks) == {"", Mark.NEW}
 
 
 def test_step_outline_before_a_merge_outlines_both_halves_of_each_occurrence() -> None:
@@ -217,9 +217,9 @@ def test_step_outline_before_a_merge_outlines_both_halves_of_each_occurrence() -
     outline = step_outline(history, 2, before=True)
     assert outline.legend == "pair"
     assert len(outline.shown) == 9
-    assert outline.marks[:2] == [MARK_PAIR_START, MARK_PAIR_END]
-    assert outline.marks[4:6] == [MARK_PAIR_START, MARK_PAIR_END]
-    assert [mark for mark in outline.marks if mark] == [MARK_PAIR_START, MARK_PAIR_END] * 2
+    assert outline.marks[:2] == [Mark.PAIR_START, Mark.PAIR_END]
+    assert outline.marks[4:6] == [Mark.PAIR_START, Mark.PAIR_END]
+    assert [mark for mark in outline.marks if mark] == [Mark.PAIR_START, Mark.PAIR_END] * 2
 
 
 def test_step_outline_at_step_0_outlines_the_pair_merge_1_joins() -> None:

@@ -7,6 +7,8 @@ import pytest
 from apptest_support import open_page, plain, token_views
 from tekken_oracle import OFFERED as TEKKEN_OFFERED
 
+from bpeviz.record import VOCAB_FIELDS, named
+
 PAGE = "app_pages/compare.py"
 
 
@@ -24,7 +26,7 @@ def span_views(at) -> list[dict]:
 
 
 def labels(view: dict) -> str:
-    runs = (view["vocab"][str(token_id)][0] for token_id in view["ids"])
+    runs = (named(VOCAB_FIELDS, view["vocab"][str(token_id)])["label"] for token_id in view["ids"])
     return "".join(run if isinstance(run, str) else "".join(run) for run in runs)
 
 

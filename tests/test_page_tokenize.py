@@ -27,6 +27,7 @@ from tiktoken_oracle import chat_oracle
 from bpeviz.app.links import MAX_LINK_TEXT_CHARS
 from bpeviz.app.trace import trace_rows
 from bpeviz.narration import pieces_sentence
+from bpeviz.record import VOCAB_FIELDS, Kind, named
 from bpeviz.tokendata import piece_starts, token_parents
 from bpeviz.tokenizer import Tokenizer
 
@@ -65,10 +66,15 @@ def shown_ids(at: AppTest) -> list[int]:
     return spans(at)["ids"]
 
 
+def entry(data: dict[str, Any], token_id: int) -> dict[str, Any]:
+    """Token ``token_id``'s vocabulary entry in a tokens record, by name."""
+    return named(VOCAB_FIELDS, data["vocab"][str(token_id)])
+
+
 def shown_text(at: AppTest) -> str:
     """The labels of the tokens drawn, in order (whitespace made visible, hex as ``<E3>``)."""
     data = spans(at)
-    labels = (data["vocab"][str(token_id)][0] for token_id in data["ids"])
+    labels = (entry(data, token_id)["label"] for token_id in data["ids"])
     return "".join(label if isinstance(label, str) else "".join(label) for label in labels)
 
 
@@ -123,7 +129,7 @@ def test_split_characters_show_as_hex_and_are_grouped() -> None:
     at = tokenize_page()
     run(at.text_area(key="tok_text").input("駅"))
     data = spans(at)
-    assert len(data["ids"]) == 3 and all(data["vocab"][str(i)][3] for i in data["ids"])
+    assert len(data["ids"]) == 3 and all(entry(data, i)["broken"] for i in data["ids"])
     assert data["group"] is True
     run(at.toggle(key="tok_group").set_value(False))
     assert spans(at)["group"] is False
@@ -144,7 +150,7 @@ def test_special_tokens_are_shown_distinctly(cl100k: Tokenizer) -> None:
     at = tokenize_page(tok_model="cl100k_base")
     run(at.text_area(key="tok_text").input("end<|endoftext|>start"))
     data = spans(at)
-    assert [data["vocab"][str(i)][2] for i in data["ids"]].count(2) == 1
+    assert [entry(data, i)["kind"] for i in data["ids"]].count(Kind.SPECIAL) == 1
     assert cl100k.encode("end<|endoftext|>start")[1] == 100257
 
 
@@ -238,7 +244,7 @@ def test_tekken_shows_mistrals_bos_first_then_the_texts_ids(
         unavailable("the mistral-common wheel is not downloaded (make tekken)")
     at = tokenize_page(tok_model="tekken_240911", tok_text="Hello world", tok_view="Token ids")
     assert shown_ids(at) == [1, 22177, 4304]
-    assert spans(at)["vocab"]["1"][0] == "<s>"
+    assert entry(spans(at), 1)["label"] == "<s>"
     assert any("<s> (id 1, its BOS)" in plain(caption.value) for caption in at.caption)
     assert at.metric[2].value == "3"
     text = "駅前の本屋で 12345 [INST] café"

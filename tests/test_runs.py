@@ -5,6 +5,8 @@ Every expected value below is worked out by hand in the test's docstring.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bpeviz.app.runs import (
@@ -73,6 +75,21 @@ def test_merges_are_compared_as_bytes(first_vs_lexmin) -> None:
     assert [m.count for m in merges_of(a)] == [4, 2, 2]
     # Id 257 means aaa in A and ab in B: only bytes can be compared.
     assert a.steps[1].new_id == b.steps[1].new_id == 257
+
+
+def test_the_cards_chips_are_coloured_by_id_as_the_browser_colours_them(first_vs_lexmin) -> None:
+    """Merge 2 of A joins aa (256) and a (97) into aaa (257); of B, a (97) and b (98) into ab
+    (257). The palette has 8 colours and a token's is its id mod 8 (dom.js's colourClass)."""
+    a, b = first_vs_lexmin
+    difference = first_difference(merges_of(a), merges_of(b))
+    assert difference is not None
+    assert (difference.a.ids, difference.b.ids) == ((256, 97, 257), (97, 98, 257))
+    html = difference_html(difference, merge_counts=(3, 3))
+    chips = re.findall(r'class="bpe-chip (bpe-c\d)">([^<]*)<', html)
+    assert chips == [
+        ("bpe-c0", "aa"), ("bpe-c1", "a"), ("bpe-c1", "aaa"),
+        ("bpe-c1", "a"), ("bpe-c2", "b"), ("bpe-c1", "ab"),
+    ]  # fmt: skip
 
 
 def test_first_difference_is_the_tie_at_merge_2(first_vs_lexmin) -> None:

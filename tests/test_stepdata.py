@@ -18,7 +18,7 @@ from sample_runs import sample_history
 
 from bpeviz.history import History, train
 from bpeviz.narration import count_sentence
-from bpeviz.record import label_runs
+from bpeviz.record import MERGE_FIELDS, SENTENCE_FIELDS, label_runs, named
 from bpeviz.samples import get_sample
 from bpeviz.stepdata import (
     TOP_PAIRS,
@@ -89,9 +89,12 @@ def test_payload_says_what_the_engine_recorded() -> None:
     merges = history.merge_count
     assert data["merge_count"] == merges and data["base"] == 256
     assert data["tokens"] == [history.token_count(k) for k in range(merges + 1)]
-    assert data["merges"][9] == [*history.steps[9].pair, history.steps[9].new_id,
-                                 history.steps[9].count, history.steps[9].replacements]  # fmt: skip
-    assert data["sentences"][9][0] == count_sentence(history.steps[9], history.token_count(9))
+    step = history.steps[9]
+    merge = named(MERGE_FIELDS, data["merges"][9])
+    assert merge == {"left": step.pair[0], "right": step.pair[1], "made": step.new_id,
+                     "count": step.count, "replacements": step.replacements}  # fmt: skip
+    sentences = named(SENTENCE_FIELDS, data["sentences"][9])
+    assert sentences["counts"] == count_sentence(step, history.token_count(9))
     rows, tied = table_head(history, 9, TOP_PAIRS)
     assert data["tops"][9] == [value for row in rows for value in row]
     assert data["tied"][9] == tied

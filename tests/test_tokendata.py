@@ -17,7 +17,7 @@ from tiktoken._educational import bpe_encode
 from bpeviz import train
 from bpeviz.openai_ranks import load_encoding
 from bpeviz.pretokenize import pretokenize
-from bpeviz.record import SCHEMA
+from bpeviz.record import SCHEMA, VOCAB_FIELDS, Kind, named
 from bpeviz.tokendata import piece_starts, rank_parents, token_entry, token_parents, tokens_data
 from bpeviz.tokenizer import Tokenizer
 
@@ -46,7 +46,8 @@ def test_entries_say_end_of_word_special_and_broken_bytes() -> None:
     tokenizer = Tokenizer.from_merges([(108, 111)], end_of_word=True, special_tokens=["<|e|>"])
     low = tokenizer.encode("lo")
     assert low[-1] == 256  # the </w> marker
-    assert token_entry(tokenizer, 256)[2] == 1 and token_entry(tokenizer, 256)[0] == ""
+    marker = named(VOCAB_FIELDS, token_entry(tokenizer, 256))
+    assert marker["kind"] == Kind.END_OF_WORD and marker["label"] == ""
     special = tokenizer.special_tokens["<|e|>"]
     assert token_entry(tokenizer, special) == [
         "<|e|>",
@@ -64,7 +65,8 @@ def test_entries_say_end_of_word_special_and_broken_bytes() -> None:
         0,
         "e9",
     ]
-    assert token_entry(tokenizer, 10)[4] == 1  # a newline breaks the line after it
+    newline = named(VOCAB_FIELDS, token_entry(tokenizer, 10))
+    assert newline["newlines"] == 1  # a newline breaks the line after it
 
 
 def test_a_rank_replay_splits_a_token_into_the_last_two_parts() -> None:
@@ -91,7 +93,8 @@ def test_cl100k_hello_is_built_by_the_rank_replay(cl100k: Tokenizer) -> None:
         assert bpe_encode(lower, data, visualise=None) == [left, right]
     data = tokens_data(cl100k, [hello])
     assert data["unit"] == "rank"
-    assert data["vocab"][str(hello)][1] == f"id {hello} · bytes 20 68 65 6C 6C 6F · rank {hello}"
+    title = named(VOCAB_FIELDS, data["vocab"][str(hello)])["title"]
+    assert title == f"id {hello} · bytes 20 68 65 6C 6C 6F · rank {hello}"
     single = {i for i in map(int, data["vocab"]) if len(cl100k.token_bytes(i)) == 1}
     assert {cl100k.token_bytes(i) for i in single} == {bytes([b]) for b in b" helo"}
 

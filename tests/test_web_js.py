@@ -31,7 +31,7 @@ from step_outline import step_outline
 from bpeviz.history import History, train
 from bpeviz.stepdata import TOP_PAIRS, payload, quiz_order
 from bpeviz.tokendata import token_entry, token_parents, tokens_data
-from bpeviz.web import asset, script
+from bpeviz.web import SCRIPTS, asset, colour_index, script
 
 TESTS = Path(__file__).parent / "js"
 
@@ -124,6 +124,9 @@ def test_the_browsers_pure_functions_agree_with_the_engine(node: str, tmp_path: 
     (tmp_path / "lesson_keys.mjs").write_text(asset("lesson_keys.js"), encoding="utf-8")
     cases = {name: case(*settings) for name, settings in CASES.items()}
     (tmp_path / "cases.json").write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
+    # the palette colour of ids 0..99 as Python colours a chip (bpeviz.web.chip_html)
+    colours = [colour_index(token_id) for token_id in range(100)]
+    (tmp_path / "colours.json").write_text(json.dumps(colours), encoding="utf-8")
     tests = sorted(str(path) for path in TESTS.glob("*.test.mjs"))
     assert tests, "no tests/js/*.test.mjs"
     env = {**os.environ, "BPEVIZ_JS_CASES": str(tmp_path)}
@@ -134,3 +137,35 @@ def test_the_browsers_pure_functions_agree_with_the_engine(node: str, tmp_path: 
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     ran = re.search(r"ℹ pass (\d+)", done.stdout)
     assert ran and int(ran.group(1)) > 0 and re.search(r"ℹ fail 0\b", done.stdout), done.stdout
+
+
+_DEFINED = re.compile(
+    r"^(?:export )?(?:default )?(?:async )?(?:function|class|const|let)\s+([A-Za-z_$][\w$]*)", re.M
+)
+_NOT_CODE = re.compile(r"//[^\n]*|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
+
+
+def _uses(code: str, name: str) -> bool:
+    """Whether ``code`` (comments and plain strings gone) uses the top-level ``name``: not
+    as a property (``x.name``), an object's key (``name:``), or a name it declares itself
+    (its own variable or a function's parameter)."""
+    own = rf"\b(?:const|let|var|function|class)\s+{name}\b|function\s*\w*\s*\([^)]*\b{name}\b"
+    if re.search(own, code):
+        return False
+    return re.search(rf"(?<![\w$.]){re.escape(name)}\b(?!:)", code) is not None
+
+
+def test_each_script_uses_only_what_an_earlier_one_defines() -> None:
+    """The joined script reads top to bottom: each file uses the top-level names of the files
+    before it (or its own), never one that a later file defines."""
+    home = {}
+    for name in SCRIPTS:
+        for found in _DEFINED.findall(asset(name)):
+            home.setdefault(found, name)
+    later = [
+        f"{name} uses {used} of {home[used]}"
+        for place, name in enumerate(SCRIPTS)
+        for used in home
+        if SCRIPTS.index(home[used]) > place and _uses(_NOT_CODE.sub("", asset(name)), used)
+    ]
+    assert later == [], later

@@ -18,6 +18,7 @@ from typing import Any
 
 from bpeviz.app import settings as cfg
 from bpeviz.app.charts import PICK
+from bpeviz.pretokenize import END_OF_WORD
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ SETTING_NAMES = {
     cfg.KEY_VOCAB: "vocab size",
     cfg.KEY_PRETOKENIZER: "pre-tokenizer",
     cfg.KEY_TIE_BREAK: "tie rule",
-    cfg.KEY_END_OF_WORD: "</w>",
+    cfg.KEY_END_OF_WORD: END_OF_WORD,
     cfg.KEY_SPECIALS: "special tokens",
 }
 

@@ -23,13 +23,13 @@ training (the app trains each run once, cached) and widgets.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import altair as alt
 import pandas as pd
 
 from bpeviz.history import History
-from bpeviz.pretokenize import pretokenize
+from bpeviz.pretokenize import END_OF_WORD, pretokenize
 from bpeviz.readable import readable
 
 RUN_NAMES: tuple[str, str] = ("A", "B")
@@ -59,7 +59,7 @@ class RunSettings:
         """One line for a heading: ``gpt4 · ties: first · vocab 512``."""
         parts = [self.pretokenizer, f"ties: {self.tie_break}", f"vocab {self.vocab_size:,}"]
         if self.end_of_word:
-            parts.append("</w>")
+            parts.append(END_OF_WORD)
         return " · ".join(parts)
 
 
@@ -67,13 +67,16 @@ class RunSettings:
 class Merge:
     """One merge as bytes: comparable across runs, whose ids differ.
 
-    ``step`` counts from 1; ``count`` is how often the pair occurred when it was merged.
+    ``step`` counts from 1; ``count`` is how often the pair occurred when it was merged;
+    ``ids``: the run's ids of left, right and the token made, which colour its chips as the
+    browser colours a token (``None``: a merge written by hand). Merges compare by bytes only.
     """
 
     step: int
     left: bytes
     right: bytes
     count: int
+    ids: tuple[int, int, int] | None = field(default=None, compare=False)
 
     @property
     def pair(self) -> tuple[bytes, bytes]:
@@ -97,7 +100,13 @@ def merges_of(history: History) -> list[Merge]:
     """
     token_bytes = history.tokenizer.token_bytes
     return [
-        Merge(step.step, token_bytes(step.pair[0]), token_bytes(step.pair[1]), step.count)
+        Merge(
+            step.step,
+            token_bytes(step.pair[0]),
+            token_bytes(step.pair[1]),
+            step.count,
+            ids=(*step.pair, step.new_id),
+        )
         for step in history.steps
     ]
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from bpeviz.app.marks import MARK_NEW
 from bpeviz.app.runs import RUN_NAMES, FirstDifference, Merge, RunSettings, cut_by
 from bpeviz.app.spans import esc
+from bpeviz.narration import quoted
 from bpeviz.readable import readable
-from bpeviz.web import PALETTE
+from bpeviz.record import Mark
+from bpeviz.web import chip_html, chip_note_html
 
 
 def difference_reason(
@@ -45,7 +46,7 @@ def difference_reason(
     for name, merge, other, settings in runs:
         if cut_by([merge], settings.pretokenizer):
             return (
-                f"{name}'s new token “{readable(merge.token)}” spans two pieces of {other}'s "
+                f"{name}'s new token {quoted(readable(merge.token))} spans two pieces of {other}'s "
                 f"pre-tokenizer ({settings.pretokenizer}), so {other} can never make it."
             )
     if difference.same_count:
@@ -62,15 +63,6 @@ def difference_reason(
     )
 
 
-def _chip(data: bytes) -> str:
-    """A token chip coloured by its bytes, so the same token looks the same in both runs."""
-    colour = sum(data) % len(PALETTE)
-    return (
-        f'<span class="bpe-chipbox"><span class="bpe-chip bpe-c{colour}">'
-        f"{esc(readable(data)) or '&#8203;'}</span></span>"
-    )
-
-
 # One line per run inside the card's single equation box (the stylesheet's presentation
 # layout puts that box in the card's left column and the sentences on the right).
 _LINES_STYLE = "flex-direction:column;align-items:flex-start"
@@ -80,16 +72,17 @@ _LINE_STYLE = "display:flex;flex-wrap:wrap;align-items:center;gap:.5rem"
 def _merge_line(name: str, merge: Merge | None, last: int) -> str:
     if merge is None:
         said = f"stopped after {last:,} merges" if last != 1 else "stopped after 1 merge"
-        content = f'<span class="bpe-chipid">{esc(said)}</span>'
+        content = chip_note_html(said)
     else:
         times = "once" if merge.count == 1 else f"{merge.count:,} times"
+        left, right, made = merge.ids or (None, None, None)
         content = (
-            _chip(merge.left)
+            chip_html(readable(merge.left), left)
             + '<span class="bpe-op">+</span>'
-            + _chip(merge.right)
+            + chip_html(readable(merge.right), right)
             + '<span class="bpe-op">→</span>'
-            + _chip(merge.token)
-            + f'<span class="bpe-chipid">{esc(times)}</span>'
+            + chip_html(readable(merge.token), made)
+            + chip_note_html(times)
         )
     return (
         f'<div class="bpe-run-line" style="{_LINE_STYLE}">'
@@ -147,7 +140,7 @@ def own_cut_marks(starts: np.ndarray, other_starts: np.ndarray) -> list[str]:
     ['', 'new', '']
     """
     alone = ~np.isin(starts, other_starts)
-    return [MARK_NEW if flag else "" for flag in alone.tolist()]
+    return [Mark.NEW if flag else "" for flag in alone.tolist()]
 
 
 def crossing_sentence(

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from bpeviz.config import TrainingConfig
 from bpeviz.corpus import base_size
+from bpeviz.pretokenize import END_OF_WORD
 from bpeviz.readable import counted
 from bpeviz.samples import DEFAULT_SAMPLE_KEY, Sample, get_sample, list_samples
 
@@ -104,7 +105,7 @@ class Settings:
         """One line for a caption: ``vocab 512 · gpt4 · ties: first``."""
         parts = [f"vocab {self.vocab_size:,}", self.pretokenizer, f"ties: {self.tie_break}"]
         if self.end_of_word:
-            parts.append("</w>")
+            parts.append(END_OF_WORD)
         if self.special_tokens:
             parts.append("specials: " + " ".join(self.special_tokens))
         return " · ".join(parts)

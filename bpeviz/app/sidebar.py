@@ -18,7 +18,7 @@ from bpeviz.app.state import (
 from bpeviz.app.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB, format_size
 from bpeviz.app.widgets import caption
 from bpeviz.config import MAX_VOCAB_SIZE
-from bpeviz.pretokenize import PRETOKENIZER_REGISTRY, PRETOKENIZERS
+from bpeviz.pretokenize import END_OF_WORD, PRETOKENIZER_REGISTRY, PRETOKENIZERS
 from bpeviz.samples import get_sample, list_samples
 from bpeviz.tie_rules import TIE_BREAKS, TIE_RULES
 
@@ -130,7 +130,8 @@ def sidebar() -> None:
             persist_state="session",
             min_value=1,
             step=1,
-            help="256 byte tokens plus one per merge (plus the </w> marker when it is on). "
+            help=f"256 byte tokens plus one per merge (plus the {END_OF_WORD} marker when it is "
+            "on). "
             f"At most {MAX_VOCAB_SIZE:,}; training stops early when no pair is left.",
         )
         st.selectbox(
@@ -160,7 +161,7 @@ def sidebar() -> None:
             help="Separated by spaces or commas. A special token is never split or merged.",
         )
         st.checkbox(
-            "</w> end-of-word marker",
+            f"{END_OF_WORD} end-of-word marker",
             value=bool(state.get(cfg.KEY_END_OF_WORD)),
             key=cfg.KEY_END_OF_WORD,
             persist_state="session",

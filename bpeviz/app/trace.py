@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bpeviz.app.marks import MARK_NEW
 from bpeviz.app.spans import esc, token_label
 from bpeviz.corpus import END_OF_WORD_ID
 from bpeviz.narration import quoted
 from bpeviz.pretokenize import to_bytes
 from bpeviz.readable import counted, readable
+from bpeviz.record import Mark
 from bpeviz.tokenizer import TRACE_MAX_BYTES, Tokenizer, TraceStep
 
 
@@ -136,7 +136,7 @@ def trace_lines(
         marks = ["" for _ in row.tokens_after]
         for position in row.new_positions:
             if position < len(marks):
-                marks[position] = MARK_NEW
+                marks[position] = Mark.NEW
         lines.append(TraceLine(name, row.tokens_after, tuple(marks)))
     return lines, max(len(folded) - max_steps, 0)
 

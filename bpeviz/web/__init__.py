@@ -1,13 +1,14 @@
 """The browser's half of bpeviz: plain JavaScript and CSS kept as files in the package.
 
 The script is a few files with one idea each, joined in a fixed order (:data:`SCRIPTS`) into
-one ES module, with no build tool: its DOM helpers, keyboard paths (one Tab stop per box,
-arrows between its items), the record's pure functions (tested by ``node --test``,
-``tests/js``), token spans, the inspector, the step view's panels, the quiz,
+one ES module, with no build tool: the record's pure functions (tested by ``node --test``,
+``tests/js``), its DOM helpers, keyboard paths (one Tab stop per box, arrows between its
+items), token spans, the inspector, the step view's panels, the quiz (solo and the class's),
 controls and view, and the entry points. Above them :func:`constants` writes what Python
-defines once: the record's field names (:mod:`bpeviz.record`), the palette's size, ``</w>``
-and the quotes of a token's name. ``tokens.css`` styles every span, card and legend (the
-palette's colours come from :data:`PALETTE`); ``step.css`` lays out the step view;
+defines once: the record's field names, kinds and marks (:mod:`bpeviz.record`), the
+palette's size, ``</w>`` and the quotes of a token's name. ``tokens.css`` styles every
+span, card and legend (the palette's colours come from :data:`PALETTE`); ``step.css`` lays
+out the step view;
 ``page.css`` frames an exported page. The app serves them inline (a Streamlit component and
 the page's stylesheet) and an exported page carries them inline: nothing is fetched.
 """
@@ -18,24 +19,25 @@ import html
 import json
 from functools import cache
 from importlib.resources import files
+from typing import Any
 
 from bpeviz import record
 from bpeviz.narration import quoted
 from bpeviz.pretokenize import END_OF_WORD
 
-SCRIPTS = (
+SCRIPTS = (  # each file uses only what it or an earlier one defines (tests/test_web_js.py)
+    "record.js",
     "dom.js",
     "keyboard.js",
-    "record.js",
     "spans.js",
     "inspector.js",
     "panels.js",
     "quiz.js",
+    "live_quiz.js",
     "controls.js",
     "address.js",
     "step_view.js",
     "live.js",
-    "live_quiz.js",
     "class_bar.js",
     "main.js",
 )
@@ -60,6 +62,26 @@ PALETTE: tuple[tuple[str, str], ...] = (
 )
 
 
+def colour_index(token_id: int) -> int:
+    """The palette colour of a token drawn by itself: the same id has the same colour
+    wherever it is drawn (the script's ``colourIndex``; tests/test_web_js.py holds them equal).
+    """
+    return token_id % len(PALETTE)
+
+
+def chip_html(label: str, token_id: int | None) -> str:
+    """A token drawn by itself, as markup for ``st.html``: the script's ``chip`` in its box, its
+    label escaped (``None``: an id not known, drawn without a colour)."""
+    colour = "" if token_id is None else f" bpe-c{colour_index(token_id)}"
+    text = html.escape(label) or "&#8203;"
+    return f'<span class="bpe-chipbox"><span class="bpe-chip{colour}">{text}</span></span>'
+
+
+def chip_note_html(text: str) -> str:
+    """A note beside chips (the merge card's ``id 97``), its text escaped."""
+    return f'<span class="bpe-chipid">{html.escape(text)}</span>'
+
+
 @cache
 def asset(name: str) -> str:
     """The text of one of this folder's files."""
@@ -68,6 +90,10 @@ def asset(name: str) -> str:
 
 def _names(fields: tuple[str, ...]) -> str:
     return json.dumps({name: index for index, name in enumerate(fields)})
+
+
+def _public(names: type) -> dict[str, Any]:
+    return {name: value for name, value in vars(names).items() if not name.startswith("_")}
 
 
 def constants() -> str:
@@ -85,7 +111,9 @@ def constants() -> str:
         f"const TOP_ROW = {len(record.TOP_FIELDS)};",
         f"const SENTENCE = {_names(record.SENTENCE_FIELDS)};",
         f"const PARENT = {_names(record.PARENT_FIELDS)};",
+        f"const START = {_names(record.START_FIELDS)};",
         f"const KIND = {json.dumps({kind.name: kind.value for kind in record.Kind})};",
+        f"const MARK = {json.dumps(_public(record.Mark))};",
         f"const JOINED = {record.JOINED};",
         f"const END_OF_WORD = {json.dumps(END_OF_WORD)};",
         f"const PALETTE_SIZE = {len(PALETTE)};",
@@ -142,4 +170,14 @@ def step_page(payload_json: str, *, title: str, subtitle: str) -> str:
     )
 
 
-__all__ = ["PALETTE", "asset", "constants", "script", "step_page", "stylesheets"]
+__all__ = [
+    "PALETTE",
+    "asset",
+    "chip_html",
+    "chip_note_html",
+    "colour_index",
+    "constants",
+    "script",
+    "step_page",
+    "stylesheets",
+]

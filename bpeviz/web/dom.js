@@ -48,7 +48,7 @@ function cssMilliseconds(node, name) {
 }
 
 // The palette colour of a token: the same id keeps its colour wherever it is drawn.
-const colourClass = (id) => `bpe-c${id % PALETTE_SIZE}`;
+const colourClass = (id) => `bpe-c${colourIndex(id)}`;
 
 // A token drawn by itself (a chip): its full label in its colour. The one chip of every
 // view: the merge card, the quiz's choices, the inspector and the build tree.

@@ -30,9 +30,8 @@ export function stepSource(record) {
 // A tokens record's source (bpeviz.tokendata): its parents table, by merge or by rank.
 export function tokensSource(record, vocab) {
   return sourceOf(vocab, record.unit || "merge", (id) => {
-    const parents = record.parents && record.parents[id];
-    if (!parents) return null;
-    return { left: parents[PARENT.left], right: parents[PARENT.right], number: parents[PARENT.number], count: null };
+    const parents = tokenParents(record, id);
+    return parents && { ...parents, count: null };
   });
 }
 
@@ -84,7 +83,7 @@ function inspectorCard(source, id, countLine, close) {
   else if (made.kind === "byte") where = "A single byte: every text starts as these, before any merge.";
   else if (made.kind === "marker") where = `The ${END_OF_WORD} marker that ends each word.`;
   else {
-    const parents = `${quoted(fullLabel(source.vocab, made.left))} + ${quoted(fullLabel(source.vocab, made.right))}`;
+    const parents = pairWords(source.vocab, made.left, made.right);
     where = source.unit === "rank" ? `Rank ${number(made.number)}: the encoder builds it from ${parents}.` : `Made by merge ${number(made.number)}: ${parents}.`;
     if (made.count !== null) where += ` When it was made, that pair occurred ${counted(made.count, "time")} in the training text.`;
   }

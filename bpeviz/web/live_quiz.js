@@ -15,14 +15,12 @@ function classQuizCard(record, k, link, onNext) {
   const spread = question && question.spread;
   const mine = question ? question.mine : undefined;
   box.append(focusable(el("h2", "bpe-card-title", `Class quiz: guess merge ${number(k + 1)}`)));
-  box.append(el("p", "", `Which pair will merge ${number(k + 1)} join? The most frequent pair in the text below wins; a tie goes by the rule ${quoted(record.rule)}.`));
+  box.append(quizQuestion(record, k));
   const choices = el("div", "bpe-choices");
   const answerable = !link.teacher && question && !revealed && mine === undefined;
-  for (const { row, left, right, count } of quizChoices(record, k)) {
-    const choice = el("button", "bpe-choice");
-    choice.type = "button";
-    choice.dataset.row = row;
-    choice.append(chip(vocab, left), el("span", "bpe-op", "+"), chip(vocab, right));
+  for (const offer of quizChoices(record, k)) {
+    const { row, count } = offer;
+    const choice = choiceButton(vocab, offer);
     if (spread) {
       const votes = el("span", "bpe-choice-votes", `${counted(spread[row], "answer")}`);
       const bar = el("span", "bpe-vote-bar");
@@ -52,15 +50,12 @@ function classQuizCard(record, k, link, onNext) {
   box.append(tally);
   if (revealed) {
     const { left, right } = mergeOf(record, k + 1);
-    const joined = `${quoted(fullLabel(vocab, left))} + ${quoted(fullLabel(vocab, right))}`;
+    const joined = pairWords(vocab, left, right);
     if (!link.teacher) {
       const verdict = mine === undefined ? `Merge ${number(k + 1)} joins ${joined}.` : question.right_rows.includes(mine) ? "✓ Right!" : `✗ Not this one: merge ${number(k + 1)} joins ${joined}.`;
       box.append(focusable(el("p", mine !== undefined && question.right_rows.includes(mine) ? "bpe-verdict bpe-good" : "bpe-verdict bpe-bad", verdict)));
     }
-    const sentences = record.sentences[k];
-    box.append(el("p", "", sentences[SENTENCE.counts]));
-    const tie = tieParagraph(sentences[SENTENCE.tie]);
-    if (tie) box.append(tie);
+    box.append(...mergeSentences(record, k + 1));
     if (link.teacher) box.append(button("Next question ›", "Merge this pair and ask the class the next one.", onNext, true));
   } else if (link.teacher && question) {
     box.append(button("Reveal the answer", "Show everyone the answer and how the class voted.", () => link.reveal(record, k), true));

@@ -49,8 +49,10 @@ export function mountPage() {
 // step view's inspector and its reader of the tokens as text.
 export function mountTokens(root, record) {
   if (refused(root, record)) return;
-  const parents = record.parents || {};
-  const vocab = completeVocab(record.vocab, (id) => (parents[id] ? [parents[id][PARENT.left], parents[id][PARENT.right]] : null));
+  const vocab = completeVocab(record.vocab, (id) => {
+    const parents = tokenParents(record, id);
+    return parents && [parents.left, parents.right];
+  });
   const ids = record.ids;
   const showIds = record.show === "ids";
   const pieces = record.pieces ? new Set(record.pieces) : null;

@@ -8,28 +8,30 @@ function chipWithId(vocab, id, isNew) {
   return box;
 }
 
-// The sentence that says how a tie was broken ("" when there was none): null.
-function tieParagraph(tie) {
-  if (!tie) return null;
-  const sentence = el("p", "bpe-tie");
-  sentence.append(el("b", "", "Tie."), " ", tie);
-  return sentence;
+// What merge `number` (1-based) did, in paragraphs: its counts, then how a tie was broken
+// when there was one.
+function mergeSentences(record, number) {
+  const sentences = record.sentences[number - 1];
+  const paragraphs = [el("p", "", sentences[SENTENCE.counts])];
+  if (sentences[SENTENCE.tie]) {
+    const tie = el("p", "bpe-tie");
+    tie.append(el("b", "", "Tie."), " ", sentences[SENTENCE.tie]);
+    paragraphs.push(tie);
+  }
+  return paragraphs;
 }
 
 function card(record, k) {
   const box = el("div", "bpe-card");
   if (k === 0) {
-    const [counts, first] = record.start;
-    box.append(el("h2", "bpe-card-title", "Step 0: no merges yet"), el("p", "", counts), el("p", "", first));
+    const start = record.start;
+    box.append(el("h2", "bpe-card-title", "Step 0: no merges yet"), el("p", "", start[START.counts]), el("p", "", start[START.first_merge]));
     return box;
   }
   const { left, right, made } = mergeOf(record, k);
-  const sentences = record.sentences[k - 1];
   const equation = el("div", "bpe-eq");
   equation.append(chipWithId(record.vocab, left), el("span", "bpe-op", "+"), chipWithId(record.vocab, right), el("span", "bpe-op", "→"), chipWithId(record.vocab, made, true));
-  box.append(el("h2", "bpe-card-title", `Merge ${number(k)} of ${number(record.merge_count)}`), equation, el("p", "", sentences[SENTENCE.counts]));
-  const tie = tieParagraph(sentences[SENTENCE.tie]);
-  if (tie) box.append(tie);
+  box.append(el("h2", "bpe-card-title", `Merge ${number(k)} of ${number(record.merge_count)}`), equation, ...mergeSentences(record, k));
   return box;
 }
 

@@ -6,6 +6,21 @@ function answeredRight(record, step, row) {
   return rightRows(quizChoices(record, step)).has(row);
 }
 
+// The question of the quiz on the merge after step k.
+function quizQuestion(record, k) {
+  return el("p", "", `Which pair will merge ${number(k + 1)} join? The most frequent pair in the text below wins; a tie goes by the rule ${quoted(record.rule)}.`);
+}
+
+// One of the quiz's choices: a button of the pair `left` + `right`, row `row` of its table.
+function choiceButton(vocab, { row, left, right }) {
+  const choice = el("button", "bpe-choice");
+  choice.type = "button";
+  choice.dataset.row = row;
+  choice.dataset.pair = `${left},${right}`;
+  choice.append(chip(vocab, left), el("span", "bpe-op", "+"), chip(vocab, right));
+  return choice;
+}
+
 function quizCard(record, k, answers, answer, next) {
   const box = el("div", "bpe-card bpe-quiz");
   const score = el("div", "bpe-score");
@@ -18,16 +33,13 @@ function quizCard(record, k, answers, answer, next) {
   const vocab = record.vocab;
   const chosen = answers.has(k) ? answers.get(k) : null;
   box.append(el("h2", "bpe-card-title", `Guess merge ${number(k + 1)}`));
-  box.append(el("p", "", `Which pair will merge ${number(k + 1)} join? The most frequent pair in the text below wins; a tie goes by the rule ${quoted(record.rule)}.`));
+  box.append(quizQuestion(record, k));
   const choices = el("div", "bpe-choices");
   const offered = quizChoices(record, k);
   const good = rightRows(offered);
-  for (const { row, left, right, count } of offered) {
-    const choice = el("button", "bpe-choice");
-    choice.type = "button";
-    choice.dataset.row = row;
-    choice.dataset.pair = `${left},${right}`;
-    choice.append(chip(vocab, left), el("span", "bpe-op", "+"), chip(vocab, right));
+  for (const offer of offered) {
+    const { row, count } = offer;
+    const choice = choiceButton(vocab, offer);
     if (chosen !== null) {
       choice.disabled = true;
       choice.append(el("span", "bpe-choice-count", counted(count, "time")));
@@ -49,13 +61,9 @@ function quizCard(record, k, answers, answer, next) {
   }
   box.append(choices);
   if (chosen !== null) {
-    const { left, right } = mergeOf(record, k + 1);
     const verdict = quizVerdict(record, k, chosen);
     box.append(el("p", good.has(chosen) ? "bpe-verdict bpe-good" : "bpe-verdict bpe-bad", verdict));
-    const sentences = record.sentences[k];
-    box.append(el("p", "", sentences[SENTENCE.counts]));
-    const tie = tieParagraph(sentences[SENTENCE.tie]);
-    if (tie) box.append(tie);
+    box.append(...mergeSentences(record, k + 1));
     box.append(button(`Next question ›`, "Merge this pair and guess the one after.", next, true));
   }
   box.append(score);
@@ -66,7 +74,7 @@ function quizCard(record, k, answers, answer, next) {
 // not the student, chose between equal counts), or the pair that does merge.
 function quizVerdict(record, k, chosen) {
   const { left, right } = mergeOf(record, k + 1);
-  const joined = `${quoted(fullLabel(record.vocab, left))} + ${quoted(fullLabel(record.vocab, right))}`;
+  const joined = pairWords(record.vocab, left, right);
   if (chosen === 0) return "✓ Right!";
   if (answeredRight(record, k, chosen)) return `✓ Right: your pair tied with ${joined}, which the rule ${quoted(record.rule)} picks for merge ${number(k + 1)}.`;
   return `✗ Not this one: merge ${number(k + 1)} joins ${joined}.`;
@@ -90,6 +98,6 @@ function quizAnnouncement(record, k, answers) {
   const chosen = answers.get(k);
   if (chosen !== 0 && chosen !== undefined) return quizVerdict(record, k, chosen).replace(/^[✓✗] /, "");
   const { left, right } = mergeOf(record, k + 1);
-  const joined = `${quoted(fullLabel(record.vocab, left))} + ${quoted(fullLabel(record.vocab, right))}`;
+  const joined = pairWords(record.vocab, left, right);
   return chosen === 0 ? `Right: merge ${number(k + 1)} joins ${joined}.` : `Merge ${number(k + 1)} joins ${joined}.`;
 }

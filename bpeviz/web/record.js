@@ -14,10 +14,19 @@ export function labelText(label) {
   return typeof label === "string" ? label : label.join("");
 }
 
-// A token's text as a reader names it: its label, and `</w>` when it ends a word.
-export function fullLabel(vocab, id) {
-  const entry = vocab[id];
+// A token's text as a reader names it, from its vocabulary entry: its label, and `</w>` when
+// it ends a word.
+export function entryLabel(entry) {
   return labelText(entry[VOCAB.label]) + (entry[VOCAB.kind] === KIND.END_OF_WORD ? END_OF_WORD : "");
+}
+
+export function fullLabel(vocab, id) {
+  return entryLabel(vocab[id]);
+}
+
+// A pair in words, as the sentences name it: “a” + “b”.
+export function pairWords(vocab, left, right) {
+  return `${quoted(fullLabel(vocab, left))} + ${quoted(fullLabel(vocab, right))}`;
 }
 
 // A step record's merge `number` (1-based) by name: {left, right, made, count, replacements}.
@@ -40,6 +49,13 @@ export function stepParents(record, id) {
   if (id < record.base || id >= record.base + record.merge_count) return null;
   const merge = mergeOf(record, id - record.base + 1);
   return [merge.left, merge.right];
+}
+
+// The parents a tokens record (bpeviz.tokendata) gives token `id` by name, {left, right,
+// number} (number: the merge or the rank that builds it), or null (a byte, a special).
+export function tokenParents(record, id) {
+  const row = record.parents && record.parents[id];
+  return row ? { left: row[PARENT.left], right: row[PARENT.right], number: row[PARENT.number] } : null;
 }
 
 // The record leaves a merged token's bytes (and a long token's label) for the browser to
@@ -91,7 +107,7 @@ export function tokensAt(record, k) {
 }
 
 // What the Step page shows at step k, `when` "before" or "after" the merge: the tokens, one
-// mark each ("", "ps", "pe", "new"), the legend, and which tokens start a piece.
+// mark each ("" or one of MARK), the legend, and which tokens start a piece.
 export function viewAt(record, k, when) {
   const view = cutAt(record, k, when);
   const starts = new Set(record.pieces);
@@ -110,7 +126,7 @@ function cutAt(record, k, when) {
   if (k > 0 && when !== "before") {
     const shown = tokensAt(record, k);
     const made = mergeOf(record, k).made;
-    return { ...shown, marks: shown.ids.map((id) => (id === made ? "new" : "")), legend: "new", merge: k };
+    return { ...shown, marks: shown.ids.map((id) => (id === made ? MARK.NEW : "")), legend: "new", merge: k };
   }
   const merge = Math.max(k, 1); // the pair of that merge, outlined just before it
   const shown = tokensAt(record, merge - 1);
@@ -119,8 +135,8 @@ function cutAt(record, k, when) {
   for (let t = 0; t < n; t++) {
     const endsInPair = t + 1 < n && record.death[shown.starts[t + 1]] === merge;
     const startsInPair = t > 0 && record.death[shown.starts[t]] === merge;
-    if (endsInPair) marks[t] = "ps";
-    else if (startsInPair) marks[t] = "pe";
+    if (endsInPair) marks[t] = MARK.PAIR_START;
+    else if (startsInPair) marks[t] = MARK.PAIR_END;
   }
   return { ...shown, marks, legend: "pair", merge };
 }
@@ -142,13 +158,17 @@ export function rightRows(choices) {
   return new Set(choices.filter((choice) => choice.count === merged.count).map((choice) => choice.row));
 }
 
-// The palette index of each token: the same id usually keeps its colour; neighbours never
-// share one.
+// The palette colour of a token drawn by itself (a chip): the same id has the same colour
+// wherever it is drawn (bpeviz.web.colour_index, for the chips Python draws).
+export const colourIndex = (id) => id % PALETTE_SIZE;
+
+// The palette index of each token of a text: the same id usually keeps its colour; neighbours
+// never share one.
 export function colourIndices(ids) {
   const colours = [];
   let previous = -1;
   for (const id of ids) {
-    let colour = id % PALETTE_SIZE;
+    let colour = colourIndex(id);
     if (colour === previous) colour = (colour + 1) % PALETTE_SIZE;
     colours.push(colour);
     previous = colour;

@@ -14,14 +14,14 @@ function appendLabel(node, label) {
 
 // What a mark means, in words: a screen reader says it where the eye sees an outline.
 const MARK_NAMES = {
-  ps: "start of the pair about to merge",
-  pe: "end of the pair about to merge",
-  new: "new token",
+  [MARK.PAIR_START]: "start of the pair about to merge",
+  [MARK.PAIR_END]: "end of the pair about to merge",
+  [MARK.NEW]: "new token",
 };
 
 // A token's accessible name: its text, its id, and its mark in words.
 function tokenName(entry, id, mark) {
-  const text = labelText(entry[VOCAB.label]) + (entry[VOCAB.kind] === KIND.END_OF_WORD ? END_OF_WORD : "");
+  const text = entryLabel(entry);
   const special = entry[VOCAB.kind] === KIND.SPECIAL ? ", special token" : "";
   return `${text}, id ${id}${special}${mark ? `, ${MARK_NAMES[mark]}` : ""}`;
 }
@@ -152,8 +152,8 @@ function legend(kind, vocab, ids, options = {}) {
     row.append(cell);
   };
   const example = (className, text) => el("span", `bpe-t ${className}`, text);
-  if (kind === "pair") item(example("bpe-c0 bpe-ps", "a"), example("bpe-c1 bpe-pe", "b"), " the pair about to merge");
-  if (kind === "new") item(example("bpe-c0 bpe-new", "ab"), " the new token");
+  if (kind === "pair") item(example(`bpe-c0 bpe-${MARK.PAIR_START}`, "a"), example(`bpe-c1 bpe-${MARK.PAIR_END}`, "b"), " the pair about to merge");
+  if (kind === "new") item(example(`bpe-c0 bpe-${MARK.NEW}`, "ab"), " the new token");
   const unique = [...new Set(ids)];
   if (unique.some((id) => vocab[id][VOCAB.kind] === KIND.SPECIAL)) item(example("bpe-special", "<|x|>"), " special token");
   if (options.ids) return row;

@@ -12,10 +12,7 @@ class StepView {
   constructor(root, record, start, report, link) {
     this.root = root;
     this.record = record;
-    this.report = report;
-    this.address = link ? new AddressLink(link) : null;
-    for (const name of ["reportDue", "reported", "reportedAt"]) delete root.dataset[name]; // an earlier view's
-    // what the student chose; show() draws them
+    // What the student chose, read by the controls, the keys and a live class; show() draws it.
     this.k = Math.min(Math.max(Number(start.step) || 0, 0), record.merge_count);
     this.when = start.when === "before" ? "before" : "after";
     this.playing = false;
@@ -23,16 +20,18 @@ class StepView {
     this.animate = !reducedMotion();
     this.showPieces = start.pieces === true;
     this.quiz = start.quiz === true;
-    this.answers = new Map(); // quiz: step -> the row chosen (0 is the real next merge)
     this.classLink = null; // a live class's ClassLink (live.js), once attached
-    this.applying = false; // drawing the teacher's view, not the student's own move
-    this.drawnRevealed = false; // whether the quiz card drawn shows its answer
-    // kept across steps so that a step touches only what changed
-    this.spanCache = new Map();
-    this.vocabRows = new Map();
+    // Talking to the server: where the student stopped, heard once stepping pauses.
+    this.talk = { report, address: link ? new AddressLink(link) : null };
+    for (const name of ["reportDue", "reported", "reportedAt"]) delete root.dataset[name]; // an earlier view's
+    // The quiz: the solo quiz's answers (step -> the row chosen, 0 the real next merge), and
+    // whether the card drawn shows its answer.
+    this.quizState = { answers: new Map(), revealed: false };
+    // Kept across steps, so that a step touches only what changed; slideMs: how long a merge
+    // slides, the stylesheet's --bpe-slide, read when needed.
+    this.kept = { spans: new Map(), vocabRows: new Map(), slideMs: 0 };
     this.timers = { play: null, slide: null, report: null, scroll: null };
-    this.slideMs = 0; // how long a merge slides: the stylesheet's --bpe-slide, read when needed
-    this.build();
+    this.build(); // this.parts, this.boxes, this.widgets, this.listeners
     this.show(this.k, this.quiz ? "after" : this.when, { report: false });
   }
 
@@ -48,57 +47,76 @@ class StepView {
     // A click anywhere in the view puts focus in it, where its keys act (WCAG 2.1.4).
     this.root.tabIndex = -1;
     const controls = stepControls(this);
-    this.parts = controls.parts;
     const box = (className) => el("div", className);
-    this.cardBox = box("bpe-card-box");
-    this.countsBox = box("bpe-counts-box");
-    this.inspectorBox = box("bpe-inspector-box");
-    this.pairsBox = box();
-    this.vocabBox = box();
-    this.legendBox = box("bpe-legend-box");
-    this.textBox = scrollBox("bpe-scroll", "The text, token by token");
-    this.reader = tokenReader();
-    const whenRow = box("bpe-when");
-    this.beforeButton = button("Before merge", "The text just before this merge, its pair outlined.", () => this.show(this.k, "before"));
-    this.afterButton = button("After merge", "The text just after this merge, the new token outlined.", () => this.show(this.k, "after"));
-    whenRow.append(this.beforeButton, this.afterButton);
-    this.windowNote = el("p", "bpe-caption");
-    this.piecesNote = el("p", "bpe-caption bpe-pieces-rule");
-    const textPane = box("bpe-text-pane");
-    textPane.append(el("h2", "", "The text, token by token"), whenRow, this.windowNote, this.piecesNote, this.legendBox, this.textBox, this.reader.element);
-    this.chart = record.merge_count ? chart(record) : null;
-    const tablePane = box("bpe-table-pane");
-    tablePane.append(this.pairsBox);
-    if (this.chart) tablePane.append(this.chart.element);
-    const panes = box("bpe-panes");
-    panes.append(textPane, tablePane);
-    // Each step and the quiz's verdict, said by a screen reader (not shown).
-    this.live = el("p", "bpe-sr-only");
-    this.live.setAttribute("aria-live", "polite");
-    // The inspector comes last: opening it never moves the text, and the stylesheet holds it
-    // at the bottom of the screen, over the text's lower part (a bottom sheet).
-    this.root.append(controls.bar, controls.element, this.cardBox, this.countsBox, panes, this.vocabBox, this.inspectorBox, this.live);
+    // The controls' inputs and buttons, and the switch between before and after the merge.
+    this.parts = {
+      ...controls.parts,
+      before: button("Before merge", "The text just before this merge, its pair outlined.", () => this.show(this.k, "before")),
+      after: button("After merge", "The text just after this merge, the new token outlined.", () => this.show(this.k, "after")),
+    };
+    // What each step draws into; live: each step and the quiz's verdict, said by a screen
+    // reader (not shown).
+    this.boxes = {
+      card: box("bpe-card-box"),
+      counts: box("bpe-counts-box"),
+      inspector: box("bpe-inspector-box"),
+      pairs: box(),
+      vocab: box(),
+      legend: box("bpe-legend-box"),
+      text: scrollBox("bpe-scroll", "The text, token by token"),
+      windowNote: el("p", "bpe-caption"),
+      piecesNote: el("p", "bpe-caption bpe-pieces-rule"),
+      live: el("p", "bpe-sr-only"),
+    };
+    const boxes = this.boxes;
+    boxes.live.setAttribute("aria-live", "polite");
     const countLine = (made, hits) =>
       made.kind === "merge" && made.number > this.k
         ? `Not made yet at step ${number(this.k)}: merge ${number(made.number)} comes later.`
         : `In the text shown at step ${number(this.k)}: ${counted(hits, "time")}${hits ? ", outlined in the text." : "."}`;
-    this.inspector = new Inspector(this.inspectorBox, this.textBox, stepSource(record), countLine);
-    this.inspector.listen(this.textBox, this.vocabBox, this.inspectorBox);
+    // The parts that keep their own state: the text read as text, the chart and the inspector.
+    this.widgets = {
+      reader: tokenReader(),
+      chart: record.merge_count ? chart(record) : null,
+      inspector: new Inspector(boxes.inspector, boxes.text, stepSource(record), countLine),
+    };
+    const { reader, chart: merges, inspector } = this.widgets;
+    const whenRow = box("bpe-when");
+    whenRow.append(this.parts.before, this.parts.after);
+    const textPane = box("bpe-text-pane");
+    textPane.append(el("h2", "", "The text, token by token"), whenRow, boxes.windowNote, boxes.piecesNote, boxes.legend, boxes.text, reader.element);
+    const tablePane = box("bpe-table-pane");
+    tablePane.append(boxes.pairs);
+    if (merges) tablePane.append(merges.element);
+    const panes = box("bpe-panes");
+    panes.append(textPane, tablePane);
+    // The inspector comes last: opening it never moves the text, and the stylesheet holds it
+    // at the bottom of the screen, over the text's lower part (a bottom sheet).
+    this.root.append(controls.bar, controls.element, boxes.card, boxes.counts, panes, boxes.vocab, boxes.inspector, boxes.live);
+    inspector.listen(boxes.text, boxes.vocab, boxes.inspector);
     if (!record.window.whole) {
       const { from, bytes } = record.window;
       const shown = from ? `bytes ${number(from + 1)}–${number(bytes)}` : `its first ${number(bytes)} bytes`;
-      this.windowNote.textContent = `Long text: showing ${shown} of ${number(record.text_bytes)}; every count is of the whole text.`;
+      boxes.windowNote.textContent = `Long text: showing ${shown} of ${number(record.text_bytes)}; every count is of the whole text.`;
     }
-    this.keys = (event) => this.onKey(event);
-    document.addEventListener("keydown", this.keys);
-    // Leaving the page: a report sent now would reach the next page's run (which drops it)
-    // or, before that run starts, take the student back; the address keeps the view instead.
-    this.leaving = (event) => {
-      const away = event.type === "popstate" ? this.address && location.pathname !== this.address.path : this.leavesPage(event.target);
-      if (away) this.stopTalking();
+    this.listen();
+  }
+
+  // The document's keys, and leaving the page: a report sent then would reach the next page's
+  // run (which drops it) or, before that run starts, take the student back; the address keeps
+  // the view instead.
+  listen() {
+    const address = this.talk.address;
+    this.listeners = {
+      keydown: (event) => this.onKey(event),
+      leaving: (event) => {
+        const away = event.type === "popstate" ? address && location.pathname !== address.path : this.leavesPage(event.target);
+        if (away) this.stopTalking();
+      },
     };
-    document.addEventListener("click", this.leaving, true);
-    window.addEventListener("popstate", this.leaving);
+    document.addEventListener("keydown", this.listeners.keydown);
+    document.addEventListener("click", this.listeners.leaving, true);
+    window.addEventListener("popstate", this.listeners.leaving);
   }
 
   // Whether a click on `target` follows a link to another of the app's pages.
@@ -110,14 +128,14 @@ class StepView {
   stopTalking() {
     clearTimeout(this.timers.report);
     delete this.root.dataset.reportDue;
-    if (this.address) this.address.stop();
+    if (this.talk.address) this.talk.address.stop();
   }
 
   destroy() {
-    document.removeEventListener("keydown", this.keys);
-    document.removeEventListener("click", this.leaving, true);
-    window.removeEventListener("popstate", this.leaving);
-    if (this.address) this.address.stop();
+    document.removeEventListener("keydown", this.listeners.keydown);
+    document.removeEventListener("click", this.listeners.leaving, true);
+    window.removeEventListener("popstate", this.listeners.leaving);
+    if (this.talk.address) this.talk.address.stop();
     clearInterval(this.timers.play);
     clearTimeout(this.timers.slide);
     clearTimeout(this.timers.report);
@@ -126,7 +144,7 @@ class StepView {
 
   onKey(event) {
     if (!this.root.isConnected) {
-      document.removeEventListener("keydown", this.keys);
+      document.removeEventListener("keydown", this.listeners.keydown);
       return;
     }
     const target = event.composedPath ? event.composedPath()[0] : event.target;
@@ -164,17 +182,12 @@ class StepView {
 
   // Apply the teacher's view: drawn here, never reported to the server (no rerun).
   follow(view) {
-    this.applying = true;
-    try {
-      this.showPieces = this.parts.pieces.checked = Boolean(view.pieces);
-      if (Boolean(view.quiz) !== this.quiz) {
-        this.quiz = this.parts.quiz.checked = Boolean(view.quiz);
-        if (this.quiz && this.playing) this.toggle();
-      }
-      this.show(view.step, view.quiz ? "after" : view.when, { report: false });
-    } finally {
-      this.applying = false;
+    this.showPieces = this.parts.pieces.checked = Boolean(view.pieces);
+    if (Boolean(view.quiz) !== this.quiz) {
+      this.quiz = this.parts.quiz.checked = Boolean(view.quiz);
+      if (this.quiz && this.playing) this.toggle();
     }
+    this.show(view.step, view.quiz ? "after" : view.when, { report: false, applied: true });
   }
 
   // The class quiz's counts or reveal changed: the card again (the text too, once revealed).
@@ -182,13 +195,8 @@ class StepView {
     if (!this.quiz || !this.classQuiz()) return;
     const question = this.classLink.question;
     const revealed = Boolean(question && question.step === this.k && question.right_rows);
-    this.applying = true;
-    try {
-      if (revealed !== this.drawnRevealed) this.show(this.k, "after", { report: false });
-      else this.drawCard(() => patchChildren(this.cardBox.firstChild, this.quizCard())); // the same step: in place
-    } finally {
-      this.applying = false;
-    }
+    if (revealed !== this.quizState.revealed) this.show(this.k, "after", { report: false, applied: true });
+    else this.drawCard(() => patchChildren(this.boxes.card.firstChild, this.quizCard())); // the same step: in place
   }
 
   // Whether the quiz is the class's (the teacher's, or a student following), not a solo one.
@@ -200,15 +208,15 @@ class StepView {
     const k = this.k;
     if (this.classQuiz()) return classQuizCard(this.record, k, this.classLink, () => this.show(k + 1, "after"));
     const answer = (step, row) => {
-      this.answers.set(step, row);
+      this.quizState.answers.set(step, row);
       this.show(step, "after", { report: false });
     };
-    return quizCard(this.record, k, this.answers, answer, () => this.show(k + 1, "after"));
+    return quizCard(this.record, k, this.quizState.answers, answer, () => this.show(k + 1, "after"));
   }
 
   // The steps a quiz shows as answered: the solo quiz's answers, or the class's revealed step.
   quizAnswers() {
-    if (!this.classQuiz()) return this.answers;
+    if (!this.classQuiz()) return this.quizState.answers;
     const question = this.classLink.question;
     return new Map(question && question.right_rows ? [[question.step, question.mine]] : []);
   }
@@ -240,7 +248,7 @@ class StepView {
   }
 
   updateControls() {
-    const { slider, stepLabel, first, previous, next, last, play } = this.parts;
+    const { slider, stepLabel, first, previous, next, last, play, before, after } = this.parts;
     const k = this.k;
     const merges = this.record.merge_count;
     slider.value = k;
@@ -250,58 +258,61 @@ class StepView {
     next.disabled = last.disabled = k >= merges;
     play.textContent = this.playing ? "⏸ Pause" : "▶ Play";
     play.disabled = merges === 0;
-    this.beforeButton.parentElement.hidden = k === 0 || this.quiz;
-    this.beforeButton.classList.toggle("bpe-on", this.when === "before");
-    this.afterButton.classList.toggle("bpe-on", this.when !== "before");
-    this.beforeButton.setAttribute("aria-pressed", String(this.when === "before"));
-    this.afterButton.setAttribute("aria-pressed", String(this.when !== "before"));
+    before.parentElement.hidden = k === 0 || this.quiz;
+    before.classList.toggle("bpe-on", this.when === "before");
+    after.classList.toggle("bpe-on", this.when !== "before");
+    before.setAttribute("aria-pressed", String(this.when === "before"));
+    after.setAttribute("aria-pressed", String(this.when !== "before"));
   }
 
+  // Draw step k, `when` "before" or "after" its merge. options.report: false for a step the
+  // student did not take (nothing reported, nothing scrolled into sight); options.applied: the
+  // teacher's view drawn here, not told to the class again.
   show(k, when, options = {}) {
-    const record = this.record;
+    const { record, boxes } = this;
     k = Math.min(Math.max(Math.round(k), 0), record.merge_count);
     const slide = !this.quiz && this.animate && !reducedMotion() && k === this.k + 1 && when === "after" && (!this.playing || this.pace >= 0.5);
     this.k = k;
     this.when = when;
     // the class hears the teacher's step before this screen redraws (their wait is shorter)
-    if (this.classLink && !this.applying) this.classLink.moved(this.viewState());
-    if (this.address) this.address.write(this.state());
+    if (this.classLink && !options.applied) this.classLink.moved(this.viewState());
+    if (this.talk.address) this.talk.address.write(this.state());
     clearTimeout(this.timers.slide);
     this.root.dataset.ready = "false";
     this.root.classList.toggle("bpe-quiz-on", this.quiz);
     if (this.quiz) {
       const answered = this.quizAnswers().has(k);
-      this.drawnRevealed = answered;
-      this.drawCard(() => this.cardBox.replaceChildren(this.quizCard()));
-      this.pairsBox.replaceChildren(answered ? pairTable(record, k + 1) : el("p", "bpe-note", "The pair counts are hidden until you answer."));
+      this.quizState.revealed = answered;
+      this.drawCard(() => boxes.card.replaceChildren(this.quizCard()));
+      boxes.pairs.replaceChildren(answered ? pairTable(record, k + 1) : el("p", "bpe-note", "The pair counts are hidden until you answer."));
     } else {
-      this.drawCard(() => this.cardBox.replaceChildren(card(record, k)));
-      this.pairsBox.replaceChildren(pairTable(record, k));
+      this.drawCard(() => boxes.card.replaceChildren(card(record, k)));
+      boxes.pairs.replaceChildren(pairTable(record, k));
     }
-    this.countsBox.replaceChildren(counts(record, k));
-    if (this.chart) this.chart.move(k);
-    this.vocabBox.replaceChildren(vocabTable(record, k, this.vocabRows));
-    this.piecesNote.textContent = this.showPieces ? record.pieces_rule : "";
-    this.piecesNote.hidden = !this.showPieces;
+    boxes.counts.replaceChildren(counts(record, k));
+    if (this.widgets.chart) this.widgets.chart.move(k);
+    boxes.vocab.replaceChildren(vocabTable(record, k, this.kept.vocabRows));
+    boxes.piecesNote.textContent = this.showPieces ? record.pieces_rule : "";
+    boxes.piecesNote.hidden = !this.showPieces;
     this.updateControls();
-    if (slide && !this.slideMs) this.slideMs = cssMilliseconds(this.root, "--bpe-slide");
-    if (slide && this.slideMs > 0) {
-      this.drawText(viewAt(record, k, "before"), true);
-      this.timers.slide = setTimeout(() => this.finish(k, when), this.slideMs);
-    } else {
-      this.finish(k, when);
-    }
     // A step the student took shows what it changed, on the page too (a phone's screen
     // holds the text or the card, seldom both); opening the view scrolls nothing.
-    this.reveal = options.report !== false;
+    const reveal = options.report !== false;
+    if (slide && !this.kept.slideMs) this.kept.slideMs = cssMilliseconds(this.root, "--bpe-slide");
+    if (slide && this.kept.slideMs > 0) {
+      this.drawText(viewAt(record, k, "before"), true, reveal);
+      this.timers.slide = setTimeout(() => this.finish(k, when, reveal), this.kept.slideMs);
+    } else {
+      this.finish(k, when, reveal);
+    }
     if (options.report !== false) this.scheduleReport();
   }
 
-  finish(k, when) {
-    this.drawText(this.quiz ? quizView(this.record, k, this.quizAnswers()) : viewAt(this.record, k, when), false);
+  finish(k, when, reveal) {
+    this.drawText(this.quiz ? quizView(this.record, k, this.quizAnswers()) : viewAt(this.record, k, when), false, reveal);
     this.root.dataset.step = k;
     this.root.dataset.when = this.quiz ? "quiz" : k ? when : "now";
-    this.live.textContent = this.quiz ? quizAnnouncement(this.record, k, this.quizAnswers()) : stepAnnouncement(this.record, k, when);
+    this.boxes.live.textContent = this.quiz ? quizAnnouncement(this.record, k, this.quizAnswers()) : stepAnnouncement(this.record, k, when);
     this.root.dataset.ready = "true";
   }
 
@@ -311,7 +322,7 @@ class StepView {
   // its verdict or its title, made focusable for it. A live class redraws the card on every
   // answer counted.
   drawCard(draw) {
-    const box = this.cardBox;
+    const box = this.boxes.card;
     const had = box.contains(document.activeElement) ? document.activeElement : null;
     const same = had && had.dataset.row !== undefined ? `.bpe-choice[data-row="${had.dataset.row}"]` : had && had.classList.contains("bpe-primary") ? ".bpe-primary" : null;
     draw();
@@ -323,15 +334,15 @@ class StepView {
     target.focus();
   }
 
-  drawText(view, sliding) {
-    const options = { pieces: view.pieceStarts, outline: this.showPieces, keys: view.starts, cache: this.spanCache };
+  drawText(view, sliding, reveal) {
+    const options = { pieces: view.pieceStarts, outline: this.showPieces, keys: view.starts, cache: this.kept.spans };
     const spans = tokenSpans(this.record.vocab, view.ids, view.marks, options);
     spans.classList.toggle("bpe-sliding", Boolean(sliding));
-    this.legendBox.replaceChildren(legend(view.legend, this.record.vocab, view.ids));
-    if (!sliding) this.reader.show(this.record.vocab, view.ids);
-    const box = this.textBox;
+    this.boxes.legend.replaceChildren(legend(view.legend, this.record.vocab, view.ids));
+    if (!sliding) this.widgets.reader.show(this.record.vocab, view.ids);
+    const box = this.boxes.text;
     if (box.firstChild !== spans || box.childNodes.length !== 1) box.replaceChildren(spans);
-    this.inspector.draw();
+    this.widgets.inspector.draw();
     // Scroll to the first outlined token when it is out of sight, measured after the frame
     // is laid out (measuring now would force a second layout on every step).
     // Lines out of sight are laid out at an estimated height until drawn, so a scroll is
@@ -340,7 +351,7 @@ class StepView {
     // A box out of the window's sight has every line at its estimate: its lines are then
     // laid out for the measure (the class is dropped once settled; each line keeps its size).
     const settle = (tries) => {
-      const mark = spans.querySelector(".bpe-new, .bpe-ps");
+      const mark = spans.querySelector(`.bpe-${MARK.NEW}, .bpe-${MARK.PAIR_START}`);
       if (!mark || !spans.isConnected) return;
       const seen = box.getBoundingClientRect();
       if (tries === 4 && (seen.top >= window.innerHeight || seen.bottom <= 0)) spans.classList.add("bpe-laid-out");
@@ -348,7 +359,7 @@ class StepView {
       const top = mark.getBoundingClientRect().top - box.getBoundingClientRect().top;
       if (top < 0 || top + mark.offsetHeight > box.clientHeight) box.scrollTop += top - box.clientHeight / 4;
       const onPage = mark.getBoundingClientRect();
-      if (this.reveal && (onPage.top < 0 || onPage.bottom > window.innerHeight)) mark.scrollIntoView({ block: "center" });
+      if (reveal && (onPage.top < 0 || onPage.bottom > window.innerHeight)) mark.scrollIntoView({ block: "center" });
       if (tries > 1) this.timers.scroll = requestAnimationFrame(() => settle(tries - 1));
     };
     this.timers.scroll = requestAnimationFrame(() => settle(4));
@@ -356,7 +367,7 @@ class StepView {
 
   // Open the inspector on token `id` (null closes it).
   inspect(id) {
-    this.inspector.open(id);
+    this.widgets.inspector.open(id);
   }
 
   // The root says whether a report is due and what the server was last told, and when (tests
@@ -370,8 +381,8 @@ class StepView {
       delete this.root.dataset.reportDue;
       this.root.dataset.reported = `${this.k}|${this.when}`;
       this.root.dataset.reportedAt = String(performance.now());
-      if (this.address) this.address.reported = this.state();
-      this.report(this.state());
+      if (this.talk.address) this.talk.address.reported = this.state();
+      this.talk.report(this.state());
     }, REPORT_AFTER_MS);
   }
 }

@@ -12,6 +12,11 @@ const web = await import(join(folder, "bpeviz.mjs"));
 const cases = JSON.parse(readFileSync(join(folder, "cases.json"), "utf-8"));
 
 const completed = (record) => web.completeVocab(record.vocab, (id) => web.stepParents(record, id));
+// A tokens record's parents of `id` as [left, right] (what completeVocab asks), or null.
+const tokenParentPair = (tokens) => (id) => {
+  const parents = web.tokenParents(tokens, id);
+  return parents && [parents.left, parents.right];
+};
 
 for (const [name, want] of Object.entries(cases)) {
   const record = want.record;
@@ -40,8 +45,7 @@ for (const [name, want] of Object.entries(cases)) {
 
     test("a tokens record's vocabulary completes to the same entries", () => {
       const tokens = want.tokens;
-      const parents = (id) => (tokens.parents[id] ? tokens.parents[id].slice(0, 2) : null);
-      const vocab = web.completeVocab(tokens.vocab, parents);
+      const vocab = web.completeVocab(tokens.vocab, tokenParentPair(tokens));
       for (const [id, entry] of Object.entries(vocab)) assert.deepEqual(entry, want.entries[id], `token ${id}`);
     });
 
@@ -67,8 +71,7 @@ for (const [name, want] of Object.entries(cases)) {
       const strip = (node) => [node.id, node.children.map(strip)];
       const stepSource = web.stepSource({ ...record, vocab: completed(record) });
       const tokens = want.tokens;
-      const parents = (id) => (tokens.parents[id] ? tokens.parents[id].slice(0, 2) : null);
-      const tokensSource = web.tokensSource(tokens, web.completeVocab(tokens.vocab, parents));
+      const tokensSource = web.tokensSource(tokens, web.completeVocab(tokens.vocab, tokenParentPair(tokens)));
       for (const [id, tree] of Object.entries(want.trees)) {
         assert.deepEqual(strip(web.buildTree(stepSource, Number(id))), tree, `token ${id}, step record`);
         assert.deepEqual(strip(web.buildTree(tokensSource, Number(id))), tree, `token ${id}, tokens record`);
@@ -90,6 +93,11 @@ test("a record of another version is refused with a sentence that says what to d
   const problem = web.schemaProblem({ ...record, schema: record.schema + 1 });
   assert.match(problem, new RegExp(`version ${record.schema + 1}.*draws version ${record.schema}: export the page again`));
   assert.match(web.schemaProblem({}), /no version/);
+});
+
+test("a token's colour is the one Python gives its chip (bpeviz.web.colour_index)", () => {
+  const colours = JSON.parse(readFileSync(join(folder, "colours.json"), "utf-8"));
+  assert.deepEqual(colours.map((_, id) => web.colourIndex(id)), colours);
 });
 
 test("colourIndices never gives two neighbours one colour", () => {
