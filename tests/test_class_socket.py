@@ -238,4 +238,5 @@ def test_the_qr_code_is_the_join_link_as_svg(server_url: str, code: str) -> None
     assert "<script" not in body.lower()
     with pytest.raises(HTTPError) as missing:
         opener.open(f"{base}/api/class/ZZZZZZ/qr.svg", timeout=WAIT_S)
+    missing.value.close()  # the refusal holds its response's socket until closed
     assert missing.value.code == 404
