@@ -152,6 +152,13 @@ st.caption(
     "Bytes per token of the whole text after each merge, for both runs (higher means fewer "
     "tokens). The grey line is the step whose text is shown below."
 )
+st.markdown(
+    "Each curve ends where its run stops. "
+    + " ".join(
+        runs_view.curve_end_sentence(name, h.merge_count, chosen[name].vocab_size, h.base)
+        for name, h in histories.items()
+    )
+)
 
 st.header(f"The text after {counted(step, 'merge')}", anchor=False)
 segmentations = {
