@@ -9,7 +9,7 @@ from bpeviz.app.settings import Message, check_settings
 from bpeviz.app.state import current_settings, current_text
 from bpeviz.app.token_view import show_tokens
 from bpeviz.app.training import current_history, history_for
-from bpeviz.app.widgets import caption, columns, show_chart, show_messages
+from bpeviz.app.widgets import caption, columns, show_chart, show_messages, show_table
 from bpeviz.pretokenize import PRETOKENIZER_REGISTRY, PRETOKENIZERS
 from bpeviz.readable import counted
 from bpeviz.tie_rules import TIE_BREAKS, TIE_RULES
@@ -207,11 +207,10 @@ for pane, name, only, other_merges, cut, other in (
         columns = list(runs.MERGE_COLUMNS)
         if not cut:
             columns.remove("crosses")
-        st.dataframe(
+        show_table(
             frame,
-            column_order=columns,
-            hide_index=True,
-            width="stretch",
+            columns=columns,
+            labels={"other_run": f"token in {other}?", "crosses": f"cut by {other}"},
             height=min(36 * (len(frame) + 1) + 2, 360),
             column_config={
                 "merge": st.column_config.NumberColumn("merge", format="%d", width=60),

@@ -205,10 +205,45 @@ def test_projector_type_enlarges_axis_and_legend_text_and_keeps_the_layers(curve
     chart = compression_chart(curves, current_vocab_size=258)
     plain, projected = chart.to_dict(), projector_type(chart).to_dict()
     assert "axis" not in plain.get("config", {})  # Vega-Lite's defaults are 10-11 px
-    assert projected["config"]["axis"] == {"labelFontSize": 16, "titleFontSize": 18}
-    assert projected["config"]["legend"] == {"labelFontSize": 16, "titleFontSize": 18}
-    assert projected["config"]["text"] == {"fontSize": 16}  # the reference and marker labels
+    # Every label a class reads is at least 18 px at 1280x720 (issue 18); titles above them.
+    assert projected["config"]["axis"] == {"labelFontSize": 18, "titleFontSize": 20}
+    assert projected["config"]["legend"] == {"labelFontSize": 18, "titleFontSize": 20}
+    assert projected["config"]["text"] == {"fontSize": 18}  # the reference and marker labels
     labels = [layer for layer in projected["layer"] if layer["mark"]["type"] == "text"]
     assert labels and all("fontSize" not in layer["mark"] for layer in labels)
     assert projected["layer"] == plain["layer"]
 
+
+
+def font_sizes(spec: Any, path: str = "") -> dict[str, float]:
+    """Every font size a Vega-Lite spec sets (``labelFontSize``, ``fontSize``...), by path."""
+    found: dict[str, float] = {}
+    if isinstance(spec, dict):
+        for key, value in spec.items():
+            if key.lower().endswith("fontsize") and isinstance(value, int | float):
+                found[f"{path}.{key}"] = value
+            found.update(font_sizes(value, f"{path}.{key}"))
+    elif isinstance(spec, list):
+        for index, value in enumerate(spec):
+            found.update(font_sizes(value, f"{path}[{index}]"))
+    return found
+
+
+@pytest.mark.parametrize("page", ["app_pages/compression.py", "app_pages/two_runs.py"])
+def test_every_chart_in_presentation_mode_sets_18px_text_or_more(page: str) -> None:
+    """The charts are drawn in canvas/SVG, out of reach of the page's CSS: the sizes are
+    checked in the spec each page sends (axes, legends, text marks)."""
+    import json
+
+    from apptest_support import open_page
+
+    at = open_page(page, present="true")
+    specs = [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
+    assert specs
+    for spec in specs:
+        config = spec["config"]
+        for part in ("axis", "legend"):
+            assert config[part]["labelFontSize"] >= 18 and config[part]["titleFontSize"] >= 18
+        assert config["text"]["fontSize"] >= 18
+        small = {path: size for path, size in font_sizes(spec).items() if size < 18}
+        assert not small, small

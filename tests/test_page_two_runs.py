@@ -185,3 +185,16 @@ def test_a_sentence_says_why_each_curve_ends_where_it_does() -> None:
         "already a single token. **B** stops after 1 merge: its vocab size, 257, is the 256 "
         "bytes and 1 merge."
     ]
+
+
+def test_presentation_mode_draws_the_merge_tables_as_html_tables() -> None:
+    """The data grid draws on a canvas at about 14 px; on a projector the same rows are an
+    HTML table the stylesheet sets at 18 px or more, with the grid's column names."""
+    at = open_page(PAGE, present="true")
+    assert not at.dataframe
+    only_a, only_b = (table.value for table in at.table)
+    assert list(only_a.columns) == [
+        "merge", "left", "right", "token", "count", "token in B?", "cut by B"
+    ]  # fmt: skip
+    assert list(only_b.columns) == ["merge", "left", "right", "token", "count", "token in A?"]
+    assert f"**Only in A**: {len(only_a)} merges" in [m.value for m in at.markdown]

@@ -191,8 +191,8 @@ def _marker_layers(vocab_size: int, x_max: int) -> list[alt.Chart]:
     return [rule, text]
 
 
-PROJECTOR_LABEL_SIZE = 16
-PROJECTOR_TITLE_SIZE = 18
+PROJECTOR_LABEL_SIZE = 18
+PROJECTOR_TITLE_SIZE = 20
 
 
 def projector_type(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
