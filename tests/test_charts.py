@@ -247,3 +247,27 @@ def test_every_chart_in_presentation_mode_sets_18px_text_or_more(page: str) -> N
         assert config["text"]["fontSize"] >= 18
         small = {path: size for path, size in font_sizes(spec).items() if size < 18}
         assert not small, small
+
+
+def test_close_reference_lines_get_labels_apart() -> None:
+    """Two tokenizers at 4.00 and 3.95 bytes per token on one text, a curve from 1.00 to 4.00:
+    on their lines their labels overlapped. The 3 units span 0.7 × 300 = 210 px of plot, so
+    the 22 px a projector label needs is 22 × 3 / 210 = 0.3143 units: the tokenizer listed
+    first keeps its label on 4.00; the second, in the other column (x), keeps 3.95; a third at
+    3.90 shares the first one's column, so its label goes to 4.00 - 0.3143 = 3.6857."""
+    from bpeviz.app.compression import CURVE_COLUMNS as CURVES
+    from bpeviz.app.compression import REFERENCE_COLUMNS as REFERENCES
+
+    curves = pd.DataFrame(
+        [("en", "English", "own text", 256, 0, 8, 8, 1.0),
+         ("en", "English", "own text", 300, 44, 2, 8, 4.0)], columns=list(CURVES),
+    )  # fmt: skip
+    references = pd.DataFrame(
+        [("a", "English", 2, 8, 4.0), ("b", "English", 2, 8, 3.95), ("c", "English", 2, 8, 3.9)],
+        columns=list(REFERENCES),
+    )
+    spec = compression_chart(curves, references=references, height=300).to_dict()
+    text = next(layer for layer in layers_with_mark(spec, "text") if "x_end" in str(layer))
+    rows = {row["tokenizer"]: row for row in layer_rows(spec, text)}
+    assert rows["a"]["x_end"] == rows["c"]["x_end"] != rows["b"]["x_end"]
+    assert [rows[name]["label_y"] for name in "abc"] == pytest.approx([4.0, 3.95, 3.6857], abs=1e-4)
