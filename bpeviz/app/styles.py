@@ -48,7 +48,7 @@ def stylesheet(*, presentation: bool = False) -> str:
 .bpe-read{font-size:1.15rem;}
 .bpe-hex,.bpe-trace-label{font-size:max(.78em,1.15rem);}
 .bpe-metric-label,.bpe-step h2,.bpe-step h3{font-size:1.3rem;}
-.bpe-button,.bpe-field,.bpe-pair-table,.bpe-vocab-table{font-size:1.15rem;}
+.bpe-button,.bpe-field,.bpe-pace,.bpe-jump,.bpe-pair-table,.bpe-vocab-table{font-size:1.15rem;}
 .bpe-card:has(.bpe-eq){display:grid;grid-template-columns:fit-content(55%) 1fr;
  column-gap:2rem;align-items:center;}
 .bpe-card-title{grid-column:2;}

@@ -156,7 +156,9 @@ _TEXT_SIZES = """
   const found = [];
   const hidden = '[aria-hidden="true"],[hidden],details:not([open]) > :not(summary)';
   for (let el of document.querySelectorAll('[data-testid="stMain"] *')) {
-    const typed = el.matches("input, textarea") ? el.value.trim() : ""; // a box's value
+    const chosen = el.matches("select") && el.selectedOptions[0];
+    const typed = chosen ? chosen.text : el.matches("input, textarea") ? el.value.trim() : "";
+    if (el.matches("option")) continue; // drawn in its select's size
     const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
     if (!own && !typed) continue;
     const text = (typed || el.textContent.trim()).slice(0, 30);
