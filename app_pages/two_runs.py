@@ -6,7 +6,7 @@ import streamlit as st
 
 from bpeviz.app import runs, runs_state, runs_view
 from bpeviz.app.settings import Message, check_settings
-from bpeviz.app.state import current_settings, current_text
+from bpeviz.app.state import current_settings, current_text, presentation_mode
 from bpeviz.app.token_view import show_tokens
 from bpeviz.app.training import current_history, history_for
 from bpeviz.app.widgets import caption, columns, show_chart, show_messages, show_table
@@ -147,7 +147,9 @@ step = st.slider(
 )
 step = min(int(step), last)
 labelled = {f"{name}: {chosen[name].summary()}": histories[name] for name in histories}
-show_chart(runs.curves_chart(runs.curves_frame(labelled), step=step))
+# The height holds the axes and the legend too: at projector type they left the plot ~30 px.
+chart_height = 480 if presentation_mode() else 300
+show_chart(runs.curves_chart(runs.curves_frame(labelled), step=step, height=chart_height))
 st.caption(
     "Bytes per token of the whole text after each merge, for both runs (higher means fewer "
     "tokens). The grey line is the step whose text is shown below."

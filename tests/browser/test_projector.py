@@ -204,3 +204,17 @@ def test_every_text_on_the_page_is_at_least_18px(
     small = [entry for entry in app.page.evaluate(_TEXT_SIZES) if entry[2] < SMALLEST_LABEL_PX]
     assert not small, f"{len(small)} texts under {SMALLEST_LABEL_PX} px on {page}: {small[:25]}"
     app.assert_clean()
+
+
+def test_the_two_runs_chart_keeps_a_readable_plot_on_a_projector(app: AppPage) -> None:
+    """At projector type the axes and legend took most of the chart's 300 px: the plot was
+    about 30 px tall, with one tick ("2") on its y-axis. Now its y-axis reads at least four
+    ticks, spread over 200 px or more."""
+    open_present(app, "runs", 1280, 720)
+    app.page.wait_for_selector(PAGE_READY["runs"])
+    axis = app.page.locator('[data-testid="stVegaLiteChart"] g[aria-label^="Y-axis"]').first
+    axis.wait_for()
+    tops = axis.locator(".role-axis-label text").evaluate_all(
+        "labels => labels.map((label) => label.getBoundingClientRect().top)"
+    )
+    assert len(tops) >= 4 and max(tops) - min(tops) >= 200, tops
