@@ -8,7 +8,7 @@ from bpeviz.app.links import query_from_state
 from bpeviz.app.state import KEY_STEP, current_settings, imported_tokenizer
 from bpeviz.app.step_view import link_query, session_view
 from bpeviz.app.training import current_history, real_tokenizer, train_sample
-from bpeviz.app.widgets import columns, escape_markdown, show_chart
+from bpeviz.app.widgets import columns, escape_markdown, show_chart, show_table
 from bpeviz.bundled import bundled_names, missing_note
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
@@ -197,9 +197,9 @@ st.markdown(
     "so the last column is the cost of saying the same thing in Japanese "
     "(`sample_texts/parallel_*.txt`, written for bpeviz)."
 )
-st.dataframe(
+show_table(
     passage,
-    hide_index=True,
+    formats={"Japanese ÷ English": "{:.2f}×"},
     column_config={"Japanese ÷ English": st.column_config.NumberColumn(format="%.2f×")},
 )
 for _, row in passage.iloc[len(histories) :].iterrows():

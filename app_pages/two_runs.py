@@ -6,10 +6,10 @@ import streamlit as st
 
 from bpeviz.app import runs, runs_state, runs_view
 from bpeviz.app.settings import Message, check_settings
-from bpeviz.app.state import current_settings, current_text
+from bpeviz.app.state import current_settings, current_text, presentation_mode
 from bpeviz.app.token_view import show_tokens
 from bpeviz.app.training import current_history, history_for
-from bpeviz.app.widgets import caption, columns, show_chart, show_messages
+from bpeviz.app.widgets import caption, columns, show_chart, show_messages, show_table
 from bpeviz.pretokenize import PRETOKENIZER_REGISTRY, PRETOKENIZERS
 from bpeviz.readable import counted
 from bpeviz.tie_rules import TIE_BREAKS, TIE_RULES
@@ -147,10 +147,19 @@ step = st.slider(
 )
 step = min(int(step), last)
 labelled = {f"{name}: {chosen[name].summary()}": histories[name] for name in histories}
-show_chart(runs.curves_chart(runs.curves_frame(labelled), step=step))
+# The height holds the axes and the legend too: at projector type they left the plot ~30 px.
+chart_height = 480 if presentation_mode() else 300
+show_chart(runs.curves_chart(runs.curves_frame(labelled), step=step, height=chart_height))
 st.caption(
     "Bytes per token of the whole text after each merge, for both runs (higher means fewer "
     "tokens). The grey line is the step whose text is shown below."
+)
+st.markdown(
+    "Each curve ends where its run stops. "
+    + " ".join(
+        runs_view.curve_end_sentence(name, h.merge_count, chosen[name].vocab_size, h.base)
+        for name, h in histories.items()
+    )
 )
 
 st.header(f"The text after {counted(step, 'merge')}", anchor=False)
@@ -200,11 +209,10 @@ for pane, name, only, other_merges, cut, other in (
         columns = list(runs.MERGE_COLUMNS)
         if not cut:
             columns.remove("crosses")
-        st.dataframe(
+        show_table(
             frame,
-            column_order=columns,
-            hide_index=True,
-            width="stretch",
+            columns=columns,
+            labels={"other_run": f"token in {other}?", "crosses": f"cut by {other}"},
             height=min(36 * (len(frame) + 1) + 2, 360),
             column_config={
                 "merge": st.column_config.NumberColumn("merge", format="%d", width=60),

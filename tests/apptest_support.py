@@ -66,3 +66,45 @@ def token_views(at: AppTest) -> dict[str, dict[str, Any]]:
         if proto.component_name == "bpeviz_step" and data.get("kind") == "tokens":
             views[proto.id.rsplit("-", 1)[-1]] = data
     return views
+
+
+
+Served = dict[str, tuple[Any, str | None]]
+
+
+def keep_downloads(monkeypatch: Any) -> Served:
+    """Record every file the app hands to Streamlit's media store (a download button's data,
+    or the function that makes it on click, and its file name), by id: AppTest shows a
+    button's URL only, and drops the store after each run."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    served: Served = {}
+    load = MemoryMediaFileStorage.load_and_get_id
+    defer = MediaFileManager.add_deferred
+
+    def keep(self: Any, data: Any, mimetype: str, kind: Any, filename: str | None = None) -> str:
+        file_id = load(self, data, mimetype, kind, filename)
+        served[file_id] = (data, filename)
+        return file_id
+
+    def keep_deferred(self: Any, make: Any, mimetype: Any, coordinates: str, file_name: Any = None,
+                      **kwargs: Any) -> str:  # fmt: skip
+        file_id = defer(self, make, mimetype, coordinates, file_name, **kwargs)
+        served[file_id] = (make, file_name)
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", keep_deferred)
+    return served
+
+
+def downloaded(at: AppTest, key: str, served: Served) -> tuple[bytes, str | None]:
+    """The data and file name of the download button ``key`` (see :func:`keep_downloads`);
+    data made on click is made now."""
+    button = next(b for b in at.get("download_button") if b.proto.id.endswith(f"-{key}"))
+    proto = button.proto
+    file_id = proto.deferred_file_id or proto.url.rsplit("/", 1)[-1].split(".")[0]
+    data, file_name = served[file_id]
+    data = data() if callable(data) else data
+    return (data.encode("utf-8") if isinstance(data, str) else data), file_name

@@ -205,10 +205,69 @@ def test_projector_type_enlarges_axis_and_legend_text_and_keeps_the_layers(curve
     chart = compression_chart(curves, current_vocab_size=258)
     plain, projected = chart.to_dict(), projector_type(chart).to_dict()
     assert "axis" not in plain.get("config", {})  # Vega-Lite's defaults are 10-11 px
-    assert projected["config"]["axis"] == {"labelFontSize": 16, "titleFontSize": 18}
-    assert projected["config"]["legend"] == {"labelFontSize": 16, "titleFontSize": 18}
-    assert projected["config"]["text"] == {"fontSize": 16}  # the reference and marker labels
+    # Every label a class reads is at least 18 px at 1280x720 (issue 18); titles above them.
+    assert projected["config"]["axis"] == {"labelFontSize": 18, "titleFontSize": 20}
+    assert projected["config"]["legend"] == {"labelFontSize": 18, "titleFontSize": 20}
+    assert projected["config"]["text"] == {"fontSize": 18}  # the reference and marker labels
     labels = [layer for layer in projected["layer"] if layer["mark"]["type"] == "text"]
     assert labels and all("fontSize" not in layer["mark"] for layer in labels)
     assert projected["layer"] == plain["layer"]
 
+
+
+def font_sizes(spec: Any, path: str = "") -> dict[str, float]:
+    """Every font size a Vega-Lite spec sets (``labelFontSize``, ``fontSize``...), by path."""
+    found: dict[str, float] = {}
+    if isinstance(spec, dict):
+        for key, value in spec.items():
+            if key.lower().endswith("fontsize") and isinstance(value, int | float):
+                found[f"{path}.{key}"] = value
+            found.update(font_sizes(value, f"{path}.{key}"))
+    elif isinstance(spec, list):
+        for index, value in enumerate(spec):
+            found.update(font_sizes(value, f"{path}[{index}]"))
+    return found
+
+
+@pytest.mark.parametrize("page", ["app_pages/compression.py", "app_pages/two_runs.py"])
+def test_every_chart_in_presentation_mode_sets_18px_text_or_more(page: str) -> None:
+    """The charts are drawn in canvas/SVG, out of reach of the page's CSS: the sizes are
+    checked in the spec each page sends (axes, legends, text marks)."""
+    import json
+
+    from apptest_support import open_page
+
+    at = open_page(page, present="true")
+    specs = [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
+    assert specs
+    for spec in specs:
+        config = spec["config"]
+        for part in ("axis", "legend"):
+            assert config[part]["labelFontSize"] >= 18 and config[part]["titleFontSize"] >= 18
+        assert config["text"]["fontSize"] >= 18
+        small = {path: size for path, size in font_sizes(spec).items() if size < 18}
+        assert not small, small
+
+
+def test_close_reference_lines_get_labels_apart() -> None:
+    """Two tokenizers at 4.00 and 3.95 bytes per token on one text, a curve from 1.00 to 4.00:
+    on their lines their labels overlapped. The 3 units span 0.7 × 300 = 210 px of plot, so
+    the 22 px a projector label needs is 22 × 3 / 210 = 0.3143 units: the tokenizer listed
+    first keeps its label on 4.00; the second, in the other column (x), keeps 3.95; a third at
+    3.90 shares the first one's column, so its label goes to 4.00 - 0.3143 = 3.6857."""
+    from bpeviz.app.compression import CURVE_COLUMNS as CURVES
+    from bpeviz.app.compression import REFERENCE_COLUMNS as REFERENCES
+
+    curves = pd.DataFrame(
+        [("en", "English", "own text", 256, 0, 8, 8, 1.0),
+         ("en", "English", "own text", 300, 44, 2, 8, 4.0)], columns=list(CURVES),
+    )  # fmt: skip
+    references = pd.DataFrame(
+        [("a", "English", 2, 8, 4.0), ("b", "English", 2, 8, 3.95), ("c", "English", 2, 8, 3.9)],
+        columns=list(REFERENCES),
+    )
+    spec = compression_chart(curves, references=references, height=300).to_dict()
+    text = next(layer for layer in layers_with_mark(spec, "text") if "x_end" in str(layer))
+    rows = {row["tokenizer"]: row for row in layer_rows(spec, text)}
+    assert rows["a"]["x_end"] == rows["c"]["x_end"] != rows["b"]["x_end"]
+    assert [rows[name]["label_y"] for name in "abc"] == pytest.approx([4.0, 3.95, 3.6857], abs=1e-4)

@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from apptest_support import open_page, token_views
+from apptest_support import downloaded, keep_downloads, open_page, token_views
 
 from bpeviz.app.state import KEY_IMPORTED
 from bpeviz.app.step_view import step_page_for
@@ -245,3 +245,13 @@ def test_a_tokenizer_json_our_reader_refuses_is_encoded_by_the_library(kind: str
         }[kind]
     ]
     assert record["pieces"] == starts
+
+
+def test_the_html_page_is_named_by_its_merges(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Wikipedia's aaabdaaabac at vocab size 259: 259 - 256 bytes = 3 merges (Z, Y, X), so the
+    page is named for 3 merges (it was "-259-steps": the vocab size read as a step count)."""
+    served = keep_downloads(monkeypatch)
+    at = open_page(PAGE, sample="aaabdaaabac", vocab="259")
+    data, file_name = downloaded(at, "export_html_page", served)
+    assert file_name == "bpeviz-aaabdaaabac-wikipedia-3-merges.html"
+    assert data.lstrip().lower().startswith(b"<!doctype html")

@@ -4,7 +4,10 @@ the link follows the slide."""
 
 from __future__ import annotations
 
-from apptest_support import new_app, plain, run
+import json
+
+import pytest
+from apptest_support import downloaded, keep_downloads, new_app, plain, run
 from streamlit.testing.v1 import AppTest
 
 from bpeviz.app.lesson import (
@@ -77,6 +80,38 @@ def test_next_and_previous_apply_each_slides_view() -> None:
     assert at.session_state["surprise"] == "trailing_space"
 
 
+def step_start(at: AppTest) -> dict:
+    """Where the page's step view starts (the data given to the browser's component)."""
+    for node in at.main:
+        if getattr(node, "type", None) == "bidi_component":
+            proto = node.proto
+            if proto.component_name != "bpeviz_step":
+                continue
+            kind = proto.WhichOneof("data")
+            data = json.loads(proto.mixed.json if kind == "mixed" else proto.json)
+            if data.get("kind") == "step":
+                return data["start"]
+    raise AssertionError("no step view on the page")
+
+
+def test_the_quiz_and_pieces_slides_start_the_step_view_with_them() -> None:
+    """The bundled lesson, read by hand: slide 8 ("Your turn") is the English sample at step 3
+    with the quiz on; slide 9 ("Pieces") the same sample at step 100 with Show pieces on and
+    no quiz (it does not name the quiz: off). Neither names text_when (After merge)."""
+    at = run(new_app(lesson="bpe", slide="7"))
+    at = run(at.button(key="lesson_next").click())
+    assert "slide 8 of 16" in bar_text(at)
+    assert step_start(at) == {"step": 3, "when": "after", "quiz": True, "pieces": False}
+    assert at.query_params["quiz"] == "1" and "pieces" not in at.query_params
+    assert "text_when" not in at.query_params
+    at = run(at.button(key="lesson_next").click())
+    assert "slide 9 of 16" in bar_text(at)
+    assert step_start(at) == {"step": 100, "when": "after", "quiz": False, "pieces": True}
+    assert at.query_params["pieces"] == "1" and "quiz" not in at.query_params
+    at = run(at.button(key="lesson_previous").click())  # back: the quiz again, pieces off
+    assert step_start(at) == {"step": 3, "when": "after", "quiz": True, "pieces": False}
+
+
 def test_going_back_restores_what_the_later_slide_changed() -> None:
     """Slide 2 shows token ids; back on slide 1 the view is text again (its default)."""
     at = run(new_app(lesson="bpe"))
@@ -141,3 +176,37 @@ def test_a_cut_lesson_link_is_said_and_nothing_else_changes() -> None:
     assert not [m for m in at.markdown if "slide 1 of" in m.value]
     assert at.session_state["sample"] == "aaabdaaabac"  # the rest of the link still applies
     assert not at.exception
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> dict:
+    return keep_downloads(monkeypatch)
+
+
+def test_downloading_the_bundled_lesson_gives_a_file_that_reads_back_the_same(served) -> None:
+    at = run(new_app(lesson="bpe"))
+    at = run(at.button(key="lesson_next").click())  # mid-lesson: still the whole lesson
+    data, file_name = downloaded(at, "lesson_download", served)
+    assert file_name == "lesson.toml"
+    lesson = parse_lesson(data)
+    assert lesson == bundled_lessons()["bpe"]
+    assert len(lesson.slides) == 16 and lesson.slides[7].view["quiz"] is True
+
+
+def test_downloading_an_uploaded_lesson_gives_the_teachers_lesson_back(served) -> None:
+    """The teacher's file, read by hand: "Ties in ten minutes", a Step slide of aaabdaaabac
+    at step 1, then the About page."""
+    at = run(new_app())
+    uploader = at.sidebar.file_uploader(key="lesson_upload")
+    at = run(uploader.upload("ties.toml", TEACHERS_LESSON.encode("utf-8")))
+    assert "slide 1 of 2" in bar_text(at)
+    data, file_name = downloaded(at, "lesson_download", served)
+    assert file_name == "lesson.toml"
+    lesson = parse_lesson(data)
+    assert lesson.title == "Ties in ten minutes"
+    assert [(slide.title, slide.page) for slide in lesson.slides] == [
+        ("Wikipedia's example", "step"),
+        ("About", "about"),
+    ]
+    assert lesson.slides[0].view == {"sample": "aaabdaaabac", "step": 1}
+    assert lesson == parse_lesson(TEACHERS_LESSON)

@@ -168,3 +168,33 @@ def test_the_compression_chart_names_each_line_by_its_settings() -> None:
     assert [name.split(":")[0] for name in names] == ["A", "B"]
     assert "bytes" in names[0] and "gpt4" in names[1]
     assert colour["legend"]["orient"] == "bottom" and colour["legend"]["labelLimit"] == 0
+
+
+def test_a_sentence_says_why_each_curve_ends_where_it_does() -> None:
+    """``abab``, both runs on bytes. A (vocab 512): merge 1 joins a + b (twice), leaving
+    ab ab; merge 2 joins ab + ab (once), leaving one token, so no pair is left after 2 of
+    the 256 merges its vocab allows. B (vocab 257): 257 - 256 bytes = 1 merge, then it stops."""
+    at = run(new_app(src="paste", paste="abab", runs_a_pretok="bytes", runs_b_pretok="bytes",
+                     runs_a_vocab="512", runs_b_vocab="257"))  # fmt: skip
+    at.switch_page(PAGE)
+    run(at)
+    ends = [m.value for m in at.markdown if m.value.startswith("Each curve ends")]
+    assert ends == [
+        "Each curve ends where its run stops. **A** stops after 2 merges, short of the 256 its "
+        "vocab size of 512 allows: no pair is left to merge, as every piece of the text is "
+        "already a single token. **B** stops after 1 merge: its vocab size, 257, is the 256 "
+        "bytes and 1 merge."
+    ]
+
+
+def test_presentation_mode_draws_the_merge_tables_as_html_tables() -> None:
+    """The data grid draws on a canvas at about 14 px; on a projector the same rows are an
+    HTML table the stylesheet sets at 18 px or more, with the grid's column names."""
+    at = open_page(PAGE, present="true")
+    assert not at.dataframe
+    only_a, only_b = (table.value for table in at.table)
+    assert list(only_a.columns) == [
+        "merge", "left", "right", "token", "count", "token in B?", "cut by B"
+    ]  # fmt: skip
+    assert list(only_b.columns) == ["merge", "left", "right", "token", "count", "token in A?"]
+    assert f"**Only in A**: {len(only_a)} merges" in [m.value for m in at.markdown]

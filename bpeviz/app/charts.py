@@ -29,6 +29,9 @@ PICK = "pick"  # the click selection's name: what st.altair_chart(selection_mode
 PICK_FIELDS: tuple[str, ...] = ("trained_on", "merges")  # what a click reports
 X_TITLE = f"vocabulary size ({BYTE_COUNT} bytes + merges)"
 Y_TITLE: tuple[str, ...] = ("bytes per token", "(higher = more compression)")  # two lines
+PROJECTOR_LABEL_SIZE = 18  # presentation mode's axis, legend and label text (projector_type)
+PROJECTOR_TITLE_SIZE = 20
+LABEL_GAP_PX = PROJECTOR_LABEL_SIZE + 4  # between two reference labels in one column
 PALETTE: tuple[str, ...] = ("#1f77b4", "#e4572e", "#2ca02c", "#9467bd", "#8c564b", "#17becf")
 TOOLTIP_FIELDS: tuple[tuple[str, str, str, str | None], ...] = (
     ("trained_on", "N", "tokenizer trained on", None),
@@ -101,7 +104,11 @@ def compression_chart(
     )
     layers: list[alt.Chart] = [lines, measured, hover]
     if references is not None and not references.empty:
-        layers.extend(_reference_layers(references, x_max, color_scale))
+        values = [*curves["bytes_per_token"].tolist(), *references["bytes_per_token"].tolist()]
+        # The plot is drawn about 0.7 times ``height`` tall (axis titles and padding take
+        # the rest; measured in Chromium at 1280 px), over a slightly wider, rounded range.
+        units_per_px = (max(values) - min(values)) / (0.7 * height)
+        layers.extend(_reference_layers(references, x_max, color_scale, units_per_px))
     if current_vocab_size is not None:
         layers.extend(_marker_layers(current_vocab_size, x_max))
     return alt.layer(*layers).properties(height=height)
@@ -135,11 +142,40 @@ def reference_label_x(tokenizers: list[str], x_max: int) -> list[float]:
     return [float(x_max - order.index(name) % 2 * step) for name in tokenizers]
 
 
+def reference_label_y(values: list[float], min_gap: float) -> list[float]:
+    """Where each reference label sits: on its line, or moved down just enough to keep
+    ``min_gap`` below the label above it (taken from the highest value down). Five real
+    tokenizers measure English within 0.2 bytes per token of each other: on their lines, their
+    labels were drawn over one another.
+
+    >>> reference_label_y([4.24, 4.35, 2.88, 4.23], 0.2)
+    [4.15, 4.35, 2.88, 3.95]
+    """
+    placed = [0.0] * len(values)
+    floor = float("inf")
+    for index in sorted(range(len(values)), key=lambda i: -values[i]):
+        placed[index] = round(min(values[index], floor - min_gap), 6)
+        floor = placed[index]
+    return placed
+
+
+def _label_rows(data: pd.DataFrame, min_gap: float) -> list[float]:
+    """:func:`reference_label_y` within each column of labels (same ``x_end``)."""
+    label_y = data["bytes_per_token"].astype(float).tolist()
+    for _, rows in data.groupby("x_end").groups.items():
+        positions = list(rows)
+        moved = reference_label_y([label_y[i] for i in positions], min_gap)
+        for i, value in zip(positions, moved, strict=True):
+            label_y[i] = value
+    return label_y
+
+
 def _reference_layers(
-    references: pd.DataFrame, x_max: int, color_scale: alt.Scale
+    references: pd.DataFrame, x_max: int, color_scale: alt.Scale, units_per_px: float
 ) -> list[alt.Chart]:
-    data = pd.DataFrame(references, columns=list(REFERENCE_COLUMNS))
+    data = pd.DataFrame(references, columns=list(REFERENCE_COLUMNS)).reset_index(drop=True)
     data["x_end"] = reference_label_x(data["tokenizer"].tolist(), x_max)
+    data["label_y"] = _label_rows(data, LABEL_GAP_PX * units_per_px)
     data["label"] = [reference_label(row) for _, row in data.iterrows()]
     color = alt.Color("measured_on:N", title="measured on", scale=color_scale)
     tooltip = [
@@ -156,7 +192,12 @@ def _reference_layers(
     labels = (
         alt.Chart(data)
         .mark_text(align="right", baseline="bottom", dy=-3)
-        .encode(x=alt.X("x_end:Q"), y="bytes_per_token:Q", text="label:N", color=color)
+        .encode(
+            x=alt.X("x_end:Q"),
+            y=alt.Y("label_y:Q", title=list(Y_TITLE)),
+            text="label:N",
+            color=color,
+        )
     )
     return [rules, labels]
 
@@ -191,8 +232,6 @@ def _marker_layers(vocab_size: int, x_max: int) -> list[alt.Chart]:
     return [rule, text]
 
 
-PROJECTOR_LABEL_SIZE = 16
-PROJECTOR_TITLE_SIZE = 18
 
 
 def projector_type(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:

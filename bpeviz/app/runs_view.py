@@ -3,6 +3,7 @@
 - :func:`difference_reason`: one sentence on why they part there;
 - :func:`difference_html`: the card with both runs' merges at that step;
 - :func:`crossing_sentence`: how many merges cross the other run's pieces;
+- :func:`curve_end_sentence`: where a run's compression curve ends, and why;
 - :func:`own_cut_marks`: which tokens to outline in each run's text.
 
 Everything from the user's text is escaped here (``spans.esc``); what is left out is
@@ -16,7 +17,7 @@ import numpy as np
 from bpeviz.app.runs import RUN_NAMES, FirstDifference, Merge, RunSettings, cut_by
 from bpeviz.app.spans import esc
 from bpeviz.narration import quoted
-from bpeviz.readable import readable
+from bpeviz.readable import counted, readable
 from bpeviz.record import Mark
 from bpeviz.web import chip_html, chip_note_html
 
@@ -158,4 +159,31 @@ it crosses a piece boundary, such as the space before a word, which B's merges n
         f"that {other}'s pre-tokenizer (`{other_pretokenizer}`) would cut in two: "
         f"{'it crosses' if one else 'they cross'} a piece boundary, such as the space before a "
         f"word, which {other}'s merges never cross."
+    )
+
+
+def curve_end_sentence(name: str, merges: int, vocab_size: int, base: int) -> str:
+    """Markdown: why run ``name``'s curve ends after ``merges`` merges.
+
+    Training stops at the vocab size (``base`` tokens, the 256 bytes and ``</w>`` when on,
+    plus the merges), or earlier when no pair is left: every piece of the text is already
+    one token. A pair that occurs once is still merged (the app asks for no minimum count).
+
+    >>> curve_end_sentence("A", 256, 512, 256)
+    '**A** stops after 256 merges: its vocab size, 512, is the 256 bytes and 256 merges.'
+    >>> curve_end_sentence("B", 2, 512, 256)
+    '**B** stops after 2 merges, short of the 256 its vocab size of 512 allows: no pair is \
+left to merge, as every piece of the text is already a single token.'
+    """
+    allowed = vocab_size - base
+    if merges >= allowed:
+        start = "the 256 bytes" if base == 256 else f"the {base - 1} bytes, `</w>`"
+        return (
+            f"**{name}** stops after {counted(merges, 'merge')}: its vocab size, "
+            f"{vocab_size:,}, is {start} and {counted(merges, 'merge')}."
+        )
+    return (
+        f"**{name}** stops after {counted(merges, 'merge')}, short of the {allowed:,} its vocab "
+        f"size of {vocab_size:,} allows: no pair is left to merge, as every piece of the text "
+        "is already a single token."
     )

@@ -35,6 +35,7 @@ from bpeviz.web import script, step_page
 KEY_VIEW = "step_view"  # the component (its state: the step the student stopped at)
 KEY_WHEN = "text_when"  # "Before merge" / "After merge", as links have always said it
 KEY_START = "_step_view_start"  # (record key, step, when, quiz, pieces) the view started at
+KEY_RESUME = "_step_view_resume"  # the view started afresh, named by no link (main.js: resume)
 KEY_SEEN = "_step_view_seen"  # (step, when) the view last reported
 KEY_LINKED = "_step_view_linked"  # (step, when, quiz, pieces) the server last left in the link
 KEY_WINDOW = "_step_view_window"  # (history id, first symbol drawn) of a long text
@@ -136,6 +137,9 @@ def step_view(history: History) -> tuple[int, str]:
     mounted_afresh = not isinstance((state.get(KEY_VIEW) or {}).get("view"), dict)
     if mounted_afresh:
         _follow_the_address()
+        # Back from another page through the sidebar (no view in the link): a view the
+        # student left before it reported may start the view instead (the browser kept it).
+        state[KEY_RESUME] = _linked() is None
     step, when = current_step(history.merge_count)
     window_from = _window(history, step)
     key, text, _ = _record(history, window_from)
@@ -158,6 +162,7 @@ def step_view(history: History) -> tuple[int, str]:
             **dict(zip(SWITCHES, start[3:], strict=True)),
         },
         "link": LINK,
+        "resume": bool(state.get(KEY_RESUME)),
     }
     result = component(data=data, key=KEY_VIEW, on_view_change=lambda: None)
     reported = result.get("view") if result else None

@@ -40,13 +40,17 @@ def stylesheet(*, presentation: bool = False) -> str:
 .stMainBlockContainer{padding-top:2.2rem;}
 .stMain h1{font-size:2.6rem;}
 .stMain p,.stMain li,.stMain label{font-size:1.2rem;}
-.stMain textarea{font-size:1.2rem;}
+.stMain textarea,.stMain input{font-size:1.2rem;}
 .stMain [data-testid="stMetricValue"] p{font-size:2.6rem;}
 .stMain [data-testid="stMetricLabel"] p{font-size:1.15rem;}
 .stMain [data-testid="stSliderThumbValue"],.stMain [data-testid="stSliderThumbValue"] p{
- font-size:1rem;}
+ font-size:1.15rem;}
+.stMain code{font-size:1em;}
+.stMain [data-testid="stTable"] :is(th,td){font-size:1.15rem;}
+.bpe-read{font-size:1.15rem;}
+.bpe-hex,.bpe-trace-label{font-size:max(.78em,1.15rem);}
 .bpe-metric-label,.bpe-step h2,.bpe-step h3{font-size:1.3rem;}
-.bpe-button,.bpe-field,.bpe-pair-table,.bpe-vocab-table{font-size:1.15rem;}
+.bpe-button,.bpe-field,.bpe-pace,.bpe-jump,.bpe-pair-table,.bpe-vocab-table{font-size:1.15rem;}
 .bpe-card:has(.bpe-eq){display:grid;grid-template-columns:fit-content(55%) 1fr;
  column-gap:2rem;align-items:center;}
 .bpe-card-title{grid-column:2;}

@@ -9,7 +9,8 @@ table cell too.
   flagged (:func:`pair_csv` for the whole table);
 - :func:`merge_frame`: the merges so far, one :mod:`bpeviz.merge_rows` row each
   (:func:`merge_csv` for the file);
-- :func:`text_stats` and :func:`distinct_chunks`: what the Tokenize page counts and lists.
+- :func:`text_stats` and :func:`distinct_chunks`: what the Tokenize page counts and lists;
+- :func:`presented`: a table as presentation mode draws it (its own HTML, at projector size).
 
 What is left out: the charts (:mod:`bpeviz.app.charts`) and HTML (:mod:`bpeviz.app.spans`).
 """
@@ -224,3 +225,26 @@ def interesting_chunk(tokenizer: Tokenizer, chunks: Sequence[str], *, scan: int 
         if fallback is None:
             fallback = index
     return fallback or 0
+
+
+def presented(
+    frame: pd.DataFrame,
+    *,
+    columns: Sequence[str] | None = None,
+    labels: dict[str, str] | None = None,
+    formats: dict[str, str] | None = None,
+) -> pd.DataFrame:
+    """The table as text, for ``st.table``: ``columns`` picked in order, numbers written with
+    ``formats`` (``"{:.2f}×"``), headings renamed by ``labels``. What ``st.dataframe``'s
+    column settings do on its canvas grid, which no stylesheet can enlarge.
+
+    >>> frame = pd.DataFrame({"name": ["a"], "ratio": [1.5], "n": [2]})
+    >>> presented(frame, columns=["ratio", "name"], labels={"ratio": "÷"},
+    ...           formats={"ratio": "{:.2f}×"}).to_dict("list")
+    {'÷': ['1.50×'], 'name': ['a']}
+    """
+    shown = frame[list(columns)] if columns is not None else frame.copy()
+    for column, pattern in (formats or {}).items():
+        if column in shown:
+            shown[column] = [pattern.format(value) for value in shown[column]]
+    return shown.rename(columns=labels or {})

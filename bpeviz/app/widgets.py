@@ -1,5 +1,5 @@
 """Small Streamlit helpers every page uses to draw what the pure modules build: messages,
-captions, charts, columns and a text area that travels in the link (token spans:
+captions, charts, short tables, columns and a text area that travels in the link (token spans:
 :mod:`bpeviz.app.token_view`).
 """
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from bpeviz.app import charts
@@ -21,6 +22,7 @@ from bpeviz.app.state import (
     presentation_mode,
 )
 from bpeviz.app.styles import stylesheet
+from bpeviz.app.tables import presented
 
 _MARKDOWN_SPECIALS = re.compile(r"[\\`*_{}\[\]()<>#+\-.!|~$:]")
 
@@ -75,6 +77,29 @@ def show_chart(chart: Any, **kwargs: Any) -> Any:
     if presentation_mode():
         chart = charts.projector_type(chart)
     return st.altair_chart(chart, width="stretch", **kwargs)
+
+
+def show_table(
+    frame: pd.DataFrame,
+    *,
+    columns: list[str] | None = None,
+    labels: dict[str, str] | None = None,
+    formats: dict[str, str] | None = None,
+    height: int | None = None,
+    **kwargs: Any,
+) -> None:
+    """A short table: Streamlit's data grid, or in presentation mode an HTML table.
+
+    The grid draws its cells on a canvas at about 14 px, out of the stylesheet's reach; in
+    presentation mode the same rows go to ``st.table``, whose text the stylesheet sets at
+    projector size (``columns``, ``labels`` and ``formats``: see ``tables.presented``).
+    ``kwargs`` (``column_config``...) go to ``st.dataframe`` alone.
+    """
+    if presentation_mode():
+        shown = presented(frame, columns=columns, labels=labels, formats=formats)
+        st.table(shown, hide_index=True, height=height or "content")
+        return
+    st.dataframe(frame, column_order=columns, hide_index=True, height=height or "auto", **kwargs)
 
 
 def linked_text_area(label: str, *, key: str, default: str = "", **kwargs: Any) -> str:

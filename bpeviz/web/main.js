@@ -12,9 +12,34 @@ function refused(root, record) {
 
 const views = new WeakMap(); // per mounted element: the view, its record and its start
 
+// A view the student left before it told the server (a page switch within REPORT_AFTER_MS
+// of stepping: Streamlit then drops the report and the address): kept for this tab, and
+// taken by the next view mounted, which starts there when the server says it resumes
+// (mounted afresh, no view named by the link) the same record.
+const UNSENT = "bpeviz-unsent-view";
+
+function keepUnsent(key, state) {
+  try {
+    sessionStorage.setItem(UNSENT, JSON.stringify({ key, state }));
+  } catch {
+    // no storage (a sandboxed frame): the view is lost, as before
+  }
+}
+
+function takeUnsent(key) {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(UNSENT) || "null");
+    sessionStorage.removeItem(UNSENT);
+    return kept && kept.key === key && kept.state ? kept.state : null;
+  } catch {
+    return null;
+  }
+}
+
 // Draw the step view of `data` ({key, payload: the record or its JSON, link: the app's link
-// names, when the view writes the address}) in `root`, starting at start {step, when, quiz,
-// pieces}; report(state) hears where a student stopped.
+// names, when the view writes the address; resume: whether a view left unsent may start it
+// instead}) in `root`, starting at start {step, when, quiz, pieces}; report(state) hears
+// where a student stopped.
 export function mount(root, data, start, report) {
   start = start || {};
   const id = `${data.key}|${start.step}|${start.when}|${start.quiz}|${start.pieces}`;
@@ -31,7 +56,13 @@ export function mount(root, data, start, report) {
     // the record with its vocabulary completed; the record sent is left as it came
     record = { ...sent, vocab: completeVocab(sent.vocab, (id) => stepParents(sent, id)) };
   }
-  const view = new StepView(root, record, start, report || (() => {}), data.link || null);
+  const send = report || (() => {});
+  const talk = (state, how) => (how && how.unsent ? keepUnsent(data.key, state) : send(state));
+  const unsent = takeUnsent(data.key);
+  const fields = ["step", "when", "quiz", "pieces"];
+  const resumed = data.resume && unsent && fields.some((f) => String(unsent[f]) !== String(start[f])) ? unsent : null;
+  const view = new StepView(root, record, resumed || start, talk, data.link || null);
+  if (resumed) view.scheduleReport(); // the server learns where the student stopped
   views.set(root, { id, key: data.key, record, view });
   return view;
 }

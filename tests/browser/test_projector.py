@@ -144,3 +144,77 @@ def test_the_focus_view_shows_the_card_and_the_text_large(app: AppPage, screensh
     app.wait_view(5)
     assert app.page.locator(".bpe-step .bpe-table-pane").first.is_visible()
     app.assert_clean()
+
+
+# Every piece of text the page draws, as a person sees it: an element with text of its own
+# (or a box with a value),
+# not hidden, not a screen reader's 1 px box, not in a closed expander; its rendered size
+# (font size times an SVG's scale, rotated or not; a chart's multi-line title is measured on
+# its <text>).
+_TEXT_SIZES = """
+() => {
+  const found = [];
+  const hidden = '[aria-hidden="true"],[hidden],details:not([open]) > :not(summary)';
+  for (let el of document.querySelectorAll('[data-testid="stMain"] *')) {
+    const chosen = el.matches("select") && el.selectedOptions[0];
+    const typed = chosen ? chosen.text : el.matches("input, textarea") ? el.value.trim() : "";
+    if (el.matches("option")) continue; // drawn in its select's size
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own && !typed) continue;
+    const text = (typed || el.textContent.trim()).slice(0, 30);
+    if (el.tagName === "tspan") el = el.closest("text");
+    const box = el.getBoundingClientRect();
+    if (box.width <= 1 || box.height <= 1 || el.closest(hidden)) continue;
+    if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) continue;
+    const matrix = el instanceof SVGElement ? el.getScreenCTM() : null;
+    const scale = matrix ? Math.hypot(matrix.a, matrix.b) : 1; // a rotated axis title too
+    const size = parseFloat(getComputedStyle(el).fontSize) * scale;
+    const id = el.dataset.testid ? `[${el.dataset.testid}]` : "";
+    const name = `${el.tagName.toLowerCase()}${id}.${[...el.classList].slice(0, 2).join(".")}`;
+    found.push([name, text, Math.round(size * 10) / 10]);
+  }
+  return found;
+}
+"""
+
+# What each page's check waits for before reading the sizes: its tokens, or its chart.
+PAGE_READY = {
+    "step": '.bpe-step[data-ready="true"]',
+    "tokenize": '.st-key-tok_spans .bpe-root[data-ready="true"]',
+    "compression": '[data-testid="stVegaLiteChart"]',
+    "runs": '.st-key-runs_spans_B .bpe-root[data-ready="true"]',
+}
+
+
+@pytest.mark.parametrize("page", list(PAGE_READY))
+def test_every_text_on_the_page_is_at_least_18px(
+    app: AppPage, screenshots: Path, page: str
+) -> None:
+    """The Step, Tokenize, Compression and Two runs pages in presentation mode at 1280×720:
+    every text drawn in the page (the whole page, not only its first screen; a chart's SVG
+    text too) is 18 px or more, and no table is a data grid (its canvas cells are 14 px). The
+    charts' specs are checked too (tests/test_charts.py)."""
+    open_present(app, page, 1280, 720)
+    app.page.wait_for_selector(PAGE_READY[page])
+    whole = screenshots / f"projector-{page}-whole-1280x720.png"
+    app.page.screenshot(path=str(whole), full_page=True)
+    # A data grid draws its cells on a canvas at 14 px: presentation mode shows tables as HTML.
+    grids = app.page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]')
+    assert not [grid for grid in grids.all() if grid.is_visible()], "a data grid is shown"
+    small = [entry for entry in app.page.evaluate(_TEXT_SIZES) if entry[2] < SMALLEST_LABEL_PX]
+    assert not small, f"{len(small)} texts under {SMALLEST_LABEL_PX} px on {page}: {small[:25]}"
+    app.assert_clean()
+
+
+def test_the_two_runs_chart_keeps_a_readable_plot_on_a_projector(app: AppPage) -> None:
+    """At projector type the axes and legend took most of the chart's 300 px: the plot was
+    about 30 px tall, with one tick ("2") on its y-axis. Now its y-axis reads at least four
+    ticks, spread over 200 px or more."""
+    open_present(app, "runs", 1280, 720)
+    app.page.wait_for_selector(PAGE_READY["runs"])
+    axis = app.page.locator('[data-testid="stVegaLiteChart"] g[aria-label^="Y-axis"]').first
+    axis.wait_for()
+    tops = axis.locator(".role-axis-label text").evaluate_all(
+        "labels => labels.map((label) => label.getBoundingClientRect().top)"
+    )
+    assert len(tops) >= 4 and max(tops) - min(tops) >= 200, tops

@@ -78,3 +78,15 @@ def test_a_reload_right_after_stepping_keeps_the_step(app: AppPage) -> None:
     app.wait_idle()
     app.wait_view(3, "before")
     app.assert_clean()
+
+
+def test_the_step_survives_a_page_switch_right_after_stepping(app: AppPage) -> None:
+    """Step to 3, Before merge, and leave through the sidebar at once: the view has not told
+    the server yet (it does 600 ms after stepping stops), and the switch drops the query.
+    Coming back through the sidebar still shows step 3, before its merge."""
+    at_step_three_before(app)
+    assert app.page.locator(app.STEP_ROOT).get_attribute("data-report-due") == "true"
+    nav(app, "Tokenize text")
+    nav(app, "Step through training")
+    app.wait_view(3, "before")
+    app.assert_clean()
