@@ -175,7 +175,7 @@ with tokens_area or st.container():
     if isinstance(tokenizer, LibraryTokenizer):  # WordPiece, Unigram, ...: the library's view
         st.info(library_note(tokenizer), icon="ℹ️")
         if text:
-            show_counts(text, len(tokenizer.encode(text)))
+            show_counts(text, len(encode_or_stop(tokenizer, tokenizer_key, text)))
             show_library_tokens(
                 tokenizer, text, key="tok_spans", show="ids" if view == "Token ids" else "text"
             )

@@ -16,22 +16,37 @@ next token, as GPT's leading spaces do, and tokens that share one character (byt
 
 Left out: the trace and the build tree (the library does not expose how a token was built),
 and files that ``tokenizers`` cannot read either, which get our reader's message.
+
+Bounded as our own reader is: every regex the library would run (a Split's in the
+pre-tokenizer, a Replace's in the normalizer or decoder, at any depth of Sequences) gets the
+same worst-case probe on load (:func:`bpeviz.pretokenize.check_split_pattern`) and is refused
+by name when it fails it. A panic of the library (Oniguruma giving up on a pattern that
+backtracks on this text; pyo3 raises it as a ``BaseException``) becomes one ``ValueError``.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from bpeviz.formats.gpt2 import bytes_to_unicode
-from bpeviz.formats.hf_json import NotByteLevelBPE, from_hf_json
+from bpeviz.formats.hf_json import NotByteLevelBPE, from_hf_json, from_onig
+from bpeviz.pretokenize import check_split_pattern
 from bpeviz.tokenizer import Tokenizer
 
 ENGINE = "Hugging Face tokenizers"
 _BYTE_TOKEN = re.compile(r"<0x[0-9A-F]{2}>")  # SentencePiece's byte_fallback tokens
 _CHAR_TO_BYTE = {char: byte for byte, char in bytes_to_unicode().items()}
+# The parts of a tokenizer.json whose steps can hold a regex the library runs.
+_PATTERN_PARTS = {
+    "pre_tokenizer": "pre-tokenizer",
+    "normalizer": "normalizer",
+    "decoder": "decoder",
+}
+_Result = TypeVar("_Result")
 
 
 @dataclass(frozen=True)
@@ -171,7 +186,10 @@ class LibraryTokenizer:
 
     def decode_bytes(self, ids: list[int]) -> bytes:
         """The text ``tokenizers`` decodes the ids to, special tokens kept, as UTF-8."""
-        return str(self.library.decode(list(ids), skip_special_tokens=False)).encode("utf-8")
+        text = _unpanicked(
+            "decode these ids", lambda: self.library.decode(list(ids), skip_special_tokens=False)
+        )
+        return str(text).encode("utf-8")
 
     def decode(self, ids: list[int]) -> str:
         return self.decode_bytes(ids).decode("utf-8")
@@ -179,7 +197,7 @@ class LibraryTokenizer:
     def _encoding(self, text: str | bytes) -> Any:
         if isinstance(text, bytes):
             text = text.decode("utf-8", errors="replace")
-        return self.library.encode(text)
+        return _unpanicked("tokenize this text", lambda: self.library.encode(text))
 
     @property
     def refused_feature(self) -> str:
@@ -203,6 +221,45 @@ def _uses(document: dict[str, Any], *names: str) -> bool:
     return any(f'"{name}"' in text for name in names)
 
 
+def _unpanicked(what: str, call: Callable[[], _Result]) -> _Result:
+    """``call()``; a panic of the library (a ``BaseException`` from pyo3, which would pass
+    every ``except Exception`` up to the page) becomes one ``ValueError`` saying ``what``
+    failed."""
+    try:
+        return call()
+    except BaseException as error:
+        if type(error).__name__ != "PanicException":  # pyo3's, not importable by name
+            raise
+        reason = (str(error).strip().splitlines() or ["no reason given"])[0]
+        raise ValueError(
+            f"Hugging Face tokenizers could not {what} (it stopped: {reason}): a pattern of "
+            "the file may backtrack too much on it, so try a shorter or different text"
+        ) from None
+
+
+def _regexes(component: Any) -> Iterator[tuple[str, str]]:
+    """Each regex a step of ``component`` holds (``{"pattern": {"Regex": ...}}``), with the
+    step's type, however deep Sequences nest it."""
+    waiting = [component]
+    while waiting:
+        item = waiting.pop()
+        if isinstance(item, list):
+            waiting.extend(reversed(item))
+        elif isinstance(item, dict):
+            pattern = item.get("pattern")
+            if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
+                yield str(item.get("type", "step")), pattern["Regex"]
+            waiting.extend(reversed(list(item.values())))
+
+
+def check_library_patterns(document: dict[str, Any]) -> None:
+    """Probe every regex the library would run, as our own reader probes a split pattern;
+    a ``ValueError`` names the first that fails (where it sits, the pattern, why)."""
+    for part, name in _PATTERN_PARTS.items():
+        for step, pattern in _regexes(document.get(part)):
+            check_split_pattern(from_onig(pattern), what=f"{name} {step} pattern")
+
+
 def read_tokenizer_json(data: str | bytes) -> Tokenizer | LibraryTokenizer:
     """Our own tokenizer for a byte-level BPE ``tokenizer.json``; for what our reader refuses
     by name, the ``tokenizers`` library's; a file neither can read gets our reader's message.
@@ -211,6 +268,8 @@ def read_tokenizer_json(data: str | bytes) -> Tokenizer | LibraryTokenizer:
         return from_hf_json(data)
     except NotByteLevelBPE as refusal:  # well-formed and at most MAX_JSON_BYTES: parsed
         text = data.decode("utf-8") if isinstance(data, bytes) else data
+        document = json.loads(text)
+        check_library_patterns(document)
         try:
             from tokenizers import Tokenizer as Library
 
@@ -220,4 +279,4 @@ def read_tokenizer_json(data: str | bytes) -> Tokenizer | LibraryTokenizer:
                 f"{refusal}; Hugging Face tokenizers cannot read it either ({error}): check "
                 "that it is a complete tokenizer.json"
             ) from None
-        return LibraryTokenizer(json.loads(text), library, str(refusal))
+        return LibraryTokenizer(document, library, str(refusal))
