@@ -149,8 +149,8 @@ def with_patterns(*, split: str = r"\s+", replace: str = "x", nested: bool = Fal
     from tokenizers import Regex, normalizers, pre_tokenizers
 
     library = wordpiece()
-    split = pre_tokenizers.Split(Regex(r"\s+"), behavior="isolated")
-    library.pre_tokenizer = pre_tokenizers.Sequence([split, pre_tokenizers.BertPreTokenizer()])
+    split_step = pre_tokenizers.Split(Regex(r"\s+"), behavior="isolated")
+    library.pre_tokenizer = pre_tokenizers.Sequence([split_step, pre_tokenizers.BertPreTokenizer()])
     library.normalizer = normalizers.Sequence(
         [normalizers.BertNormalizer(lowercase=True), normalizers.Replace(Regex("x"), "x")]
     )
@@ -234,3 +234,12 @@ def test_cli_says_one_sentence_when_the_library_panics(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "Hugging Face tokenizers could not" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_the_library_encodes_a_bounded_text() -> None:
+    """A million characters without a space took the library path 18 s and 370 MB."""
+    from bpeviz.formats.hf_models import MAX_TEXT_CHARS
+
+    tokenizer = read_tokenizer_json(FILES["llama3-style"])
+    with pytest.raises(ValueError, match=f"at most {MAX_TEXT_CHARS:,} characters"):
+        tokenizer.encode("a" * (MAX_TEXT_CHARS + 1))

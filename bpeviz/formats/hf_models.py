@@ -21,7 +21,8 @@ Bounded as our own reader is: every regex the library would run (a Split's in th
 pre-tokenizer, a Replace's in the normalizer or decoder, at any depth of Sequences) gets the
 same worst-case probe on load (:func:`bpeviz.pretokenize.check_split_pattern`) and is refused
 by name when it fails it. A panic of the library (Oniguruma giving up on a pattern that
-backtracks on this text; pyo3 raises it as a ``BaseException``) becomes one ``ValueError``.
+backtracks on this text; pyo3 raises it as a ``BaseException``) becomes one ``ValueError``,
+and the library is given at most ``MAX_TEXT_CHARS`` characters at once.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from bpeviz.pretokenize import check_split_pattern
 from bpeviz.tokenizer import Tokenizer
 
 ENGINE = "Hugging Face tokenizers"
+MAX_TEXT_CHARS = 1_000_000  # encoded by the library at once (a million took it 18 s, 370 MB)
 _BYTE_TOKEN = re.compile(r"<0x[0-9A-F]{2}>")  # SentencePiece's byte_fallback tokens
 _CHAR_TO_BYTE = {char: byte for byte, char in bytes_to_unicode().items()}
 # The parts of a tokenizer.json whose steps can hold a regex the library runs.
@@ -118,6 +120,7 @@ class LibraryTokenizer:
         all end with the character. The last token runs to the end of the text.
         """
         encoding = self._encoding(text)
+        tokens = encoding.tokens  # each read of the property builds the whole list anew
         byte_at = [0]
         for char in text:
             byte_at.append(byte_at[-1] + len(char.encode("utf-8", "surrogateescape")))
@@ -129,7 +132,7 @@ class LibraryTokenizer:
             while run_end < len(offsets) and offsets[run_end] == offsets[index]:
                 run_end += 1
             start, end = offsets[index]
-            sizes = [self._byte_length(token) for token in encoding.tokens[index:run_end]]
+            sizes = [self._byte_length(token) for token in tokens[index:run_end]]
             if run_end - index > 1 and start < end and sum(sizes) == end - start:
                 for position, size in enumerate(sizes, start=index):
                     start += size
@@ -197,6 +200,11 @@ class LibraryTokenizer:
     def _encoding(self, text: str | bytes) -> Any:
         if isinstance(text, bytes):
             text = text.decode("utf-8", errors="replace")
+        if len(text) > MAX_TEXT_CHARS:
+            raise ValueError(
+                f"the text is {len(text):,} characters long, and {ENGINE} encodes at most "
+                f"{MAX_TEXT_CHARS:,} characters here: encode it in parts"
+            )
         return _unpanicked("tokenize this text", lambda: self.library.encode(text))
 
     @property
