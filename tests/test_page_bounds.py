@@ -119,3 +119,28 @@ def test_the_tokenize_page_draws_the_first_tokens_of_a_library_file() -> None:
     assert metric(at, "Tokens") == [f"{len(ids):,}"]
     assert token_views(at)["tok_spans"]["ids"] == ids[:5_000]
     assert f"Showing the first 5,000 of {len(ids):,} tokens." in captions(at)
+
+
+# ---- numbers in a link -------------------------------------------------------------------
+
+HUGE = "9" * 5_000  # past int()'s 4,300 digits: its message told users to call Python
+
+
+def test_a_vocab_of_5000_digits_in_a_link_is_ignored_in_a_sentence() -> None:
+    from apptest_support import new_app
+
+    at = new_app(vocab=HUGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    warnings = " ".join(plain(w.value) for w in at.warning)
+    assert "The link's vocab=" in warnings and "has more than 12 digits; ignored." in warnings
+    assert HUGE not in warnings  # named, not copied out whole
+    assert "set_int_max_str_digits" not in warnings
+
+
+def test_a_step_of_5000_digits_in_a_link_opens_the_view_in_a_sentence() -> None:
+    from apptest_support import new_app
+
+    at = new_app(sample="aaabdaaabac", step=HUGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    warnings = " ".join(plain(w.value) for w in at.warning)
+    assert "The link's step=" in warnings and "has more than 12 digits" in warnings
