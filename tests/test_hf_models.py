@@ -243,3 +243,59 @@ def test_the_library_encodes_a_bounded_text() -> None:
     tokenizer = read_tokenizer_json(FILES["llama3-style"])
     with pytest.raises(ValueError, match=f"at most {MAX_TEXT_CHARS:,} characters"):
         tokenizer.encode("a" * (MAX_TEXT_CHARS + 1))
+
+
+# ---- ids the library would take (issue 17) ------------------------------------------------
+
+
+def _added(token_id: object, content: str = "<x>") -> dict:
+    return {"id": token_id, "content": content, "single_word": False, "lstrip": False,
+            "rstrip": False, "normalized": False, "special": True}  # fmt: skip
+
+
+def byte_level_with_normalizer() -> dict:
+    """A byte-level BPE built by ``tokenizers`` (``split_json``) plus a normalizer, so that
+    our reader refuses it and the library would encode it."""
+    from hf_helpers import split_json
+
+    document = json.loads(split_json(r"\w+|\s+"))
+    document["normalizer"] = {"type": "NFC"}
+    return document
+
+
+def test_a_library_file_with_one_id_for_every_byte_is_refused() -> None:
+    """The library took it and encoded "hello" as [0, 0, 0, 0, 0]."""
+    document = byte_level_with_normalizer()
+    document["model"]["vocab"] = dict.fromkeys(document["model"]["vocab"], 0)
+    document["model"]["merges"] = []
+    with pytest.raises(ValueError, match=r"gives the id 0 to both .* every token needs its own"):
+        read_tokenizer_json(json.dumps(document))
+
+
+def test_an_added_token_on_another_tokens_id_is_refused() -> None:
+    document = byte_level_with_normalizer()
+    vocab = document["model"]["vocab"]
+    document["added_tokens"] = [_added(vocab["a"])]
+    with pytest.raises(ValueError, match=f"gives the id {vocab['a']} to both 'a' and '<x>'"):
+        read_tokenizer_json(json.dumps(document))
+
+
+@pytest.mark.parametrize("token_id", [-7, 2**53, 2**64, 1.5, True, "3"], ids=repr)
+@pytest.mark.parametrize("where", ["vocab", "added"])
+def test_a_library_file_with_an_id_out_of_range_is_refused_by_name(
+    token_id: object, where: str
+) -> None:
+    document = byte_level_with_normalizer()
+    if where == "vocab":
+        document["model"]["vocab"]["a"] = token_id
+    else:
+        document["added_tokens"] = [_added(token_id)]
+    with pytest.raises(ValueError, match="ids are whole numbers from 0 to 9,007,199,254,740,991"):
+        read_tokenizer_json(json.dumps(document))
+
+
+def test_real_shapes_of_added_tokens_are_read() -> None:
+    """An added token that is also in the vocabulary at the same id (BERT's [CLS], Llama 2's
+    <s>) is one token, not two."""
+    for make in (wordpiece, KINDS["sentencepiece-bpe"], KINDS["unigram"]):
+        assert isinstance(read_tokenizer_json(make().to_str()), LibraryTokenizer)

@@ -17,7 +17,9 @@ next token, as GPT's leading spaces do, and tokens that share one character (byt
 Left out: the trace and the build tree (the library does not expose how a token was built),
 and files that ``tokenizers`` cannot read either, which get our reader's message.
 
-Bounded as our own reader is: every regex the library would run (a Split's in the
+Checked as our own readers check: ids are whole numbers from 0 to ``MAX_TOKEN_ID``, one per
+token (the library takes a file whose 256 bytes all have id 0), at most ``MAX_TOKENS``. And
+bounded as our own reader is: every regex the library would run (a Split's in the
 pre-tokenizer, a Replace's in the normalizer or decoder, at any depth of Sequences) gets the
 same worst-case probe on load (:func:`bpeviz.pretokenize.check_split_pattern`) and is refused
 by name when it fails it. A panic of the library (Oniguruma giving up on a pattern that
@@ -33,10 +35,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from bpeviz.formats.common import preview
 from bpeviz.formats.gpt2 import bytes_to_unicode
-from bpeviz.formats.hf_json import NotByteLevelBPE, from_hf_json, from_onig
+from bpeviz.formats.hf_json import MAX_TOKENS, NotByteLevelBPE, from_hf_json, from_onig
 from bpeviz.pretokenize import check_split_pattern
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.tokenizer import MAX_TOKEN_ID, Tokenizer
 
 ENGINE = "Hugging Face tokenizers"
 MAX_TEXT_CHARS = 1_000_000  # encoded by the library at once (a million took it 18 s, 370 MB)
@@ -268,6 +271,49 @@ def check_library_patterns(document: dict[str, Any]) -> None:
             check_split_pattern(from_onig(pattern), what=f"{name} {step} pattern")
 
 
+def _vocabulary(model: Any) -> list[tuple[str, Any]]:
+    """The model's tokens and their ids: a ``{token: id}`` object (BPE, WordPiece,
+    WordLevel), or Unigram's list of ``[token, score]``, whose ids are their places."""
+    vocab = model.get("vocab") if isinstance(model, dict) else None
+    if isinstance(vocab, dict):
+        return list(vocab.items())
+    if isinstance(vocab, list):
+        return [
+            (str(entry[0]) if isinstance(entry, list) and entry else "?", index)
+            for index, entry in enumerate(vocab)
+        ]
+    return []
+
+
+def check_library_ids(document: dict[str, Any]) -> None:
+    """Raise a ``ValueError`` naming the first id that is not a whole number from 0 to
+    ``MAX_TOKEN_ID``, or that two tokens share (an added token may repeat its own entry in the
+    vocabulary, as BERT's ``[CLS]`` does), or when there are over ``MAX_TOKENS`` tokens."""
+    tokens = _vocabulary(document.get("model"))
+    added = document.get("added_tokens")
+    for entry in added if isinstance(added, list) else []:
+        if isinstance(entry, dict):
+            tokens.append((str(entry.get("content")), entry.get("id")))
+    if len(tokens) > MAX_TOKENS:
+        raise ValueError(f"the tokenizer.json has {len(tokens):,} tokens; at most {MAX_TOKENS:,}")
+    owners: dict[int, str] = {}
+    for token, token_id in tokens:
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            token_id = repr(token_id)
+        elif 0 <= token_id <= MAX_TOKEN_ID:
+            if owners.setdefault(token_id, token) != token:
+                raise ValueError(
+                    f"the tokenizer.json gives the id {token_id} to both "
+                    f"{preview(owners[token_id])} and {preview(token)}: every token needs its "
+                    "own id"
+                )
+            continue
+        raise ValueError(
+            f"the tokenizer.json gives {preview(token)} the id {token_id}: ids are whole "
+            f"numbers from 0 to {MAX_TOKEN_ID:,}"
+        )
+
+
 def read_tokenizer_json(data: str | bytes) -> Tokenizer | LibraryTokenizer:
     """Our own tokenizer for a byte-level BPE ``tokenizer.json``; for what our reader refuses
     by name, the ``tokenizers`` library's; a file neither can read gets our reader's message.
@@ -277,6 +323,7 @@ def read_tokenizer_json(data: str | bytes) -> Tokenizer | LibraryTokenizer:
     except NotByteLevelBPE as refusal:  # well-formed and at most MAX_JSON_BYTES: parsed
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         document = json.loads(text)
+        check_library_ids(document)
         check_library_patterns(document)
         try:
             from tokenizers import Tokenizer as Library
