@@ -435,7 +435,7 @@ def _summary(
         f"pre-tokenizer {args.pretokenizer}, tie-break {args.tie_break}"
         + (", </w> end-of-word marker" if args.end_of_word else ""),
         f"merges: {last:,} of {args.vocab_size - history.base:,} requested "
-        f"(vocab {history.vocab_size:,} = {history.base} base + {last:,} merges"
+        f"(vocab {history.vocab_size:,} = {history.base} base + {counted(last, 'merge')}"
         + (f", plus {specials} special)" if specials else ")"),
         f"stop: {history.stop_reason}",
         f"tokens: {history.token_count(0):,} -> {history.token_count(last):,} "
