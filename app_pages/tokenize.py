@@ -181,10 +181,14 @@ with tokens_area or st.container():
     if isinstance(tokenizer, LibraryTokenizer):  # WordPiece, Unigram, ...: the library's view
         st.info(library_note(tokenizer), icon="ℹ️")
         if text:
-            show_counts(text, len(tokenizer.encode(text)))
+            token_count = len(encode_or_stop(tokenizer, tokenizer_key, text))
+            show_counts(text, token_count)
+            if token_count > MAX_SHOWN_TOKENS:
+                st.caption(f"Showing the first {MAX_SHOWN_TOKENS:,} of {token_count:,} tokens.")
             show_library_tokens(
-                tokenizer, text, key="tok_spans", show="ids" if view == "Token ids" else "text"
-            )
+                tokenizer, text, key="tok_spans", show="ids" if view == "Token ids" else "text",
+                limit=MAX_SHOWN_TOKENS,
+            )  # fmt: skip
         st.stop()
     if model == IMPORTED:  # byte-level BPE (any file bpeviz reads): ours to trace
         st.caption(OWN_ENGINE_NOTE)

@@ -99,7 +99,7 @@ for name, settings in chosen.items():
             st.stop()
 history_a, history_b = histories["A"], histories["B"]
 caption(
-    f"{text.name} · {len(history_a.text):,} bytes · A: {chosen['A'].summary()} · "
+    f"{text.name} · {counted(len(history_a.text), 'byte')} · A: {chosen['A'].summary()} · "
     f"B: {chosen['B'].summary()}"
 )
 

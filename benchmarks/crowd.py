@@ -8,10 +8,14 @@ the same model file. Each check starts its own ``streamlit run app.py`` on loopb
    0 and 0 (before the fix, 9 of 12 ended with Vocab size 1).
 2. **import**: ``IMPORTERS`` (20) Chromium sessions upload the same byte-level BPE
    ``tokenizer.json`` on the Export / import page (o200k_base's 200,000 tokens written as
-   merges: 7.3 MB), five at a time, then close. Measured: the server's memory (RSS)
-   before, at its peak, and ``SETTLE_SECONDS`` (60) after the last tab closed. Targets:
-   peak at most 1 GB; 60 s later within ``BACK_NEAR_MB`` of where it was after the first
-   import (the model itself stays cached for the next class).
+   merges, indented as ``tokenizers`` writes its files: 9.7 MB, padded with trailing
+   whitespace to ``IMPORT_BYTES``, 9.99 MB, just under the 10 MB upload limit: the issue's
+   10 MB), one first, then five at a time, the five uploading together; then all close.
+   Measured: the server's memory (RSS) before, after the first import, at its peak, and
+   ``SETTLE_SECONDS`` (60) after the last tab closed. Targets: peak at most 1 GB; 60 s later
+   within ``BACK_NEAR_MB`` of where it was after the first import (the model itself stays
+   cached for the next class, so "back near the baseline" is measured from there; the
+   figure above the size before any import is printed too).
 
 Run: ``.venv/bin/python benchmarks/crowd.py`` (``--only paste|import``), or as the checks
 ``crowd-paste-link`` and ``crowd-import`` of ``benchmarks/robustness.py``. Prints the
@@ -41,6 +45,7 @@ IMPORT_BATCH = 5
 SETTLE_SECONDS = 60
 TARGET_PEAK_MB = 1024
 BACK_NEAR_MB = 150
+IMPORT_BYTES = 9_990_000  # the upload limit is 10 MB, counted in decimal as the uploader does
 # Setting a textarea's value the way React notices it (Playwright's fill types megabytes slowly).
 SET_VALUE_JS = """(el, value) => {
   const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
@@ -152,19 +157,26 @@ def big_tokenizer_json() -> bytes:
                   "continuing_subword_prefix": None, "end_of_word_suffix": None,
                   "fuse_unk": False},
     }
-    return json.dumps(document, ensure_ascii=False).encode("utf-8")
+    data = json.dumps(document, ensure_ascii=False, indent=2).encode("utf-8")
+    assert len(data) <= IMPORT_BYTES
+    return data + b" " * (IMPORT_BYTES - len(data))
 
 
-def _import_once(harness: ModuleType, browser: object, url: str, data: bytes) -> object:
+def _start_import(harness: ModuleType, browser: object, url: str, data: bytes) -> object:
+    """A new session on the Export / import page, its upload of ``data`` started."""
     app = harness.new_app_page(browser, url)
     app.open("export")
     field = app.page.locator(".st-key-export_model_files input[type=file]")
     files = [{"name": "tokenizer.json", "mimeType": "application/json", "buffer": data}]
-    app.rerun(lambda: field.set_input_files(files=files), timeout=180_000)
-    app.page.get_by_text("It is now offered on the Tokenize and Compare pages").wait_for(
-        timeout=180_000
-    )
+    field.set_input_files(files=files)
     return app
+
+
+def _imported(app: object) -> None:
+    """Wait until the session's import is done."""
+    app.page.get_by_text(  # type: ignore[attr-defined]
+        "It is now offered on the Tokenize and Compare pages"
+    ).wait_for(timeout=300_000)
 
 
 def check_import(harness: ModuleType) -> tuple[str, bool]:
@@ -178,15 +190,19 @@ def check_import(harness: ModuleType) -> tuple[str, bool]:
         )
         try:
             baseline = server.rss_mb()
-            first = _import_once(harness, browser, server.url, data)
+            first = _start_import(harness, browser, server.url, data)
+            _imported(first)
             after_first = server.rss_mb()
             peak = after_first
             started = time.perf_counter()
             pages = [first]
             while len(pages) < IMPORTERS:
-                batch = min(IMPORT_BATCH, IMPORTERS - len(pages))
-                pages += [_import_once(harness, browser, server.url, data) for _ in range(batch)]
-                peak = max(peak, server.rss_mb())
+                size = min(IMPORT_BATCH, IMPORTERS - len(pages))
+                batch = [_start_import(harness, browser, server.url, data) for _ in range(size)]
+                for app in batch:
+                    _imported(app)
+                    peak = max(peak, server.rss_mb())
+                pages += batch
             took = time.perf_counter() - started
             for app in pages:
                 app.page.context.close()
@@ -203,7 +219,9 @@ def check_import(harness: ModuleType) -> tuple[str, bool]:
         f"server {baseline:.0f} MB before, {after_first:.0f} MB after the first import, "
         f"peak {peak:.0f} MB (target <= {TARGET_PEAK_MB}); {settled:.0f} MB "
         f"{SETTLE_SECONDS} s after the tabs closed (target <= "
-        f"{after_first + BACK_NEAR_MB:.0f}); {IMPORTERS - 1} more imports in {took:.1f} s"
+        f"{after_first + BACK_NEAR_MB:.0f}, within {BACK_NEAR_MB} MB of one import; "
+        f"{settled - baseline:+.0f} MB from before any); {IMPORTERS - 1} more imports, "
+        f"{IMPORT_BATCH} at a time, in {took:.1f} s"
     )
     return line, peak <= TARGET_PEAK_MB and settled <= after_first + BACK_NEAR_MB
 

@@ -7,14 +7,20 @@ counted in the next, and a check that hangs is stopped (``--timeout``).
 - ``tokenize-link-40k``: ``/tokenize?tok_text=<40,000 letters>``, the Tokenize page run as a
   server runs it (Streamlit's AppTest, the app's own scripts), default tokenizer. Target:
   at most 10 s and 300 MB of memory growth (peak resident size over the size before).
-- ``tokenize-box-1mb`` and ``tokenize-box-1mb-cl100k``: a 1 MB line without spaces typed into
-  the Tokenize box, with the trained tokenizer and with GPT-4's. Same target.
-- ``catastrophic-pattern``: a ``.model`` and a ``tokenizer.json`` whose split pattern is
-  ``(?:[\\s\\S]|[\\s\\S])*\\x00|.``, loaded as an upload is; and ``encode --model`` on the
-  ``.model``. Target: refused with a message within 5 s each, and no CPU used afterwards
-  (nothing left running).
+- ``tokenize-box-1mb`` (``-cl100k``, ``-o200k``, ``-library``): a 1 MB line without spaces
+  typed into the Tokenize box, with the trained tokenizer, GPT-4's, GPT-4o's, and a
+  ``tokenizer.json`` that the ``tokenizers`` library encodes (imported as an upload is).
+  ``compare-box-1mb`` (``-library``): the same in the Compare box, cl100k_base against
+  o200k_base, and the library's file against o200k_base. Same target, the box keeping the
+  whole text and the page saying which part it tokenizes.
+- ``catastrophic-pattern``: a ``.model``, a byte-level ``tokenizer.json`` and one that the
+  library reads (a normalizer added), whose split pattern is
+  ``(?:[\\s\\S]|[\\s\\S])*\\x00|.``, and the library's file with ``{0,21}`` for ``*``,
+  each read as an upload is, its pattern probed afresh (not remembered from the one before);
+  and ``encode --model`` on the ``.model`` and the library's file. Target: refused with a
+  message within 5 s each, and no CPU used afterwards (nothing left running).
 - ``cli-dev-zero``: ``train``, ``encode --file`` and ``decode --file`` on ``/dev/zero``.
-  Target: a message within 10 s, under 1 GB.
+  Target: a message within 10 s, under 1 GB. Every command is killed after 60 s (a miss).
 
 - ``crowd-paste-link`` and ``crowd-import``: a crowd of real Chromium sessions
   (``benchmarks/crowd.py``): 30 students typing on a paste link at once while one session
@@ -37,6 +43,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,9 +51,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CATASTROPHIC = r"(?:[\s\S]|[\s\S])*\x00|."
+SLOW_LIBRARY = r"(?:[\s\S]|[\s\S]){0,21}\x00|."  # took the library 31 s on 300 characters
 PAGE_SECONDS, PAGE_MB = 10.0, 300.0
 PATTERN_SECONDS = 5.0
 CLI_SECONDS, CLI_MB = 10.0, 1024.0
+CLI_KILL_SECONDS = 60.0  # a command still running then is stopped, and counts as a miss
 
 
 @dataclass
@@ -87,6 +96,7 @@ def _child(code: str) -> dict:
 _PAGE = """
 import json, resource, sys, time
 from streamlit.testing.v1 import AppTest
+from bpeviz.app.text_input import MAX_BOX_CHARS
 
 def rss_mb():
     with open("/proc/self/status") as status:
@@ -94,41 +104,58 @@ def rss_mb():
             if line.startswith("VmRSS"):
                 return int(line.split()[1]) / 1024
 
+PAGE, MODE, MODELS, LIBRARY = {page!r}, {mode!r}, {models!r}, {library!r}
+BOX = {{"tokenize": "tok_text", "compare": "compare_text"}}[PAGE]
+SCRIPT = f"app_pages/{{PAGE}}.py"
+
 def page(**params):
     at = AppTest.from_file("app.py", default_timeout=600)
     for key, value in params.items():
         at.query_params[key] = value
     at.run()
-    at.switch_page("app_pages/tokenize.py")
+    if LIBRARY:  # a tokenizer.json only the tokenizers library reads, imported as an upload is
+        from hf_files import llama3_style
+        at.switch_page("app_pages/export.py").run()
+        data = llama3_style().to_str().encode()
+        at.file_uploader(key="export_model_files").upload("tokenizer.json", data).run()
+    at.switch_page(SCRIPT)
     return at.run()
 
-MODE, MODEL = {mode!r}, {model!r}
 text = ("thecatsatonthemat" * 70_000)[: {size}]
-warm = page(**({{"tok_model": MODEL}} if MODEL else {{}}))  # the app loaded and drawn once
+chosen = dict(zip(["tok_model"] if PAGE == "tokenize" else ["cmp_left", "cmp_right"], MODELS))
+warm = page(**chosen)  # the app loaded and drawn once
 before = rss_mb()
 started = time.perf_counter()
 if MODE == "link":
-    at = page(tok_text=text, **({{"tok_model": MODEL}} if MODEL else {{}}))
+    at = page(**{{BOX: text}}, **chosen)
 else:
-    at = warm.text_area(key="tok_text").input(text).run()
+    at = warm.text_area(key=BOX).input(text).run()
 seconds = time.perf_counter() - started
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-captions = [c.value for c in at.caption if "replay below traces only" in c.value]
+captions = [c.value for c in at.caption]
 print(json.dumps({{
     "seconds": seconds, "growth_mb": peak - before, "before_mb": before,
     "errors": [str(e.value)[:200] for e in at.exception] + [e.value for e in at.error],
-    "capped": bool(captions),
+    "trace_cut": any("replay below traces only" in c for c in captions),
+    "box_cut": any("this page tokenizes the first" in c for c in captions),
+    "kept": at.text_area(key=BOX).value == text,
+    "cap": MAX_BOX_CHARS,
 }}))
 """
 
 
-def _tokenize_check(mode: str, size: int, model: str = "") -> Result:
-    figures = _child(_PAGE.format(mode=mode, model=model, size=size))
+def _page_check(
+    page: str, mode: str, size: int, models: tuple[str, ...] = (), *, library: bool = False
+) -> Result:
+    """One text on the Tokenize or Compare page (``models``: the radio's or the two menus'
+    choices; ``library``: a tokenizer.json that the tokenizers library encodes, imported)."""
+    code = _PAGE.format(page=page, mode=mode, models=models, library=library, size=size)
+    figures = _child(code)
     result = Result()
-    what = f"{size:,} letters without a space ({'link' if mode == 'link' else 'typed'})"
+    how = "link" if mode == "link" else "typed"
+    what = f"{page}: {size:,} letters without a space ({how}), {' vs '.join(models) or 'trained'}"
     result.add(
-        f"{what}, {model or 'trained'} tokenizer: {figures['seconds']:.1f} s (target "
-        f"{PAGE_SECONDS:g} s)",
+        f"{what}: {figures['seconds']:.1f} s (target {PAGE_SECONDS:g} s)",
         figures["seconds"] <= PAGE_SECONDS,
     )
     result.add(
@@ -136,82 +163,128 @@ def _tokenize_check(mode: str, size: int, model: str = "") -> Result:
         f"(target {PAGE_MB:g} MB)",
         figures["growth_mb"] <= PAGE_MB,
     )
-    result.add(f"the trace says it is cut: {figures['capped']}", figures["capped"])
+    if page == "tokenize" and not library:
+        result.add(f"the trace says it is cut: {figures['trace_cut']}", figures["trace_cut"])
+    if size > figures["cap"]:
+        result.add(
+            f"the page says it tokenizes the first {figures['cap']:,} characters: "
+            f"{figures['box_cut']}",
+            figures["box_cut"],
+        )
+    result.add(f"the box keeps the whole text: {figures['kept']}", figures["kept"])
     result.add(f"errors on the page: {figures['errors'] or 'none'}", not figures["errors"])
     return result
 
 
 def check_tokenize_link_40k() -> Result:
-    return _tokenize_check("link", 40_000)
+    return _page_check("tokenize", "link", 40_000)
 
 
 def check_tokenize_box_1mb() -> Result:
-    return _tokenize_check("box", 1_000_000)
+    return _page_check("tokenize", "box", 1_000_000)
 
 
 def check_tokenize_box_1mb_cl100k() -> Result:
-    return _tokenize_check("box", 1_000_000, "cl100k_base")
+    return _page_check("tokenize", "box", 1_000_000, ("cl100k_base",))
+
+
+def check_tokenize_box_1mb_o200k() -> Result:
+    return _page_check("tokenize", "box", 1_000_000, ("o200k_base",))
+
+
+def check_tokenize_box_1mb_library() -> Result:
+    return _page_check("tokenize", "box", 1_000_000, ("Imported",), library=True)
+
+
+def check_compare_box_1mb() -> Result:
+    return _page_check("compare", "box", 1_000_000, ("cl100k_base", "o200k_base"))
+
+
+def check_compare_box_1mb_library() -> Result:
+    return _page_check("compare", "box", 1_000_000, ("Imported", "o200k_base"), library=True)
 
 
 # ---- a pattern that would hang -------------------------------------------------------------
 
 _PATTERN = """
-import json, time
+import json, pathlib, time
 from hf_helpers import split_json
 from bpeviz.formats import load_model_file
+from bpeviz.formats.hf_models import read_tokenizer_json
+from bpeviz.pretokenize import _verdict
 
-PATTERN = {pattern!r}
-files = {{
-    "evil.model": f"minbpe v1\\n{{PATTERN}}\\n0\\n97 97\\n".encode(),
-    "tokenizer.json": split_json(PATTERN).encode(),
+def library_file(pattern):
+    document = json.loads(split_json(pattern))
+    document["normalizer"] = {{"type": "NFC"}}  # our reader refuses it: the library's path
+    return json.dumps(document).encode()
+
+PATTERN = {catastrophic!r}
+model = f"minbpe v1\\n{{PATTERN}}\\n0\\n97 97\\n".encode()
+files = {{  # name: (how an upload of it is read, its bytes)
+    "evil.model": (lambda data: load_model_file("evil.model", data), model),
+    "tokenizer.json": (lambda data: load_model_file("tokenizer.json", data),
+                       split_json({catastrophic!r}).encode()),
+    "library tokenizer.json": (read_tokenizer_json, library_file({catastrophic!r})),
+    "library tokenizer.json, {{0,21}}": (read_tokenizer_json, library_file({slow!r})),
 }}
 out = {{}}
-for name, data in files.items():
+for name, (read, data) in files.items():
+    _verdict.cache_clear()  # each file probed afresh, as a new pattern is
     started = time.perf_counter()
     try:
-        load_model_file(name, data)
+        read(data)
         message = None
     except ValueError as error:
         message = str(error)
     out[name] = {{"seconds": time.perf_counter() - started, "message": message}}
-    # the same file again, as a class uploading it would (remembered, so no second probe)
 cpu = time.process_time()
 time.sleep(1.0)
 out["cpu_after"] = time.process_time() - cpu
+folder = pathlib.Path({folder!r})  # for the command line
+(folder / "evil.model").write_bytes(model)
+(folder / "tokenizer.json").write_bytes(files["library tokenizer.json"][1])
 print(json.dumps(out))
 """
 
 
 def check_catastrophic_pattern() -> Result:
+    """Each file read as an upload is (the pattern's verdict forgotten before each, so each
+    is probed), then ``encode --model`` on the ``.model`` and on the library's file."""
     result = Result()
-    figures = _child(_PATTERN.format(pattern=CATASTROPHIC))
-    for name in ("evil.model", "tokenizer.json"):
-        found = figures[name]
-        result.add(
-            f"{name}: refused in {found['seconds']:.1f} s (target {PATTERN_SECONDS:g} s): "
-            f"{(found['message'] or 'NOT REFUSED')[:110]}",
-            found["message"] is not None and found["seconds"] <= PATTERN_SECONDS,
-        )
-    result.add(
-        f"CPU used in the second after: {figures['cpu_after']:.3f} s (nothing left running)",
-        figures["cpu_after"] < 0.1,
-    )
     with tempfile.TemporaryDirectory() as folder:
-        model = Path(folder) / "evil.model"
-        model.write_text(f"minbpe v1\n{CATASTROPHIC}\n0\n97 97\n")
-        seconds, status, _, stderr = _cli(["encode", "--model", str(model), "--text", "a" * 99])
-    result.add(
-        f"encode --model evil.model: exit {status} in {seconds:.1f} s: {stderr.strip()[:90]}",
-        status == 2 and seconds <= PATTERN_SECONDS and "Traceback" not in stderr,
-    )
+        code = _PATTERN.format(catastrophic=CATASTROPHIC, slow=SLOW_LIBRARY, folder=folder)
+        figures = _child(code)
+        cpu_after = figures.pop("cpu_after")
+        for name, found in figures.items():
+            result.add(
+                f"{name}: refused in {found['seconds']:.1f} s (target {PATTERN_SECONDS:g} s): "
+                f"{(found['message'] or 'NOT REFUSED')[:110]}",
+                found["message"] is not None and found["seconds"] <= PATTERN_SECONDS,
+            )
+        result.add(
+            f"CPU used in the second after: {cpu_after:.3f} s (nothing left running)",
+            cpu_after < 0.1,
+        )
+        for name in ("evil.model", "tokenizer.json"):
+            path = str(Path(folder) / name)
+            seconds, cpu, status, _, stderr = _cli(
+                ["encode", "--model", path, "--text", "a" * 99]
+            )
+            result.add(
+                f"encode --model {name}: exit {status} in {seconds:.1f} s ({cpu:.1f} s CPU): "
+                f"{stderr.strip()[:90]}",
+                status == 2 and seconds <= PATTERN_SECONDS and "Traceback" not in stderr,
+            )
     return result
 
 
 # ---- the command line on an endless file ---------------------------------------------------
 
 
-def _cli(args: list[str]) -> tuple[float, int, float, str]:
-    """Run ``python -m bpeviz args``: seconds, exit status, peak memory (MB), stderr."""
+def _cli(args: list[str]) -> tuple[float, float, int, float, str]:
+    """Run ``python -m bpeviz args``: seconds, CPU seconds (what a busy machine does not
+    inflate), exit status, peak memory (MB), stderr. One still running after
+    ``CLI_KILL_SECONDS`` is killed (exit -9, which no target accepts)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
@@ -223,14 +296,20 @@ def _cli(args: list[str]) -> tuple[float, int, float, str]:
             stderr=subprocess.PIPE,
             text=True,
         )
+        deadline = threading.Timer(CLI_KILL_SECONDS, process.kill)
+        deadline.start()
         try:
             stderr = process.stderr.read() if process.stderr else ""
             _, status, usage = os.wait4(process.pid, 0)
         finally:
+            deadline.cancel()
             if process.poll() is None:
                 process.kill()
     seconds = time.perf_counter() - started
-    return seconds, os.waitstatus_to_exitcode(status), usage.ru_maxrss / 1024, stderr
+    if seconds >= CLI_KILL_SECONDS:
+        stderr = f"(killed after {CLI_KILL_SECONDS:g} s) {stderr}"
+    cpu = usage.ru_utime + usage.ru_stime
+    return seconds, cpu, os.waitstatus_to_exitcode(status), usage.ru_maxrss / 1024, stderr
 
 
 def check_cli_dev_zero() -> Result:
@@ -241,9 +320,10 @@ def check_cli_dev_zero() -> Result:
         "decode --file": ["decode", "--encoding", "cl100k_base", "--file", "/dev/zero"],
     }
     for name, args in commands.items():
-        seconds, status, peak, stderr = _cli(args)
+        seconds, cpu, status, peak, stderr = _cli(args)
         result.add(
-            f"{name} /dev/zero: exit {status} in {seconds:.1f} s, peak {peak:.0f} MB (targets "
+            f"{name} /dev/zero: exit {status} in {seconds:.1f} s ({cpu:.1f} s CPU), peak "
+            f"{peak:.0f} MB (targets "
             f"{CLI_SECONDS:g} s, {CLI_MB:g} MB): {stderr.strip()[:80]}",
             status == 2 and seconds <= CLI_SECONDS and peak < CLI_MB and "Traceback" not in stderr,
         )
@@ -267,6 +347,10 @@ CHECKS: dict[str, Callable[[], Result]] = {
     "tokenize-link-40k": check_tokenize_link_40k,
     "tokenize-box-1mb": check_tokenize_box_1mb,
     "tokenize-box-1mb-cl100k": check_tokenize_box_1mb_cl100k,
+    "tokenize-box-1mb-o200k": check_tokenize_box_1mb_o200k,
+    "tokenize-box-1mb-library": check_tokenize_box_1mb_library,
+    "compare-box-1mb": check_compare_box_1mb,
+    "compare-box-1mb-library": check_compare_box_1mb_library,
     "catastrophic-pattern": check_catastrophic_pattern,
     "cli-dev-zero": check_cli_dev_zero,
     "crowd-paste-link": _crowd("paste"),

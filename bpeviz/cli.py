@@ -21,11 +21,12 @@ parses, reads files and prints; the work is done by the engine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -253,7 +254,9 @@ def _encode(args: argparse.Namespace) -> None:
     text: str | bytes = args.text if args.text is not None else _read_bytes(args.file, "file")
     if args.encoding is not None:
         text = prompt_text(args.encoding, text)  # Tekken's BOS first
-    print(json.dumps(tokenizer.encode(text)))
+    with _panic_reports_hidden(tokenizer):
+        ids = tokenizer.encode(text)
+    print(json.dumps(ids))
 
 
 def _decode(args: argparse.Namespace) -> None:
@@ -264,7 +267,8 @@ def _decode(args: argparse.Namespace) -> None:
         where = args.file
         raw = _read_bytes(args.file, "ids file").decode("utf-8", errors="replace")
     ids = _parse_ids(raw, where)
-    data = tokenizer.decode_bytes(ids)
+    with _panic_reports_hidden(tokenizer):
+        data = tokenizer.decode_bytes(ids)
     binary = getattr(sys.stdout, "buffer", None)
     if binary is None:  # stdout replaced by a text stream (tests): text is all it takes
         sys.stdout.write(data.decode("utf-8", errors="replace"))
@@ -283,6 +287,25 @@ def step_record(step: MergeStep, history: History) -> dict[str, Any]:
     count in all (0 when there was no tie; recounted, so only here and not in every table).
     """
     return {**merge_row(history, step).as_dict(), "tie_count": history.tie_count(step.step)}
+
+
+@contextlib.contextmanager
+def _panic_reports_hidden(tokenizer: Tokenizer | LibraryTokenizer) -> Iterator[None]:
+    """While the ``tokenizers`` library runs, stderr (file descriptor 2) goes nowhere: a
+    panic of the library writes Rust's own report there before it reaches us as the one
+    ``ValueError`` we print."""
+    if not isinstance(tokenizer, LibraryTokenizer):
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as nowhere:
+            os.dup2(nowhere.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _read_bytes(path: str, what: str) -> bytes:
@@ -412,7 +435,7 @@ def _summary(
         f"pre-tokenizer {args.pretokenizer}, tie-break {args.tie_break}"
         + (", </w> end-of-word marker" if args.end_of_word else ""),
         f"merges: {last:,} of {args.vocab_size - history.base:,} requested "
-        f"(vocab {history.vocab_size:,} = {history.base} base + {last:,} merges"
+        f"(vocab {history.vocab_size:,} = {history.base} base + {counted(last, 'merge')}"
         + (f", plus {specials} special)" if specials else ")"),
         f"stop: {history.stop_reason}",
         f"tokens: {history.token_count(0):,} -> {history.token_count(last):,} "

@@ -86,11 +86,12 @@ def count_sentence(step: MergeStep, tokens_before: int) -> str:
     else:
         replaced = (
             f"some occurrences overlap (as in “aaa”, which holds “a” + “a” twice but can only "
-            f"be merged once), so {step.replacements:,} were replaced, left to right"
+            f"be merged once), so {step.replacements:,} "
+            f"{'was' if step.replacements == 1 else 'were'} replaced, left to right"
         )
     return (
         f"The pair occurred {times}; {replaced}. The text went from {tokens_before:,} to "
-        f"{step.tokens_after:,} tokens."
+        f"{counted(step.tokens_after, 'token')}."
     )
 
 

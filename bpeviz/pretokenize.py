@@ -221,9 +221,10 @@ def run_seconds(size: int) -> float:
     return 2.0 + size / 100_000
 
 
-def check_split_pattern(pattern: str) -> regex.Pattern[str]:
+def check_split_pattern(pattern: str, what: str = "split pattern") -> regex.Pattern[str]:
     """Compile ``pattern`` and try it on a probe text within ``PROBE_SECONDS``; raise a
-    ``ValueError`` that names it and says why when it does not compile or is too slow.
+    ``ValueError`` that names it (as ``what``: a file's other patterns are named by where
+    they sit) and says why when it does not compile or is too slow.
 
     The verdicts on the last ``MAX_COMPILED_PATTERNS`` patterns are remembered, so the same
     file uploaded by a whole class is tried once.
@@ -234,33 +235,27 @@ def check_split_pattern(pattern: str) -> regex.Pattern[str]:
     """
     verdict = _verdict(pattern)
     if isinstance(verdict, str):
-        raise ValueError(verdict)
+        name = f"'{pattern}'" if len(pattern) <= 60 else f"'{pattern[:60]}…'"
+        raise ValueError(f"the {what} {name} {verdict}")
     return verdict
 
 
 @functools.lru_cache(maxsize=MAX_COMPILED_PATTERNS)  # thread-safe, shared by all sessions
 def _verdict(pattern: str) -> regex.Pattern[str] | str:
-    """The compiled pattern, or why it is refused."""
-    name = f"'{pattern}'" if len(pattern) <= 60 else f"'{pattern[:60]}…'"
+    """The compiled pattern, or why it is refused (after its name, in a sentence)."""
     if len(pattern) > MAX_PATTERN_CHARS:
-        return (
-            f"the split pattern {name} is {len(pattern):,} characters long: at most "
-            f"{MAX_PATTERN_CHARS:,} are read"
-        )
+        return f"is {len(pattern):,} characters long: at most {MAX_PATTERN_CHARS:,} are read"
     try:
         compiled = regex.compile(pattern)
     except (regex.error, OverflowError, RecursionError, MemoryError) as error:
-        return (
-            f"the split pattern {name} is not a valid regular expression ({error}): fix or "
-            "remove it"
-        )
+        return f"is not a valid regular expression ({error}): fix or remove it"
     try:
         for _ in compiled.finditer(_PROBE, timeout=PROBE_SECONDS):
             pass
     except TimeoutError:
         return (
-            f"the split pattern {name} backtracks too much (a short test text took longer "
-            f"than {PROBE_SECONDS:g} s), so it could hang the server: use a simpler pattern"
+            f"backtracks too much (a short test text took longer than {PROBE_SECONDS:g} s), "
+            "so it could hang the server: use a simpler pattern"
         )
     return compiled
 

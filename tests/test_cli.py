@@ -502,3 +502,21 @@ def test_no_error_ends_in_a_traceback(
     status = cli.main(["encode", "--encoding", "cl100k_base", "--text", "x"])
     err = capsys.readouterr().err
     assert status != 0 and message in err and "Traceback" not in err
+
+
+def test_the_train_summary_says_one_merge(tmp_path: Path) -> None:
+    """It said "256 base + 1 merges"."""
+    (tmp_path / "aa.txt").write_text("aa")
+    summary = ok(run_cli(tmp_path, "train", "aa.txt", "--vocab-size", "257", "--out", "aa"))
+    assert "(vocab 257 = 256 base + 1 merge)" in summary
+    assert "merges: 1 of 1 requested" in summary
+
+
+def test_a_bad_regex_in_a_model_file_is_one_line(tmp_path: Path) -> None:
+    """A minbpe .model holds its split pattern: one that does not compile is named."""
+    (tmp_path / "bad.model").write_text("minbpe v1\n[a-\n0\n97 97\n")
+    result = run_cli(tmp_path, "encode", "--model", "bad.model", "--text", "aa")
+    stderr = stderr_of(result)
+    assert result.returncode == 2, stderr
+    assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr
+    assert "the split pattern '[a-' is not a valid regular expression" in stderr

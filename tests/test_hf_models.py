@@ -4,6 +4,7 @@ exactly (the library, on files it trained here, is the reference: ``tests/hf_fil
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -167,3 +168,172 @@ def test_byte_spans_tile_the_text_and_end_where_the_offsets_end(kind: str, text:
         alone = offsets.count((start, end)) == 1
         if alone and end > 0 and not expected.special_tokens_mask[index]:
             assert spans[index][1] >= len(text[:end].encode())
+
+
+# ---- patterns the library would run (issue 17) --------------------------------------------
+
+CATASTROPHIC = r"(?:[\s\S]|[\s\S])*\x00|."  # hangs Python's regex; makes Oniguruma panic
+SLOW = r"(?:[\s\S]|[\s\S]){0,21}\x00|."  # took the library 31 s on 300 characters
+# Backtracks only on a run of q, which the probe text lacks: it passes the probe, and
+# Oniguruma gives up (a Rust panic) on a run of 300 of them.
+PANICS = r"(?:q|q)*\x00|."
+
+
+def with_patterns(*, split: str = r"\s+", replace: str = "x", nested: bool = False) -> str:
+    """A WordPiece file (its normalizer alone makes our reader refuse it) built by
+    ``tokenizers``, with a Split in its pre-tokenizer and a Replace in its normalizer; their
+    regexes are put in afterwards, as a hand-edited file holds them, and with ``nested`` the
+    Split goes inside a second Sequence (the library reads that, but flattens its own)."""
+    from tokenizers import Regex, normalizers, pre_tokenizers
+
+    library = wordpiece()
+    split_step = pre_tokenizers.Split(Regex(r"\s+"), behavior="isolated")
+    library.pre_tokenizer = pre_tokenizers.Sequence([split_step, pre_tokenizers.BertPreTokenizer()])
+    library.normalizer = normalizers.Sequence(
+        [normalizers.BertNormalizer(lowercase=True), normalizers.Replace(Regex("x"), "x")]
+    )
+    document = json.loads(library.to_str())
+    steps = document["pre_tokenizer"]["pretokenizers"]
+    steps[0]["pattern"]["Regex"] = split
+    if nested:
+        steps[0] = {"type": "Sequence", "pretokenizers": [steps[0]]}
+    document["normalizer"]["normalizers"][1]["pattern"]["Regex"] = replace
+    return json.dumps(document)
+
+
+@pytest.mark.parametrize("pattern", [CATASTROPHIC, SLOW], ids=["star", "bounded"])
+@pytest.mark.parametrize(
+    ("where", "edit"),
+    [
+        ("pre-tokenizer", {"split": "PATTERN"}),
+        ("pre-tokenizer", {"split": "PATTERN", "nested": True}),
+        ("normalizer", {"replace": "PATTERN"}),
+    ],
+    ids=["split", "nested-split", "normalizer"],
+)
+def test_a_library_file_whose_pattern_backtracks_is_refused_by_name(
+    pattern: str, where: str, edit: dict
+) -> None:
+    """The probe our own reader runs, run on every regex the library would run, on load."""
+    edit = {key: pattern if value == "PATTERN" else value for key, value in edit.items()}
+    with pytest.raises(ValueError) as refused:
+        read_tokenizer_json(with_patterns(**edit))
+    message = str(refused.value)
+    assert "backtracks too much" in message and pattern[:20] in message
+    assert where in message
+
+
+def test_a_library_file_with_sane_patterns_is_read() -> None:
+    from bpeviz.formats.hf_json import to_onig
+    from bpeviz.pretokenize import GPT4_SPLIT_PATTERN
+
+    document = with_patterns(split=to_onig(GPT4_SPLIT_PATTERN), replace=r"\s{2,}")
+    tokenizer = read_tokenizer_json(document)
+    assert isinstance(tokenizer, LibraryTokenizer)
+    assert tokenizer.encode("Hi  there") == read_library(document).encode("Hi  there").ids
+
+
+def read_library(document: str):
+    from tokenizers import Tokenizer as Library
+
+    return Library.from_str(document)
+
+
+def test_a_panic_in_the_library_is_a_value_error() -> None:
+    """pyo3's PanicException is a BaseException: uncaught it crashed the page."""
+    document = with_patterns(split=PANICS)
+    tokenizer = read_tokenizer_json(document)
+    assert tokenizer.encode("a few words") == read_library(document).encode("a few words").ids
+    for encode in (tokenizer.encode, tokenizer.pieces, tokenizer.byte_spans):
+        with pytest.raises(ValueError, match="Hugging Face tokenizers could not"):
+            encode("q" * 300)
+
+
+def test_cli_refuses_a_library_file_whose_pattern_backtracks(tmp_path: Path) -> None:
+    (tmp_path / "tokenizer.json").write_text(with_patterns(split=CATASTROPHIC))
+    result = subprocess.run(
+        [sys.executable, "-m", "bpeviz", "encode", "--model", "tokenizer.json", "--text", "hi"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "backtracks too much" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_cli_says_one_sentence_when_the_library_panics(tmp_path: Path) -> None:
+    (tmp_path / "tokenizer.json").write_text(with_patterns(split=PANICS))
+    result = subprocess.run(
+        [sys.executable, "-m", "bpeviz", "encode", "--model", "tokenizer.json",
+         "--text", "q" * 300],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "Hugging Face tokenizers could not" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_the_library_encodes_a_bounded_text() -> None:
+    """A million characters without a space took the library path 18 s and 370 MB."""
+    from bpeviz.formats.hf_models import MAX_TEXT_CHARS
+
+    tokenizer = read_tokenizer_json(FILES["llama3-style"])
+    with pytest.raises(ValueError, match=f"at most {MAX_TEXT_CHARS:,} characters"):
+        tokenizer.encode("a" * (MAX_TEXT_CHARS + 1))
+
+
+# ---- ids the library would take (issue 17) ------------------------------------------------
+
+
+def _added(token_id: object, content: str = "<x>") -> dict:
+    return {"id": token_id, "content": content, "single_word": False, "lstrip": False,
+            "rstrip": False, "normalized": False, "special": True}  # fmt: skip
+
+
+def byte_level_with_normalizer() -> dict:
+    """A byte-level BPE built by ``tokenizers`` (``split_json``) plus a normalizer, so that
+    our reader refuses it and the library would encode it."""
+    from hf_helpers import split_json
+
+    document = json.loads(split_json(r"\w+|\s+"))
+    document["normalizer"] = {"type": "NFC"}
+    return document
+
+
+def test_a_library_file_with_one_id_for_every_byte_is_refused() -> None:
+    """The library took it and encoded "hello" as [0, 0, 0, 0, 0]."""
+    document = byte_level_with_normalizer()
+    document["model"]["vocab"] = dict.fromkeys(document["model"]["vocab"], 0)
+    document["model"]["merges"] = []
+    with pytest.raises(ValueError, match=r"gives the id 0 to both .* every token needs its own"):
+        read_tokenizer_json(json.dumps(document))
+
+
+def test_an_added_token_on_another_tokens_id_is_refused() -> None:
+    document = byte_level_with_normalizer()
+    vocab = document["model"]["vocab"]
+    document["added_tokens"] = [_added(vocab["a"])]
+    with pytest.raises(ValueError, match=f"gives the id {vocab['a']} to both 'a' and '<x>'"):
+        read_tokenizer_json(json.dumps(document))
+
+
+@pytest.mark.parametrize("token_id", [-7, 2**53, 2**64, 1.5, True, "3"], ids=repr)
+@pytest.mark.parametrize("where", ["vocab", "added"])
+def test_a_library_file_with_an_id_out_of_range_is_refused_by_name(
+    token_id: object, where: str
+) -> None:
+    document = byte_level_with_normalizer()
+    if where == "vocab":
+        document["model"]["vocab"]["a"] = token_id
+    else:
+        document["added_tokens"] = [_added(token_id)]
+    with pytest.raises(ValueError, match="ids are whole numbers from 0 to 9,007,199,254,740,991"):
+        read_tokenizer_json(json.dumps(document))
+
+
+def test_real_shapes_of_added_tokens_are_read() -> None:
+    """An added token that is also in the vocabulary at the same id (BERT's [CLS], Llama 2's
+    <s>) is one token, not two."""
+    for make in (wordpiece, KINDS["sentencepiece-bpe"], KINDS["unigram"]):
+        assert isinstance(read_tokenizer_json(make().to_str()), LibraryTokenizer)

@@ -95,3 +95,13 @@ def test_a_tie_counted_only_so_far_says_at_least() -> None:
     sentence = tie_sentence(history.steps[0], history.tokenizer, pairs, 8, at_least=True)
     assert sentence is not None and sentence.startswith("At least 8 pairs occurred 1 times")
     assert sentence.count("(“") == 5 and "and more." in sentence
+
+
+def test_count_sentence_says_one_token_and_one_replaced() -> None:
+    """"to 1 tokens" and "1 were replaced" (issue 17's count nouns)."""
+    history = train("aa", 257)  # one pair, once: 2 tokens become 1
+    sentence = count_sentence(history.steps[0], 2)
+    assert sentence.endswith("The text went from 2 to 1 token.")
+    overlap = train("aaa", 257).steps[0]  # (a, a) twice, overlapping: one merge
+    assert (overlap.count, overlap.replacements) == (2, 1)
+    assert "so 1 was replaced, left to right" in count_sentence(overlap, 3)

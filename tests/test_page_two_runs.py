@@ -155,6 +155,7 @@ def test_one_character_trains_nothing_in_either_run() -> None:
     }
     blocks = span_blocks(at)  # both panes show the one character as its one token
     assert [block["ids"] for block in blocks] == [[ord("x")], [ord("x")]]
+    assert any("· 1 byte ·" in html.value for html in at.get("html"))  # not "1 bytes"
 
 
 def test_the_compression_chart_names_each_line_by_its_settings() -> None:

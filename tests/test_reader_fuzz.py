@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from bpeviz.formats import load_model_file
 from bpeviz.formats.gpt2 import from_gpt2_files, to_gpt2_files
 from bpeviz.formats.hf_json import from_hf_json
+from bpeviz.formats.hf_models import read_tokenizer_json
 from bpeviz.formats.minbpe import from_minbpe_model
 from bpeviz.formats.tiktoken import from_tiktoken
 from bpeviz.tokenizer import Tokenizer
@@ -116,11 +117,36 @@ def test_tokenizer_json_of_a_wrong_shape_is_refused_cleanly(edits) -> None:
     refuses_cleanly(lambda: load_model_file("tokenizer.json", text.encode()))
 
 
+# The same file with a normalizer: our reader refuses it by name, so the tokenizers library
+# reads it (and gets the edits); a file either reads must also encode without raising.
+BASE_LIBRARY = {**BASE_HF, "normalizer": {"type": "NFC"}}
+LIBRARY_PATHS = [*_paths(BASE_LIBRARY), ("model", "vocab", "a"), ("added_tokens",)]
+
+
+@settings(FUZZ, max_examples=400)
+@given(st.lists(st.tuples(st.sampled_from(LIBRARY_PATHS), JSON), min_size=1, max_size=2))
+def test_tokenizer_json_for_the_library_of_a_wrong_shape_is_refused_cleanly(edits) -> None:
+    document = BASE_LIBRARY
+    for path, value in edits:
+        try:
+            document = _replaced(document, path, value)
+        except (KeyError, IndexError, TypeError):
+            continue
+    text = json.dumps(document)
+
+    def read_and_encode() -> None:
+        tokenizer = read_tokenizer_json(text)
+        tokenizer.decode(tokenizer.encode("aa héllo  wörld 🙂"))
+
+    refuses_cleanly(read_and_encode)
+
+
 @FUZZ
 @given(JSON)
 def test_any_json_as_tokenizer_json_is_refused_cleanly(document) -> None:
     refuses_cleanly(lambda: from_hf_json(json.dumps(document)))
     refuses_cleanly(lambda: from_hf_json(json.dumps({"model": document})))
+    refuses_cleanly(lambda: read_tokenizer_json(json.dumps({"model": document})))
 
 
 @FUZZ

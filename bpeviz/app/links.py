@@ -32,6 +32,8 @@ from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample
 from bpeviz.tie_rules import TIE_BREAKS
 
 MAX_LINK_TEXT_CHARS = 1_000  # a pasted text this short travels in the link
+MAX_LINK_DIGITS = 12  # of a count in a link: far past any vocab size or step
+MAX_SHOWN_LINK_VALUE = 40  # characters of a link's value quoted in a warning
 
 
 def _baseline(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -45,16 +47,42 @@ def _baseline(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def whole_number(text: str) -> int | None:
-    """A count as a link writes it (ASCII digits, ``,`` or ``_`` between them), else ``None``.
+    """A count as a link writes it (ASCII digits, ``,`` or ``_`` between them, at most
+    ``MAX_LINK_DIGITS`` of them after leading zeros), else ``None``.
 
     Python's ``int`` also reads other scripts' digits and ``str.isdigit`` accepts ``²``,
-    which ``int`` then refuses: a link holds neither.
+    which ``int`` then refuses: a link holds neither. Past 4,300 digits ``int`` refuses the
+    text with a message for programmers, and long before that no count means anything.
 
-    >>> [whole_number(text) for text in ("512", "1,024", "-1", "²", "١٢", "")]
-    [512, 1024, None, None, None, None]
+    >>> [whole_number(text) for text in ("512", "1,024", "-1", "²", "١٢", "", "9" * 13)]
+    [512, 1024, None, None, None, None, None]
     """
     digits = text.replace(",", "").replace("_", "")
-    return int(digits) if digits.isascii() and digits.isdigit() else None
+    if not (digits.isascii() and digits.isdigit()) or len(digits.lstrip("0")) > MAX_LINK_DIGITS:
+        return None
+    return int(digits)
+
+
+def unread_number(key: str, text: str) -> Message:
+    """The warning for a link's count that :func:`whole_number` does not read, with the
+    value shown short (a link can hold thousands of digits).
+
+    >>> unread_number("step", "9" * 5_000).text  # doctest: +ELLIPSIS
+    "The link's step='999...'… (5,000 characters) has more than 12 digits; ignored."
+    """
+    digits = text.replace(",", "").replace("_", "")
+    if digits.isascii() and digits.isdigit():
+        why = f"has more than {MAX_LINK_DIGITS} digits"
+    else:
+        why = "is not a whole number" + (" of at least 1" if key == KEY_VOCAB else "")
+    return Message("warning", f"The link's {key}={_short(text)} {why}; ignored.")
+
+
+def _short(value: str) -> str:
+    """``value`` quoted, cut to ``MAX_SHOWN_LINK_VALUE`` characters with its length when longer."""
+    if len(value) <= MAX_SHOWN_LINK_VALUE:
+        return repr(value)
+    return f"{value[:MAX_SHOWN_LINK_VALUE]!r}… ({len(value):,} characters)"
 
 
 def _format(value: Any) -> str:
@@ -107,7 +135,8 @@ def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Me
     state = default_state()
 
     def ignored(key: str, why: str) -> None:
-        messages.append(Message("warning", f"The link's {key}={params[key]!r} {why}; ignored."))
+        shown = _short(params[key])
+        messages.append(Message("warning", f"The link's {key}={shown} {why}; ignored."))
 
     def choose(key: str, choices: Sequence[str], why: str) -> None:
         value = params.get(key)
@@ -126,6 +155,8 @@ def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Me
         count = whole_number(vocab)
         if count is not None and count >= 1:
             state[KEY_VOCAB] = count
+        elif count is None:
+            messages.append(unread_number(KEY_VOCAB, vocab))
         else:
             ignored(KEY_VOCAB, "is not a whole number of at least 1")
     for key, choices in ((KEY_PRETOKENIZER, PRETOKENIZERS), (KEY_TIE_BREAK, TIE_BREAKS)):

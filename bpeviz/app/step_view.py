@@ -25,8 +25,9 @@ from typing import Any
 
 import streamlit as st
 
-from bpeviz.app.links import whole_number
+from bpeviz.app.links import unread_number, whole_number
 from bpeviz.app.state import KEY_STEP
+from bpeviz.app.widgets import show_messages
 from bpeviz.history import History
 from bpeviz.readable import counted
 from bpeviz.stepdata import payload_json, window_for, window_shows
@@ -132,6 +133,9 @@ def _follow_the_address() -> None:
 def step_view(history: History) -> tuple[int, str]:
     """Draw the view; return the step and before/after it stands at (as last reported)."""
     state = st.session_state
+    written = _from_link(KEY_STEP)
+    if written and whole_number(written) is None:  # read as step 0
+        show_messages([unread_number(KEY_STEP, written)])
     # A view the browser mounts afresh (back from another page: Streamlit dropped the
     # component's state with it) starts where the student stopped, not where it began.
     mounted_afresh = not isinstance((state.get(KEY_VIEW) or {}).get("view"), dict)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from bpeviz.app.settings import Message
 
 MAX_PASTE_BYTES = 2_000_000  # 2 MB of UTF-8
+MAX_BOX_CHARS = 200_000  # of a Tokenize or Compare box, tokenized (the box keeps them all)
 # Texts and model files alike; the server refuses more (.streamlit/config.toml).
 MAX_UPLOAD_MB = 10
 MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1_000_000  # decimal, as the uploader counts them

@@ -227,7 +227,7 @@ def encode_with(tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int
 
 def encode_or_stop(tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int]:
     """:func:`encode_with`; when it cannot (a file's split pattern ran out of time on this
-    text), the page says why and stops there."""
+    text, or the ``tokenizers`` library gave up on it), the page says why and stops there."""
     try:
         return encode_with(tokenizer, tokenizer_key, text)
     except ValueError as error:

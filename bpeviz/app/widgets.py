@@ -23,6 +23,7 @@ from bpeviz.app.state import (
 )
 from bpeviz.app.styles import stylesheet
 from bpeviz.app.tables import presented
+from bpeviz.app.text_input import MAX_BOX_CHARS
 
 _MARKDOWN_SPECIALS = re.compile(r"[\\`*_{}\[\]()<>#+\-.!|~$:]")
 
@@ -103,7 +104,13 @@ def show_table(
 
 
 def linked_text_area(label: str, *, key: str, default: str = "", **kwargs: Any) -> str:
-    """A text area whose text travels in the link (query parameter ``key``) when short.
+    """A text area whose text travels in the link (query parameter ``key``) when short; returns
+    the part of its text the page tokenizes.
+
+    That is the whole text up to ``MAX_BOX_CHARS`` characters, else the first that many, and a
+    caption says so: every encoder, the ``tokenizers`` library's too, then stays within a few
+    seconds and a few hundred MB however much is pasted (``benchmarks/robustness.py``), and
+    the box keeps all of it.
 
     On the first visit a text in the URL wins over ``default``. Afterwards the URL follows the
     box: it holds the text while it is at most ``MAX_LINK_TEXT_CHARS`` characters and not the
@@ -133,4 +140,10 @@ def linked_text_area(label: str, *, key: str, default: str = "", **kwargs: Any) 
             f"{len(text):,} characters: longer than {MAX_LINK_TEXT_CHARS:,}, so the page's "
             "link refers to this text, and this server keeps it for a reload."
         )
+    if len(text) > MAX_BOX_CHARS:
+        st.caption(
+            f"The text is {len(text):,} characters long: this page tokenizes the first "
+            f"{MAX_BOX_CHARS:,} (the box keeps all of it)."
+        )
+        return text[:MAX_BOX_CHARS]
     return text

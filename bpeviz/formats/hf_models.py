@@ -16,22 +16,42 @@ next token, as GPT's leading spaces do, and tokens that share one character (byt
 
 Left out: the trace and the build tree (the library does not expose how a token was built),
 and files that ``tokenizers`` cannot read either, which get our reader's message.
+
+Checked as our own readers check: ids are whole numbers from 0 to ``MAX_TOKEN_ID``, one per
+token (the library takes a file whose 256 bytes all have id 0), at most ``MAX_TOKENS``. And
+bounded as our own reader is: every regex the library would run (a Split's in the
+pre-tokenizer, a Replace's in the normalizer or decoder, at any depth of Sequences) gets the
+same worst-case probe on load (:func:`bpeviz.pretokenize.check_split_pattern`) and is refused
+by name when it fails it. A panic of the library (Oniguruma giving up on a pattern that
+backtracks on this text; pyo3 raises it as a ``BaseException``) becomes one ``ValueError``,
+and the library is given at most ``MAX_TEXT_CHARS`` characters at once.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from bpeviz.formats.common import preview
 from bpeviz.formats.gpt2 import bytes_to_unicode
-from bpeviz.formats.hf_json import NotByteLevelBPE, from_hf_json
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.formats.hf_json import MAX_TOKENS, NotByteLevelBPE, from_hf_json, from_onig
+from bpeviz.pretokenize import check_split_pattern
+from bpeviz.tokenizer import MAX_TOKEN_ID, Tokenizer
 
 ENGINE = "Hugging Face tokenizers"
+MAX_TEXT_CHARS = 1_000_000  # encoded by the library at once (a million took it 18 s, 370 MB)
 _BYTE_TOKEN = re.compile(r"<0x[0-9A-F]{2}>")  # SentencePiece's byte_fallback tokens
 _CHAR_TO_BYTE = {char: byte for byte, char in bytes_to_unicode().items()}
+# The parts of a tokenizer.json whose steps can hold a regex the library runs.
+_PATTERN_PARTS = {
+    "pre_tokenizer": "pre-tokenizer",
+    "normalizer": "normalizer",
+    "decoder": "decoder",
+}
+_Result = TypeVar("_Result")
 
 
 @dataclass(frozen=True)
@@ -109,6 +129,7 @@ class LibraryTokenizer:
         all end with the character. The last token runs to the end of the text.
         """
         encoding = self._encoding(text)
+        tokens = encoding.tokens  # each read of the property builds the whole list anew
         byte_at = [0]
         for char in text:
             byte_at.append(byte_at[-1] + len(char.encode("utf-8", "surrogateescape")))
@@ -120,7 +141,7 @@ class LibraryTokenizer:
             while run_end < len(offsets) and offsets[run_end] == offsets[index]:
                 run_end += 1
             start, end = offsets[index]
-            sizes = [self._byte_length(token) for token in encoding.tokens[index:run_end]]
+            sizes = [self._byte_length(token) for token in tokens[index:run_end]]
             if run_end - index > 1 and start < end and sum(sizes) == end - start:
                 for position, size in enumerate(sizes, start=index):
                     start += size
@@ -191,7 +212,10 @@ class LibraryTokenizer:
 
     def decode_bytes(self, ids: list[int]) -> bytes:
         """The text ``tokenizers`` decodes the ids to, special tokens kept, as UTF-8."""
-        return str(self.library.decode(list(ids), skip_special_tokens=False)).encode("utf-8")
+        text = _unpanicked(
+            "decode these ids", lambda: self.library.decode(list(ids), skip_special_tokens=False)
+        )
+        return str(text).encode("utf-8")
 
     def decode(self, ids: list[int]) -> str:
         return self.decode_bytes(ids).decode("utf-8")
@@ -199,7 +223,12 @@ class LibraryTokenizer:
     def _encoding(self, text: str | bytes) -> Any:
         if isinstance(text, bytes):
             text = text.decode("utf-8", errors="replace")
-        return self.library.encode(text)
+        if len(text) > MAX_TEXT_CHARS:
+            raise ValueError(
+                f"the text is {len(text):,} characters long, and {ENGINE} encodes at most "
+                f"{MAX_TEXT_CHARS:,} characters here: encode it in parts"
+            )
+        return _unpanicked("tokenize this text", lambda: self.library.encode(text))
 
     @property
     def refused_feature(self) -> str:
@@ -223,6 +252,88 @@ def _uses(document: dict[str, Any], *names: str) -> bool:
     return any(f'"{name}"' in text for name in names)
 
 
+def _unpanicked(what: str, call: Callable[[], _Result]) -> _Result:
+    """``call()``; a panic of the library (a ``BaseException`` from pyo3, which would pass
+    every ``except Exception`` up to the page) becomes one ``ValueError`` saying ``what``
+    failed."""
+    try:
+        return call()
+    except BaseException as error:
+        if type(error).__name__ != "PanicException":  # pyo3's, not importable by name
+            raise
+        reason = (str(error).strip().splitlines() or ["no reason given"])[0]
+        raise ValueError(
+            f"Hugging Face tokenizers could not {what} (it stopped: {reason}): a pattern of "
+            "the file may backtrack too much on it, so try a shorter or different text"
+        ) from None
+
+
+def _regexes(component: Any) -> Iterator[tuple[str, str]]:
+    """Each regex a step of ``component`` holds (``{"pattern": {"Regex": ...}}``), with the
+    step's type, however deep Sequences nest it."""
+    waiting = [component]
+    while waiting:
+        item = waiting.pop()
+        if isinstance(item, list):
+            waiting.extend(reversed(item))
+        elif isinstance(item, dict):
+            pattern = item.get("pattern")
+            if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
+                yield str(item.get("type", "step")), pattern["Regex"]
+            waiting.extend(reversed(list(item.values())))
+
+
+def check_library_patterns(document: dict[str, Any]) -> None:
+    """Probe every regex the library would run, as our own reader probes a split pattern;
+    a ``ValueError`` names the first that fails (where it sits, the pattern, why)."""
+    for part, name in _PATTERN_PARTS.items():
+        for step, pattern in _regexes(document.get(part)):
+            check_split_pattern(from_onig(pattern), what=f"{name} {step} pattern")
+
+
+def _vocabulary(model: Any) -> list[tuple[str, Any]]:
+    """The model's tokens and their ids: a ``{token: id}`` object (BPE, WordPiece,
+    WordLevel), or Unigram's list of ``[token, score]``, whose ids are their places."""
+    vocab = model.get("vocab") if isinstance(model, dict) else None
+    if isinstance(vocab, dict):
+        return list(vocab.items())
+    if isinstance(vocab, list):
+        return [
+            (str(entry[0]) if isinstance(entry, list) and entry else "?", index)
+            for index, entry in enumerate(vocab)
+        ]
+    return []
+
+
+def check_library_ids(document: dict[str, Any]) -> None:
+    """Raise a ``ValueError`` naming the first id that is not a whole number from 0 to
+    ``MAX_TOKEN_ID``, or that two tokens share (an added token may repeat its own entry in the
+    vocabulary, as BERT's ``[CLS]`` does), or when there are over ``MAX_TOKENS`` tokens."""
+    tokens = _vocabulary(document.get("model"))
+    added = document.get("added_tokens")
+    for entry in added if isinstance(added, list) else []:
+        if isinstance(entry, dict):
+            tokens.append((str(entry.get("content")), entry.get("id")))
+    if len(tokens) > MAX_TOKENS:
+        raise ValueError(f"the tokenizer.json has {len(tokens):,} tokens; at most {MAX_TOKENS:,}")
+    owners: dict[int, str] = {}
+    for token, token_id in tokens:
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            token_id = repr(token_id)
+        elif 0 <= token_id <= MAX_TOKEN_ID:
+            if owners.setdefault(token_id, token) != token:
+                raise ValueError(
+                    f"the tokenizer.json gives the id {token_id} to both "
+                    f"{preview(owners[token_id])} and {preview(token)}: every token needs its "
+                    "own id"
+                )
+            continue
+        raise ValueError(
+            f"the tokenizer.json gives {preview(token)} the id {token_id}: ids are whole "
+            f"numbers from 0 to {MAX_TOKEN_ID:,}"
+        )
+
+
 def read_tokenizer_json(data: str | bytes) -> Tokenizer | LibraryTokenizer:
     """Our own tokenizer for a byte-level BPE ``tokenizer.json``; for what our reader refuses
     by name, the ``tokenizers`` library's; a file neither can read gets our reader's message.
@@ -231,6 +342,9 @@ def read_tokenizer_json(data: str | bytes) -> Tokenizer | LibraryTokenizer:
         return from_hf_json(data)
     except NotByteLevelBPE as refusal:  # well-formed and at most MAX_JSON_BYTES: parsed
         text = data.decode("utf-8") if isinstance(data, bytes) else data
+        document = json.loads(text)
+        check_library_ids(document)
+        check_library_patterns(document)
         try:
             from tokenizers import Tokenizer as Library
 
@@ -240,4 +354,4 @@ def read_tokenizer_json(data: str | bytes) -> Tokenizer | LibraryTokenizer:
                 f"{refusal}; Hugging Face tokenizers cannot read it either ({error}): check "
                 "that it is a complete tokenizer.json"
             ) from None
-        return LibraryTokenizer(json.loads(text), library, str(refusal))
+        return LibraryTokenizer(document, library, str(refusal))
