@@ -33,7 +33,7 @@ from websockets.exceptions import ConnectionClosed
 
 from bpeviz.classroom import routes
 from bpeviz.classroom.hub import current_hub
-from bpeviz.classroom.state import View
+from bpeviz.classroom.state import MAX_SOCKETS_PER_STUDENT, View
 
 WAIT_S = 10.0
 STUDENT = {"type": "hello", "role": "student", "id": "student-0001"}
@@ -240,3 +240,51 @@ def test_the_qr_code_is_the_join_link_as_svg(server_url: str, code: str) -> None
         opener.open(f"{base}/api/class/ZZZZZZ/qr.svg", timeout=WAIT_S)
     missing.value.close()  # the refusal holds its response's socket until closed
     assert missing.value.code == 404
+
+
+def test_a_message_that_is_not_a_class_message_is_a_strike_not_the_end(
+    server_url: str, code: str
+) -> None:
+    """Text that is not JSON, or JSON without a type, is told as a refusal and counted as
+    a strike; the page stays in the class (it was closed for good at the first one)."""
+
+    async def scenario() -> list[dict[str, Any]]:
+        client = await student(server_url, code)
+        heard = []
+        for text in ("not json", json.dumps(["no", "type"])):
+            await client.send(text)
+            answer = {"type": ""}
+            while answer["type"] != "error":  # the class's own events may come first
+                answer = json.loads(await asyncio.wait_for(client.recv(), WAIT_S))
+            heard.append(answer)
+        await client.close()
+        return heard
+
+    heard = run_coroutine(scenario())
+    assert [(m["type"], m["message"], m.get("fatal")) for m in heard] == [
+        ("error", "That message is not JSON.", None),
+        ("error", "A message is a JSON object with a type.", None),
+    ]
+
+
+def test_a_refused_extra_page_does_not_free_a_place_for_the_next(
+    server_url: str, code: str
+) -> None:
+    """With MAX_SOCKETS_PER_STUDENT pages of one student open, every further page is
+    refused: the fifth as the fourth (a refused page once took a place off the count on its
+    way out, so every second extra page got in)."""
+
+    async def scenario() -> list[dict[str, Any]]:
+        pages = [await student(server_url, code) for _ in range(MAX_SOCKETS_PER_STUDENT)]
+        answers = []
+        for _ in range(3):
+            extra = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+            await extra.send(json.dumps({**STUDENT, "code": code}))
+            answers.append(json.loads(await asyncio.wait_for(extra.recv(), WAIT_S)))
+            await asyncio.wait_for(extra.wait_closed(), WAIT_S)
+        for page in pages:
+            await page.close()
+        return answers
+
+    answers = run_coroutine(scenario())
+    assert [(a["type"], a.get("fatal")) for a in answers] == [("error", True)] * 3

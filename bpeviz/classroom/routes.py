@@ -61,7 +61,7 @@ def bound_reads(socket: WebSocket) -> bool:
     refuses it)."""
     protocol = getattr(getattr(socket, "_receive", None), "__self__", None)
     parser = getattr(protocol, "conn", None)
-    if not isinstance(getattr(parser, "max_message_size", None), int | None):
+    if parser is None or not isinstance(getattr(parser, "max_message_size", None), int | None):
         return False
     parser.max_message_size = MAX_MESSAGE_BYTES  # type: ignore[union-attr]
     return True
@@ -212,9 +212,11 @@ async def class_socket(socket: WebSocket) -> None:
         await _refuse(socket, "This browser sent no student id: reload the page.")
         return
     subscriber = hub.fanout.add(code)
+    joined = False  # a refused join (class full, pages open) has no page of this id to leave
     try:
         if not teacher:
             await hub.change(code, lambda s: s.join(student_id, hello.get("nick") or ""))
+            joined = True
             state = await hub.read(code)
         assert state is not None
         await socket.send_text(
@@ -235,7 +237,7 @@ async def class_socket(socket: WebSocket) -> None:
         pass
     finally:
         hub.fanout.remove(code, subscriber)
-        if not teacher:
+        if joined:
             with contextlib.suppress(ClassError):  # the class may have ended meanwhile
                 await hub.change(code, lambda s: s.leave(student_id))
 
@@ -256,12 +258,9 @@ async def _serve(
         if sender in done:  # the class ended, or this socket fell behind
             receiver.cancel()
             return
+        message: dict[str, Any] = {}
         try:
-            message = receiver.result()
-        except MessageTooLong:
-            await socket.close(CLOSE_TOO_BIG, TOO_LONG)
-            return
-        try:
+            message = receiver.result()  # a message that is not a class message is a strike
             if not bucket.take():
                 raise ClassError("Too many messages: slow down.")
             change = _teacher_change(message) if teacher else _student_change(student_id, message)
@@ -269,6 +268,9 @@ async def _serve(
             if message["type"] == "answer" and not teacher:  # now the page may say it is in
                 taken = {"type": "answered", "step": message["step"], "row": message["row"]}
                 await socket.send_text(json.dumps(taken))
+        except MessageTooLong:
+            await socket.close(CLOSE_TOO_BIG, TOO_LONG)
+            return
         except ClassGone:
             receiver.cancel()
             await _gone(socket)
@@ -278,7 +280,7 @@ async def _serve(
             if strikes > RATE_BURST:
                 await _refuse(socket, STRUCK_OUT)
                 return
-            refused = {"type": "error", "message": str(error), "refused": message["type"]}
+            refused = {"type": "error", "message": str(error), "refused": message.get("type")}
             await socket.send_text(json.dumps(refused))
         receiver = asyncio.ensure_future(_receive(socket))
 

@@ -48,7 +48,7 @@ function studentId() {
   return id;
 }
 
-class ClassLink {
+export class ClassLink {
   constructor(code, role, key) {
     this.code = code;
     this.role = role; // "teacher" or "student"
@@ -117,11 +117,13 @@ class ClassLink {
     return true;
   }
 
-  // A problem for the class bar to say (a refusal, a limit), for PROBLEM_SHOWN_MS.
+  // A problem for the class bar to say (a refusal, a limit), for PROBLEM_SHOWN_MS; the last
+  // word of a connection that will not come back (refused, ended) stays.
   tell(sentence) {
     this.problem = sentence;
     clearTimeout(this.problemTimer);
     this.problemTimer = setTimeout(() => {
+      if (this.refused || this.ended) return;
       this.problem = "";
       this.changed();
     }, PROBLEM_SHOWN_MS);

@@ -128,7 +128,7 @@ class StepView {
   stopTalking() {
     // A view not yet told to the server is handed over as unsent (the app keeps it for the
     // view mounted next: main.js), not dropped.
-    if (this.root.dataset.reportDue) this.report(this.state(), { unsent: true });
+    if (this.root.dataset.reportDue) this.talk.report(this.state(), { unsent: true });
     clearTimeout(this.timers.report);
     delete this.root.dataset.reportDue;
     if (this.talk.address) this.talk.address.stop();

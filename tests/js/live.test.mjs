@@ -1,0 +1,78 @@
+// The class link's refusals (ClassLink in bpeviz/web/live.js), with a stand-in socket and
+// Node's mock clock: what the class bar is left saying. Run by tests/test_web_js.py, which
+// writes the script to $BPEVIZ_JS_CASES.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { mock, test } from "node:test";
+
+const folder = process.env.BPEVIZ_JS_CASES;
+assert.ok(folder, "BPEVIZ_JS_CASES is not set: run these through tests/test_web_js.py");
+const web = await import(join(folder, "bpeviz.mjs"));
+
+class StandInSocket {
+  static OPEN = 1;
+  constructor() {
+    this.readyState = 0;
+    this.listeners = {};
+  }
+  addEventListener(name, listener) {
+    (this.listeners[name] ||= []).push(listener);
+  }
+  fire(name, event) {
+    for (const listener of this.listeners[name] || []) listener(event);
+  }
+  send() {}
+  close() {}
+}
+
+const noStorage = { getItem: () => null, setItem: () => {} };
+Object.assign(globalThis, {
+  WebSocket: StandInSocket,
+  location: { protocol: "http:", host: "localhost" },
+  sessionStorage: noStorage,
+  localStorage: noStorage,
+});
+
+const A_LONG_WHILE_MS = 60_000; // past any sentence's time in the bar
+
+test("a passing refusal leaves the bar after a while", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  try {
+    const link = new web.ClassLink("ABCDEF", "student");
+    link.hear({ type: "error", message: "Too many messages: slow down.", refused: "nick" });
+    assert.equal(link.problem, "Too many messages: slow down.");
+    mock.timers.tick(A_LONG_WHILE_MS);
+    assert.equal(link.problem, "");
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test("a refusal that ends the connection stays said (no retry will replace it)", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  try {
+    const link = new web.ClassLink("ABCDEF", "student");
+    const full = "This class is full.";
+    link.hear({ type: "error", message: full, fatal: true });
+    link.socket.fire("close", { code: 1008, reason: full });
+    mock.timers.tick(A_LONG_WHILE_MS);
+    assert.equal(link.status, "refused");
+    assert.equal(link.problem, full);
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test("the class's end stays said", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  try {
+    const link = new web.ClassLink("ABCDEF", "student");
+    link.hear({ type: "error", message: "This question is closed.", refused: "answer" });
+    link.hear({ type: "ended", message: "This class has ended." });
+    mock.timers.tick(A_LONG_WHILE_MS);
+    assert.equal(link.status, "ended");
+    assert.equal(link.problem, "This class has ended.");
+  } finally {
+    mock.timers.reset();
+  }
+});
