@@ -63,6 +63,7 @@ def stylesheet(*, presentation: bool = False) -> str:
 .bpe-step .bpe-keys{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;
  clip:rect(0,0,0,0);white-space:nowrap;}
 .bpe-step .bpe-keys-short{display:inline;margin-left:auto;}
+.bpe-step .bpe-jump{width:5.5rem;}
 .bpe-card{padding:6px 16px;}
 .bpe-metrics{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.1rem 1.2rem;
  margin:.3rem 0;}

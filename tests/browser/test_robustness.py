@@ -82,8 +82,14 @@ def test_a_paste_over_the_limit_is_refused_with_the_limit(
 def test_two_megabytes_on_the_tokenize_page_work(app: AppPage, app_server: AppServer) -> None:
     app.open("tokenize")
     paste_into(app, ".st-key-tok_text textarea", big_text(TWO_MIB))
+    # The box keeps it all and the page tokenizes the first MAX_BOX_CHARS (200,000), saying so.
+    assert len(app.page.locator(".st-key-tok_text textarea").input_value()) == TWO_MIB
+    assert (
+        f"The text is {TWO_MIB:,} characters long: this page tokenizes the first 200,000 "
+        "(the box keeps all of it)." in app.main_text()
+    )
     metrics = app.page.locator('[data-testid="stMetricValue"]').all_inner_texts()
-    assert metrics[:2] == [f"{TWO_MIB:,}", f"{TWO_MIB:,}"], metrics  # characters, bytes
+    assert metrics[:2] == ["200,000", "200,000"], metrics  # characters, bytes tokenized
     assert "Showing the first 5,000 of" in app.main_text()
     assert len(app.spans()) == 5_000
     # Still responsive: the ids view redraws the spans.
