@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hf_helpers import split_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -139,6 +140,16 @@ def test_tokenizer_json_for_the_library_of_a_wrong_shape_is_refused_cleanly(edit
         tokenizer.decode(tokenizer.encode("aa héllo  wörld 🙂"))
 
     refuses_cleanly(read_and_encode)
+
+
+def test_a_file_the_library_panics_on_while_reading_is_refused_cleanly() -> None:
+    """Found by the fuzz above: a subword prefix longer than a merge's token makes the
+    library's BPE builder panic in ``Tokenizer.from_str`` (a slice end past the token),
+    pyo3's BaseException that no page catches; it is a ValueError like any refusal."""
+    document = copy.deepcopy(BASE_LIBRARY)
+    document["model"]["continuing_subword_prefix"] = "added_tokens"  # 12 characters; "aa"
+    with pytest.raises(ValueError, match="cannot read it either"):
+        read_tokenizer_json(json.dumps(document))
 
 
 @FUZZ

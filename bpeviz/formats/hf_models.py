@@ -252,10 +252,15 @@ def _uses(document: dict[str, Any], *names: str) -> bool:
     return any(f'"{name}"' in text for name in names)
 
 
-def _unpanicked(what: str, call: Callable[[], _Result]) -> _Result:
+def _unpanicked(
+    what: str,
+    call: Callable[[], _Result],
+    advice: str = "a pattern of the file may backtrack too much on it, so try a shorter or "
+    "different text",
+) -> _Result:
     """``call()``; a panic of the library (a ``BaseException`` from pyo3, which would pass
     every ``except Exception`` up to the page) becomes one ``ValueError`` saying ``what``
-    failed."""
+    failed, and ``advice``."""
     try:
         return call()
     except BaseException as error:
@@ -263,8 +268,7 @@ def _unpanicked(what: str, call: Callable[[], _Result]) -> _Result:
             raise
         reason = (str(error).strip().splitlines() or ["no reason given"])[0]
         raise ValueError(
-            f"Hugging Face tokenizers could not {what} (it stopped: {reason}): a pattern of "
-            "the file may backtrack too much on it, so try a shorter or different text"
+            f"Hugging Face tokenizers could not {what} (it stopped: {reason}): {advice}"
         ) from None
 
 
@@ -348,7 +352,9 @@ def read_tokenizer_json(data: str | bytes) -> Tokenizer | LibraryTokenizer:
         try:
             from tokenizers import Tokenizer as Library
 
-            library = Library.from_str(text)
+            library = _unpanicked(  # a model setting it does not check can panic it
+                "build its model", lambda: Library.from_str(text), "check the model's settings"
+            )
         except Exception as error:  # the library's own errors are plain Exceptions
             raise ValueError(
                 f"{refusal}; Hugging Face tokenizers cannot read it either ({error}): check "
