@@ -561,6 +561,7 @@ def test_the_tokens_read_as_text(app: AppPage) -> None:
     page = app.page
     reader = page.locator(".bpe-read")
     reader.locator("summary").click()
+    reader.locator(".bpe-read-tokens:not(:empty)").wait_for()  # written on the toggle event
     outline = step_outline(history, 1, before=False)
     pieces = [label(history, token_id) for token_id in outline.shown.ids.tolist()]
     text = reader.locator(".bpe-read-tokens").inner_text()
@@ -590,6 +591,7 @@ def test_the_tokens_read_as_text_on_tokenize(app: AppPage) -> None:
     summary = reader.locator("summary")
     assert summary.inner_text().startswith(f"Read the tokens as text: {len(pieces)} tokens")
     summary.click()
+    reader.locator(".bpe-read-tokens:not(:empty)").wait_for()  # written on the toggle event
     assert reader.locator(".bpe-read-tokens").inner_text() == " | ".join(pieces)
     app.assert_clean()
 
