@@ -4,21 +4,28 @@ exactly (the library, on files it trained here, is the reference: ``tests/hf_fil
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hf_files import BOS, KINDS, llama3_style, wordpiece
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_cli import run_cli, stderr_of
 
 from bpeviz.formats.hf_json import to_hf_json
 from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
 from bpeviz.tokenizer import Tokenizer
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def assert_one_sentence(result: subprocess.CompletedProcess[bytes], says: str) -> None:
+    """The CLI refused (exit 2) with one line that ``says`` it, no traceback."""
+    message = stderr_of(result)
+    assert result.returncode == 2, message
+    assert says in message
+    assert len(message.strip().splitlines()) == 1, message
 TEXTS = [
     "The printers counted 1234 pairs!",
     "  leading spaces, trailing  ",
@@ -141,11 +148,8 @@ def test_cli_encodes_as_the_library_does(kind: str, tmp_path: Path) -> None:
     path = tmp_path / "tokenizer.json"
     path.write_text(FILES[kind], encoding="utf-8")
     text = "The printers counted 1234 pairs! 駅前"
-    result = subprocess.run(
-        [sys.executable, "-m", "bpeviz", "encode", "--model", str(path), "--text", text],
-        cwd=REPO, capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
+    result = run_cli(REPO, "encode", "--model", str(path), "--text", text)
+    assert result.returncode == 0, stderr_of(result)
     assert json.loads(result.stdout) == Library.from_file(str(path)).encode(text).ids
 
 
@@ -251,27 +255,14 @@ def test_a_panic_in_the_library_is_a_value_error() -> None:
 
 def test_cli_refuses_a_library_file_whose_pattern_backtracks(tmp_path: Path) -> None:
     (tmp_path / "tokenizer.json").write_text(with_patterns(split=CATASTROPHIC))
-    result = subprocess.run(
-        [sys.executable, "-m", "bpeviz", "encode", "--model", "tokenizer.json", "--text", "hi"],
-        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert result.returncode == 2
-    assert "backtracks too much" in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert_one_sentence(run_cli(tmp_path, "encode", "--model", "tokenizer.json", "--text", "hi"),
+                        "backtracks too much")  # fmt: skip
 
 
 def test_cli_says_one_sentence_when_the_library_panics(tmp_path: Path) -> None:
     (tmp_path / "tokenizer.json").write_text(with_patterns(split=PANICS))
-    result = subprocess.run(
-        [sys.executable, "-m", "bpeviz", "encode", "--model", "tokenizer.json",
-         "--text", "q" * 300],
-        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert result.returncode == 2
-    assert "Hugging Face tokenizers could not" in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    result = run_cli(tmp_path, "encode", "--model", "tokenizer.json", "--text", "q" * 300)
+    assert_one_sentence(result, "Hugging Face tokenizers could not")
 
 
 def test_the_library_encodes_a_bounded_text() -> None:

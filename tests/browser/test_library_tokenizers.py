@@ -32,11 +32,10 @@ def import_file(app: AppPage, library: Any) -> None:
     app.upload_files(".st-key-export_model_files input[type=file]", files)
 
 
-def test_wordpiece_continuations_are_drawn_as_one_word(app: AppPage, screenshots: Path) -> None:
-    from hf_files import wordpiece
 
-    library = wordpiece()
-    expected = library.encode(TEXT)
+def tokenize_imported(app: AppPage, library: Any, text: str) -> list[dict[str, Any]]:
+    """Import ``library`` (a file only the tokenizers library encodes) on the Export page,
+    take it to the Tokenize page and tokenize ``text`` there: the spans drawn."""
     import_file(app, library)
     # The success message can arrive after the run upload_files waits for (seen on a loaded
     # machine): wait for it to be drawn, then read it.
@@ -46,11 +45,17 @@ def test_wordpiece_continuations_are_drawn_as_one_word(app: AppPage, screenshots
     option = app.page.locator(".st-key-tok_model").get_by_text("Imported", exact=False).first
     app.rerun(option.click)
     box = app.page.locator(".st-key-tok_text textarea")
-    box.fill(TEXT)
+    box.fill(text)
     app.rerun(lambda: box.press("Control+Enter"))
-    assert "Encoded by Hugging Face tokenizers" in app.main_text()
+    return app.spans(".st-key-tok_spans .bpe-scroll")
 
-    spans = app.spans(".st-key-tok_spans .bpe-scroll")
+def test_wordpiece_continuations_are_drawn_as_one_word(app: AppPage, screenshots: Path) -> None:
+    from hf_files import wordpiece
+
+    library = wordpiece()
+    expected = library.encode(TEXT)
+    spans = tokenize_imported(app, library, TEXT)
+    assert "Encoded by Hugging Face tokenizers" in app.main_text()
     ids = [int(re.match(r"id (\d+) ·", span["title"]).group(1)) for span in spans]
     assert ids == expected.ids
     # A ## token is drawn without its ##, as the rest of the word it continues.
@@ -113,15 +118,7 @@ def test_a_llama3_style_files_word_starts_are_outlined(app: AppPage, screenshots
     library = llama3_style()
     text = "The reprinters uncounted\n1234 pairs! 駅前"
     expected = library.encode(text)
-    import_file(app, library)
-    app.page.get_by_text("encoded by Hugging Face tokenizers").first.wait_for()
-    app.rerun(app.page.get_by_text("Tokenize with it").click)
-    option = app.page.locator(".st-key-tok_model").get_by_text("Imported", exact=False).first
-    app.rerun(option.click)
-    box = app.page.locator(".st-key-tok_text textarea")
-    box.fill(text)
-    app.rerun(lambda: box.press("Control+Enter"))
-    spans = app.spans(".st-key-tok_spans .bpe-scroll")
+    spans = tokenize_imported(app, library, text)
     ids = [int(re.match(r"id (\d+) ·", span["title"]).group(1)) for span in spans]
     assert ids == expected.ids
     tokens = expected.tokens

@@ -35,44 +35,42 @@ Object.assign(globalThis, {
 
 const A_LONG_WHILE_MS = 60_000; // past any sentence's time in the bar
 
-test("a passing refusal leaves the bar after a while", () => {
+// A student's class link on Node's mock clock: `act(link)`, then a long while passes.
+function afterAWhile(act) {
   mock.timers.enable({ apis: ["setTimeout"] });
   try {
     const link = new web.ClassLink("ABCDEF", "student");
-    link.hear({ type: "error", message: "Too many messages: slow down.", refused: "nick" });
-    assert.equal(link.problem, "Too many messages: slow down.");
+    act(link);
     mock.timers.tick(A_LONG_WHILE_MS);
-    assert.equal(link.problem, "");
+    return link;
   } finally {
     mock.timers.reset();
   }
+}
+
+test("a passing refusal leaves the bar after a while", () => {
+  const link = afterAWhile((link) => {
+    link.hear({ type: "error", message: "Too many messages: slow down.", refused: "nick" });
+    assert.equal(link.problem, "Too many messages: slow down.");
+  });
+  assert.equal(link.problem, "");
 });
 
 test("a refusal that ends the connection stays said (no retry will replace it)", () => {
-  mock.timers.enable({ apis: ["setTimeout"] });
-  try {
-    const link = new web.ClassLink("ABCDEF", "student");
-    const full = "This class is full.";
+  const full = "This class is full.";
+  const link = afterAWhile((link) => {
     link.hear({ type: "error", message: full, fatal: true });
     link.socket.fire("close", { code: 1008, reason: full });
-    mock.timers.tick(A_LONG_WHILE_MS);
-    assert.equal(link.status, "refused");
-    assert.equal(link.problem, full);
-  } finally {
-    mock.timers.reset();
-  }
+  });
+  assert.equal(link.status, "refused");
+  assert.equal(link.problem, full);
 });
 
 test("the class's end stays said", () => {
-  mock.timers.enable({ apis: ["setTimeout"] });
-  try {
-    const link = new web.ClassLink("ABCDEF", "student");
+  const link = afterAWhile((link) => {
     link.hear({ type: "error", message: "This question is closed.", refused: "answer" });
     link.hear({ type: "ended", message: "This class has ended." });
-    mock.timers.tick(A_LONG_WHILE_MS);
-    assert.equal(link.status, "ended");
-    assert.equal(link.problem, "This class has ended.");
-  } finally {
-    mock.timers.reset();
-  }
+  });
+  assert.equal(link.status, "ended");
+  assert.equal(link.problem, "This class has ended.");
 });
