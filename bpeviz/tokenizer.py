@@ -373,6 +373,24 @@ class Tokenizer:
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
 
 
+def check_id(token_id: Any, what: str) -> None:
+    """Refuse an id no view can show, naming ``what`` it belongs to: not a whole number, or
+    outside 0 to ``MAX_TOKEN_ID`` (the largest a browser holds exactly). Every reader's ids
+    pass here, ours through :func:`_check_ids` and the ``tokenizers`` library's files'.
+
+    >>> check_id("7", "token 'a'")
+    Traceback (most recent call last):
+    ValueError: token 'a' has the id '7': ids are whole numbers
+    """
+    if isinstance(token_id, bool) or not isinstance(token_id, int):
+        raise ValueError(f"{what} has the id {token_id!r}: ids are whole numbers")
+    if not 0 <= token_id <= MAX_TOKEN_ID:
+        raise ValueError(
+            f"id {token_id:,} of {what} is out of range: ids run from 0 to "
+            f"{MAX_TOKEN_ID:,} (2^53 - 1, the largest a browser holds exactly)"
+        )
+
+
 def _check_ids(
     byte_ids: Sequence[int],
     merges: Sequence[MERGE],
@@ -390,13 +408,7 @@ def _check_ids(
     if ranks is not None:
         named += [(rank, f"token {token!r}") for token, rank in ranks.items()]
     for token_id, what in named:
-        if isinstance(token_id, bool) or not isinstance(token_id, int):
-            raise ValueError(f"{what} has the id {token_id!r}: ids are whole numbers")
-        if not 0 <= token_id <= MAX_TOKEN_ID:
-            raise ValueError(
-                f"id {token_id:,} of {what} is out of range: ids run from 0 to "
-                f"{MAX_TOKEN_ID:,} (2^53 - 1, the largest a browser holds exactly)"
-            )
+        check_id(token_id, what)
     owners: dict[int, int] = {}
     for value, token_id in enumerate(byte_ids):
         if token_id in owners:

@@ -39,7 +39,7 @@ from bpeviz.formats.common import preview
 from bpeviz.formats.gpt2 import bytes_to_unicode
 from bpeviz.formats.hf_json import MAX_TOKENS, NotByteLevelBPE, from_hf_json, from_onig
 from bpeviz.pretokenize import check_split_pattern
-from bpeviz.tokenizer import MAX_TOKEN_ID, Tokenizer
+from bpeviz.tokenizer import Tokenizer, check_id
 
 ENGINE = "Hugging Face tokenizers"
 MAX_TEXT_CHARS = 1_000_000  # encoded by the library at once (a million took it 18 s, 370 MB)
@@ -322,20 +322,13 @@ def check_library_ids(document: dict[str, Any]) -> None:
         raise ValueError(f"the tokenizer.json has {len(tokens):,} tokens; at most {MAX_TOKENS:,}")
     owners: dict[int, str] = {}
     for token, token_id in tokens:
-        if isinstance(token_id, bool) or not isinstance(token_id, int):
-            token_id = repr(token_id)
-        elif 0 <= token_id <= MAX_TOKEN_ID:
-            if owners.setdefault(token_id, token) != token:
-                raise ValueError(
-                    f"the tokenizer.json gives the id {token_id} to both "
-                    f"{preview(owners[token_id])} and {preview(token)}: every token needs its "
-                    "own id"
-                )
-            continue
-        raise ValueError(
-            f"the tokenizer.json gives {preview(token)} the id {token_id}: ids are whole "
-            f"numbers from 0 to {MAX_TOKEN_ID:,}"
-        )
+        check_id(token_id, f"token {preview(token)}")
+        if owners.setdefault(token_id, token) != token:
+            raise ValueError(
+                f"the tokenizer.json gives the id {token_id} to both "
+                f"{preview(owners[token_id])} and {preview(token)}: every token needs its "
+                "own id"
+            )
 
 
 def read_tokenizer_json(data: str | bytes) -> Tokenizer | LibraryTokenizer:
