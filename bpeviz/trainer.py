@@ -18,7 +18,9 @@ incrementally and gives exactly the same merges (the tests hold the two equal):
 Overlaps follow the usual convention: ``aaa`` counts ``(a, a)`` twice but merges it once.
 
 What the loop keeps for the history is tiny: for every buffer position, the step at which the
-boundary before it vanished (``death``), and one :class:`MergeStep` per merge.
+boundary before it vanished (``death``), and one :class:`MergeStep` per merge. A merge's new
+token is kept as where it first occurs in the buffer, not as bytes: trained far, a small text's
+tokens grow as long as the text, and their bytes would sum to its length squared.
 """
 
 from __future__ import annotations
@@ -28,12 +30,12 @@ import heapq
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from bpeviz.config import TrainingConfig
-from bpeviz.corpus import Corpus, base_size, build_corpus, symbol_bytes
+from bpeviz.corpus import Corpus, base_size, build_corpus
 from bpeviz.readable import counted
 from bpeviz.tie_rules import tie_rule
 
@@ -58,18 +60,27 @@ class MergeStep:
     tied pair (recording them all would cost a scan of the tie per merge, and a megabyte
     of text has dozens of tied pairs at most steps).
     ``tokens_after`` is the token count of the whole training text after this merge.
+    ``token`` is the new token's bytes, read when asked from where it first occurred
+    (``token_at``, ``token_symbols`` symbols of the corpus's buffer).
     """
 
     step: int
     pair: Pair
     new_id: int
-    token: bytes
     count: int
     replacements: int
     tied: tuple[Pair, ...]
     more_tied: bool
     rule: str
     tokens_after: int
+    token_at: int
+    token_symbols: int
+    corpus: Corpus = field(repr=False, compare=False)
+
+    @property
+    def token(self) -> bytes:
+        """The new token's bytes (``</w>`` spelled out)."""
+        return self.corpus.buffer_bytes(self.token_at, self.token_at + self.token_symbols)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +236,8 @@ class _IncrementalTrainer:
             self.nxt[size - 1] = -1
         self.death: list[int] = [NEVER] * size
         self.tokens_total = corpus.symbol_count
-        self.token_bytes: list[bytes] = [symbol_bytes(s) for s in range(base)]
+        self.corpus = corpus
+        self.width: list[int] = [1] * size  # symbols of the token at each live position
         self.pair_tops: list[PairTop] = []
 
         # Initial pair counts and positions, vectorised: group positions by pair key.
@@ -306,21 +318,22 @@ class _IncrementalTrainer:
             tied, more_tied = self._tied_with(best)
             pair = (best >> SHIFT, best & MASK)
             new_id = self.base + step - 1
-            self.token_bytes.append(self.token_bytes[pair[0]] + self.token_bytes[pair[1]])
-            replacements = self._merge(best, new_id, step)
+            token_at, replacements = self._merge(best, new_id, step)
             self.tokens_total -= replacements
             steps.append(
                 MergeStep(
                     step=step,
                     pair=pair,
                     new_id=new_id,
-                    token=self.token_bytes[new_id],
                     count=count,
                     replacements=replacements,
                     tied=tuple((key >> SHIFT, key & MASK) for key in tied),
                     more_tied=more_tied,
                     rule=self.tie_break,
                     tokens_after=self.tokens_total,
+                    token_at=token_at,
+                    token_symbols=self.width[token_at],
+                    corpus=self.corpus,
                 )
             )
             if progress is not None and (step % report_every == 0 or step == merges_wanted):
@@ -499,15 +512,17 @@ class _IncrementalTrainer:
                     else:
                         bucket.append(entry)
 
-    def _merge(self, best: int, new_id: int, step: int) -> int:
-        """Replace the pair left to right, keeping neighbours' counts right; return merges.
+    def _merge(self, best: int, new_id: int, step: int) -> tuple[int, int]:
+        """Replace the pair left to right, keeping neighbours' counts right; return where
+        the new token first occurs and how many were merged (weighted).
 
         New pairs all contain ``new_id``, so they are gathered by their other token:
         ``(x, new)`` in ``left_*``, ``(new, y)`` in ``right_*``.
         """
         a, b = best >> SHIFT, best & MASK
         seq, nxt, prv, weight, death = self.seq, self.nxt, self.prv, self.weight, self.death
-        counts = self.counts
+        counts, width = self.counts, self.width
+        first = -1
         left_positions: defaultdict[int, list[int]] = defaultdict(list)
         left_counts: defaultdict[int, int] = defaultdict(int)
         right_positions: defaultdict[int, list[int]] = defaultdict(list)
@@ -536,6 +551,9 @@ class _IncrementalTrainer:
                 right_positions[y].append(i)
                 right_counts[y] += w
                 prv[k] = i
+            if first < 0:
+                first = i
+            width[i] += width[j]
             seq[i] = new_id
             seq[j] = -1
             nxt[i] = k
@@ -543,4 +561,4 @@ class _IncrementalTrainer:
             replacements += w
         del counts[best]
         self._record_new_pairs(left_positions, left_counts, right_positions, right_counts, new_id)
-        return replacements
+        return first, replacements
