@@ -30,6 +30,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from bpeviz.budget import NO_BUDGET_FLAG, SERVER_BUDGET
 from bpeviz.bundled import bundled_names, load_bundled, missing_note, prompt_text
 from bpeviz.config import TrainingConfig
 from bpeviz.corpus import build_corpus
@@ -129,6 +130,12 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--min-frequency", type=int, default=1, metavar="N", help="stop below this pair count"
+    )
+    parser.add_argument(
+        NO_BUDGET_FLAG,
+        action="store_true",
+        help="train past the budget the app keeps to (merges × symbols, the new tokens' "
+        "length): for big runs on your own computer",
     )
 
 
@@ -384,7 +391,10 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
         )
     progress = _Progress(sys.stderr)
     try:
-        return History(run_training(corpus, config, progress=progress, top_pairs=TOP_PAIRS))
+        budget = None if args.no_budget else SERVER_BUDGET
+        return History(
+            run_training(corpus, config, progress=progress, top_pairs=TOP_PAIRS, budget=budget)
+        )
     finally:
         progress.close()
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bpeviz.budget import Budget, check_budget, token_stop_reason
 from bpeviz.config import TrainingConfig
 from bpeviz.corpus import Corpus, base_size, build_corpus
 from bpeviz.readable import counted
@@ -144,12 +145,17 @@ def run_training(
     pattern: str | None = None,
     progress: ProgressCallback | None = None,
     top_pairs: int = 0,
+    budget: Budget | None = None,
 ) -> TrainingRun:
     """Train BPE on ``source`` up to ``config.vocab_size`` (bytes + merges; specials after).
 
     With ``top_pairs``, the best ``top_pairs`` rows of the pair table before every merge are
     recorded too (:class:`PairTop`): what the browser's step view shows at every step, which
     recounting the table at each of thousands of steps would take minutes to give.
+
+    With a ``budget`` (:mod:`bpeviz.budget`), a run that would cost more is refused before the
+    first merge (:class:`~bpeviz.budget.OverBudget`), and training stops once the new tokens
+    hold its ``token_symbols``.
 
     Raises ``ValueError`` with :meth:`TrainingConfig.problems` when the settings make no
     sense. Stopping early is not an error: ``stop_reason`` says why it stopped. A ``Corpus``
@@ -172,11 +178,17 @@ def run_training(
     )
     if not corpus.text:
         raise ValueError("the text is empty: paste or upload some text to train on")
+    if budget is not None:
+        check_budget(corpus, base, config.vocab_size, max_useful_vocab_size(corpus), budget)
 
     with _gc_paused():
         trainer = _IncrementalTrainer(corpus, base, config.tie_break)
         steps, stop_reason = trainer.run(
-            config.vocab_size - base, config.min_frequency, progress, top_pairs
+            config.vocab_size - base,
+            config.min_frequency,
+            progress,
+            top_pairs,
+            token_limit=budget.token_symbols if budget is not None else None,
         )
         death = np.array(trainer.death, dtype=np.int32)
         pair_tops = trainer.pair_tops
@@ -294,8 +306,11 @@ class _IncrementalTrainer:
         min_frequency: int,
         progress: ProgressCallback | None,
         top_pairs: int = 0,
+        *,
+        token_limit: int | None = None,
     ) -> tuple[list[MergeStep], str]:
         steps: list[MergeStep] = []
+        token_symbols = 0  # of every new token together
         report_every = max(1, merges_wanted // 100)
         reason = f"reached the vocab size ({self.base + merges_wanted})"
         for step in range(1, merges_wanted + 1):
@@ -338,6 +353,10 @@ class _IncrementalTrainer:
             )
             if progress is not None and (step % report_every == 0 or step == merges_wanted):
                 progress(step, merges_wanted)
+            token_symbols += self.width[token_at]
+            if token_limit is not None and token_symbols >= token_limit and step < merges_wanted:
+                reason = token_stop_reason(step, token_symbols)
+                break
         if top_pairs and len(self.pair_tops) == len(steps):  # the table after the last merge
             self.pair_tops.append(self._top_rows(top_pairs))
         return steps, reason

@@ -11,10 +11,19 @@ from __future__ import annotations
 import random
 import re
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
+import pytest
+from apptest_support import new_app, plain, run
+from test_train import SHAKESPEARE
+
+from bpeviz import cli, trainer
+from bpeviz.budget import SERVER_BUDGET, Budget, OverBudget, check_budget
 from bpeviz.config import MAX_VOCAB_SIZE, TrainingConfig
-from bpeviz.trainer import run_training
+from bpeviz.corpus import build_corpus
+from bpeviz.trainer import max_useful_vocab_size, run_training
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -44,3 +53,101 @@ def test_trainer_memory_grows_linearly_with_the_text_at_the_largest_vocab() -> N
     one = training_peak(shuffled_words(8_000))
     two = training_peak(shuffled_words(16_000))
     assert two < 2.5 * one, f"{two / one:.2f}x the memory for 2x the text"
+
+
+# ---- the budget: checked before the first merge ----------------------------------------------
+
+
+def refuse_to_train(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any merge loop fail the test: a refused run must not start one."""
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the merge loop ran")
+
+    monkeypatch.setattr(trainer._IncrementalTrainer, "run", fail)
+
+
+def test_a_run_past_the_budget_is_refused_before_training(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """1,000 bytes in ``bytes`` mode are 1,000 symbols; vocab 300 asks for 44 merges:
+    44,000 merge-symbols, past a budget of 10,000, which allows 10,000 // 1,000 = 10 merges
+    (vocab 266)."""
+    refuse_to_train(monkeypatch)
+    with pytest.raises(OverBudget) as refused:
+        run_training("ab" * 500, TrainingConfig(300), budget=Budget(10_000, 10**9))
+    message = str(refused.value)
+    assert "vocab size 300" in message and "the most is vocab size 266" in message
+    assert "1,000 symbols" in message and "--no-budget" in message
+
+
+def test_a_run_within_the_budget_trains() -> None:
+    run = run_training("ab" * 500, TrainingConfig(266), budget=Budget(10_000, 10**9))
+    assert len(run.steps) == 10
+
+
+def test_the_budget_counts_only_the_merges_the_text_allows() -> None:
+    """``ab`` × 500 allows at most 999 merges (each joins two of its 1,000 bytes): vocab
+    1,000,000 costs 999 × 1,000 = 999,000 merge-symbols, within 1,000,000."""
+    run = run_training("ab" * 500, TrainingConfig(MAX_VOCAB_SIZE), budget=Budget(10**6, 10**9))
+    assert "no pair left" in run.stop_reason
+
+
+def test_training_stops_when_the_new_tokens_reach_the_budget() -> None:
+    """``abcdefgh``: every pair occurs once, and the ``first`` rule takes the leftmost, so
+    the merges make ``ab``, ``abc``, ``abcd``: 2 + 3 + 4 = 9 symbols, the budget."""
+    run = run_training("abcdefgh", TrainingConfig(MAX_VOCAB_SIZE), budget=Budget(10**9, 9))
+    assert [step.token for step in run.steps] == [b"ab", b"abc", b"abcd"]
+    assert run.stop_reason.startswith("stopped after 3 merges: its new tokens hold 9 symbols")
+
+
+def test_the_server_budget_keeps_tiny_shakespeare_at_vocab_4096(
+    unavailable: Callable[[str], NoReturn],
+) -> None:
+    """A class's largest usual run (the Step page's latency benchmark uploads it) stays
+    within the server's budget: 3,840 merges of Tiny Shakespeare's distinct ``gpt4`` pieces."""
+    if not SHAKESPEARE.exists():
+        unavailable(f"{SHAKESPEARE} is absent (a test corpus, not shipped with bpeviz)")
+    corpus = build_corpus(SHAKESPEARE.read_text(encoding="utf-8"), "gpt4")
+    check_budget(corpus, 256, 4096, max_useful_vocab_size(corpus), SERVER_BUDGET)
+
+
+# ---- the app says it in one sentence, without training ---------------------------------------
+
+
+def test_a_huge_vocab_link_gets_the_budget_sentence_without_training(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``?src=paste&vocab=1000000&pretok=bytes`` with 100 KB: the issue's link took 91 s and
+    1.6 GB. 100,000 symbols allow 500,000,000 // 100,000 = 5,000 merges: vocab 5,256."""
+    refuse_to_train(monkeypatch)
+    text = shuffled_words(100_000)
+    at = new_app(src="paste", paste=text, vocab="1000000", pretok="bytes")
+    run(at)
+    errors = " ".join(plain(error.value) for error in at.error)
+    assert "vocab size 1,000,000 is past the training budget for this text" in errors
+    assert "the most is vocab size 5,256" in errors and "--no-budget" in errors
+
+
+# ---- the command line keeps the same budget, unless told --no-budget ----------------------
+
+
+@pytest.mark.parametrize("no_budget", [False, True], ids=["budget", "no-budget"])
+def test_the_command_line_keeps_the_budget_unless_told_not_to(
+    no_budget: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The first test's run (up to 44 merges of 1,000 symbols, past 10,000, which allows 10)
+    on the command line; past the budget, it trains on to the end of the text."""
+    monkeypatch.setattr(cli, "SERVER_BUDGET", Budget(10_000, 10**9))
+    path = tmp_path / "ab.txt"
+    path.write_text("ab" * 500)
+    flags = ["--no-budget"] if no_budget else []
+    status = cli.main(["history", str(path), "--vocab-size", "300", "--jsonl", *flags])
+    out, err = capsys.readouterr()
+    if no_budget:
+        assert status == 0 and len(out.splitlines()) > 10
+    else:
+        assert status == 2 and "the most is vocab size 266" in err and out == ""

@@ -22,6 +22,7 @@ from bpeviz.app.settings import Message, Settings, check_settings, outcome_messa
 from bpeviz.app.state import current_settings, text_and_messages
 from bpeviz.app.text_input import TrainingText
 from bpeviz.app.widgets import show_messages
+from bpeviz.budget import SERVER_BUDGET
 from bpeviz.history import History
 from bpeviz.samples import get_sample
 from bpeviz.stepdata import TOP_PAIRS
@@ -55,7 +56,8 @@ def _digest(data: str | bytes) -> str:
 
 
 def _train_with_progress(data: str | bytes, settings: Settings) -> History:
-    """Train, showing a progress bar if it takes more than a moment."""
+    """Train within the server's budget (:mod:`bpeviz.budget`: a run past it is refused
+    before the first merge), showing a progress bar if it takes more than a moment."""
     started = time.perf_counter()
     bar: Any = None
 
@@ -68,7 +70,9 @@ def _train_with_progress(data: str | bytes, settings: Settings) -> History:
         bar.progress(min(done / max(total, 1), 1.0), text=f"Training: merge {done:,} of {total:,}")
 
     try:
-        run = run_training(data, settings.config(), progress=progress, top_pairs=TOP_PAIRS)
+        run = run_training(
+            data, settings.config(), progress=progress, top_pairs=TOP_PAIRS, budget=SERVER_BUDGET
+        )
         return History(run)
     finally:
         if bar is not None:
