@@ -19,10 +19,14 @@ import pytest
 from apptest_support import new_app, plain, run
 from test_train import SHAKESPEARE
 
-from bpeviz import cli, trainer
+from bpeviz import cli, narration, record, trainer
 from bpeviz.budget import SERVER_BUDGET, Budget, OverBudget, check_budget
 from bpeviz.config import MAX_VOCAB_SIZE, TrainingConfig
 from bpeviz.corpus import build_corpus
+from bpeviz.history import train
+from bpeviz.record import label_runs
+from bpeviz.stepdata import LABEL_JOINED_OVER, TOP_PAIRS, payload
+from bpeviz.tokenizer import Tokenizer
 from bpeviz.trainer import max_useful_vocab_size, run_training
 
 REPO = Path(__file__).resolve().parents[1]
@@ -151,3 +155,45 @@ def test_the_command_line_keeps_the_budget_unless_told_not_to(
         assert status == 0 and len(out.splitlines()) > 10
     else:
         assert status == 2 and "the most is vocab size 266" in err and out == ""
+
+
+# ---- the step record: built in time linear in the merges --------------------------------------
+
+
+def test_the_step_record_spells_out_no_long_token_the_browser_joins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A text trained to the end has tokens as long as the text; the record leaves a long
+    token's label to the browser (its parents' joined), so building it must not spell one
+    out: at most :data:`LABEL_JOINED_OVER` bytes a label, not the tokens' whole length."""
+    history = train(shuffled_words(4_000), MAX_VOCAB_SIZE, top_pairs=TOP_PAIRS)
+    assert max(len(step.token) for step in history.steps) > 1_000  # long tokens were made
+    spelled: list[int] = []
+
+    def counting_label_runs(data: bytes) -> str | list[str]:
+        spelled.append(len(data))
+        return label_runs(data)
+
+    monkeypatch.setattr(record, "label_runs", counting_label_runs)
+    record_of = payload(history)
+    assert None in [entry[0] for entry in record_of["vocab"]]  # labels left to the browser
+    assert max(spelled) <= LABEL_JOINED_OVER
+
+
+def test_naming_long_tokens_keeps_none_of_them() -> None:
+    """Sentences quote a token by its start; the cache of those starts must not keep the
+    tokens themselves (its 16,384 entries would keep a long run's whole vocabulary for
+    as long as the server runs). 100 tokens of 100 KB: 10 MB if kept."""
+    tokenizer = Tokenizer.from_merges([])
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        for index in range(100):  # a long token under id 0, named as sentences do
+            tokenizer.vocab[0] = b"a" * 100_000 + str(index).encode()
+            narration.pair_text(tokenizer, (0, 98))
+        tokenizer.vocab[0] = b"a"
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+        narration._shortened.cache_clear()
+    assert kept < 1_000_000, f"{kept:,} bytes kept"
