@@ -1,8 +1,9 @@
 """What one training run may cost a shared server, said before it starts.
 
-The trainer's work and memory grow with the symbols it trains on (each distinct piece once:
-the whole text in ``bytes`` mode) and with the merges it makes, so the budget is on their
-product: ``merges × symbols``, at most :data:`SERVER_BUDGET`'s ``merge_symbols``. It is
+The trainer's memory grows with the symbols it trains on (each distinct piece once: the
+whole text in ``bytes`` mode), and its work with them and the merges it makes, so the budget
+is on the symbols, at most ``symbols``, and on their product with the merges,
+``merge_symbols`` (:data:`SERVER_BUDGET`). It is
 checked on the text's corpus, before the first merge, against the merges the vocab size
 asks for (no more than the text allows): a run past it is refused with one sentence that
 says the most this server trains for this text, and how to get more.
@@ -30,15 +31,17 @@ NO_BUDGET_FLAG = "--no-budget"
 
 @dataclass(frozen=True)
 class Budget:
-    """The most one run may cost: ``merge_symbols`` (merges × symbols trained on, checked
-    before training) and ``token_symbols`` (the new tokens' symbols together; training
-    stops there)."""
+    """The most one run may cost: ``symbols`` trained on and ``merge_symbols`` (merges ×
+    symbols), checked before training, and ``token_symbols`` (the new tokens' symbols
+    together; training stops there)."""
 
+    symbols: int
     merge_symbols: int
     token_symbols: int
 
 
-SERVER_BUDGET = Budget(merge_symbols=500_000_000, token_symbols=4_000_000)
+# 2,000,000 symbols: a 2 MB paste in ``bytes`` mode, about 320 MB at the trainer's peak.
+SERVER_BUDGET = Budget(symbols=2_000_000, merge_symbols=500_000_000, token_symbols=4_000_000)
 
 
 class OverBudget(ValueError):
@@ -54,7 +57,7 @@ def most_vocab_size(corpus: Corpus, base: int, budget: Budget) -> int:
     """The largest vocab size ``budget`` trains on ``corpus`` (``base`` symbols + merges).
 
     >>> from bpeviz.corpus import build_corpus
-    >>> most_vocab_size(build_corpus("ab" * 500, "bytes"), 256, Budget(10_000, 100))
+    >>> most_vocab_size(build_corpus("ab" * 500, "bytes"), 256, Budget(10**6, 10_000, 100))
     266
     """
     symbols = trained_symbols(corpus)
@@ -66,6 +69,14 @@ def check_budget(corpus: Corpus, base: int, vocab_size: int, useful: int, budget
     ``corpus``; ``useful`` is the vocab size past which the text allows no merge."""
     merges = max(min(vocab_size, useful) - base, 0)
     symbols = trained_symbols(corpus)
+    if symbols > budget.symbols:
+        raise OverBudget(
+            f"this text is {counted(symbols, 'symbol')} to train on, and the training budget "
+            f"is at most {budget.symbols:,} (each symbol takes the trainer a few hundred "
+            "bytes): use a shorter text, a pre-tokenizer that trains on each distinct piece "
+            f"once (gpt4), or train on your own computer with python -m bpeviz train FILE "
+            f"{NO_BUDGET_FLAG}"
+        )
     if merges * symbols <= budget.merge_symbols:
         return
     most = most_vocab_size(corpus, base, budget)

@@ -79,28 +79,46 @@ def test_a_run_past_the_budget_is_refused_before_training(
     (vocab 266)."""
     refuse_to_train(monkeypatch)
     with pytest.raises(OverBudget) as refused:
-        run_training("ab" * 500, TrainingConfig(300), budget=Budget(10_000, 10**9))
+        run_training("ab" * 500, TrainingConfig(300), budget=Budget(10**6, 10_000, 10**9))
     message = str(refused.value)
     assert "vocab size 300" in message and "the most is vocab size 266" in message
     assert "1,000 symbols" in message and "--no-budget" in message
 
 
+def test_a_text_past_the_symbols_budget_is_refused_whatever_the_vocab(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The trainer's memory grows with the symbols it trains on (a few hundred bytes each):
+    1,000 symbols past a budget of 999 are refused even for one merge. In ``gpt4`` mode
+    ``ab ab ab …`` is two distinct pieces, ``ab`` and `` ab``: 5 symbols, trained."""
+    refuse_to_train(monkeypatch)
+    with pytest.raises(OverBudget) as refused:
+        run_training("ab" * 500, TrainingConfig(257), budget=Budget(999, 10**9, 10**9))
+    message = str(refused.value)
+    assert "1,000 symbols to train on" in message and "at most 999" in message
+    monkeypatch.undo()
+    text = "ab" + " ab" * 332
+    run = run_training(text, TrainingConfig(257, "gpt4"), budget=Budget(5, 10**9, 10**9))
+    assert len(run.corpus.unique_symbols) == 5 and len(run.steps) == 1
+
+
 def test_a_run_within_the_budget_trains() -> None:
-    run = run_training("ab" * 500, TrainingConfig(266), budget=Budget(10_000, 10**9))
+    run = run_training("ab" * 500, TrainingConfig(266), budget=Budget(10**6, 10_000, 10**9))
     assert len(run.steps) == 10
 
 
 def test_the_budget_counts_only_the_merges_the_text_allows() -> None:
     """``ab`` × 500 allows at most 999 merges (each joins two of its 1,000 bytes): vocab
     1,000,000 costs 999 × 1,000 = 999,000 merge-symbols, within 1,000,000."""
-    run = run_training("ab" * 500, TrainingConfig(MAX_VOCAB_SIZE), budget=Budget(10**6, 10**9))
+    budget = Budget(10**6, 10**6, 10**9)
+    run = run_training("ab" * 500, TrainingConfig(MAX_VOCAB_SIZE), budget=budget)
     assert "no pair left" in run.stop_reason
 
 
 def test_training_stops_when_the_new_tokens_reach_the_budget() -> None:
     """``abcdefgh``: every pair occurs once, and the ``first`` rule takes the leftmost, so
     the merges make ``ab``, ``abc``, ``abcd``: 2 + 3 + 4 = 9 symbols, the budget."""
-    run = run_training("abcdefgh", TrainingConfig(MAX_VOCAB_SIZE), budget=Budget(10**9, 9))
+    run = run_training("abcdefgh", TrainingConfig(MAX_VOCAB_SIZE), budget=Budget(10**6, 10**9, 9))
     assert [step.token for step in run.steps] == [b"ab", b"abc", b"abcd"]
     assert run.stop_reason.startswith("stopped after 3 merges: its new tokens hold 9 symbols")
 
@@ -145,7 +163,7 @@ def test_the_command_line_keeps_the_budget_unless_told_not_to(
 ) -> None:
     """The first test's run (up to 44 merges of 1,000 symbols, past 10,000, which allows 10)
     on the command line; past the budget, it trains on to the end of the text."""
-    monkeypatch.setattr(cli, "SERVER_BUDGET", Budget(10_000, 10**9))
+    monkeypatch.setattr(cli, "SERVER_BUDGET", Budget(10**6, 10_000, 10**9))
     path = tmp_path / "ab.txt"
     path.write_text("ab" * 500)
     flags = ["--no-budget"] if no_budget else []
