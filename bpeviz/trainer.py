@@ -165,21 +165,8 @@ def run_training(
     if problems:
         raise ValueError(" ".join(problems))
     base, specials = config.base_size, config.special_tokens
-    corpus = (
-        source
-        if isinstance(source, Corpus)
-        else build_corpus(
-            source,
-            config.pretokenizer,
-            special_tokens=specials,
-            end_of_word=config.end_of_word,
-            pattern=pattern,
-        )
-    )
-    if not corpus.text:
-        raise ValueError("the text is empty: paste or upload some text to train on")
-    if budget is not None:
-        check_budget(corpus, base, config.vocab_size, max_useful_vocab_size(corpus), budget)
+    corpus = source if isinstance(source, Corpus) else corpus_for(source, config, pattern=pattern)
+    check_run(corpus, config, budget)
 
     with _gc_paused():
         trainer = _IncrementalTrainer(corpus, base, config.tie_break)
@@ -206,6 +193,29 @@ def run_training(
         pair_tops=tuple(pair_tops),
         top_pairs=top_pairs,
     )
+
+
+def corpus_for(
+    source: str | bytes, config: TrainingConfig, *, pattern: str | None = None
+) -> Corpus:
+    """The corpus :func:`run_training` trains ``source`` on, for a caller that checks it first."""
+    return build_corpus(
+        source,
+        config.pretokenizer,
+        special_tokens=config.special_tokens,
+        end_of_word=config.end_of_word,
+        pattern=pattern,
+    )
+
+
+def check_run(corpus: Corpus, config: TrainingConfig, budget: Budget | None) -> None:
+    """Raise ``ValueError`` when ``corpus`` cannot be trained under ``config`` (empty), or
+    :class:`~bpeviz.budget.OverBudget` when the run would cost more than ``budget``."""
+    if not corpus.text:
+        raise ValueError("the text is empty: paste or upload some text to train on")
+    if budget is not None:
+        useful = max_useful_vocab_size(corpus)
+        check_budget(corpus, config.base_size, config.vocab_size, useful, budget)
 
 
 class _IncrementalTrainer:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+import threading
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +21,7 @@ from apptest_support import new_app, plain, run
 from test_train import SHAKESPEARE
 
 from bpeviz import cli, narration, record, trainer
+from bpeviz.app.training import taking_turns
 from bpeviz.budget import SERVER_BUDGET, Budget, OverBudget, check_budget
 from bpeviz.config import MAX_VOCAB_SIZE, TrainingConfig
 from bpeviz.corpus import build_corpus
@@ -215,3 +217,24 @@ def test_naming_long_tokens_keeps_none_of_them() -> None:
         tracemalloc.stop()
         narration._shortened.cache_clear()
     assert kept < 1_000_000, f"{kept:,} bytes kept"
+
+
+def test_a_training_past_the_servers_turns_waits_and_says_so() -> None:
+    """Two train at once (the cores); a third session is told it waits, and trains when
+    one of them is done."""
+    turns = threading.BoundedSemaphore(1)
+    turns.acquire()  # the other session's run
+    told, trained = threading.Event(), threading.Event()
+
+    def session() -> None:
+        with taking_turns(turns, told.set):
+            trained.set()
+
+    thread = threading.Thread(target=session)
+    thread.start()
+    assert told.wait(30)
+    assert not trained.is_set()
+    turns.release()
+    assert trained.wait(30)
+    thread.join(30)
+    assert turns.acquire(blocking=False)  # its turn was given back
