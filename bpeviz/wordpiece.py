@@ -596,4 +596,3 @@ class _Trainer:
         heapq.heappush(self.heap, (-self._value(key), rank, key))
         if self.by_score and counted_too:
             heapq.heappush(self.frequent, (-self.counts[key], rank, key))
-

@@ -100,13 +100,14 @@ def train(
         if not pairs:
             break
 
-        def value(pair: StringPair, pairs: dict[StringPair, int] = pairs) -> Fraction:
-            if score_rule == "frequency":
-                return Fraction(pairs[pair])
-            return Fraction(pairs[pair], tokens[pair[0]] * tokens[pair[1]])
-
-        best_value = max(map(value, pairs))
-        tied = [pair for pair in pairs if value(pair) == best_value]  # scan order
+        values = {
+            pair: Fraction(count)
+            if score_rule == "frequency"
+            else Fraction(count, tokens[pair[0]] * tokens[pair[1]])
+            for pair, count in pairs.items()
+        }
+        best_value = max(values.values())
+        tied = [pair for pair, value in values.items() if value == best_value]  # scan order
         if tie_break == "lexmin":
             tied.sort(key=lambda pair: (ids[pair[0]], ids[pair[1]]))
         elif tie_break == "lexmax":
