@@ -220,6 +220,7 @@ def train_wordpiece(
         raise ValueError("the text has no words: paste or upload some text to train on")
     words = tuple(word_counts)
     vocab = initial_vocab(words, specials, continuation_order)
+    initial_size = len(vocab)
     with _gc_paused():
         trainer = _Trainer(words, list(word_counts.values()), vocab, score_rule, tie_break)
         tokens_before = trainer.tokens_total
@@ -233,7 +234,7 @@ def train_wordpiece(
         words=words,
         weights=tuple(trainer.weights),
         vocab=tuple(trainer.vocab),
-        initial_size=len(vocab),
+        initial_size=initial_size,
         steps=tuple(steps),
         stop_reason=reason,
         segmentations=tuple(tuple(word) for word in trainer.words),
