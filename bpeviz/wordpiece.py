@@ -304,6 +304,7 @@ class _Trainer:
         self.counts: dict[int, int] = {}
         self.where: dict[int, list[int]] = {}
         first_seen: dict[int, int] = {}
+        self.first_at = first_seen  # a pair's first position when last looked at (a lower bound)
         self.tokens_total = 0
         for wi, (word, weight) in enumerate(zip(self.words, weights, strict=True)):
             self.tokens_total += weight * len(word)
@@ -363,7 +364,8 @@ class _Trainer:
                 if word[i] == left and word[i + 1] == right:
                     if index:
                         del holders[:index]
-                    return wi * stride + i
+                    self.first_at[key] = first = wi * stride + i
+                    return first
         raise AssertionError("a counted pair occurs somewhere")
 
     def _pop_valid(
@@ -458,6 +460,8 @@ class _Trainer:
         seen = {top[2]}
         exhaustive = False
         while heap and (exhaustive or len(group) <= MAX_TIED_RECORDED):
+            if heap[0][0] != top[0]:
+                break  # stored values bound the real ones from above: nothing else ties
             entry = self._pop_valid(heap, not self.by_score)
             if entry is None:
                 break
@@ -470,11 +474,13 @@ class _Trainer:
             seen.add(entry[2])
             if self.by_score and not exhaustive and self._exact(entry[2]) != self._exact(top[2]):
                 exhaustive = True
-        for entry in group:
-            heapq.heappush(heap, entry)
+        popped = group
         if self.by_score and exhaustive:
             best = max(self._exact(entry[2]) for entry in group)
             group = [entry for entry in group if self._exact(entry[2]) == best]
+        for entry in popped:
+            if entry is not group[0]:  # the winner's entry goes: its pair is merged now
+                heapq.heappush(heap, entry)
         # group is in heap order: value, then rank, so its head is the winner
         keys = [entry[2] for entry in group]
         tied = tuple((key >> SHIFT, key & MASK) for key in keys[:MAX_TIED_RECORDED])
@@ -508,34 +514,34 @@ class _Trainer:
         delta: defaultdict[int, int] = defaultdict(int)
         gained: dict[int, list[int]] = {}
         replacements = 0
+        b_high, single = b << SHIFT, (new_id,)
         for wi in self.where.pop(best):
-            word = words[wi]
-            n = len(word)
-            if n < 2:
-                continue
-            weight = weights[wi]
-            out: list[int] = []
-            start = hits = 0
-            while True:
-                try:
-                    i = word.index(a, start)
-                except ValueError:
-                    break
-                if i + 1 < n and word[i + 1] == b:
-                    out.extend(word[start:i])
-                    if out:
-                        before = out[-1]
-                        delta[before << SHIFT | a] -= weight
-                        key = before << SHIFT | new_id
+            word = words[wi]  # merged in place
+            remaining = word.count(a)  # counted first: no ValueError ends the search
+            if not remaining:
+                continue  # a stale entry: the pair left this word in an earlier merge
+            last = len(word) - 1
+            weight = 0
+            i = -1
+            while remaining:
+                i = word.index(a, i + 1)
+                remaining -= 1
+                if i < last and word[i + 1] == b:
+                    if not weight:
+                        weight = weights[wi]
+                    if i:
+                        before = word[i - 1] << SHIFT
+                        delta[before | a] -= weight
+                        key = before | new_id
                         delta[key] += weight
                         holders = gained.get(key)
                         if holders is None:
                             gained[key] = [wi]
                         elif holders[-1] != wi:
                             holders.append(wi)
-                    if i + 2 < n:
+                    if i + 1 < last:
                         after = word[i + 2]
-                        delta[b << SHIFT | after] -= weight
+                        delta[b_high | after] -= weight
                         key = new_high | after
                         delta[key] += weight
                         holders = gained.get(key)
@@ -543,16 +549,11 @@ class _Trainer:
                             gained[key] = [wi]
                         elif holders[-1] != wi:
                             holders.append(wi)
-                    out.append(new_id)
-                    start = i + 2
-                    hits += 1
-                else:
-                    out.extend(word[start : i + 1])
-                    start = i + 1
-            if hits:
-                out.extend(word[start:])
-                words[wi] = out
-                replacements += hits * weight
+                    word[i : i + 2] = single
+                    last -= 1
+                    replacements += weight
+                    if a == b:
+                        remaining -= 1  # the right one was an a too
         token_count = self.token_count
         token_count[a] -= replacements
         token_count[b] -= replacements
@@ -572,18 +573,24 @@ class _Trainer:
             else:
                 counts.pop(key, None)
                 self.where.pop(key, None)
+                self.first_at.pop(key, None)
                 if self.by_score:
                     pairs_of[key >> SHIFT].discard(key)
                     pairs_of[key & MASK].discard(key)
         if self.by_score:
             pairs_of[a].discard(best)
             pairs_of[b].discard(best)
+        where, heap, push = self.where, self.heap, heapq.heappush
+        simple = not (self.first_rule or self.by_score)
         for key, holders in gained.items():
             if key not in counts:
                 continue
-            known = self.where.get(key)
-            self.where[key] = holders if known is None else sorted({*known, *holders})
-            self._push(key)
+            known = where.get(key)
+            where[key] = holders if known is None else sorted({*known, *holders})
+            if simple:  # the heap entry inlined, for the library's rule
+                push(heap, (-counts[key], -key if self.largest_ids else key, key))
+            else:
+                self._push(key)
         if self.by_score:  # the scores of every pair with a or b (or new) have moved
             for token in {a, b, new_id}:
                 for key in pairs_of[token]:
@@ -592,8 +599,17 @@ class _Trainer:
         return replacements
 
     def _push(self, key: int, *, counted_too: bool = True) -> None:
-        """Queue the pair's current value (and count, for the most frequent pair)."""
-        rank = self._rank_of(key, self._first_live(key) if self.first_rule else 0)
+        """Queue the pair's current value (and count, for the most frequent pair).
+
+        A pair queued again because its score moved (``counted_too`` False) lost occurrences
+        at most, so its last known first position is a lower bound: good enough, since an
+        entry whose rank is too early is checked and moved when it reaches the top."""
+        first = 0
+        if self.first_rule:
+            first = self.first_at.get(key, -1) if not counted_too else -1
+            if first < 0:
+                first = self._first_live(key)
+        rank = self._rank_of(key, first)
         heapq.heappush(self.heap, (-self._value(key), rank, key))
         if self.by_score and counted_too:
             heapq.heappush(self.frequent, (-self.counts[key], rank, key))
