@@ -42,6 +42,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
 import regex
 
 from bpeviz.readable import counted
@@ -237,7 +238,7 @@ def train_wordpiece(
         initial_size=initial_size,
         steps=tuple(steps),
         stop_reason=reason,
-        segmentations=tuple(tuple(word) for word in trainer.words),
+        segmentations=tuple(trainer.segmentations()),
         tokens_before=tokens_before,
     )
 
@@ -276,11 +277,17 @@ def _gc_paused() -> Iterator[None]:
 
 
 class _Trainer:
-    """The incremental loop. Words are lists of token ids; ``where`` maps a pair to the words
-    that hold it (ascending, possibly stale: a word there may have lost it since); heap
-    entries are ``(-value, rank, key)``, checked against the current value and rank when
-    they reach the top and pushed again when stale. Every pair whose value may have grown
-    since its entry was pushed gets a fresh entry, so the checked top is the true best."""
+    """The incremental loop, over a linked list of tokens as ``trainer.py``'s BPE loop.
+
+    The distinct words lie end to end in one buffer; a token lives at the position of its
+    first character, ``nxt``/``prv`` link the live positions of a word (-1 at its edges), so
+    a merge touches only the occurrences of its pair. ``where`` maps a pair to the positions
+    where it occurred (ascending, possibly stale: checked when used), and the buffer is in
+    order of first appearance, so the position is the ``first`` rule's rank. Heap entries
+    are ``(-value, rank, key)``, checked against the current value and rank when they reach
+    the top and pushed again when stale; every pair whose value may have grown since its entry
+    was pushed gets a fresh one, so the checked top is the true best.
+    """
 
     def __init__(
         self,
@@ -291,35 +298,70 @@ class _Trainer:
         tie_break: str,
     ) -> None:
         self.vocab = vocab
-        self.index = {token: i for i, token in enumerate(vocab)}
+        self.index = index = {token: i for i, token in enumerate(vocab)}
         self.weights = weights
         self.by_score = score_rule == "score"
         self.tie_break = tie_break
         rule = tie_rule(tie_break)
         self.first_rule, self.largest_ids = rule.by_position, rule.largest_ids
-        index = self.index
-        self.words: list[list[int]] = [[index[s] for s in word_symbols(w)] for w in words]
-        self.stride = max(map(len, self.words)) + 1
-        self.token_count = [0] * len(vocab)
-        self.counts: dict[int, int] = {}
-        self.where: dict[int, list[int]] = {}
-        first_seen: dict[int, int] = {}
-        self.first_at = first_seen  # a pair's first position when last looked at (a lower bound)
-        self.tokens_total = 0
-        for wi, (word, weight) in enumerate(zip(self.words, weights, strict=True)):
-            self.tokens_total += weight * len(word)
-            for token in word:
-                self.token_count[token] += weight
-            for i in range(len(word) - 1):
-                key = word[i] << SHIFT | word[i + 1]
-                if key in self.counts:
-                    self.counts[key] += weight
-                    if self.where[key][-1] != wi:
-                        self.where[key].append(wi)
-                else:
-                    self.counts[key] = weight
-                    self.where[key] = [wi]
-                    first_seen[key] = wi * self.stride + i
+
+        # The buffer, vectorised: each character's rank in the alphabet, then its id.
+        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        starts = np.zeros(len(words) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=starts[1:])
+        code_points = np.frombuffer(
+            "".join(words).encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32
+        )
+        alphabet, rank = np.unique(code_points, return_inverse=True)
+        letters = [chr(point) for point in alphabet.tolist()]
+        plain = np.array([index[letter] for letter in letters], dtype=np.int64)
+        inner = np.array(
+            [index.get(CONTINUATION + letter, -1) for letter in letters], dtype=np.int64
+        )
+        symbols = inner[rank]
+        symbols[starts[:-1]] = plain[rank[starts[:-1]]]
+        size = len(symbols)
+        position_weight = np.repeat(np.asarray(weights, dtype=np.int64), lengths)
+        self.word_starts: list[int] = starts[:-1].tolist()
+        self.seq: list[int] = symbols.tolist()
+        self.weight: list[int] = position_weight.tolist()
+        ints = list(range(size + 1))
+        self.nxt: list[int] = ints[1:]
+        self.prv: list[int] = [-1, *ints[: size - 1]] if size else []
+        for start in self.word_starts:
+            self.prv[start] = -1
+            if start:
+                self.nxt[start - 1] = -1
+        if size:
+            self.nxt[size - 1] = -1
+        self.tokens_total = int(position_weight.sum())
+        self.token_count: list[int] = np.bincount(
+            symbols, weights=position_weight, minlength=len(vocab)
+        ).astype(np.int64).tolist()
+
+        # Pair counts and positions: group positions by pair key (stable: sorted positions).
+        has_right = np.ones(size, dtype=bool)
+        has_right[starts[1:] - 1] = False
+        left = np.flatnonzero(has_right)
+        keys = (symbols[left] << SHIFT) | symbols[left + 1]
+        order = np.argsort(keys, kind="stable")
+        sorted_keys, sorted_positions = keys[order], left[order]
+        unique_keys, group_starts = np.unique(sorted_keys, return_index=True)
+        totals = (
+            np.add.reduceat(position_weight[sorted_positions], group_starts).tolist()
+            if len(sorted_positions)
+            else []
+        )
+        bounds = [*group_starts.tolist(), len(sorted_positions)]
+        key_list = unique_keys.tolist()
+        self.counts: dict[int, int] = dict(zip(key_list, totals, strict=True))
+        positions = list(map(ints.__getitem__, sorted_positions.tolist()))
+        self.where: dict[int, list[int]] = {
+            key: positions[bounds[n] : bounds[n + 1]] for n, key in enumerate(key_list)
+        }
+        # a pair's first position when last looked at (a lower bound: it only moves right)
+        self.first_at: dict[int, int] = {key: where[0] for key, where in self.where.items()}
+        first_seen = self.first_at
         self.pairs_of: defaultdict[int, set[int]] = defaultdict(set)
         if self.by_score:
             for key in self.counts:
@@ -337,6 +379,18 @@ class _Trainer:
             ]
             heapq.heapify(self.frequent)
 
+    def segmentations(self) -> list[tuple[int, ...]]:
+        """Each word's tokens now, following the links from its first position."""
+        seq, nxt = self.seq, self.nxt
+        out = []
+        for position in self.word_starts:
+            tokens = []
+            while position >= 0:
+                tokens.append(seq[position])
+                position = nxt[position]
+            out.append(tuple(tokens))
+        return out
+
     # ---- values and ranks ------------------------------------------------------------------
 
     def _value(self, key: int) -> float:
@@ -353,19 +407,17 @@ class _Trainer:
         return -key if self.largest_ids else key
 
     def _first_live(self, key: int) -> int:
-        """Where the pair first occurs now (word index * stride + offset); stale words before
-        it are dropped from ``where``."""
-        words, stride = self.words, self.stride
+        """Where the pair first occurs now; stale positions before it are dropped."""
+        seq, nxt = self.seq, self.nxt
         left, right = key >> SHIFT, key & MASK
         holders = self.where[key]
-        for index, wi in enumerate(holders):
-            word = words[wi]
-            for i in range(len(word) - 1):
-                if word[i] == left and word[i + 1] == right:
-                    if index:
-                        del holders[:index]
-                    self.first_at[key] = first = wi * stride + i
-                    return first
+        for index, position in enumerate(holders):
+            following = nxt[position]
+            if seq[position] == left and following >= 0 and seq[following] == right:
+                if index:
+                    del holders[:index]
+                self.first_at[key] = position
+                return position
         raise AssertionError("a counted pair occurs somewhere")
 
     def _pop_valid(
@@ -510,50 +562,38 @@ class _Trainer:
         """
         a, b = best >> SHIFT, best & MASK
         new_high = new_id << SHIFT
-        words, weights, counts = self.words, self.weights, self.counts
+        counts = self.counts
         delta: defaultdict[int, int] = defaultdict(int)
-        gained: dict[int, list[int]] = {}
+        gained: defaultdict[int, list[int]] = defaultdict(list)
         replacements = 0
-        b_high, single = b << SHIFT, (new_id,)
-        for wi in self.where.pop(best):
-            word = words[wi]  # merged in place
-            remaining = word.count(a)  # counted first: no ValueError ends the search
-            if not remaining:
-                continue  # a stale entry: the pair left this word in an earlier merge
-            last = len(word) - 1
-            weight = 0
-            i = -1
-            while remaining:
-                i = word.index(a, i + 1)
-                remaining -= 1
-                if i < last and word[i + 1] == b:
-                    if not weight:
-                        weight = weights[wi]
-                    if i:
-                        before = word[i - 1] << SHIFT
-                        delta[before | a] -= weight
-                        key = before | new_id
-                        delta[key] += weight
-                        holders = gained.get(key)
-                        if holders is None:
-                            gained[key] = [wi]
-                        elif holders[-1] != wi:
-                            holders.append(wi)
-                    if i + 1 < last:
-                        after = word[i + 2]
-                        delta[b_high | after] -= weight
-                        key = new_high | after
-                        delta[key] += weight
-                        holders = gained.get(key)
-                        if holders is None:
-                            gained[key] = [wi]
-                        elif holders[-1] != wi:
-                            holders.append(wi)
-                    word[i : i + 2] = single
-                    last -= 1
-                    replacements += weight
-                    if a == b:
-                        remaining -= 1  # the right one was an a too
+        b_high = b << SHIFT
+        seq, nxt, prv, weight = self.seq, self.nxt, self.prv, self.weight
+        for i in self.where.pop(best):
+            if seq[i] != a:
+                continue  # stale: this occurrence went in an earlier merge
+            j = nxt[i]
+            if j < 0 or seq[j] != b:
+                continue
+            w = weight[i]
+            p = prv[i]
+            if p >= 0:
+                before = seq[p] << SHIFT
+                delta[before | a] -= w
+                key = before | new_id
+                delta[key] += w
+                gained[key].append(p)
+            k = nxt[j]
+            if k >= 0:
+                after = seq[k]
+                delta[b_high | after] -= w
+                key = new_high | after
+                delta[key] += w
+                gained[key].append(i)
+                prv[k] = i
+            seq[i] = new_id
+            seq[j] = -1
+            nxt[i] = k
+            replacements += w
         token_count = self.token_count
         token_count[a] -= replacements
         token_count[b] -= replacements
