@@ -35,6 +35,7 @@ class TextbookWordPieceStep:
     count: int
     score: Fraction
     tied: tuple[StringPair, ...]
+    most_frequent: tuple[StringPair, int] | None  # when the score rule picked a rarer pair
 
 
 def pair_table(
@@ -95,6 +96,15 @@ def train(
     ids = {token: index for index, token in enumerate(vocab)}
     splits = {word: word_symbols(word) for word in word_counts}
     steps: list[TextbookWordPieceStep] = []
+
+    def _by_rule(pairs_in_scan_order: list[StringPair]) -> list[StringPair]:
+        """Equal pairs in the tie rule's order (``first``: as scanned)."""
+        if tie_break == "lexmin":
+            return sorted(pairs_in_scan_order, key=lambda pair: (ids[pair[0]], ids[pair[1]]))
+        if tie_break == "lexmax":
+            return sorted(pairs_in_scan_order, key=lambda pair: (-ids[pair[0]], -ids[pair[1]]))
+        return pairs_in_scan_order
+
     while len(vocab) < vocab_size:
         pairs, tokens = pair_table(splits, word_counts)
         if not pairs:
@@ -108,11 +118,14 @@ def train(
         }
         best_value = max(values.values())
         tied = [pair for pair, value in values.items() if value == best_value]  # scan order
-        if tie_break == "lexmin":
-            tied.sort(key=lambda pair: (ids[pair[0]], ids[pair[1]]))
-        elif tie_break == "lexmax":
-            tied.sort(key=lambda pair: (-ids[pair[0]], -ids[pair[1]]))
+        tied = _by_rule(tied)
         pair = tied[0]
+        most_frequent = None
+        if score_rule == "score":
+            top_count = max(pairs.values())
+            frequent = _by_rule([p for p, count in pairs.items() if count == top_count])
+            if pairs[pair] != top_count:
+                most_frequent = (frequent[0], top_count)
         token = merged_text(*pair)
         if token not in ids:
             ids[token] = len(vocab)
@@ -125,6 +138,7 @@ def train(
                 count=pairs[pair],
                 score=Fraction(pairs[pair], tokens[pair[0]] * tokens[pair[1]]),
                 tied=tuple(tied) if len(tied) > 1 else (),
+                most_frequent=most_frequent,
             )
         )
     return vocab, steps

@@ -254,6 +254,11 @@ def test_fast_trainer_equals_the_textbook(
         assert [(run.vocab[a], run.vocab[b]) for a, b in fast.tied] == list(slow.tied[:4])
         assert fast.more_tied == (len(slow.tied) > 4)
         assert (fast.left, fast.right) == slow.pair and ids[fast.token] == fast.new_id
+        shown = fast.most_frequent
+        named = (
+            None if shown is None else ((run.vocab[shown[0][0]], run.vocab[shown[0][1]]), shown[1])
+        )
+        assert named == slow.most_frequent
 
 
 @settings(max_examples=100, deadline=None)

@@ -60,3 +60,12 @@ def test_bpe_refuses_the_bert_pretokenizer(tmp_path: Path) -> None:
     result = run_cli(tmp_path, "train", "t.txt", "--pretokenizer", "bert", "--vocab-size",
                      "300", "--out", "m")  # fmt: skip
     assert result.returncode == 2 and "BPE cannot use the pre-tokenizer 'bert'" in stderr_of(result)
+
+
+@pytest.mark.parametrize("command", ["history", "html"])
+def test_commands_not_yet_for_wordpiece_say_so(tmp_path: Path, command: str) -> None:
+    (tmp_path / "t.txt").write_text(COURSE, encoding="utf-8")
+    result = run_cli(tmp_path, command, "t.txt", *WORDPIECE, "--vocab-size", "30",
+                     *(("--out", "x.html") if command == "html" else ()))  # fmt: skip
+    assert result.returncode == 2
+    assert f"'{command}' is for BPE so far: train WordPiece with 'train'" in stderr_of(result)
