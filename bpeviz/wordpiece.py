@@ -631,25 +631,23 @@ class _Trainer:
                 push(heap, (-counts[key], -key if self.largest_ids else key, key))
             else:
                 self._push(key)
-        if self.by_score:  # the scores of every pair with a or b (or new) have moved
-            for token in {a, b, new_id}:
-                for key in pairs_of[token]:
-                    if key not in gained:
-                        self._push(key, counted_too=False)
+        if self.by_score:
+            # a and b occur less often now, so every pair holding one of them scores higher
+            # (new occurs more often: its old pairs, if it existed, only score lower). Their
+            # first positions are lower bounds still (pairs only lose occurrences here).
+            first_at, ids_down = self.first_at, -1 if self.largest_ids else 1
+            for key in pairs_of[a] | pairs_of[b] if a != b else pairs_of[a]:
+                if key in gained:
+                    continue
+                rank = first_at[key] if self.first_rule else ids_down * key
+                score = counts[key] / (token_count[key >> SHIFT] * token_count[key & MASK])
+                push(heap, (-score, rank, key))
         return replacements
 
-    def _push(self, key: int, *, counted_too: bool = True) -> None:
-        """Queue the pair's current value (and count, for the most frequent pair).
-
-        A pair queued again because its score moved (``counted_too`` False) lost occurrences
-        at most, so its last known first position is a lower bound: good enough, since an
-        entry whose rank is too early is checked and moved when it reaches the top."""
-        first = 0
-        if self.first_rule:
-            first = self.first_at.get(key, -1) if not counted_too else -1
-            if first < 0:
-                first = self._first_live(key)
-        rank = self._rank_of(key, first)
+    def _push(self, key: int) -> None:
+        """Queue a pair that gained occurrences: its value, and its count for the most
+        frequent pair (its first position is looked up afresh: it may have moved left)."""
+        rank = self._rank_of(key, self._first_live(key) if self.first_rule else 0)
         heapq.heappush(self.heap, (-self._value(key), rank, key))
-        if self.by_score and counted_too:
+        if self.by_score:
             heapq.heappush(self.frequent, (-self.counts[key], rank, key))
