@@ -55,7 +55,9 @@ MAX_TIED_RECORDED = 4  # WordPieceStep.tied holds at most this many pairs
 SHIFT = 21  # pair key: left << SHIFT | right
 MASK = (1 << SHIFT) - 1
 # Rust's char::is_whitespace is Unicode's White_Space; BERT's punctuation is ASCII punctuation
-# (symbols such as $ + < = > ^ ` | ~ included) and Unicode's P categories.
+# (symbols such as $ + < = > ^ ` | ~ included) and Unicode's P categories. The library's
+# tables are Unicode 8's: 147 characters whose category came or changed since are cut
+# differently (README, WordPiece).
 _BERT_PUNCTUATION = r"\p{P}!-/:-@\[-`{-~"
 WORD_PATTERNS: dict[str, regex.Pattern[str]] = {
     "words": regex.compile(r"[^\p{White_Space}]+"),
