@@ -337,9 +337,11 @@ class _Trainer:
         if size:
             self.nxt[size - 1] = -1
         self.tokens_total = int(position_weight.sum())
-        self.token_count: list[int] = np.bincount(
-            symbols, weights=position_weight, minlength=len(vocab)
-        ).astype(np.int64).tolist()
+        self.token_count: list[int] = (
+            np.bincount(symbols, weights=position_weight, minlength=len(vocab))
+            .astype(np.int64)
+            .tolist()
+        )
 
         # Pair counts and positions: group positions by pair key (stable: sorted positions).
         has_right = np.ones(size, dtype=bool)
