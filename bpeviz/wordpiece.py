@@ -123,6 +123,21 @@ def word_symbols(word: str) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
+class PairRow:
+    """One row of the pair table: a pair, its count, its tokens' counts, and so its score."""
+
+    left: int
+    right: int
+    count: int
+    left_count: int
+    right_count: int
+
+    @property
+    def score(self) -> Fraction:
+        return Fraction(self.count, self.left_count * self.right_count)
+
+
+@dataclass(frozen=True, slots=True)
 class WordPieceStep:
     """One merge and why it won.
 
@@ -182,6 +197,7 @@ class WordPieceRun:
     stop_reason: str
     segmentations: tuple[tuple[int, ...], ...]
     tokens_before: int
+    pair_tables: tuple[tuple[PairRow, ...], ...] = ()  # before step k+1, when asked
 
     @property
     def vocab_size(self) -> int:
@@ -206,9 +222,12 @@ def train_wordpiece(
     tie_break: str = "first",
     special_tokens: Sequence[str] = (UNK,),
     continuation_order: Sequence[str] | None = None,
+    top_pairs: int = 0,
 ) -> WordPieceRun:
     """Train WordPiece on ``text`` until the vocabulary has ``vocab_size`` tokens (specials
     included) or no pair is left. A size below the first vocabulary keeps that vocabulary.
+    With ``top_pairs``, ``pair_tables[k]`` holds the best ``top_pairs`` pairs after ``k``
+    merges, in the rule's order (what a step view's score table shows).
 
     >>> run = train_wordpiece("hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5, 15)
     >>> [(step.token, str(step.score)) for step in run.steps]
@@ -227,7 +246,7 @@ def train_wordpiece(
     with _gc_paused():
         trainer = _Trainer(words, list(word_counts.values()), vocab, score_rule, tie_break)
         tokens_before = trainer.tokens_total
-        steps, reason = trainer.run(vocab_size)
+        steps, reason = trainer.run(vocab_size, top_pairs)
     return WordPieceRun(
         pretokenizer=pretokenizer,
         score_rule=score_rule,
@@ -242,6 +261,7 @@ def train_wordpiece(
         stop_reason=reason,
         segmentations=tuple(trainer.segmentations()),
         tokens_before=tokens_before,
+        pair_tables=tuple(trainer.tables),
     )
 
 
@@ -306,6 +326,7 @@ class _Trainer:
         self.tie_break = tie_break
         rule = tie_rule(tie_break)
         self.first_rule, self.largest_ids = rule.by_position, rule.largest_ids
+        self.tables: list[tuple[PairRow, ...]] = []
 
         # The buffer, vectorised: each character's rank in the alphabet, then its id.
         lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
@@ -448,9 +469,13 @@ class _Trainer:
 
     # ---- the loop --------------------------------------------------------------------------
 
-    def run(self, vocab_size: int) -> tuple[list[WordPieceStep], str]:
+    def run(self, vocab_size: int, top_pairs: int = 0) -> tuple[list[WordPieceStep], str]:
+        """Merge until the vocabulary is full or no pair is left; with ``top_pairs``, the
+        head of the pair table is kept before every merge and after the last one."""
         steps: list[WordPieceStep] = []
         vocab = self.vocab
+        if top_pairs:
+            self.tables.append(self._top_rows(top_pairs))
         if len(vocab) >= vocab_size:
             return steps, (
                 f"no merges: the first vocabulary (special tokens, characters and their ## "
@@ -499,7 +524,30 @@ class _Trainer:
                     tokens_after=self.tokens_total,
                 )
             )
+            if top_pairs:
+                self.tables.append(self._top_rows(top_pairs))
         return steps, f"reached the vocab size ({vocab_size:,})"
+
+    def _top_rows(self, limit: int) -> tuple[PairRow, ...]:
+        """The best ``limit`` pairs now, in the order the rule picks them: popped as
+        ``_choose`` pops them and pushed back, so the merges that follow are the same."""
+        popped: list[tuple[float, int, int]] = []
+        held: set[int] = set()
+        while len(popped) < limit:
+            entry = self._pop_valid(self.heap, not self.by_score)
+            if entry is None:
+                break
+            if entry[2] not in held:  # a second entry of a held pair is dropped
+                held.add(entry[2])
+                popped.append(entry)
+        for entry in popped:
+            heapq.heappush(self.heap, entry)
+        counts, token_count = self.counts, self.token_count
+        rows = []
+        for _, _, key in popped:
+            left, right = key >> SHIFT, key & MASK
+            rows.append(PairRow(left, right, counts[key], token_count[left], token_count[right]))
+        return tuple(rows)
 
     def _choose(self) -> tuple[int, tuple[Pair, ...], bool] | None:
         """The winning pair's key, the tied pairs (rule order, capped) and whether more tied.

@@ -84,8 +84,10 @@ def train(
     tie_break: str = "first",
     special_tokens: Sequence[str] = (UNK,),
     continuation_order: Sequence[str] | None = None,
+    tables: list[list[tuple[StringPair, int]]] | None = None,
 ) -> tuple[list[str], list[TextbookWordPieceStep]]:
-    """The vocabulary and the merges, recounting everything at every step.
+    """The vocabulary and the merges, recounting everything at every step. A ``tables`` list
+    gets every pair and its count, best first, after each number of merges.
 
     >>> vocab, steps = train("hug " * 10 + "hugs " * 5, 11)
     >>> [(step.token, str(step.score), len(step.tied)) for step in steps]
@@ -105,9 +107,11 @@ def train(
             return sorted(pairs_in_scan_order, key=lambda pair: (-ids[pair[0]], -ids[pair[1]]))
         return pairs_in_scan_order
 
-    while len(vocab) < vocab_size:
+    while True:
         pairs, tokens = pair_table(splits, word_counts)
-        if not pairs:
+        if tables is not None:
+            tables.append(_ranked(pairs, tokens, score_rule, tie_break, ids))
+        if len(vocab) >= vocab_size or not pairs:
             break
 
         values = {
@@ -142,3 +146,29 @@ def train(
             )
         )
     return vocab, steps
+
+
+def _ranked(
+    pairs: dict[StringPair, int],
+    tokens: Counter[str],
+    score_rule: str,
+    tie_break: str,
+    ids: dict[str, int],
+) -> list[tuple[StringPair, int]]:
+    """Every pair and its count, best first: by value, then the tie rule (``sorted`` is
+    stable, so ``first`` keeps the scan order among equals)."""
+
+    def value(pair: StringPair) -> Fraction:
+        if score_rule == "frequency":
+            return Fraction(pairs[pair])
+        return Fraction(pairs[pair], tokens[pair[0]] * tokens[pair[1]])
+
+    def order(pair: StringPair) -> tuple[Fraction, int, int]:
+        left, right = ids[pair[0]], ids[pair[1]]
+        if tie_break == "lexmin":
+            return -value(pair), left, right
+        if tie_break == "lexmax":
+            return -value(pair), -left, -right
+        return -value(pair), 0, 0
+
+    return [(pair, pairs[pair]) for pair in sorted(pairs, key=order)]

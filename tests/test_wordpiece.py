@@ -83,8 +83,17 @@ def test_course_corpus_by_score_worked_by_hand() -> None:
     assert first.most_frequent is not None
     pair, count = first.most_frequent
     assert (run.vocab[pair[0]], run.vocab[pair[1]], count) == ("##u", "##g", 20)
-    third = run.steps[2]
-    assert third.score != Fraction(10, 15 * 15)  # the course's tie partner scores 2/45 here
+    # The score table before step 3, best first (1/21 ties in text order: pug, pun, bun):
+    # the course's supposed tie partner (hu,##g) is fifth, at 2/45.
+    table = train_wordpiece(COURSE, 100, top_pairs=6).pair_tables[2]
+    assert [(run.vocab[r.left], run.vocab[r.right], r.score) for r in table] == [
+        ("hu", "##gs", Fraction(1, 15)),
+        ("p", "##u", Fraction(1, 21)),
+        ("##u", "##n", Fraction(1, 21)),
+        ("b", "##u", Fraction(1, 21)),
+        ("hu", "##g", Fraction(2, 45)),
+        ("##u", "##g", Fraction(1, 63)),
+    ]
 
 
 def test_course_corpus_by_frequency_merges_u_and_g_first() -> None:
@@ -259,6 +268,29 @@ def test_fast_trainer_equals_the_textbook(
             None if shown is None else ((run.vocab[shown[0][0]], run.vocab[shown[0][1]]), shown[1])
         )
         assert named == slow.most_frequent
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    text=TEXTS,
+    vocab_size=st.integers(1, 40),
+    score_rule=st.sampled_from(["score", "frequency"]),
+    tie_break=st.sampled_from(["first", "lexmin", "lexmax"]),
+)
+def test_pair_tables_are_the_textbooks_ranking(
+    text: str, vocab_size: int, score_rule: str, tie_break: str
+) -> None:
+    """The head of the pair table before each merge, as the step view's score table shows
+    it: the textbook's full ranking, cut to the same length, row for row."""
+    run = train_wordpiece(text, vocab_size, score_rule=score_rule, tie_break=tie_break, top_pairs=5)
+    tables: list[list[tuple[tuple[str, str], int]]] = []
+    wordpiece_textbook.train(
+        text, vocab_size, score_rule=score_rule, tie_break=tie_break, tables=tables
+    )
+    assert len(run.pair_tables) == len(tables) == len(run.steps) + 1
+    for fast, slow in zip(run.pair_tables, tables, strict=True):
+        rows = [((run.vocab[row.left], run.vocab[row.right]), row.count) for row in fast]
+        assert rows == slow[:5]
 
 
 @settings(max_examples=100, deadline=None)
