@@ -292,16 +292,19 @@ def rss_mb():
             if line.startswith("VmRSS"):
                 return int(line.split()[1]) / 1024
 
-text = shuffled_words({size})
+size = SERVER_BUDGET.symbols if {largest} else 100_000  # the most symbols, or 100 KB
+vocab = 256 + SERVER_BUDGET.merge_symbols // size  # the most merges for them
+text = shuffled_words(size)
 before = rss_mb()
 started = time.perf_counter()
-config = TrainingConfig({vocab}, "bytes")
+config = TrainingConfig(vocab, "bytes")
 run = run_training(text, config, top_pairs=TOP_PAIRS, budget=SERVER_BUDGET)
 trained = time.perf_counter() - started
 record = payload_json(History(run))
 seconds = time.perf_counter() - started
 print(json.dumps({{
-    "merges": len(run.steps), "reason": run.stop_reason, "trained": trained,
+    "size": size, "vocab": vocab, "merges": len(run.steps), "reason": run.stop_reason,
+    "trained": trained,
     "seconds": seconds, "record_mb": len(record.encode()) / 1e6,
     "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before,
 }}))
@@ -310,15 +313,12 @@ print(json.dumps({{
 
 def check_budget_largest() -> Result:
     """The largest runs the budget allows, each in a fresh process: printed, no target."""
-    from bpeviz.budget import SERVER_BUDGET
-
     result = Result()
-    largest = SERVER_BUDGET.symbols
-    for size, vocab in ((largest, 256 + SERVER_BUDGET.merge_symbols // largest),
-                        (100_000, 256 + SERVER_BUDGET.merge_symbols // 100_000)):  # fmt: skip
-        figures = _child(_BUDGET_RUN.format(size=size, vocab=vocab))
+    for largest in (True, False):
+        figures = _child(_BUDGET_RUN.format(largest=largest))
         result.add(
-            f"{size:,} bytes at vocab {vocab:,} (bytes): {figures['merges']:,} merges "
+            f"{figures['size']:,} bytes at vocab {figures['vocab']:,} (bytes): "
+            f"{figures['merges']:,} merges "
             f"({figures['reason'][:60]}), trained in {figures['trained']:.1f} s, with the "
             f"history and its {figures['record_mb']:.1f} MB step record {figures['seconds']:.1f} "
             f"s; peak memory {figures['peak_mb']:.0f} MB above the start",
