@@ -8,6 +8,7 @@ by the characters of the sets it keeps.
 from __future__ import annotations
 
 import pytest
+from apptest_support import new_app, plain, run
 
 from bpeviz.app.links import query_from_state, state_from_query
 from bpeviz.app.settings import (
@@ -81,3 +82,12 @@ def test_a_model_with_too_many_special_tokens_is_refused_in_a_sentence() -> None
         Tokenizer(special_tokens=many)
     del many[f"<|x{MAX_MODEL_SPECIALS}|>"]
     assert len(Tokenizer(special_tokens=many).special_tokens) == MAX_MODEL_SPECIALS
+
+
+def test_the_page_says_when_the_box_holds_too_many_and_trains_nothing() -> None:
+    at = run(new_app())
+    typed = " ".join(f"<|{index}|>" for index in range(MAX_SPECIAL_TOKENS + 1))
+    at = run(at.text_input(key=KEY_SPECIALS).input(typed))
+    errors = " ".join(plain(error.value) for error in at.error)
+    assert f"The Special tokens box holds {MAX_SPECIAL_TOKENS + 1} special tokens" in errors
+    assert at.text_input(key=KEY_SPECIALS).value == typed  # nothing typed is lost
