@@ -8,10 +8,12 @@ second, and large enough for that square to show.
 
 from __future__ import annotations
 
+import gc
 import random
 import re
 import threading
 import tracemalloc
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
@@ -21,6 +23,7 @@ from apptest_support import new_app, plain, run
 from test_train import SHAKESPEARE
 
 from bpeviz import cli, narration, record, trainer
+from bpeviz.app import step_view
 from bpeviz.app.training import taking_turns
 from bpeviz.budget import SERVER_BUDGET, Budget, OverBudget, check_budget
 from bpeviz.config import MAX_VOCAB_SIZE, TrainingConfig
@@ -238,3 +241,17 @@ def test_a_training_past_the_servers_turns_waits_and_says_so() -> None:
     assert trained.wait(30)
     thread.join(30)
     assert turns.acquire(blocking=False)  # its turn was given back
+
+
+def test_the_step_records_cache_keeps_no_history() -> None:
+    """The app's training cache decides how many runs live (six of users'); the step
+    record's cache kept its history too, 24 of them: twenty sessions at the budget left
+    376 MB behind when they closed. A record is named by what the run was trained from."""
+    history = train("the cat sat on the mat", 270, top_pairs=TOP_PAIRS)
+    key, record_text = step_view._record(history)
+    alive = weakref.ref(history)
+    del history
+    gc.collect()
+    assert alive() is None
+    again = train("the cat sat on the mat", 270, top_pairs=TOP_PAIRS)
+    assert step_view._record(again) == (key, record_text)  # the same run: the same record
