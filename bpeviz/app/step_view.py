@@ -59,7 +59,9 @@ LINK = {"keys": [list(key) for key in LINK_KEYS], "when": WHEN_OPTIONS}  # for t
 component = st.components.v2.component("bpeviz_step", js=script(), isolate_styles=False)
 
 
-@st.cache_resource(max_entries=24, show_spinner=False, hash_funcs={History: history_key})
+# Eight records: a record at the budget is a 2.3 MB string (4.6 MB held, its characters
+# two bytes each), so 24 kept 110 MB after a class had gone.
+@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs={History: history_key})
 def _record(history: History, window_from: int = 0) -> tuple[str, str]:
     """The record of a history as JSON, with a key that names it (built once per run and
     window). A run is named by its text and settings (training is deterministic), so the
