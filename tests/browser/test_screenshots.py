@@ -46,7 +46,7 @@ _PRESENTED_JS = """() => {
 }"""
 
 
-def test_presentation_mode_on_every_page(app: AppPage, screenshots: Path) -> None:
+def test_presentation_mode_keeps_a_step_on_one_screen(app: AppPage, screenshots: Path) -> None:
     app.open("step", present="true")
     app.wait_view(0)
     # Presentation mode starts with the sidebar collapsed and hides Streamlit's chrome.
@@ -63,10 +63,12 @@ def test_presentation_mode_on_every_page(app: AppPage, screenshots: Path) -> Non
     size = app.page.locator(".bpe-text").first.evaluate("e => getComputedStyle(e).fontSize")
     assert float(size.removesuffix("px")) >= 20, f"token text is {size} on a projector"
 
-    for page, title in PAGES.items():
-        app.open(page, present="true")
-        assert app.page.title() == f"{title} · bpeviz", f"?present=true on {page}"
-        presented = app.page.evaluate(_PRESENTED_JS)
-        assert presented == {"sidebar": "true", "menu": False, "title": TITLE_PX, "body": BODY_PX}
-        app.screenshot(screenshots / f"{page}-present.png")
-        app.assert_clean()
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_presentation_mode_on_each_page(app: AppPage, screenshots: Path, page: str) -> None:
+    app.open(page, present="true")
+    assert app.page.title() == f"{PAGES[page]} · bpeviz", f"?present=true on {page}"
+    presented = app.page.evaluate(_PRESENTED_JS)
+    assert presented == {"sidebar": "true", "menu": False, "title": TITLE_PX, "body": BODY_PX}
+    app.screenshot(screenshots / f"{page}-present.png")
+    app.assert_clean()
