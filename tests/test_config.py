@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bpeviz.app.settings import Settings, check_settings
+from bpeviz.app.settings import Settings, check_settings, parse_special_tokens
 from bpeviz.config import MAX_VOCAB_SIZE, TrainingConfig
 from bpeviz.history import train
+from bpeviz.tokenizer import Tokenizer
 
 BAD = [
     pytest.param(TrainingConfig(255), "at least 256", id="below-256"),
@@ -58,3 +59,15 @@ def test_the_sidebar_shows_the_same_words_as_errors() -> None:
     settings = Settings(vocab_size=100, pretokenizer="spaces")
     shown = [(message.level, message.text) for message in check_settings(settings)]
     assert shown == [("error", TOO_SMALL), ("error", UNKNOWN_PRETOKENIZER)]
+
+
+def test_special_tokens_are_made_unique_the_same_way_everywhere() -> None:
+    """Typed in the sidebar, passed to train, or to Tokenizer.from_merges: "<|a|>" twice and an
+    empty one are one special token, numbered after the 256 bytes and no merge: id 256."""
+    typed = parse_special_tokens("<|a|>, <|a|>,,<|b|>")
+    assert typed == ("<|a|>", "<|b|>")
+    trained = train("abc", 256, special_tokens=["<|a|>", "", "<|a|>"]).tokenizer
+    assert trained.special_tokens == {"<|a|>": 256}
+    assert Tokenizer.from_merges([], special_tokens=["<|a|>", "", "<|a|>"]).special_tokens == {
+        "<|a|>": 256
+    }
