@@ -9,7 +9,8 @@ every token's whole entry (``tokendata.token_entry``), the quiz's choices (``qui
 ``History.pair_top``) and which of them are right (the merge and every pair tied with it,
 ``History.tied_pairs``), each token's build tree (the merge list), and the characters that
 split tokens spell (cut where UTF-8 characters start in the text); and ``worked.json``, the
-outlines of ``aaabdaaabac`` counted by hand. Then ``node --test tests/js`` checks ``record.js``
+outlines of ``aaabdaaabac`` counted by hand; and ``link.json``, the Step page's link names
+(``bpeviz.app.step_view.LINK``). Then ``node --test tests/js`` checks ``record.js``
 against them. Node is Debian's ``nodejs``
 (``scripts/install_system_deps.sh``); without it these skip, and fail under
 ``BPEVIZ_REQUIRE_BROWSER=1``.
@@ -29,6 +30,7 @@ from typing import Any, NoReturn
 import pytest
 from step_outline import step_outline
 
+from bpeviz.app.step_view import LINK
 from bpeviz.history import History, train
 from bpeviz.stepdata import TOP_PAIRS, payload, quiz_order
 from bpeviz.tokendata import token_entry, token_parents, tokens_data
@@ -142,6 +144,8 @@ def test_the_browsers_pure_functions_agree_with_the_engine(node: str, tmp_path: 
         "outlines": WORKED_OUTLINES,
     }
     (tmp_path / "worked.json").write_text(json.dumps(worked), encoding="utf-8")
+    # the link's names and defaults, as the Step page gives them to the view (address.test.mjs)
+    (tmp_path / "link.json").write_text(json.dumps(LINK), encoding="utf-8")
     # the palette colour of ids 0..99 as Python colours a chip (bpeviz.web.chip_html)
     colours = [colour_index(token_id) for token_id in range(100)]
     (tmp_path / "colours.json").write_text(json.dumps(colours), encoding="utf-8")
