@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bpeviz.bundled import bundled_names, load_bundled, missing_note, prompt_text
-from bpeviz.config import TrainingConfig
+from bpeviz.config import DEFAULT_PRETOKENIZER, TrainingConfig
 from bpeviz.corpus import build_corpus
 from bpeviz.formats import is_hf_json, load_model_file
 from bpeviz.formats.common import render_token
@@ -114,7 +114,7 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--vocab-size", type=int, required=True, metavar="N", help="256 bytes + number of merges"
     )
-    parser.add_argument("--pretokenizer", choices=PRETOKENIZERS, default="bytes")
+    parser.add_argument("--pretokenizer", choices=PRETOKENIZERS, default=DEFAULT_PRETOKENIZER)
     parser.add_argument("--tie-break", choices=TIE_BREAKS, default="first")
     parser.add_argument(
         "--special",

@@ -14,6 +14,11 @@ from bpeviz.pretokenize import PRETOKENIZERS
 from bpeviz.tie_rules import TIE_BREAKS
 
 MAX_VOCAB_SIZE = 1_000_000
+# What a person training a tokenizer gets unless they choose: the app's sidebar and the CLI's
+# ``train``. GPT-4's split keeps merges inside words and numbers, as real tokenizers do. The
+# library's own train() and TrainingConfig keep "bytes", minbpe's BasicTokenizer: the algorithm
+# as published, the whole text one sequence.
+DEFAULT_PRETOKENIZER = "gpt4"
 
 
 def unique_special_tokens(tokens: Iterable[str]) -> tuple[str, ...]:
