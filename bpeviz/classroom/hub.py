@@ -39,25 +39,76 @@ from bpeviz.classroom.state import (
 )
 
 log = logging.getLogger(__name__)
-QUEUE_LIMIT = 256  # events waiting for one slow socket; past it, the socket is dropped
+QUEUE_LIMIT = 256  # events waiting for one socket: unreachable (see Inbox), a last guard
 SWEEP_S = 60.0  # how often each process looks for its sockets' classes gone (expired)
+SNAPSHOTS = ("view", "counts", "spread", "board")  # each tells the whole of its kind
 Change = Callable[[ClassState], list[Event]]
 
 
-class Subscriber:
-    """One open socket's inbox: the events of its class, in order."""
+class Inbox:
+    """One socket's events in order, where a snapshot (the view, a tally, the board) replaces
+    the one of its kind still waiting: the latest is all a page needs. So a socket's queue
+    holds one event of each snapshot kind, besides the rare others (a reveal, the end): 200
+    answers at once are one tally waiting, not 400 events (which filled a 256-event queue
+    and closed every socket of the class). ``None`` says: close the socket.
+
+    >>> inbox = Inbox()
+    >>> for n in (1, 2, 3):
+    ...     inbox.put(Event("all", {"type": "counts", "answered": n}))
+    >>> [event.message["answered"] for event in inbox.taken()]
+    [3]
+    """
 
     def __init__(self) -> None:
-        self.queue: asyncio.Queue[Event | None] = asyncio.Queue(QUEUE_LIMIT)
-        self.loop = asyncio.get_running_loop()
+        self._events: list[Event | None] = []
+        self._ready = asyncio.Event()
 
     def put(self, event: Event | None) -> None:
-        try:
-            self.queue.put_nowait(event)
-        except asyncio.QueueFull:  # a socket that does not read: let it go
-            while not self.queue.empty():
-                self.queue.get_nowait()
-            self.queue.put_nowait(None)
+        if event is not None and event.message.get("type") in SNAPSHOTS:
+            kind = event.message["type"]
+            self._events = [e for e in self._events if e is None or e.message["type"] != kind]
+        self._events.append(event)
+        if len(self._events) > QUEUE_LIMIT:  # a socket that never reads: let it go
+            self._events = [None]
+        self._ready.set()
+
+    def empty(self) -> bool:
+        return not self._events
+
+    def get_nowait(self) -> Event | None:
+        if not self._events:
+            raise asyncio.QueueEmpty
+        event = self._events.pop(0)
+        if not self._events:
+            self._ready.clear()
+        return event
+
+    async def get(self) -> Event | None:
+        while not self._events:
+            await self._ready.wait()
+        return self.get_nowait()
+
+    def taken(self) -> list[Event | None]:
+        """Every event waiting, taken out."""
+        events, self._events = self._events, []
+        self._ready.clear()
+        return events
+
+
+class Subscriber:
+    """One open socket's inbox: the events of its class for it (the teacher's alone to the
+    teacher's sockets)."""
+
+    def __init__(self, teacher: bool = False) -> None:
+        self.teacher = teacher
+        self.queue = Inbox()
+
+    def put(self, event: Event | None) -> None:
+        if event is None or event.to == "all" or self.teacher:
+            self.queue.put(event)
+
+    def taken(self) -> list[Event | None]:
+        return self.queue.taken()
 
 
 class Fanout:
@@ -66,8 +117,8 @@ class Fanout:
     def __init__(self) -> None:
         self._sockets: dict[str, set[Subscriber]] = {}
 
-    def add(self, code: str) -> Subscriber:
-        subscriber = Subscriber()
+    def add(self, code: str, *, teacher: bool = False) -> Subscriber:
+        subscriber = Subscriber(teacher)
         self._sockets.setdefault(code, set()).add(subscriber)
         return subscriber
 
@@ -227,7 +278,7 @@ class MemoryHub:
             state = self._open(code)
             if state is None:
                 raise ClassGone()
-            events = change(state)
+            events = state.change_whole(change)
             if state.ended:
                 self._forget(code)
         self.fanout.send(code, events)

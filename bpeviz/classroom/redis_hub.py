@@ -95,8 +95,9 @@ def apply_changes(state: ClassState | None, changes: list[Change]) -> list[list[
             outcomes.append(ClassGone())
             continue
         try:
-            outcomes.append(change(state))
-        except Exception as error:  # its caller gets it, as from an unshared class
+            outcomes.append(state.change_whole(change))
+        except Exception as error:  # its caller gets it, as from an unshared class (and the
+            # class is as before it: the batch's other changes are written without it)
             outcomes.append(error)
     return outcomes
 
