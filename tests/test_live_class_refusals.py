@@ -174,7 +174,7 @@ def test_200_answers_at_once_leave_each_socket_one_tally_and_close_none() -> Non
 
     async def scenario() -> tuple[list[list[Event]], Event]:
         hub = MemoryHub()
-        code, key = hub.create({}, View())
+        code, _key = hub.create({}, View())
         names = [f"student-{number:04d}" for number in range(MAX_STUDENTS)]
         for name in names:
             await hub.change(code, lambda s, name=name: s.join(name))

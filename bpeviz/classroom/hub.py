@@ -25,10 +25,10 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from bpeviz.classroom.codes import new_code
+from bpeviz.classroom.codes import JoinLimit, new_code
+from bpeviz.classroom.codes import classes_per_address as default_classes_per_address
 from bpeviz.classroom.state import (
     MAX_CLASSES,
-    MAX_CLASSES_PER_CLIENT,
     ClassError,
     ClassGone,
     ClassState,
@@ -41,6 +41,8 @@ from bpeviz.classroom.state import (
 log = logging.getLogger(__name__)
 QUEUE_LIMIT = 256  # events waiting for one socket: unreachable (see Inbox), a last guard
 SWEEP_S = 60.0  # how often each process looks for its sockets' classes gone (expired)
+GIVEN_S = 7 * 24 * 3600.0  # how long a code is remembered as given: its links say "ended"
+MAX_GIVEN = 100_000  # codes remembered in memory at most
 SNAPSHOTS = ("view", "counts", "spread", "board")  # each tells the whole of its kind
 Change = Callable[[ClassState], list[Event]]
 
@@ -146,12 +148,14 @@ class Fanout:
 
 class Hub(Protocol):
     fanout: Fanout
+    misses: JoinLimit  # wrong codes: per session and per address, shared by the workers
+    classes_per_address: int
 
     def create(self, run: dict[str, Any], view: View, creator: str = "") -> tuple[str, str]:
         """A new class for ``run`` (JSON data: the settings and text every student trains),
         as its code and the teacher's key; :class:`ClassError` past the server's limit or
-        past :data:`MAX_CLASSES_PER_CLIENT` open classes started by ``creator`` (the
-        client's address; empty: not counted)."""
+        past :attr:`classes_per_address` open classes started by ``creator`` (the client's
+        address; empty: not counted)."""
 
     def run_of(self, code: str) -> dict[str, Any] | None:
         """The run of an open class (what :meth:`create` or :meth:`set_run` was given),
@@ -163,6 +167,10 @@ class Hub(Protocol):
         teacher's."""
 
     def is_teacher(self, code: str, key: str) -> bool: ...
+
+    def was_given(self, code: str) -> bool:
+        """Whether ``code`` was a class's in the last :data:`GIVEN_S` (open or ended): a link
+        to it is told the class has ended, and is no miss."""
 
     async def read(self, code: str) -> ClassState | None:
         """The open class ``code`` (a copy to read, not to change), else ``None``."""
@@ -197,9 +205,10 @@ def server_full() -> ClassError:
     )
 
 
-def client_full() -> ClassError:
+def client_full(limit: int) -> ClassError:
     return ClassError(
-        f"{MAX_CLASSES_PER_CLIENT} classes started from here are open: end one first."
+        f"{limit} classes started from this network address are open, its limit: end one "
+        "first, or ask whoever runs the server to raise BPEVIZ_CLASSES_PER_ADDRESS."
     )
 
 
@@ -215,7 +224,10 @@ def new_class(view: View, taken: Callable[[str], bool]) -> tuple[ClassState, str
 class MemoryHub:
     """Classes in this process's memory (one process serves the whole class)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, classes_per_address: int | None = None) -> None:
+        self.classes_per_address = classes_per_address or default_classes_per_address()
+        self.misses = JoinLimit()
+        self._given: dict[str, float] = {}  # every code given, when (see was_given)
         self._classes: dict[str, ClassState] = {}
         self._runs: dict[str, dict[str, Any]] = {}  # what each class trains: see run_of
         self._creators: dict[str, str] = {}  # who started each class (its client's address)
@@ -243,10 +255,13 @@ class MemoryHub:
             if len(self._classes) >= MAX_CLASSES:
                 raise server_full()
             mine = sum(1 for started_by in self._creators.values() if started_by == creator)
-            if creator and mine >= MAX_CLASSES_PER_CLIENT:
-                raise client_full()
-            state, key = new_class(view, lambda code: code in self._classes)
+            if creator and mine >= self.classes_per_address:
+                raise client_full(self.classes_per_address)
+            state, key = new_class(view, lambda code: code in self._classes or code in self._given)
             self._classes[state.code] = state
+            self._given[state.code] = time.time()
+            if len(self._given) > MAX_GIVEN:  # the oldest first
+                self._given.pop(next(iter(self._given)))
             self._runs[state.code] = run
             if creator:
                 self._creators[state.code] = creator
@@ -268,6 +283,11 @@ class MemoryHub:
         with self._lock:
             state = self._open(code)
             return state is not None and state.is_teacher(key)
+
+    def was_given(self, code: str) -> bool:
+        with self._lock:
+            given = self._given.get(code)
+            return given is not None and time.time() - given < GIVEN_S
 
     async def read(self, code: str) -> ClassState | None:
         with self._lock:
