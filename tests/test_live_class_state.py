@@ -17,7 +17,7 @@ from bpeviz.classroom.hub import MemoryHub, end_gone_classes, run_id
 from bpeviz.classroom.state import (
     IDLE_LIMIT_S,
     MAX_CLASSES,
-        MAX_SOCKETS_PER_STUDENT,
+    MAX_SOCKETS_PER_STUDENT,
     MAX_STUDENTS,
     ClassError,
     ClassState,

@@ -58,9 +58,7 @@ def raw(redis_url: str) -> Iterator[redis.Redis]:
 
 
 @contextlib.asynccontextmanager
-async def two_workers(
-    url: str, **options: Any
-) -> AsyncIterator[tuple[RedisHub, RedisHub]]:
+async def two_workers(url: str, **options: Any) -> AsyncIterator[tuple[RedisHub, RedisHub]]:
     """Two hubs on one Redis, listening as two workers' servers do."""
     first, second = RedisHub(url, **options), RedisHub(url, **options)
     await first.start()
