@@ -38,6 +38,7 @@ from serve_script import load_serve
 from websockets.asyncio.client import connect
 
 from bpeviz import History, train
+from bpeviz.classroom import codes
 from bpeviz.classroom.redis_hub import RedisHub
 from bpeviz.classroom.routes import SOCKET_PATH
 from bpeviz.classroom.state import View
@@ -107,9 +108,12 @@ def test_generated_config_is_valid_nginx(tmp_path: Path) -> None:
         run_dir=tmp_path,
         listen="127.0.0.1:1",
         worker_addresses=["127.0.0.1:2", "127.0.0.1:3"],
+        proxy_secret="s3cret-of-this-run",
     )
     assert "{{" not in config
     assert "server 127.0.0.1:2;" in config and "server 127.0.0.1:3;" in config
+    # the workers believe X-Real-IP only beside this run's secret, which nginx alone sends
+    assert "proxy_set_header X-Bpeviz-Proxy s3cret-of-this-run;" in config
     require_nginx()
     (tmp_path / "nginx.conf").write_text(config)
     checked = subprocess.run(
@@ -299,3 +303,12 @@ def test_a_teacher_on_one_worker_drives_a_student_on_the_other(cluster: Any) -> 
     assert followed == {"type": "view", "view": quiz}
     assert counted == {"type": "counts", "connected": 1, "answered": 1, "question": 5}
     assert spread == {"type": "spread", "step": 5, "spread": [0, 0, 1, 0]}
+
+
+def test_the_workers_get_the_proxy_secret_and_the_class_cap(tmp_path: Path) -> None:
+    """What ``start`` hands each worker: the secret nginx sends (a fresh one per run, never
+    empty) and ``--classes-per-address``."""
+    first, second = serve.worker_environment("redis://x", "one", 7), serve.new_proxy_secret()
+    assert first["BPEVIZ_PROXY_SECRET"] == "one" and first["BPEVIZ_CLASSES_PER_ADDRESS"] == "7"
+    assert len(second) >= 32 and second != serve.new_proxy_secret()
+    assert serve.CLASSES_PER_ADDRESS == codes.CLASSES_PER_ADDRESS  # one default, said twice

@@ -209,7 +209,7 @@ def class_controls() -> None:
             "Join with a class code",
             key=KEY_TYPED,
             max_chars=12,
-            placeholder="e.g. K7Q M4X",
+            placeholder="e.g. K7QM 4XAB",
             on_change=_join_typed,
         )
 

@@ -107,9 +107,9 @@ async def _receive(socket: WebSocket, timeout: float | None = None) -> dict[str,
     return message
 
 
-async def _refuse(socket: WebSocket, sentence: str, close_code: int = CLOSE_POLICY) -> None:
+async def _refuse(socket: WebSocket, sentence: str) -> None:
     await socket.send_text(json.dumps({"type": "error", "message": sentence, "fatal": True}))
-    await socket.close(close_code, close_reason(sentence))
+    await socket.close(CLOSE_POLICY, close_reason(sentence))
 
 
 async def _gone(socket: WebSocket) -> None:
@@ -196,8 +196,9 @@ async def class_socket(socket: WebSocket) -> None:
         await _class_socket(socket)
     except Exception:
         log.exception("a class socket failed")
-        with contextlib.suppress(Exception):
-            await _refuse(socket, FAULT, CLOSE_FAULT)
+        with contextlib.suppress(Exception):  # not fatal: the page tries again
+            await socket.send_text(json.dumps({"type": "error", "message": FAULT}))
+            await socket.close(CLOSE_FAULT, FAULT)
 
 
 async def _class_socket(socket: WebSocket) -> None:
