@@ -324,7 +324,7 @@ def test_a_right_code_and_a_page_in_the_class_get_in_whatever_wrong_codes_came_f
     async def scenario() -> list[str]:
         first = await student(server_url, code)
         wrong = [
-            await hello(server_url, {**STUDENT, "id": f"guesser-{n:04d}", "code": "ZZZZZZZZ"})
+            await hello(server_url, {**STUDENT, "id": f"guesser-{n:04d}", "code": "ZZZZZZZZZ"})
             for n in range(60)
         ]
         assert wrong[0]["message"] == "There is no class with this code: check the code."
@@ -360,7 +360,7 @@ def test_the_qr_code_of_an_open_class_is_never_refused(
     opener = build_opener(ProxyHandler({}))
     for _ in range(12):  # ten wrong QR requests were enough to refuse the right one
         with pytest.raises(HTTPError) as missing:
-            opener.open(f"{base}/api/class/ZZZZZZZZ/qr.svg", timeout=WAIT_S)
+            opener.open(f"{base}/api/class/ZZZZZZZZZ/qr.svg", timeout=WAIT_S)
         missing.value.close()
     with opener.open(f"{base}/api/class/{code}/qr.svg", timeout=WAIT_S) as answer:
         assert answer.status == 200

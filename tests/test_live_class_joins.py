@@ -20,7 +20,7 @@ from bpeviz.classroom import codes
 from bpeviz.classroom.hub import current_hub
 from bpeviz.classroom.state import View
 
-WRONG = "ZZZZZZZZ"  # a well-formed code that names no class
+WRONG = "ZZZZZZZZZ"  # a well-formed code that names no class
 
 
 @pytest.fixture

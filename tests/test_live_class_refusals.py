@@ -33,7 +33,7 @@ QUIZ = {"page": "step", "step": 4, "when": "after", "pieces": False, "quiz": Tru
 def class_with_a_question() -> ClassState:
     """Three students in (one nicknamed, one with all its tabs open), one answer in, the
     question at step 4."""
-    state = ClassState("K7QM4XAB", key_digest("secret"), 0.0)
+    state = ClassState("K7QM4XABC", key_digest("secret"), 0.0)
     state.join("student-a", "Ada")
     state.join("student-b")
     for _ in range(MAX_SOCKETS_PER_STUDENT):  # three tabs: as many as a student may open
@@ -76,7 +76,7 @@ def test_a_leave_of_a_page_not_in_the_class_changes_nothing() -> None:
 
 
 def test_205_hellos_with_a_number_for_a_nickname_leave_the_class_empty() -> None:
-    state = ClassState("K7QM4XAB", key_digest("secret"), 0.0)
+    state = ClassState("K7QM4XABC", key_digest("secret"), 0.0)
     for number in range(205):
         with pytest.raises(ClassError, match="A nickname is text"):
             state.join(f"student-{number:04d}", 12345)
@@ -135,7 +135,7 @@ def test_a_reveal_after_answerers_left_and_were_forgotten_counts_their_answers()
     """A student answers and leaves, 800 ids join and leave (the class forgets the away ones
     past 4 x MAX_STUDENTS ids), then the teacher reveals: no KeyError, and the answer that
     was given is in the tally (3 answered, 2 right: rows 0, 0 and 3)."""
-    state = ClassState("K7QM4XAB", key_digest("secret"), 0.0)
+    state = ClassState("K7QM4XABC", key_digest("secret"), 0.0)
     state.show({**QUIZ, "step": 0}, 1.0)
     for name, row in (("student-a", 0), ("student-b", 0), ("student-c", 3)):
         state.join(name)

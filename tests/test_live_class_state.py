@@ -30,7 +30,7 @@ ENDED_MESSAGE = {"type": "ended", "message": "This class has ended."}  # every p
 
 
 def new_state(now: float = 0.0) -> ClassState:
-    return ClassState("K7QM4XAB", key_digest("secret"), now)
+    return ClassState("K7QM4XABC", key_digest("secret"), now)
 
 
 def messages(events: list) -> list[tuple[str, dict]]:
@@ -195,12 +195,12 @@ def test_a_class_ends_after_three_idle_hours_and_goes_to_json_and_back() -> None
 def test_codes_are_unambiguous_and_failed_joins_are_limited() -> None:
     assert not set("0O1IL") & set(codes.ALPHABET)
     assert len(codes.ALPHABET) == 31
-    assert codes.CODE_LENGTH == 8  # 31**8: 853 billion codes (see the README's arithmetic)
-    assert codes.normal_code("abcd-efgh") == "ABCDEFGH"  # typed small, with a dash
-    assert codes.normal_code(" k7qm 4xab") == "K7QM4XAB"
-    assert codes.normal_code("K7QM4XA0") is None  # 0 is never in a code
-    assert codes.normal_code("K7QM4XAI") is None  # nor I
-    assert codes.normal_code("K7QM4XA") is None  # seven characters
+    assert codes.CODE_LENGTH == 9  # 31**9: 26 trillion codes (see the README's arithmetic)
+    assert codes.normal_code("abc-def-ghj") == "ABCDEFGHJ"  # typed small, with dashes
+    assert codes.normal_code(" k7q m4x abc") == "K7QM4XABC"
+    assert codes.normal_code("K7QM4XAB0") is None  # 0 is never in a code
+    assert codes.normal_code("K7QM4XABI") is None  # nor I
+    assert codes.normal_code("K7QM4XAB") is None  # eight characters
     limit = codes.FailedJoins(limit=3, window_s=60)
     for _ in range(3):
         limit.fail("10.0.0.1", now=0)
@@ -262,7 +262,7 @@ def test_an_ended_class_is_known_as_ended_not_as_a_wrong_code() -> None:
         code, _key = hub.create({}, View())
         open_ = hub.was_given(code)
         await hub.change(code, lambda s: s.end())
-        return open_, hub.was_given(code), hub.was_given("ZZZZZZZZ")
+        return open_, hub.was_given(code), hub.was_given("ZZZZZZZZZ")
 
     assert run_coroutine(scenario()) == (True, True, False)
 

@@ -415,6 +415,6 @@ def test_misses_and_ended_codes_are_shared_by_the_workers(redis_url: str, raw: A
             assert second.misses.addresses.count("203.0.113.7") == codes.MAX_FAILED_JOINS
             code, _key = first.create(RUN, View())
             await first.change(code, lambda s: s.end())
-            assert second.was_given(code) and not second.was_given("ZZZZZZZZ")
+            assert second.was_given(code) and not second.was_given("ZZZZZZZZZ")
 
     run_coroutine(scenario())

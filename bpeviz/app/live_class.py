@@ -177,7 +177,7 @@ def start_or_join() -> list[Message]:
         return [
             Message(
                 "error",
-                f"There is no class with the code {raw[:12]!r}: check the code on the "
+                f"There is no class with the code {raw[:16]!r}: check the code on the "
                 "projector, or ask the teacher for the link.",
             )
         ]
@@ -189,7 +189,7 @@ def start_or_join() -> list[Message]:
 def _join_typed() -> None:
     """Callback of the code box: join the class whose code was typed."""
     typed = st.session_state.get(KEY_TYPED) or ""
-    st.query_params[KEY_CLASS] = normal_code(typed) or typed.strip()[:12] or "?"
+    st.query_params[KEY_CLASS] = normal_code(typed) or typed.strip()[:16] or "?"
 
 
 def class_controls() -> None:
@@ -208,8 +208,8 @@ def class_controls() -> None:
         st.text_input(
             "Join with a class code",
             key=KEY_TYPED,
-            max_chars=12,
-            placeholder="e.g. K7QM 4XAB",
+            max_chars=16,
+            placeholder="e.g. K7Q M4X ABC",
             on_change=_join_typed,
         )
 

@@ -1,7 +1,7 @@
 """Join codes a class can read off a projector, and the limits on wrong ones.
 
-A code is 8 characters from 31 that cannot be confused off a projector (no 0/O, 1/I/L),
-shown as two groups of four: 31⁸ ≈ 853 billion codes. A right code always gets in, and a page
+A code is 9 characters from 31 that cannot be confused off a projector (no 0/O, 1/I/L),
+shown as three groups of three: 31⁹ ≈ 26 trillion codes. A right code always gets in, and a page
 already in a class always gets back in: nothing here refuses a hit. The defence against
 guessing is the size of the code space (the README's "Teaching a live class" works it out)
 and what cannot hurt a class: misses (codes that name no class) are counted per session
@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0 O 1 I L
-CODE_LENGTH = 8
+CODE_LENGTH = 9
 MAX_FAILED_JOINS = 10  # per session, per FAILED_JOIN_WINDOW_S
 MAX_FAILED_JOINS_PER_ADDRESS = 1_000  # per client address (all its sessions), per window
 FAILED_JOIN_WINDOW_S = 60.0
@@ -54,8 +54,8 @@ def normal_code(text: str) -> str | None:
     """A code as a student may type it (any case, with spaces or dashes), or
     ``None`` when it cannot be one.
 
-    >>> normal_code(" k7qm-4xab ")
-    'K7QM4XAB'
+    >>> normal_code(" k7q-m4x-abc ")
+    'K7QM4XABC'
     >>> normal_code("K7QM4") is None, normal_code("<b>") is None
     (True, True)
     """

@@ -2,8 +2,8 @@
 // code, who is connected and the class's best scores; for a student whether they follow the
 // teacher or explore alone. User text (nicknames) reaches it only as text.
 
-// The code as a projector shows it: two groups of four.
-const spacedCode = (code) => `${code.slice(0, 4)} ${code.slice(4)}`;
+// The code as a projector shows it: groups of three.
+const spacedCode = (code) => code.match(/.{1,3}/g).join(" ");
 
 function joinLink(code) {
   return `${location.origin}/?class=${code}`;

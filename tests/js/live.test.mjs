@@ -85,7 +85,7 @@ test("a retry waits longer each time, up to a cap, each wait spread by chance", 
 test("a page whose socket drops says it is reconnecting, and comes back", () => {
   mock.timers.enable({ apis: ["setTimeout"] });
   try {
-    const link = new web.ClassLink("ABCDEFGH", "student");
+    const link = new web.ClassLink("ABCDEFGHJ", "student");
     const first = link.socket;
     first.fire("close", { code: 1006, reason: "" }); // the network, not the server
     assert.equal(link.status, "reconnecting");
