@@ -30,16 +30,21 @@ from bpeviz.classroom.state import (
 QUIZ = {"page": "step", "step": 4, "when": "after", "pieces": False, "quiz": True}
 
 
+# Three students in (one nicknamed, one with all its tabs open), one answer in, the question
+# at step 4: the class every refused message is tried on.
+SET_UP: list[Callable[[ClassState], list[Event]]] = [
+    lambda s: s.join("student-a", "Ada"),
+    lambda s: s.join("student-b"),
+    *[lambda s: s.join("student-c")] * MAX_SOCKETS_PER_STUDENT,
+    lambda s: s.show(QUIZ, s.last_active),
+    lambda s: s.answer("student-a", 4, 0),
+]
+
+
 def class_with_a_question() -> ClassState:
-    """Three students in (one nicknamed, one with all its tabs open), one answer in, the
-    question at step 4."""
     state = ClassState("K7QM4XABC", key_digest("secret"), 0.0)
-    state.join("student-a", "Ada")
-    state.join("student-b")
-    for _ in range(MAX_SOCKETS_PER_STUDENT):  # three tabs: as many as a student may open
-        state.join("student-c")
-    state.show(QUIZ, 1.0)
-    state.answer("student-a", 4, 0)
+    for change in SET_UP:
+        change(state)
     return state
 
 

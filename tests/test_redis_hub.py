@@ -20,6 +20,7 @@ import pytest
 import redis
 from protocol_client import run_coroutine
 from serve_script import load_serve
+from test_live_class_refusals import REFUSED, SET_UP
 
 from bpeviz.classroom import codes, redis_hub, state
 from bpeviz.classroom.hub import Subscriber, end_gone_classes
@@ -418,3 +419,24 @@ def test_misses_and_ended_codes_are_shared_by_the_workers(redis_url: str, raw: A
             assert second.was_given(code) and not second.was_given("ZZZZZZZZZ")
 
     run_coroutine(scenario())
+
+
+@pytest.mark.parametrize("kind", sorted(REFUSED), ids=sorted(REFUSED))
+def test_a_refused_message_leaves_the_class_in_redis_byte_for_byte_the_same(
+    redis_url: str, raw: Any, kind: str
+) -> None:
+    """Each refused message (test_live_class_refusals.REFUSED: hello, answer, nick, view,
+    reveal) through the Redis hub: the class's JSON in Redis is what it was."""
+
+    async def scenario() -> tuple[str, str]:
+        async with two_workers(redis_url) as (first, _second):
+            code, _key = first.create(RUN, View())
+            for change in SET_UP:
+                await first.change(code, change)
+            before = raw.get(first.class_key(code))
+            with pytest.raises(ClassError):
+                await first.change(code, REFUSED[kind])
+            return before, raw.get(first.class_key(code))
+
+    before, after = run_coroutine(scenario())
+    assert after == before
