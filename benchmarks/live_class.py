@@ -604,11 +604,10 @@ def run_lesson(
         cluster = serve.start(2, port=serve.free_port(), address="127.0.0.1")
         url, pids, stop = cluster.url, cluster.pids, lambda: serve.stop(cluster)
         where = f"2 workers behind nginx with Redis, {url}"
-    print(
-        f"\n{setup}: {args.students} students, a teacher and a real student ({where})", flush=True
-    )
+    print(f"\n{setup}: {where}", flush=True)
     try:
         if args.scenario in ("lesson", "both"):
+            print(f"  lesson: {args.students} students, a teacher and a real student", flush=True)
             asyncio.run(asyncio.wait_for(lesson(harness, url, pids, figures, args), args.timeout))
         if args.scenario in ("campus", "both"):
             print(f"  campus: {args.campus_students} students from one address", flush=True)
