@@ -238,9 +238,9 @@ def test_the_teacher_ends_the_class_for_everyone(lesson: Any) -> None:
         page.page.wait_for_function("() => !/[?&]class=/.test(location.search)")
         assert page.page.locator(BAR).count() == 0
         page.assert_clean()
-    # The code names no class any more.
+    # The link is told the class has ended (not "no class": an ended class is no wrong code).
     students[0].goto(f"{students[0].base_url}/?class={code}")
-    assert any("no class with the code" in text for text in students[0].alerts())
+    assert any("This class has ended" in text for text in students[0].alerts())
 
 
 # What has focus on a page: in the class quiz's card or not, its text, a probe set on it (the
