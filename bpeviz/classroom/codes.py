@@ -4,7 +4,8 @@ A code is 9 characters from 31 that cannot be confused off a projector (no 0/O, 
 shown as three groups of three: 31⁹ ≈ 26 trillion codes. A right code always gets in, and a page
 already in a class always gets back in: nothing here refuses a hit. The defence against
 guessing is the size of the code space (the README's "Teaching a live class" works it out)
-and what cannot hurt a class: misses (codes that name no class) are counted per session
+and what cannot hurt a class: a socket has one try (its hello; a miss closes it), and
+misses (codes that name no class) are counted per session
 (:data:`MAX_FAILED_JOINS` a minute; a session past it waits, its own right code too) and per
 client address (:data:`MAX_FAILED_JOINS_PER_ADDRESS`, far above a lecture hall's typos;
 past it a miss is told "too many", and the address's hits still get in). A link to an ended
