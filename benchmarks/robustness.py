@@ -19,8 +19,9 @@ counted in the next, and a check that hangs is stopped (``--timeout``).
   each read as an upload is, its pattern probed afresh (not remembered from the one before);
   and ``encode --model`` on the ``.model`` and the library's file. Target: refused with a
   message within 5 s each, and no CPU used afterwards (nothing left running).
-- ``cli-dev-zero``: ``train``, ``encode --file`` and ``decode --file`` on ``/dev/zero``.
-  Target: a message within 10 s, under 1 GB. Every command is killed after 60 s (a miss).
+- ``cli-dev-zero``: ``train -``, ``encode --file -`` and ``decode --file -`` with
+  ``/dev/zero`` as standard input, and ``train /dev/zero`` (a device, refused). Target: a
+  message within 10 s, under 1 GB. Every command is killed after 60 s (a miss).
 
 - ``crowd-paste-link`` and ``crowd-import``: a crowd of real Chromium sessions
   (``benchmarks/crowd.py``): 30 students typing on a paste link at once while one session
@@ -281,17 +282,19 @@ def check_catastrophic_pattern() -> Result:
 # ---- the command line on an endless file ---------------------------------------------------
 
 
-def _cli(args: list[str]) -> tuple[float, float, int, float, str]:
-    """Run ``python -m bpeviz args``: seconds, CPU seconds (what a busy machine does not
-    inflate), exit status, peak memory (MB), stderr. One still running after
-    ``CLI_KILL_SECONDS`` is killed (exit -9, which no target accepts)."""
+def _cli(args: list[str], stdin: str = os.devnull) -> tuple[float, float, int, float, str]:
+    """Run ``python -m bpeviz args`` with ``stdin`` (a path) as its standard input: seconds,
+    CPU seconds (what a busy machine does not inflate), exit status, peak memory (MB),
+    stderr. One still running after ``CLI_KILL_SECONDS`` is killed (exit -9, which no target
+    accepts)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, open(stdin, "rb") as source:
         process = subprocess.Popen(
             [sys.executable, "-m", "bpeviz", *args],
             cwd=folder,
             env=env,
+            stdin=source,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -314,15 +317,16 @@ def _cli(args: list[str]) -> tuple[float, float, int, float, str]:
 
 def check_cli_dev_zero() -> Result:
     result = Result()
-    commands = {
-        "train": ["train", "/dev/zero", "--vocab-size", "300", "--out", "x"],
-        "encode --file": ["encode", "--encoding", "cl100k_base", "--file", "/dev/zero"],
-        "decode --file": ["decode", "--encoding", "cl100k_base", "--file", "/dev/zero"],
+    commands = {  # "-": standard input, /dev/zero piped in; named, it is refused as a device
+        "train": ["train", "-", "--vocab-size", "300", "--out", "x"],
+        "encode --file": ["encode", "--encoding", "cl100k_base", "--file", "-"],
+        "decode --file": ["decode", "--encoding", "cl100k_base", "--file", "-"],
+        "train (named)": ["train", "/dev/zero", "--vocab-size", "300", "--out", "x"],
     }
     for name, args in commands.items():
-        seconds, cpu, status, peak, stderr = _cli(args)
+        seconds, cpu, status, peak, stderr = _cli(args, stdin="/dev/zero")
         result.add(
-            f"{name} /dev/zero: exit {status} in {seconds:.1f} s ({cpu:.1f} s CPU), peak "
+            f"{name} < /dev/zero: exit {status} in {seconds:.1f} s ({cpu:.1f} s CPU), peak "
             f"{peak:.0f} MB (targets "
             f"{CLI_SECONDS:g} s, {CLI_MB:g} MB): {stderr.strip()[:80]}",
             status == 2 and seconds <= CLI_SECONDS and peak < CLI_MB and "Traceback" not in stderr,

@@ -53,7 +53,7 @@ def read_input(path: str, what: str, *, max_bytes: int) -> bytes:
     FIFO is refused instead of waited on.
     """
     if path == STDIN:
-        return _bounded(sys.stdin.buffer.read(max_bytes + 1), "standard input", what, max_bytes)
+        return _bounded(sys.stdin.buffer.read(max_bytes + 1), "standard input", max_bytes)
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError as error:
@@ -68,14 +68,14 @@ def read_input(path: str, what: str, *, max_bytes: int) -> bytes:
         )
     os.set_blocking(descriptor, True)
     with os.fdopen(descriptor, "rb") as file:
-        return _bounded(file.read(max_bytes + 1), repr(path), what, max_bytes)
+        return _bounded(file.read(max_bytes + 1), f"the {what} {path!r}", max_bytes)
 
 
-def _bounded(data: bytes, name: str, what: str, max_bytes: int) -> bytes:
+def _bounded(data: bytes, subject: str, max_bytes: int) -> bytes:
     if len(data) > max_bytes:
         raise CliError(
-            f"the {what} {name} is too large: at most {max_bytes // 2**20} MiB is read, so use "
-            "a smaller file"
+            f"{subject} is too large: at most {max_bytes // 2**20} MiB is read, so use a "
+            "smaller file"
         )
     return data
 
