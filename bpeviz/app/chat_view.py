@@ -9,11 +9,9 @@ The messages travel in the link while short, as the text box does.
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from bpeviz.app.inert import escape_markdown
-from bpeviz.app.tables import presented
 from bpeviz.app.token_view import show_tokens
 from bpeviz.app.training import named_tokenizer
 from bpeviz.app.widgets import columns, linked_text_area
@@ -68,11 +66,14 @@ def show_chat_view() -> None:
     counts[0].metric("Tokens in the chat", f"{len(encoded.ids):,}")
     counts[1].metric("Markup's special tokens", f"{special:,}")
     counts[2].metric("Messages", f"{len(messages):,}")
-    parts = {
-        "part": ["reply's opening" if part.role == REPLY else part.role for part in encoded.parts],
-        "tokens": [part.tokens for part in encoded.parts],
-    }
-    st.table(presented(pd.DataFrame(parts)))
+    st.table(
+        {
+            "part": [
+                "reply's opening" if part.role == REPLY else part.role for part in encoded.parts
+            ],
+            "tokens": [part.tokens for part in encoded.parts],
+        }
+    )
     st.caption(
         "Dashed boxes are the markup's special tokens; a message's own text is always ordinary "
         "text, even where it spells a marker such as `<|im_end|>`. The chat ends by opening the "

@@ -9,7 +9,8 @@ that opens the link. :func:`escape_markdown` shows such a string as the characte
   no link, image, emphasis, HTML tag, entity, directive or formula is parsed;
 - a bare address is not turned into a link: GitHub's autolinks are found in the text after
   escapes are undone, so a word joiner (U+2060, invisible) goes between ``www`` and its dot,
-  before a colon that follows a letter (``http:``) and before ``@`` (an e-mail address);
+  before a colon between a letter and a non-space (``http:``) and before an ``@`` inside a
+  word (an e-mail address);
 - bidirectional controls (U+202A-U+202E, U+2066-U+2069) are shown as ``\\u202e``, as token
   text shows them (:func:`bpeviz.readable.readable`): they would reorder what follows them.
 
@@ -25,8 +26,9 @@ import re
 
 WORD_JOINER = "\u2060"
 _PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
-# Where GitHub's autolinks start: www., a scheme's colon (http:, mailto:), an e-mail's @.
-_AUTOLINK_STARTS = re.compile(r"(?i)(?<=\bwww)(?=\.)|(?<=[a-z])(?=:)|(?=@)")
+# Where GitHub's autolinks start: www., a scheme's colon (http:, mailto:), an e-mail's @
+# (a colon or @ with a space after it starts none: "size: 10" is left alone).
+_AUTOLINK_STARTS = re.compile(r"(?i)(?<=\bwww)(?=\.)|(?<=[a-z])(?=:\S)|(?<=\S)(?=@\S)")
 _BIDI_CONTROLS = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
 # Markdown a lesson note may not use: links and images ([ ] ( ) !), HTML and autolinks (< >),
 # Streamlit's directives (:) and formulas ($), entities (&) and the escape itself.
