@@ -23,6 +23,11 @@ counted in the next, and a check that hangs is stopped (``--timeout``).
   ``/dev/zero`` as standard input, and ``train /dev/zero`` (a device, refused). Target: a
   message within 10 s, under 1 GB. Every command is killed after 60 s (a miss).
 
+- ``markdown-fetches``: hostile Markdown (an image and a link to a listener on 127.0.0.1, a
+  bare ``www.`` address, a relative image, a bidi override) in every place that shows user
+  text in Markdown (``tests/browser/test_markdown_inert.py``), in real Chromium. Target: the
+  Markdown fetch count 0, and no user text drawn as a link or an image.
+
 - ``crowd-paste-link`` and ``crowd-import``: a crowd of real Chromium sessions
   (``benchmarks/crowd.py``): 30 students typing on a paste link at once while one session
   trains, and 20 sessions importing one tokenizer.json. Targets: no setting changed and no
@@ -334,6 +339,61 @@ def check_cli_dev_zero() -> Result:
     return result
 
 
+# ---- user text in Markdown ----------------------------------------------------------------
+
+
+def check_markdown_fetches() -> Result:
+    """The hostile places of ``tests/browser/test_markdown_inert.py`` (Two runs' tables in
+    presentation mode, an imported file's suffix and name on four pages, a lesson, special
+    tokens on five pages), in real Chromium with a listener on 127.0.0.1: what the browser
+    asked of it, and of the relative pixel, counted."""
+    from browser_latency import load_harness
+
+    harness = load_harness()
+    for folder in (ROOT / "tests", ROOT / "tests" / "browser"):
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+    import test_markdown_inert as places
+    from playwright.sync_api import sync_playwright
+
+    scenarios = [
+        ("two runs", places.test_two_runs_tables_in_presentation_mode_fetch_nothing, {}),
+        ("imported file", places.test_an_imported_files_suffix_and_name_fetch_nothing, {}),
+        ("lesson", places.test_a_lesson_fetches_nothing_and_keeps_its_emphasis, {}),
+        *[(f"special tokens on {page}", places.test_special_tokens_fetch_nothing, {"page": page})
+          for page in ("step", "tokenize", "compare", "runs", "export")],
+    ]  # fmt: skip
+    result = Result()
+    listener = places.Listener()
+    pixels: list[str] = []
+    failures: list[str] = []
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+        server = harness.start_server(Path(folder) / "server.log")
+        browser = playwright.chromium.launch(
+            executable_path=str(harness.CHROMIUM), headless=True, args=harness.CHROMIUM_ARGS
+        )
+        try:
+            for name, scenario, kwargs in scenarios:
+                app = harness.new_app_page(browser, server.url)
+                counter = places.Fetches(app, listener)
+                try:
+                    scenario(app, listener, **kwargs)
+                except AssertionError as error:
+                    failures.append(f"{name}: {str(error).splitlines()[0][:120]}")
+                finally:
+                    pixels.extend(counter.pixels)
+                    app.page.context.close()
+        finally:
+            browser.close()
+            harness.stop_server(server)
+            listener.close()
+    count = len(listener.hits) + len(pixels)
+    result.add(f"the Markdown fetch count: {count} over {len(scenarios)} places (target 0)",
+               count == 0)  # fmt: skip
+    result.add(f"user text drawn as links or images: {failures or 'none'}", not failures)
+    return result
+
+
 def _crowd(name: str) -> Callable[[], Result]:
     """A check of ``benchmarks/crowd.py`` (real Chromium sessions on a server of its own)."""
 
@@ -357,6 +417,7 @@ CHECKS: dict[str, Callable[[], Result]] = {
     "compare-box-1mb-library": check_compare_box_1mb_library,
     "catastrophic-pattern": check_catastrophic_pattern,
     "cli-dev-zero": check_cli_dev_zero,
+    "markdown-fetches": check_markdown_fetches,
     "crowd-paste-link": _crowd("paste"),
     "crowd-import": _crowd("import"),
 }
