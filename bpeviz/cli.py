@@ -10,6 +10,9 @@
   ``r50k_base``, ``p50k_base``, Mistral's ``tekken_240911`` with its ``<s>`` first, or a model
   name such as ``gpt-4o``, whose chat markup's special tokens come with it).
 - ``history FILE --vocab-size N`` prints every merge step, as a table or ``--jsonl``.
+- ``train FILE --algorithm wordpiece --pretokenizer words|bert ...`` trains WordPiece (by
+  score, or ``--wordpiece-rule frequency`` as the ``tokenizers`` library does) and writes
+  ``PREFIX.tokenizer.json``; its summary gives each merge's score.
 
 Bad input never ends in a traceback: the message goes to stderr, with exit status 2 (as
 argparse does for bad options). Only regular files are read, or standard input named ``-``; a
@@ -33,6 +36,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from bpeviz.algorithms import ALGORITHMS, algorithm_problems
 from bpeviz.bundled import bundled_names, load_bundled, missing_note, prompt_text
 from bpeviz.cli_files import (
     STDIN,
@@ -48,6 +52,7 @@ from bpeviz.formats import is_hf_json, load_model_file
 from bpeviz.formats.common import render_token
 from bpeviz.formats.hf_json import to_hf_json
 from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
+from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
 from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History
 from bpeviz.merge_rows import merge_row
@@ -59,6 +64,14 @@ from bpeviz.tie_rules import TIE_BREAKS
 from bpeviz.tokenizer import Tokenizer
 from bpeviz.trainer import MergeStep, max_useful_vocab_size, run_training
 from bpeviz.web import step_page
+from bpeviz.wordpiece import (
+    SCORE_RULES,
+    UNK,
+    WORDPIECE_PRETOKENIZERS,
+    WordPieceRun,
+    WordPieceStep,
+    train_wordpiece,
+)
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1
@@ -129,7 +142,25 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--vocab-size", type=int, required=True, metavar="N", help="256 bytes + number of merges"
     )
-    parser.add_argument("--pretokenizer", choices=PRETOKENIZERS, default="bytes")
+    parser.add_argument(
+        "--algorithm",
+        choices=ALGORITHMS,
+        default="bpe",
+        help="bpe merges the most frequent pair; wordpiece the best-scoring one",
+    )
+    parser.add_argument(
+        "--wordpiece-rule",
+        choices=SCORE_RULES,
+        default="score",
+        help="WordPiece only: score = count(ab)/(count(a) count(b)); frequency = what the "
+        "tokenizers library's WordPieceTrainer does",
+    )
+    parser.add_argument(
+        "--pretokenizer",
+        choices=tuple(dict.fromkeys((*PRETOKENIZERS, *WORDPIECE_PRETOKENIZERS))),
+        default=None,
+        help="bpe: bytes (default), gpt2, gpt4, words; wordpiece: words (default), bert",
+    )
     parser.add_argument("--tie-break", choices=TIE_BREAKS, default="first")
     parser.add_argument(
         "--special",
@@ -211,8 +242,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _check_algorithm(args: argparse.Namespace, command: str) -> None:
+    """Fill in the algorithm's default pre-tokenizer and refuse settings it cannot use."""
+    wordpiece = args.algorithm == "wordpiece"
+    if args.pretokenizer is None:
+        args.pretokenizer = "words" if wordpiece else "bytes"
+    problems = algorithm_problems(args.algorithm, args.pretokenizer)
+    if problems:
+        raise CliError(" ".join(problems))
+    if not wordpiece:
+        return
+    if command != "train":
+        raise CliError(f"'{command}' is for BPE so far: train WordPiece with 'train'")
+    if args.end_of_word or args.min_frequency != 1:
+        raise CliError("--end-of-word and --min-frequency are for BPE: WordPiece marks ##")
+
+
 def _train(args: argparse.Namespace) -> None:
     started = time.perf_counter()
+    _check_algorithm(args, "train")
+    if args.algorithm == "wordpiece":
+        _train_wordpiece(args, started)
+        return
     prefix = args.out.removesuffix(".model")
     check_prefix(prefix)
     suffixes = ["model", "vocab"] + (["tokenizer.json"] if args.tokenizer_json else [])
@@ -237,7 +288,74 @@ def _train(args: argparse.Namespace) -> None:
     print(_summary(args, history, text_size, written, time.perf_counter() - started))
 
 
+def _train_wordpiece(args: argparse.Namespace, started: float) -> None:
+    """WordPiece: train on the file's characters, write ``PREFIX.tokenizer.json``."""
+    prefix = args.out.removesuffix(".tokenizer.json")
+    target = Path(f"{prefix}.tokenizer.json")
+    check_prefix(prefix)
+    check_targets([target], [args.file], force=args.force)
+    source, text_size = _read_training_text(args.file)
+    if isinstance(source, bytes):
+        raise CliError(
+            f"{_shown(args.file, quoted=True)} is not UTF-8 text: WordPiece trains on characters"
+        )
+    run = train_wordpiece(
+        source,
+        args.vocab_size,
+        pretokenizer=args.pretokenizer,
+        score_rule=args.wordpiece_rule,
+        tie_break=args.tie_break,
+        special_tokens=(UNK, *args.special),
+    )
+    written = [write_text(target, to_hf_wordpiece_json(run), force=args.force)]
+    seconds = time.perf_counter() - started
+    print(_wordpiece_summary(args, run, text_size, written, seconds))
+
+
+def _wordpiece_summary(
+    args: argparse.Namespace,
+    run: WordPieceRun,
+    text_size: str,
+    written: list[Path],
+    seconds: float,
+) -> str:
+    steps = run.steps
+    rule = (
+        "by score, count(ab) / (count(a) x count(b))"
+        if run.score_rule == "score"
+        else "by frequency, as tokenizers' WordPieceTrainer"
+    )
+    lines = [
+        f"trained WordPiece on {_shown(args.file)}: {text_size}",
+        f"pre-tokenizer {args.pretokenizer}, merges {rule}, tie-break {args.tie_break}",
+        f"merges: {len(steps):,} (vocab {run.vocab_size:,} = {run.initial_size} first tokens "
+        f"+ {counted(run.vocab_size - run.initial_size, 'merge')})",
+        f"stop: {run.stop_reason}",
+        f"tokens: {run.tokens_before:,} -> "
+        f"{steps[-1].tokens_after if steps else run.tokens_before:,}",
+    ]
+    shown = steps if len(steps) <= 2 * SUMMARY_MERGES else steps[:SUMMARY_MERGES]
+    if steps:
+        lines.append("merges:" if shown is steps else "first merges:")
+        lines.extend(map(_wordpiece_line, shown))
+    if shown is not steps:
+        lines.append("last merges:")
+        lines.extend(map(_wordpiece_line, steps[-SUMMARY_MERGES:]))
+    lines.append(f"wrote {', '.join(str(path) for path in written)} in {seconds:.1f} s")
+    return "\n".join(lines)
+
+
+def _wordpiece_line(step: WordPieceStep) -> str:
+    left, right, new = (render_token(text.encode()) for text in (step.left, step.right, step.token))
+    return (
+        f"  {step.step:>6}  [{left}][{right}] -> [{new}]  id {step.new_id}, count {step.count}, "
+        f"score {step.count}/({step.left_count}*{step.right_count}) = {step.score} = "
+        f"{step.score_decimal:.6g}"
+    )
+
+
 def _html(args: argparse.Namespace) -> None:
+    _check_algorithm(args, "html")
     check_targets([Path(args.out)], [args.file], force=args.force)
     source, _ = _read_training_text(args.file)
     history = _run_training(args, source)
@@ -252,6 +370,7 @@ def _html(args: argparse.Namespace) -> None:
 
 
 def _history(args: argparse.Namespace) -> None:
+    _check_algorithm(args, "history")
     source, _ = _read_training_text(args.file)
     history = _run_training(args, source)
     if args.jsonl:
