@@ -344,9 +344,9 @@ def check_cli_dev_zero() -> Result:
 
 def check_markdown_fetches() -> Result:
     """The hostile places of ``tests/browser/test_markdown_inert.py`` (Two runs' tables in
-    presentation mode, an imported file's suffix and name on four pages, a lesson, special
-    tokens on five pages), in real Chromium with a listener on 127.0.0.1: what the browser
-    asked of it, and of the relative pixel, counted."""
+    presentation mode, an imported file's suffix and name on four pages, a lesson, an
+    uploaded text's name, special tokens on five pages), in real Chromium with a listener on
+    127.0.0.1: what the browser asked of it, and of the relative pixel, counted."""
     from browser_latency import load_harness
 
     harness = load_harness()
@@ -360,6 +360,7 @@ def check_markdown_fetches() -> Result:
         ("two runs", places.test_two_runs_tables_in_presentation_mode_fetch_nothing, {}),
         ("imported file", places.test_an_imported_files_suffix_and_name_fetch_nothing, {}),
         ("lesson", places.test_a_lesson_fetches_nothing_and_keeps_its_emphasis, {}),
+        ("uploaded text's name", places.test_an_uploaded_texts_name_fetches_nothing, {}),
         *[(f"special tokens on {page}", places.test_special_tokens_fetch_nothing, {"page": page})
           for page in ("step", "tokenize", "compare", "runs", "export")],
     ]  # fmt: skip

@@ -6,7 +6,8 @@ links at it, and at a relative ``bpevizpixel.png`` (a file name cannot hold a ``
 browser's File turns it into ``:``), whose requests the page itself reports. Each place that
 shows user text in Markdown is visited: Two runs' tables in presentation mode (tokens), an
 imported ``tokenizer.json``'s suffix and file name (Export, Tokenize, Compare, Compression),
-a teacher's lesson (titles, speaker notes) and the sidebar's special tokens. Count: 0, and
+a teacher's lesson (titles, speaker notes), an uploaded text's name and the sidebar's
+special tokens. Count: 0, and
 no user text is a link (``www.example.com`` among it) or an image.
 """
 
@@ -201,6 +202,21 @@ def test_a_lesson_fetches_nothing_and_keeps_its_emphasis(app: AppPage, listener:
         "\u2060", ""
     )  # the address shown, as written
     assert_inert(app, fetches, "speaker notes")
+
+
+def test_an_uploaded_texts_name_fetches_nothing(app: AppPage, listener: Listener) -> None:
+    """The training text's file name: the sidebar, the Step page's summary, Export's."""
+    fetches = Fetches(app, listener)
+    app.open("step")
+    app.rerun(app.page.locator(".st-key-src").get_by_text("Upload", exact=True).click)
+    files = [{"name": hostile_name(listener.port) + ".txt", "mimeType": "text/plain",
+              "buffer": b"low lower lowest " * 20}]  # fmt: skip
+    app.upload_files(".st-key-upload input[type=file]", files)
+    assert "www.example.com" in shown(app)
+    assert_inert(app, fetches, "step")
+    link = app.page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Export / import")
+    app.rerun(link.click)
+    assert_inert(app, fetches, "export")
 
 
 @pytest.mark.parametrize("page", ["step", "tokenize", "compare", "runs", "export"])
