@@ -15,7 +15,8 @@ Fixtures
   with console errors collected; its helpers open a page and wait for Streamlit to finish.
 - ``new_page`` (function): a factory of more pages, in new contexts or as tabs beside one.
 - ``screenshots``, ``report_figure``: the screenshot folder; a line for the figures section
-  printed after the run (the classroom test's memory and timings).
+  printed after the run (the classroom test's memory and timings; printed by a run without
+  xdist workers, such as ``make test``'s serial pass, as a worker's lines stay in the worker).
 
 Screenshots go to ``$BPEVIZ_SCREENSHOTS`` (default ``artifacts/screenshots``, git-ignored).
 The full-page ones (:meth:`AppPage.screenshot`, a few seconds each) are taken only when that
