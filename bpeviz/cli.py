@@ -46,7 +46,7 @@ from bpeviz.cli_files import (
     read_input,
     write_text,
 )
-from bpeviz.config import TrainingConfig
+from bpeviz.config import DEFAULT_PRETOKENIZER, TrainingConfig
 from bpeviz.corpus import build_corpus
 from bpeviz.formats import is_hf_json, load_model_file
 from bpeviz.formats.common import render_token
@@ -159,7 +159,8 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
         "--pretokenizer",
         choices=tuple(dict.fromkeys((*PRETOKENIZERS, *WORDPIECE_PRETOKENIZERS))),
         default=None,
-        help="bpe: bytes (default), gpt2, gpt4, words; wordpiece: words (default), bert",
+        help=f"bpe: {DEFAULT_PRETOKENIZER} (default), bytes, gpt2, words; "
+        "wordpiece: words (default), bert",
     )
     parser.add_argument("--tie-break", choices=TIE_BREAKS, default="first")
     parser.add_argument(
@@ -246,7 +247,7 @@ def _check_algorithm(args: argparse.Namespace, command: str) -> None:
     """Fill in the algorithm's default pre-tokenizer and refuse settings it cannot use."""
     wordpiece = args.algorithm == "wordpiece"
     if args.pretokenizer is None:
-        args.pretokenizer = "words" if wordpiece else "bytes"
+        args.pretokenizer = "words" if wordpiece else DEFAULT_PRETOKENIZER
     problems = algorithm_problems(args.algorithm, args.pretokenizer)
     if problems:
         raise CliError(" ".join(problems))
