@@ -73,6 +73,9 @@ def test_the_teachers_view_goes_to_everyone_and_is_checked() -> None:
                     "pieces": True,
                     "quiz": False,
                     "run": "",  # none named: the class's first run
+                    "slide": 0,  # no lesson
+                    "slides": 0,
+                    "title": "",
                 },
             },
         )
@@ -85,6 +88,9 @@ def test_the_teachers_view_goes_to_everyone_and_is_checked() -> None:
         {"when": "now"},
         {"quiz": 1},
         {"extra": 1},
+        {"slide": 3, "slides": 2},
+        {"slide": "1", "slides": 2},
+        {"slide": 1, "slides": 2, "title": "x" * 201},
         "view",
     ):
         raw = {**View().__dict__, **bad} if isinstance(bad, dict) else bad

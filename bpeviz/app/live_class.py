@@ -22,12 +22,13 @@ from typing import Any
 import streamlit as st
 
 from bpeviz.app.lesson import PARAMS, TEXT_BOXES
+from bpeviz.app.lesson_view import current_lesson
 from bpeviz.app.settings import KEY_SOURCE, STATE_KEYS, Message
 from bpeviz.app.state import KEY_STEP, KEY_UPLOADED
 from bpeviz.app.step_view import component
 from bpeviz.classroom.codes import client_address, failed_joins, normal_code
 from bpeviz.classroom.hub import current_hub, run_id
-from bpeviz.classroom.state import PAGES, ClassError, View
+from bpeviz.classroom.state import MAX_TITLE_CHARS, PAGES, ClassError, View
 
 KEY_CLASS = "class"  # the query parameter: "new", or a class's code
 KEY_HELD = "_live_class"  # this session's class: {"code", "role", "key"?, "checked"?}
@@ -113,6 +114,17 @@ def _publish_run(held: dict[str, Any]) -> str:
             return str(held.get("run", ""))
         held["run"] = name
     return name
+
+
+def _slide_shown() -> dict[str, Any] | None:
+    """The lesson's slide the teacher shows, for the students' bar: its number, the count
+    and its title (as the class's view checks it, :meth:`View.check_slide`)."""
+    held = current_lesson()
+    if held is None:
+        return None
+    lesson, index = held
+    title = lesson.slides[index].title[:MAX_TITLE_CHARS]
+    return {"slide": index + 1, "slides": len(lesson.slides), "title": title}
 
 
 def joiner() -> tuple[str, str]:
@@ -228,6 +240,7 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
     if held["role"] == "teacher":
         data["key"] = held["key"]
         data["run"] = _publish_run(held)
+        data["slide"] = _slide_shown()
     else:
         data["run"] = held.get("run", "")
     result = component(

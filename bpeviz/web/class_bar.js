@@ -62,35 +62,71 @@ function buildTeacherBar(link, parts) {
   parts.teacher = { count, score, joinButton, join, board, drawnBoard: null };
 }
 
+// The slide the teacher shows, in words (a lesson's slide, else nothing): "Slide 3 of 14:
+// Counting pairs". The title is the teacher's text: it reaches the page as text.
+function slideWords(view) {
+  if (!view || !view.slide) return "";
+  return `Slide ${number(view.slide)} of ${number(view.slides)}${view.title ? `: ${view.title}` : ""}`;
+}
+
+// Words that a phone's one-line bar leaves out (the stylesheet hides .bpe-class-wide there).
+const wide = (words) => el("span", "bpe-class-wide", words);
+
 // A student's bar: built once (the nickname box keeps what is typed and its focus), its
-// mode and score drawn again on every change.
+// mode, slide and score drawn again on every change. On a phone it is one line: the slide,
+// the mode and its button; the code, nickname and Leave wait behind "⋯".
 function studentBar(link, parts) {
   if (!parts.bar) {
     const bar = el("section", "bpe-class bpe-class-student");
     bar.setAttribute("aria-label", "Live class");
     const row = el("div", "bpe-class-row");
-    parts.moving = el("span", "bpe-class-row");
+    parts.slide = el("span", "bpe-class-slide");
+    parts.moving = el("span", "bpe-class-row bpe-class-moving");
     const nick = el("input", "bpe-class-nick");
     Object.assign(nick, { type: "text", maxLength: 24, placeholder: "Nickname (optional)", value: link.me.nick || "" });
     nick.setAttribute("aria-label", "Nickname shown on the teacher's screen (optional)");
     nick.addEventListener("change", () => link.rename(nick.value));
     parts.score = el("span", "bpe-class-score");
-    row.append(el("span", "bpe-class-title", `Live class ${spacedCode(link.code)}`), parts.moving, nick, parts.score);
-    row.append(button("Leave the class", "Stop following; your own settings come back on the next page.", () => parts.leave()));
+    const extra = el("span", "bpe-class-row bpe-class-extra");
+    extra.append(el("span", "bpe-class-title", `Live class ${spacedCode(link.code)}`), nick, parts.score);
+    extra.append(button("Leave the class", "Stop following; your own settings come back on the next page.", () => parts.leave()));
+    const more = button("⋯", "The class's code, your nickname, your score and Leave.", () => {
+      const open = bar.classList.toggle("bpe-class-more-open");
+      more.setAttribute("aria-expanded", String(open));
+    });
+    more.classList.add("bpe-class-more");
+    more.setAttribute("aria-label", "More about the class");
+    more.setAttribute("aria-expanded", "false");
+    row.append(parts.slide, parts.moving, more, extra);
     bar.append(row);
     parts.bar = bar;
   }
-  const mode = el("strong", link.following ? "bpe-class-mode bpe-following" : "bpe-class-mode bpe-exploring", link.following ? "● Following the teacher" : "○ Exploring on my own");
+  const words = slideWords(link.view);
+  if (parts.slide.textContent !== words) parts.slide.textContent = words;
+  parts.slide.hidden = !words;
+  const mode = el("strong", link.following ? "bpe-class-mode bpe-following" : "bpe-class-mode bpe-exploring");
+  mode.append(link.following ? "● Following" : "○ Exploring", wide(link.following ? " the teacher" : " on my own"));
   mode.setAttribute("aria-live", "polite");
   const toggle = link.following
-    ? button("Explore on my own", "Step freely; the teacher's steps no longer move your view.", () => link.explore())
-    : button("Follow the teacher", "Back to the teacher's view, and follow it.", () => {
+    ? button("Explore", "Step freely; the teacher's steps no longer move your view.", () => link.explore())
+    : button("Follow", "Back to the teacher's view, and follow it.", () => {
         link.follow();
         parts.go();
       }, true);
+  toggle.append(wide(link.following ? " on my own" : " the teacher"));
   parts.moving.replaceChildren(mode, toggle);
   parts.score.textContent = link.me.answered ? `You: ${number(link.me.right)} of ${number(link.me.answered)} right` : "";
   return parts.bar;
+}
+
+// A phone that joined with the sidebar open (the code typed there) gets the page back: the
+// sidebar, lying over the page, is closed once.
+function closeSidebarOverPage() {
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');
+  if (!sidebar || sidebar.getAttribute("data-collapsed") !== "false") return;
+  if (sidebar.getBoundingClientRect().width < window.innerWidth / 2) return; // beside the page
+  const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button, button[data-testid="stSidebarCollapseButton"]');
+  if (close) close.click();
 }
 
 // What the bar says under its row: the connection while it is not live, else the last
@@ -129,7 +165,13 @@ function mountClassBar(root, data, report) {
     return;
   }
   if (data.role === "teacher" && data.key) storeTeacherKey(data.code, data.key);
+  if (data.role === "student" && window.bpevizSidebarClosed !== data.code) {
+    window.bpevizSidebarClosed = data.code;
+    closeSidebarOverPage();
+  }
   const link = classLink(data.code, data.role, data.key || storedTeacherKey(data.code));
+  const newSlide = link.teacher && JSON.stringify(link.slide || null) !== JSON.stringify(data.slide || null);
+  link.slide = data.slide || null;
   const newRun = link.run !== data.run;
   link.run = data.run || "";
   const held = root.bpevizBar || { joinOpen: data.role === "teacher" && !link.board.length && !link.score.answered, asked: null, askedRun: null };
@@ -181,7 +223,7 @@ function mountClassBar(root, data, report) {
   link.listeners.add(held.redraw);
   // The teacher's page or run changed (a page visit, a slide, a setting): the class hears it
   // now; on the Step page the step view tells the step.
-  if (link.teacher && (newRun || (data.page !== "step" && (!link.view || link.view.page !== data.page)))) {
+  if (link.teacher && (newRun || newSlide || (data.page !== "step" && (!link.view || link.view.page !== data.page)))) {
     const stepView = data.page === "step" && link.stepView && link.stepView.root.isConnected ? link.stepView : null;
     link.show(stepView ? stepView.viewState() : { ...(link.view || { step: 0, when: "after", pieces: false, quiz: false }), page: data.page });
   }

@@ -9,6 +9,7 @@ const STUDENT_ID = "bpeviz-student-id"; // sessionStorage: this tab's id (a relo
 const SEND_EVERY_MS = 120; // the teacher's view, sent at most this often (autoplay at 20/s)
 const RETRY_MS = [500, 1000, 2000, 4000, 8000];
 const PROBLEM_SHOWN_MS = 12000; // a refusal stays in the class bar this long (a new one replaces it)
+const NO_SLIDE = { slide: 0, slides: 0, title: "" }; // a view outside a lesson
 const NOT_SENT = "Not connected: your answer was not sent. Answer again when the class is back.";
 
 function storedTeacherKey(code) {
@@ -56,6 +57,7 @@ export class ClassLink {
     this.following = true;
     this.view = null; // the teacher's view, as last heard
     this.run = ""; // the run this page shows (bpeviz.classroom.hub.run_id), from the app
+    this.slide = null; // the teacher's lesson slide {slide, slides, title}, from the app
     this.resumed = false; // a teacher's view taken from the server on connecting
     this.connected = 0;
     this.question = null; // {step, answered, spread, right_rows, mine, sending}: mine once the server took it
@@ -204,7 +206,7 @@ export class ClassLink {
   // every SEND_EVERY_MS.
   show(view) {
     if (!this.teacher) return;
-    view = { ...view, run: this.run };
+    view = { ...view, run: this.run, ...(this.slide || NO_SLIDE) };
     this.view = view;
     const wait = this.sentAt + SEND_EVERY_MS - performance.now();
     if (wait <= 0) {
