@@ -18,6 +18,7 @@ import base64
 import secrets
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import streamlit as st
 
@@ -28,6 +29,7 @@ from bpeviz.app.state import KEY_STEP, KEY_UPLOADED
 from bpeviz.app.step_view import component
 from bpeviz.classroom.codes import client_address, failed_joins, normal_code
 from bpeviz.classroom.hub import current_hub, run_id
+from bpeviz.classroom.public_url import PublicUrlError, is_loopback, loopback_warning, public_url
 from bpeviz.classroom.state import MAX_TITLE_CHARS, PAGES, ClassError, View
 
 KEY_CLASS = "class"  # the query parameter: "new", or a class's code
@@ -114,6 +116,19 @@ def _publish_run(held: dict[str, Any]) -> str:
             return str(held.get("run", ""))
         held["run"] = name
     return name
+
+
+def _join_base() -> tuple[str, str]:
+    """The address of the join link and QR code (:mod:`bpeviz.classroom.public_url`), and
+    what the teacher's bar warns about it: a loopback address no student reaches, or a
+    public address set wrong (then the teacher's own is used)."""
+    parts = urlsplit(st.context.url or "")
+    own = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
+    try:
+        base = public_url() or own
+    except PublicUrlError as error:
+        return own, str(error)
+    return base, loopback_warning(base) if base and is_loopback(base) else ""
 
 
 def _slide_shown() -> dict[str, Any] | None:
@@ -241,6 +256,7 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         data["key"] = held["key"]
         data["run"] = _publish_run(held)
         data["slide"] = _slide_shown()
+        data["join"], data["warning"] = _join_base()
     else:
         data["run"] = held.get("run", "")
     result = component(

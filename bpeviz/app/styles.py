@@ -84,6 +84,9 @@ def stylesheet(*, presentation: bool = False) -> str:
  font-size:1.15rem;}
 .bpe-chart{max-width:none;}
 .bpe-tick{font-size:16px;}
+/* the live class's strip (its join panel folded) takes one thin line above the slide */
+.bpe-class{padding:.1rem .8rem;margin:0;}
+.bpe-class-row .bpe-button{padding:.1rem .6rem;}
 """
     return f"<style>{css}</style>"
 

@@ -32,6 +32,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from bpeviz.classroom.codes import client_address, failed_joins, normal_code
 from bpeviz.classroom.hub import Hub, Subscriber, current_hub
+from bpeviz.classroom.public_url import join_base
 from bpeviz.classroom.qr import qr_svg
 from bpeviz.classroom.state import ENDED, ClassError, ClassGone, ClassState, Event, ended_event
 
@@ -295,7 +296,8 @@ async def class_qr(request: Request) -> Response:
     if code is None or await current_hub().read(code) is None:
         failed_joins.fail(address, session)
         return Response("No such class.", 404, media_type="text/plain")
-    link = str(request.base_url.replace(query=f"class={code}", path="/"))
+    base = join_base(str(request.base_url).rstrip("/"))
+    link = f"{base}/?class={code}"
     return Response(qr_svg(link), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
 

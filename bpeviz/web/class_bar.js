@@ -5,15 +5,27 @@
 // The code as a projector shows it: two groups of three.
 const spacedCode = (code) => `${code.slice(0, 3)} ${code.slice(3)}`;
 
-function joinLink(code) {
-  return `${location.origin}/?class=${code}`;
+// The join link: from the address students reach (the app's BPEVIZ_PUBLIC_URL), else this
+// page's own.
+function joinLink(code, base) {
+  return `${base || location.origin}/?class=${code}`;
 }
 
 // The teacher's bar: built once (its buttons keep keyboard focus, the QR code is fetched
-// once), its counts, score, join panel and board patched in place on every change.
+// once), its counts, score, join panel and board patched in place on every change. Once the
+// first students are in, the join panel folds into the bar's one line (the code, the count,
+// "Show join code"), so that the slide has the projector's first screen; the teacher can
+// open it again.
 function teacherBar(link, parts) {
   if (!parts.bar) buildTeacherBar(link, parts);
+  if (link.connected > 0 && !parts.folded) {
+    parts.folded = true;
+    parts.joinOpen = false;
+  }
   const at = parts.teacher;
+  // (said until students are in: they found the way)
+  at.warning.textContent = parts.warning || "";
+  at.warning.hidden = !parts.warning || parts.folded;
   const count = `${counted(link.connected, "student")} connected`;
   if (at.count.textContent !== count) at.count.textContent = count;
   at.score.textContent = link.score.answered ? `Class score: ${number(link.score.right)} of ${number(link.score.answered)} right` : "";
@@ -47,19 +59,22 @@ function buildTeacherBar(link, parts) {
   row.append(el("span", "bpe-class-title", "Live class"), el("span", "bpe-class-code-small", spacedCode(link.code)), count, joinButton, end, score);
   const join = el("div", "bpe-class-join");
   const words = el("div", "bpe-class-join-words");
-  words.append(el("p", "bpe-class-join-hint", "Join the class: open"), el("p", "bpe-class-link", joinLink(link.code)), el("p", "bpe-class-join-hint", "or go to the app and enter the code"));
+  words.append(el("p", "bpe-class-join-hint", "Join the class: open"), el("p", "bpe-class-link", joinLink(link.code, parts.joinBase)), el("p", "bpe-class-join-hint", "or go to the app and enter the code"));
   const code = el("p", "bpe-class-code", spacedCode(link.code));
   code.setAttribute("aria-label", `Class code ${link.code.split("").join(" ")}`);
   words.append(code);
   const qr = el("img", "bpe-class-qr");
   qr.src = `/api/class/${link.code}/qr.svg`;
-  qr.alt = `QR code of the join link ${joinLink(link.code)}`;
+  qr.alt = `QR code of the join link ${joinLink(link.code, parts.joinBase)}`;
   join.append(words, qr);
   const board = el("ol", "bpe-class-board");
   board.setAttribute("aria-label", "Best scores");
-  bar.append(row, join, board);
+  // A join link no student can open (a loopback address) is said in words, with what to set.
+  const warning = el("p", "bpe-class-warning");
+  warning.setAttribute("role", "alert");
+  bar.append(row, warning, join, board);
   parts.bar = bar;
-  parts.teacher = { count, score, joinButton, join, board, drawnBoard: null };
+  parts.teacher = { count, score, joinButton, join, board, warning, drawnBoard: null };
 }
 
 // The slide the teacher shows, in words (a lesson's slide, else nothing): "Slide 3 of 14:
@@ -181,6 +196,8 @@ function mountClassBar(root, data, report) {
     held.role = data.role;
   }
   held.page = data.page;
+  held.joinBase = data.join || "";
+  held.warning = data.warning || "";
   // A following student goes where the teacher is: first to the teacher's run (each asked
   // for once: a run the app cannot give is not asked for again), then to the teacher's page.
   held.go = () => {

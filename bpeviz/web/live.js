@@ -139,8 +139,11 @@ export class ClassLink {
         this.score = message.score;
         this.question = message.question;
         if (message.me) this.me = { ...this.me, right: message.me.right, answered: message.me.answered, nick: message.me.nick || this.me.nick };
-        if (this.teacher && this.view && this.pending === null) this.send({ type: "view", view: this.view }); // a reconnect: the teacher's view stands
-        else {
+        // The teacher's own view stands (a reconnect, or one shown before the socket opened):
+        // sent now, or by the send already pending (it sends this.view: keep it).
+        if (this.teacher && this.view) {
+          if (this.pending === null) this.send({ type: "view", view: this.view });
+        } else {
           this.view = message.view;
           this.resumed = this.teacher; // a reloaded teacher's step view takes the class's step
         }

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import _MESSAGE_COUNTER_JS, AppPage
-from test_live_class import start_class, wait_connected
+from test_live_class import join, start_class, wait_connected
 
 pytestmark = pytest.mark.browser
 
@@ -103,3 +103,47 @@ def test_a_phone_can_tap_next_at_every_scroll_position(
         assert f"Merge {k}" in summary.inner_text(), summary.inner_text()
     phone.page.screenshot(path=str(screenshots / "lecture_phone_next_at_bottom_390x844.png"))
     phone.assert_clean()
+
+
+def test_the_projector_shows_a_large_code_then_folds_it_once_students_join(
+    app: AppPage, new_page: Any, screenshots: Any
+) -> None:
+    """1280x720 in presentation mode, the bundled lesson's slide 4 (a Step slide): the code
+    is at least 72 px tall before anyone joins and the loopback link is warned about; once
+    a student is in, the panel folds and the slide's tokens are on the first screen, and
+    the student's bar names the slide."""
+    app.page.set_viewport_size({"width": 1280, "height": 720})
+    app.open("step", present="true", lesson="bpe", slide=4, sample="cat_sat", step=1)
+    app.wait_view(1)
+    app.goto(f"{app.page.url}&class=new")  # the teacher starts the class on the slide
+    app.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
+    app.wait_view()
+    code_box = app.page.locator(".bpe-class-code")
+    height = code_box.evaluate("(el) => parseFloat(getComputedStyle(el).fontSize)")
+    assert height >= 72, f"the join code is {height} px tall"
+    assert (code_box.bounding_box() or {}).get("height", 0) >= 72
+    warning = app.page.locator(".bpe-class-warning")
+    assert warning.is_visible()
+    assert "127.0.0.1 is this computer" in warning.inner_text()
+    assert "BPEVIZ_PUBLIC_URL" in warning.inner_text()
+    app.page.screenshot(path=str(screenshots / "lecture_projector_before_join_1280x720.png"))
+    code = app.page.evaluate("new URLSearchParams(location.search).get('class')")
+    student = new_page()
+    join(student, code)
+    wait_connected(app, 1)
+    app.page.wait_for_function("() => document.querySelector('.bpe-class-join').hidden")
+    token = app.page.locator(".bpe-step .bpe-scroll .bpe-t").first
+    assert token.evaluate(
+        "(el) => { const r = el.getBoundingClientRect();"
+        " return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; }"
+    ), "no token of the slide on the projector's first screen"
+    assert app.page.get_by_role("button", name="Show join code").is_visible()
+    app.page.screenshot(path=str(screenshots / "lecture_projector_after_join_1280x720.png"))
+    slide = student.page.locator(".bpe-class-slide")
+    student.page.wait_for_function(
+        "() => document.querySelector('.bpe-class-slide')?.textContent.startsWith('Slide 4 of')"
+    )
+    assert slide.is_visible()
+    student.wait_view(1)  # the slide's step, the teacher's before the class began
+    app.assert_clean()
+    student.assert_clean()
