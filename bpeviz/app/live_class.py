@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
+from bpeviz.app.class_results import checked_results, results_csv, results_json
 from bpeviz.app.lesson import PARAMS, TEXT_BOXES
 from bpeviz.app.lesson_view import current_lesson
 from bpeviz.app.settings import KEY_SOURCE, STATE_KEYS, Message
@@ -31,6 +32,7 @@ from bpeviz.classroom.codes import client_address, failed_joins, normal_code
 from bpeviz.classroom.hub import current_hub, run_id
 from bpeviz.classroom.public_url import PublicUrlError, is_loopback, loopback_warning, public_url
 from bpeviz.classroom.state import MAX_TITLE_CHARS, PAGES, ClassError, View
+from bpeviz.readable import counted
 
 KEY_CLASS = "class"  # the query parameter: "new", or a class's code
 KEY_HELD = "_live_class"  # this session's class: {"code", "role", "key"?, "checked"?}
@@ -40,6 +42,7 @@ KEY_ENDED = "_live_class_ended"  # the class ended: say so once
 KEY_PAGE_SETTINGS = "_live_class_pages"  # the teacher's page settings, as last seen
 KEY_FOLLOW_PAGE = "_live_class_follow"  # a student took the teacher's run: go to this page
 KEY_JOINER = "_live_class_joiner"  # this session's name for the limit on wrong codes
+KEY_RESULTS = "_live_class_results"  # (code, questions): the teacher's class's results
 
 # The pages' settings a class shares (the Step page's own travel in the view, no rerun).
 PAGE_KEYS = tuple(key for key, param in PARAMS.items() if param.pages and "step" not in param.pages)
@@ -103,6 +106,44 @@ def _follow_run() -> None:
     held["run"] = run_id(run)
     if asked.get("page") in PAGES:
         st.session_state[KEY_FOLLOW_PAGE] = asked["page"]
+
+
+def _keep_results() -> None:
+    """The class bar's callback: the teacher's browser has the class's results (a question
+    revealed, or a reload): keep them for the downloads, during and after class."""
+    held = held_class()
+    raw = getattr(st.session_state.get(KEY_BAR), "results", None)
+    if held is not None and held["role"] == "teacher":
+        st.session_state[KEY_RESULTS] = (held["code"], checked_results(raw))
+
+
+def results_downloads() -> None:
+    """The class's results as CSV and JSON, for the teacher (kept after the class ends), in
+    the sidebar: the teacher's laptop, not the projected page."""
+    kept = st.session_state.get(KEY_RESULTS)
+    if not kept or not kept[1]:
+        return
+    code, questions = kept
+    with st.sidebar.container(horizontal=True, gap="small", key="class_results"):
+        label = counted(len(questions), "question")
+        st.download_button(
+            f"Class results, {label} (CSV)",
+            data=lambda: results_csv(questions),
+            file_name=f"class_{code}_results.csv",
+            mime="text/csv",
+            key="class_results_csv",
+            on_click="ignore",
+        )
+        st.download_button(
+            "(JSON)",
+            data=lambda: results_json(code, questions),
+            file_name=f"class_{code}_results.json",
+            mime="application/json",
+            key="class_results_json",
+            on_click="ignore",
+            help="The same results as JSON: per question the pairs, the right ones, the "
+            "counts and each student's answer.",
+        )
 
 
 def _publish_run(held: dict[str, Any]) -> str:
@@ -244,6 +285,7 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
     if held is None:
         if st.session_state.pop(KEY_ENDED, False):
             st.info("The live class has ended. Everything here is yours to explore.")
+        results_downloads()  # a teacher's class that ended: its results stay
         return
     data: dict[str, Any] = {
         "kind": "class",
@@ -257,6 +299,8 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         data["run"] = _publish_run(held)
         data["slide"] = _slide_shown()
         data["join"], data["warning"] = _join_base()
+        kept = st.session_state.get(KEY_RESULTS)
+        data["results"] = len(kept[1]) if kept and kept[0] == held["code"] else 0
     else:
         data["run"] = held.get("run", "")
     result = component(
@@ -266,6 +310,7 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         on_go_change=lambda: None,
         on_left_change=lambda: None,
         on_run_change=_follow_run,
+        on_results_change=_keep_results,
     )
     claimed = result.get("teacher") if result else None
     if held["role"] != "teacher" and isinstance(claimed, dict) and not held.get("checked"):
@@ -274,6 +319,8 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         if isinstance(key, str) and current_hub().is_teacher(held["code"], key):
             held.update(role="teacher", key=key)
         st.rerun()
+    if held["role"] == "teacher":
+        results_downloads()
     if result and result.get("left"):
         if result.get("left") == "ended":
             st.session_state[KEY_ENDED] = True

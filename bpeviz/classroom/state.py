@@ -283,7 +283,25 @@ class ClassState:
             "right": right,
             "score": self.score(),
         }
-        return [Event("all", reveal), self._board()]
+        return [Event("all", reveal), self._board(), self._answers(question)]
+
+    def _answers(self, question: Question) -> Event:
+        """The teacher's record of a revealed question, for the class's results: who chose
+        which row, each student by nickname or else by number (in the order they joined;
+        the same number all class long)."""
+        numbers = {student_id: n for n, student_id in enumerate(self.students, start=1)}
+        answers = [
+            [self.students[student_id].nick or f"Student {numbers[student_id]}", row]
+            for student_id, row in question.answers.items()
+        ]
+        message = {
+            "type": "answers",
+            "step": question.step,
+            "spread": question.spread(),
+            "right_rows": question.right_rows,
+            "answers": answers,
+        }
+        return Event("teacher", message)
 
     def score(self) -> dict[str, int]:
         return {"right": self.right_total, "answered": self.answered_total}
@@ -306,7 +324,8 @@ class ClassState:
         )
 
     def _board(self) -> Event:
-        named = [s for s in self.students.values() if s.nick and s.answered]
+        # a board of best scores: never a nickname with none right (projected, it shames)
+        named = [s for s in self.students.values() if s.nick and s.right]
         named.sort(key=lambda s: (-s.right, s.answered, s.nick))
         board = [{"nick": s.nick, "right": s.right, "answered": s.answered} for s in named]
         return Event("teacher", {"type": "board", "top": board[:TOP_SCORES]})

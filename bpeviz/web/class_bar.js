@@ -33,12 +33,21 @@ function teacherBar(link, parts) {
   at.joinButton.textContent = parts.joinOpen ? "Hide join code" : "Show join code";
   at.joinButton.setAttribute("aria-expanded", String(parts.joinOpen));
   at.join.hidden = !parts.joinOpen;
+  // The board of best scores, by nickname: only when the teacher shows it (never zero scores:
+  // the server leaves those out).
+  at.boardButton.textContent = parts.showBoard ? "Hide best scores" : "Show best scores";
+  at.boardButton.setAttribute("aria-pressed", String(Boolean(parts.showBoard)));
+  at.boardButton.hidden = !link.board.length;
+  if (link.results.length !== parts.resultsTold) {
+    parts.resultsTold = link.results.length; // the app offers them as CSV and JSON
+    parts.report("results", link.results);
+  }
   const entries = link.board.map((entry) => `${entry.nick}: ${number(entry.right)} of ${number(entry.answered)}`);
   if (entries.join("\n") !== at.drawnBoard) {
     at.drawnBoard = entries.join("\n");
     at.board.replaceChildren(...entries.map((words) => el("li", "", words)));
   }
-  at.board.hidden = !entries.length;
+  at.board.hidden = !entries.length || !parts.showBoard;
   return parts.bar;
 }
 
@@ -53,10 +62,15 @@ function buildTeacherBar(link, parts) {
     parts.redraw();
   });
   const end = button("End class", "End the class for everyone.", () => {
-    if (confirm("End the class for every student?")) link.end();
+    const kept = link.results.length ? ` Its results (${counted(link.results.length, "question")}) stay here to download.` : "";
+    if (confirm(`End the class for every student?${kept}`)) link.end();
+  });
+  const boardButton = button("Show best scores", "The nicknames with the most right answers, on screen.", () => {
+    parts.showBoard = !parts.showBoard;
+    parts.redraw();
   });
   const score = el("span", "bpe-class-score");
-  row.append(el("span", "bpe-class-title", "Live class"), el("span", "bpe-class-code-small", spacedCode(link.code)), count, joinButton, end, score);
+  row.append(el("span", "bpe-class-title", "Live class"), el("span", "bpe-class-code-small", spacedCode(link.code)), count, joinButton, end, boardButton, score);
   const join = el("div", "bpe-class-join");
   const words = el("div", "bpe-class-join-words");
   words.append(el("p", "bpe-class-join-hint", "Join the class: open"), el("p", "bpe-class-link", joinLink(link.code, parts.joinBase)), el("p", "bpe-class-join-hint", "or go to the app and enter the code"));
@@ -74,7 +88,7 @@ function buildTeacherBar(link, parts) {
   warning.setAttribute("role", "alert");
   bar.append(row, warning, join, board);
   parts.bar = bar;
-  parts.teacher = { count, score, joinButton, join, board, warning, drawnBoard: null };
+  parts.teacher = { count, score, joinButton, boardButton, join, board, warning, drawnBoard: null };
 }
 
 // The slide the teacher shows, in words (a lesson's slide, else nothing): "Slide 3 of 14:
@@ -197,6 +211,8 @@ function mountClassBar(root, data, report) {
   }
   held.page = data.page;
   held.joinBase = data.join || "";
+  held.report = report;
+  if (held.resultsTold === undefined) held.resultsTold = data.results || 0; // what the app has
   held.warning = data.warning || "";
   // A following student goes where the teacher is: first to the teacher's run (each asked
   // for once: a run the app cannot give is not asked for again), then to the teacher's page.

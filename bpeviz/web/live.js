@@ -64,6 +64,8 @@ export class ClassLink {
     this.score = { right: 0, answered: 0 };
     this.me = { right: 0, answered: 0, nick: "" };
     this.board = [];
+    this.results = role === "teacher" ? storedResults(code) : []; // class_results.js
+    this.offered = null; // the pairs of the question being revealed: {step, pairs}
     this.status = "connecting";
     this.problem = ""; // the last refusal, for the class bar: said until PROBLEM_SHOWN_MS
     this.problemTimer = null;
@@ -181,6 +183,9 @@ export class ClassLink {
       case "board":
         this.board = message.top;
         break;
+      case "answers": // the teacher's record of a revealed question
+        keepAnswers(this, message);
+        break;
       case "ended":
         this.ended = true;
         this.status = "ended";
@@ -227,6 +232,7 @@ export class ClassLink {
   }
 
   reveal(record, k) {
+    this.offered = { step: k, pairs: offeredPairs(record, k) };
     this.send({ type: "reveal", step: k, right_rows: [...rightRows(quizChoices(record, k))] });
   }
 

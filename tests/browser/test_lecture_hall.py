@@ -147,3 +147,68 @@ def test_the_projector_shows_a_large_code_then_folds_it_once_students_join(
     student.wait_view(1)  # the slide's step, the teacher's before the class began
     app.assert_clean()
     student.assert_clean()
+
+
+def answer(student: AppPage, row: int) -> None:
+    student.page.locator(f".bpe-class-quiz .bpe-choice[data-row='{row}']:not(:disabled)").click()
+    student.page.get_by_text("Your answer is in").wait_for()
+
+
+def test_the_results_of_a_two_question_class_download_as_the_answers_given(
+    app: AppPage, new_page: Any, tmp_path: Any
+) -> None:
+    """Two students (one nickname a spreadsheet formula) answer two class questions; the
+    teacher downloads the results as CSV and JSON: they hold what each student answered, the
+    counts, and the formula as text. While a question is open the teacher's card counts
+    the answers but shows no spread."""
+    import csv
+    import json
+
+    code = start_class(app)
+    students = [new_page(), new_page()]
+    for student, nick in zip(students, ("Ada", "=1+2"), strict=True):
+        join(student, code)
+        box = student.page.get_by_label("Nickname shown on the teacher's screen (optional)")
+        box.fill(nick)
+        box.press("Enter")
+    wait_connected(app, 2)
+    app.page.get_by_label("Guess the next merge").check()
+    tally = app.page.locator(".bpe-class-tally")
+    given = [(0, 1), (2, 0)]  # per question: Ada's row, then the other's
+    for number, rows in enumerate(given):
+        for student in students:
+            student.wait_view(number, "quiz")
+        for student, row in zip(students, rows, strict=True):
+            answer(student, row)
+        tally.filter(has_text="2 of 2 students answered").wait_for()
+        assert app.page.locator(".bpe-class-quiz .bpe-choice-votes").count() == 0
+        app.page.get_by_role("button", name="Reveal the answer").click()
+        app.page.locator(".bpe-class-quiz .bpe-choice-votes").first.wait_for()
+        if number == 0:
+            app.page.get_by_role("button", name="Next question ›").click()
+            app.wait_view(1, "quiz")
+    csv_button = app.page.get_by_role("button", name="Class results, 2 questions (CSV)")
+    csv_button.wait_for(timeout=30_000)
+    with app.page.expect_download() as download:
+        csv_button.click()
+    rows = list(csv.DictReader(download.value.path().read_text(encoding="utf-8").splitlines()))
+    with app.page.expect_download() as download:
+        app.page.get_by_role("button", name="(JSON)").click()
+    results = json.loads(download.value.path().read_text(encoding="utf-8"))
+    assert results["class"] == code
+    questions = results["questions"]
+    assert [q["merge"] for q in questions] == [1, 2]
+    for question, (ada, other) in zip(questions, given, strict=True):
+        assert question["answers"] == [
+            {"student": "Ada", "choice": ada},
+            {"student": "=1+2", "choice": other},
+        ]
+        counts = [0] * 4
+        counts[ada] += 1
+        counts[other] += 1
+        assert question["counts"] == counts
+        assert 0 in question["right_rows"] and all(question["choices"])
+    assert len(rows) == 8  # two questions, four pairs each
+    chose = {(r["merge"], r["choice"]): r["students"] for r in rows if r["students"]}
+    assert chose == {("1", "0"): "Ada", ("1", "1"): "'=1+2", ("2", "2"): "Ada", ("2", "0"): "'=1+2"}
+    app.assert_clean()
