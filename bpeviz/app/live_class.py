@@ -26,7 +26,7 @@ from bpeviz.app.class_results import checked_results, results_csv, results_json
 from bpeviz.app.lesson import PARAMS, TEXT_BOXES
 from bpeviz.app.lesson_view import current_lesson
 from bpeviz.app.settings import KEY_SOURCE, STATE_KEYS, Message
-from bpeviz.app.state import KEY_STEP, KEY_UPLOADED
+from bpeviz.app.state import KEY_PAGE_SETTINGS, KEY_STEP, KEY_UPLOADED
 from bpeviz.app.step_view import component
 from bpeviz.classroom.codes import client_address, failed_joins, normal_code
 from bpeviz.classroom.hub import current_hub, run_id
@@ -39,7 +39,6 @@ KEY_HELD = "_live_class"  # this session's class: {"code", "role", "key"?, "chec
 KEY_BAR = "class_bar"  # the class bar's component
 KEY_TYPED = "class_code"  # the sidebar's box for a code read off the projector
 KEY_ENDED = "_live_class_ended"  # the class ended: say so once
-KEY_PAGE_SETTINGS = "_live_class_pages"  # the teacher's page settings, as last seen
 KEY_FOLLOW_PAGE = "_live_class_follow"  # a student took the teacher's run: go to this page
 KEY_JOINER = "_live_class_joiner"  # this session's name for the limit on wrong codes
 KEY_RESULTS = "_live_class_results"  # (code, questions): the teacher's class's results
@@ -81,11 +80,14 @@ def _give_run(run: Mapping[str, Any]) -> None:
     for key, value in run.get("state", {}).items():
         if key in STATE_KEYS:
             state[key] = value
-    for key, value in run.get("pages", {}).items():
-        if key in PAGE_KEYS:
-            state[key] = value
+    pages = run.get("pages", {})
+    for key in PAGE_KEYS:
+        if key in pages:
+            state[key] = pages[key]
             if key in TEXT_BOXES:  # the box shows this text, not the one it was seeded with
                 state[f"_seeded_{key}"] = True
+        else:  # the class's run leaves it to its default (slide 2's "Token ids" stays there)
+            state.pop(key, None)
     upload = run.get("upload")
     if upload:
         state[KEY_UPLOADED] = (upload[0], base64.b64decode(upload[1]))
@@ -144,6 +146,17 @@ def results_downloads() -> None:
             help="The same results as JSON: per question the pairs, the right ones, the "
             "counts and each student's answer.",
         )
+
+
+def _own_settings(held: dict[str, Any]) -> bool:
+    """Whether a student changed a setting of the class's run (a sidebar setting, a page's):
+    their page no longer shows the teacher's view, and the bar must say so."""
+    run = current_hub().run_of(held["code"])
+    if run is None or run_id(run) != held.get("run"):
+        return False  # the class moved on: following asks for its new run
+    state = st.session_state
+    given = {**run.get("state", {}), **run.get("pages", {})}
+    return any(key in state and str(state[key]) != str(value) for key, value in given.items())
 
 
 def _publish_run(held: dict[str, Any]) -> str:
@@ -302,7 +315,9 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         kept = st.session_state.get(KEY_RESULTS)
         data["results"] = len(kept[1]) if kept and kept[0] == held["code"] else 0
     else:
-        data["run"] = held.get("run", "")
+        own = _own_settings(held)
+        data["own"] = own  # the bar detaches the student: "Exploring on my own"
+        data["run"] = "" if own else held.get("run", "")  # "Follow" asks for the class's run
     result = component(
         data=data,
         key=KEY_BAR,

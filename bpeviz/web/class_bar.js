@@ -139,6 +139,7 @@ function studentBar(link, parts) {
   const toggle = link.following
     ? button("Explore", "Step freely; the teacher's steps no longer move your view.", () => link.explore())
     : button("Follow", "Back to the teacher's view, and follow it.", () => {
+        parts.asked = parts.askedRun = null; // ask again: the teacher's run, then page
         link.follow();
         parts.go();
       }, true);
@@ -199,6 +200,9 @@ function mountClassBar(root, data, report) {
     closeSidebarOverPage();
   }
   const link = classLink(data.code, data.role, data.key || storedTeacherKey(data.code));
+  // A following student who changed a setting of the class's run sees their own view: the
+  // bar says so (one of two states, never "following" over a view of one's own).
+  if (data.own && !link.teacher && link.following) link.explore();
   const newSlide = link.teacher && JSON.stringify(link.slide || null) !== JSON.stringify(data.slide || null);
   link.slide = data.slide || null;
   const newRun = link.run !== data.run;
