@@ -326,6 +326,8 @@ def test_axe_finds_nothing_in_a_live_class(lesson: Any, axe: Path) -> None:
     revealed with the best scores, a student exploring alone."""
     teacher, students, _ = lesson
     student = students[0]
+    # students are in: the join panel is folded; the teacher opens it again
+    teacher.page.get_by_role("button", name="Show join code").click()
     assert_no_violations(teacher.page, axe, "the teacher's bar, join code and QR code shown")
     assert_no_violations(student.page, axe, "a student's bar, following")
     nick = student.page.get_by_label("Nickname shown on the teacher's screen (optional)")
@@ -340,6 +342,7 @@ def test_axe_finds_nothing_in_a_live_class(lesson: Any, axe: Path) -> None:
     assert_no_violations(teacher.page, axe, "the teacher's quiz with a vote counted")
     teacher.page.get_by_role("button", name="Reveal the answer").click()
     student.page.get_by_text("✓ Right!").wait_for()
+    teacher.page.get_by_role("button", name="Show best scores").click()
     teacher.page.locator(".bpe-class-board").wait_for()
     assert_no_violations(teacher.page, axe, "the answer revealed, the best scores shown")
     assert_no_violations(student.page, axe, "a student's verdict")
@@ -388,6 +391,7 @@ def test_the_teachers_bar_keeps_focus_and_its_qr_code_as_students_come_and_go(
     node (a probe set on it stays), and so is the QR code's image (not fetched again)."""
     teacher, students, _ = lesson
     bar = teacher.page.locator(".bpe-class-teacher")
+    bar.get_by_role("button", name="Show join code").click()  # folded once students joined
     hide = bar.get_by_role("button", name="Hide join code")
     hide.focus()
     teacher.page.evaluate(
