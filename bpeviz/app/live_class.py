@@ -148,17 +148,6 @@ def results_downloads() -> None:
         )
 
 
-def _own_settings(held: dict[str, Any]) -> bool:
-    """Whether a student changed a setting of the class's run (a sidebar setting, a page's):
-    their page no longer shows the teacher's view, and the bar must say so."""
-    run = current_hub().run_of(held["code"])
-    if run is None or run_id(run) != held.get("run"):
-        return False  # the class moved on: following asks for its new run
-    state = st.session_state
-    given = {**run.get("state", {}), **run.get("pages", {})}
-    return any(key in state and str(state[key]) != str(value) for key, value in given.items())
-
-
 def _publish_run(held: dict[str, Any]) -> str:
     """The teacher's run, stored for the class when it changed; its name for the views."""
     run = _run_of_session()
@@ -315,9 +304,7 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         kept = st.session_state.get(KEY_RESULTS)
         data["results"] = len(kept[1]) if kept and kept[0] == held["code"] else 0
     else:
-        own = _own_settings(held)
-        data["own"] = own  # the bar detaches the student: "Exploring on my own"
-        data["run"] = "" if own else held.get("run", "")  # "Follow" asks for the class's run
+        data["run"] = held.get("run", "")
     result = component(
         data=data,
         key=KEY_BAR,

@@ -200,9 +200,6 @@ function mountClassBar(root, data, report) {
     closeSidebarOverPage();
   }
   const link = classLink(data.code, data.role, data.key || storedTeacherKey(data.code));
-  // A following student who changed a setting of the class's run sees their own view: the
-  // bar says so (one of two states, never "following" over a view of one's own).
-  if (data.own && !link.teacher && link.following) link.explore();
   const newSlide = link.teacher && JSON.stringify(link.slide || null) !== JSON.stringify(data.slide || null);
   link.slide = data.slide || null;
   const newRun = link.run !== data.run;

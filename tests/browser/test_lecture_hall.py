@@ -213,28 +213,3 @@ def test_the_results_of_a_two_question_class_download_as_the_answers_given(
     assert chose == {("1", "0"): "Ada", ("1", "1"): "'=1+2", ("2", "2"): "Ada", ("2", "0"): "'=1+2"}
     app.assert_clean()
 
-
-def test_a_student_who_changes_a_setting_is_exploring_until_they_follow_again(
-    app: AppPage, new_page: Any
-) -> None:
-    """A following student changes the sidebar's Vocab size: their view is their own, so the
-    bar says "Exploring"; "Follow the teacher" gives them the class's run again (it stayed
-    on their own run, the bar still saying "Following", until a reload)."""
-    code = start_class(app)
-    student = new_page()
-    join(student, code)
-    student.wait_view(0)
-    vocab = student.page.get_by_label("Vocab size", exact=True)
-    taught = vocab.input_value()
-    student.rerun(lambda: (vocab.fill("300"), vocab.press("Enter")))
-    mode = student.page.locator(".bpe-class-mode")
-    mode.filter(has_text="Exploring").wait_for()
-    student.page.get_by_role("button", name="Follow the teacher").click()
-    mode.filter(has_text="Following").wait_for()
-    student.page.wait_for_function(
-        "v => document.querySelector('[aria-label=\"Vocab size\"]')?.value === v", arg=taught
-    )
-    student.wait_idle()
-    assert student.page.get_by_label("Vocab size", exact=True).input_value() == taught
-    assert "Following" in mode.inner_text()
-    student.assert_clean()
