@@ -391,6 +391,10 @@ def stop(cluster: Cluster) -> None:
 
 
 def main() -> int:
+    sys.path.insert(0, str(ROOT))  # run as a script: bpeviz is ROOT's package
+    from bpeviz.classroom.public_url import ENV_NAME as PUBLIC_URL_ENV
+    from bpeviz.classroom.public_url import checked_public_url
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=8501, help="nginx's public port")
@@ -403,10 +407,21 @@ def main() -> int:
         help="open classes started from one network address (a building behind one NAT "
         f"address; default {CLASSES_PER_ADDRESS}, or BPEVIZ_CLASSES_PER_ADDRESS)",
     )
+    parser.add_argument(
+        "--public-url",
+        help="the address students open (join links, QR codes), e.g. http://192.168.1.20:8501; "
+        f"default: ${PUBLIC_URL_ENV}, else the teacher's own address",
+    )
     args = parser.parse_args()
     if args.classes_per_address < 1:
         print("cannot serve: --classes-per-address must be at least 1", file=sys.stderr)
         return 2
+    if args.public_url:  # the workers read it from their environment
+        try:
+            os.environ[PUBLIC_URL_ENV] = checked_public_url(args.public_url)
+        except ValueError as error:
+            print(f"cannot serve: {error}", file=sys.stderr)
+            return 2
     try:
         cluster = start(
             args.workers,

@@ -35,6 +35,7 @@ SCRIPTS = (  # each file uses only what it or an earlier one defines (tests/test
     "panels.js",
     "quiz.js",
     "live_quiz.js",
+    "class_results.js",
     "controls.js",
     "address.js",
     "step_view.js",
