@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bpeviz.algorithms import ALGORITHMS, algorithm_problems
+from bpeviz.budget import NO_BUDGET_FLAG, SERVER_BUDGET
 from bpeviz.bundled import bundled_names, load_bundled, missing_note, prompt_text
 from bpeviz.cli_files import (
     STDIN,
@@ -176,6 +177,12 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--min-frequency", type=int, default=1, metavar="N", help="stop below this pair count"
+    )
+    parser.add_argument(
+        NO_BUDGET_FLAG,
+        action="store_true",
+        help="train past the budget the app keeps to (merges × symbols, the new tokens' "
+        "length): for big runs on your own computer",
     )
 
 
@@ -517,7 +524,10 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
         )
     progress = _Progress(sys.stderr)
     try:
-        return History(run_training(corpus, config, progress=progress, top_pairs=TOP_PAIRS))
+        budget = None if args.no_budget else SERVER_BUDGET
+        return History(
+            run_training(corpus, config, progress=progress, top_pairs=TOP_PAIRS, budget=budget)
+        )
     finally:
         progress.close()
 
