@@ -414,3 +414,28 @@ def test_an_error_in_one_sockets_handler_is_told_to_it_and_ends_no_other(
     told, heard = run_coroutine(scenario())
     assert told["message"] == "The server could not do that: try again, or reload the page."
     assert not told.get("fatal") and heard == "view"
+
+
+@pytest.mark.parametrize(
+    "frame", [b"\x00binary", "[" * 1500], ids=["binary frames", "JSON too deep"]
+)
+def test_frames_no_page_sends_are_strikes_and_log_nothing(
+    server_url: str, code: str, frame: bytes | str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Binary frames, and JSON nested past what a page sends (which the JSON parser would
+    meet as a RecursionError), are strikes like any refused message: 30 of them close the
+    socket as too many refused, and fill no log with tracebacks."""
+
+    async def scenario() -> tuple[list[dict[str, Any]], Any]:
+        client = await student(server_url, code)
+        for _ in range(30):
+            with contextlib.suppress(ConnectionClosed):
+                await client.send(frame)
+        return await until_closed(client)
+
+    with caplog.at_level("WARNING"):
+        heard, closed = run_coroutine(scenario())
+    assert closed is not None and closed.code == 1008
+    assert closed.reason == routes.close_reason(routes.STRUCK_OUT)
+    assert [m for m in heard if m["type"] == "error" and m.get("fatal")]
+    assert len([r for r in caplog.records if r.name.startswith("bpeviz")]) <= 2

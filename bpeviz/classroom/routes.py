@@ -34,7 +34,14 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from bpeviz.classroom.codes import TOO_MANY, client_address, normal_code
 from bpeviz.classroom.hub import Hub, Subscriber, current_hub
 from bpeviz.classroom.qr import qr_svg
-from bpeviz.classroom.state import ENDED, ClassError, ClassGone, ClassState, ended_event
+from bpeviz.classroom.state import (
+    ENDED,
+    ClassError,
+    ClassGone,
+    ClassState,
+    ClassUnavailable,
+    ended_event,
+)
 
 log = logging.getLogger(__name__)
 
@@ -94,13 +101,26 @@ class Bucket:
         return True
 
 
-async def _receive(socket: WebSocket, timeout: float | None = None) -> dict[str, Any]:
-    text = await asyncio.wait_for(socket.receive_text(), timeout)
+async def _read(socket: WebSocket, timeout: float | None = None) -> str:
+    """The next message's text, bounded. A binary frame is a refused message (a strike),
+    not a fault: no page sends one."""
+    frame = await asyncio.wait_for(socket.receive(), timeout)
+    if frame["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(frame.get("code", 1000), frame.get("reason"))
+    text = frame.get("text")
+    if not isinstance(text, str):
+        raise ClassError("A class message is JSON text, not binary.")
     if len(text.encode("utf-8")) > MAX_MESSAGE_BYTES:
         raise MessageTooLong(TOO_LONG)
+    return text
+
+
+def _parse(text: str) -> dict[str, Any]:
+    """A class message from its text; JSON nested deeper than the parser goes (1,500 ``[``
+    fit in the size limit) is refused like any other bad JSON."""
     try:
         message = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ClassError("That message is not JSON.") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         raise ClassError("A message is a JSON object with a type.")
@@ -207,7 +227,7 @@ async def _class_socket(socket: WebSocket) -> None:
     await socket.accept()
     address = client_address(socket.headers, socket.client.host if socket.client else None)
     try:
-        hello = await _receive(socket, HELLO_TIMEOUT_S)
+        hello = _parse(await _read(socket, HELLO_TIMEOUT_S))
     except WebSocketDisconnect:
         return
     except MessageTooLong:
@@ -262,7 +282,8 @@ async def _serve(
 ) -> None:
     bucket = Bucket()
     strikes = 0
-    receiver = asyncio.ensure_future(_receive(socket))
+    faults = 0
+    receiver = asyncio.ensure_future(_read(socket))
     while True:
         done, _ = await asyncio.wait({receiver, sender}, return_when=asyncio.FIRST_COMPLETED)
         if sender in done:  # the class ended, or this socket fell behind
@@ -270,9 +291,11 @@ async def _serve(
             return
         message: dict[str, Any] = {}
         try:
-            message = receiver.result()  # a message that is not a class message is a strike
-            if not bucket.take():
+            slow = not bucket.take()  # before any parsing: a flood costs the server little
+            text = receiver.result()  # a frame that is not a class message is a strike
+            if slow:
                 raise ClassError("Too many messages: slow down.")
+            message = _parse(text)
             change = _teacher_change(message) if teacher else _student_change(student_id, message)
             await hub.change(code, change)
             if message["type"] == "answer" and not teacher:  # now the page may say it is in
@@ -285,20 +308,21 @@ async def _serve(
             receiver.cancel()
             await _gone(socket)
             return
-        except ClassError as error:
+        except (WebSocketDisconnect, asyncio.CancelledError, ClassUnavailable):
+            raise
+        except Exception as error:  # a refusal, or a fault in a change: a strike either way
             strikes += 1
+            if not isinstance(error, ClassError):  # logged once a socket: no log floods
+                faults += 1
+                if faults == 1:
+                    log.exception("class %s: a message failed", code)
             if strikes > RATE_BURST:
                 await _refuse(socket, STRUCK_OUT)
                 return
-            refused = {"type": "error", "message": str(error), "refused": message.get("type")}
+            said = str(error) if isinstance(error, ClassError) else FAULT
+            refused = {"type": "error", "message": said, "refused": message.get("type")}
             await socket.send_text(json.dumps(refused))
-        except (WebSocketDisconnect, asyncio.CancelledError):
-            raise
-        except Exception:  # a fault in a change: told to this page, which stays in
-            log.exception("class %s: a message failed", code)
-            refused = {"type": "error", "message": FAULT, "refused": message.get("type")}
-            await socket.send_text(json.dumps(refused))
-        receiver = asyncio.ensure_future(_receive(socket))
+        receiver = asyncio.ensure_future(_read(socket))
 
 
 async def class_qr(request: Request) -> Response:

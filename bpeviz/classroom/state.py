@@ -41,6 +41,11 @@ class ClassError(ValueError):
     """A request the class refuses; the message says why, in one sentence for a person."""
 
 
+class ClassUnavailable(Exception):
+    """The class's store could not be reached a moment ago (Redis restarting, say): not a
+    refusal; the page is let go without a word of blame and tries again."""
+
+
 class ClassGone(ClassError):
     """The class has ended, or expired, or never was: every page still in it is told
     :data:`ENDED` and let go."""
