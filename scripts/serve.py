@@ -150,9 +150,12 @@ def new_proxy_secret() -> str:
 def worker_environment(
     redis_url: str, proxy_secret: str, classes_per_address: int
 ) -> dict[str, str]:
-    """A worker's environment: this one's, and where Redis is, nginx's secret, the class cap."""
+    """A worker's environment: this one's, and where Redis is, nginx's secret, the class cap;
+    and no address uvicorn takes ``X-Forwarded-For`` from (its default believes any loopback
+    peer's): nginx's secret is the one way a worker learns a browser's address."""
     return {
         **os.environ,
+        "FORWARDED_ALLOW_IPS": "",
         "BPEVIZ_REDIS_URL": redis_url,
         "BPEVIZ_PROXY_SECRET": proxy_secret,
         "BPEVIZ_CLASSES_PER_ADDRESS": str(classes_per_address),
