@@ -34,7 +34,7 @@ from websockets.exceptions import ConnectionClosed
 from bpeviz.classroom import routes
 from bpeviz.classroom.codes import JoinLimit
 from bpeviz.classroom.hub import current_hub
-from bpeviz.classroom.state import MAX_SOCKETS_PER_STUDENT, ClassState, View
+from bpeviz.classroom.state import MAX_SOCKETS_PER_STUDENT, ClassState, ClassUnavailable, View
 
 WAIT_S = 10.0
 STUDENT = {"type": "hello", "role": "student", "id": "student-0001"}
@@ -439,3 +439,28 @@ def test_frames_no_page_sends_are_strikes_and_log_nothing(
     assert closed.reason == routes.close_reason(routes.STRUCK_OUT)
     assert [m for m in heard if m["type"] == "error" and m.get("fatal")]
     assert len([r for r in caplog.records if r.name.startswith("bpeviz")]) <= 2
+
+
+def test_a_class_out_of_reach_for_a_moment_is_no_refusal(
+    server_url: str, code: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The class's store out of reach (Redis restarting: ClassUnavailable) is told as "try
+    again" and the socket closed 1013 (try again later): no fatal refusal, which would stop
+    the page reconnecting for good, and no traceback."""
+    hub = current_hub()
+
+    async def unavailable(*_args: Any) -> Any:
+        raise ClassUnavailable()
+
+    async def scenario() -> tuple[list[dict[str, Any]], Any]:
+        client = await student(server_url, code)
+        monkeypatch.setattr(hub, "change", unavailable)
+        await client.send(json.dumps({"type": "nick", "nick": "Ada"}))
+        return await until_closed(client)
+
+    with caplog.at_level("WARNING"):
+        heard, closed = run_coroutine(scenario())
+    errors = [m for m in heard if m["type"] == "error"]
+    assert errors and not any(m.get("fatal") for m in errors)
+    assert closed is not None and closed.code == 1013
+    assert not [r for r in caplog.records if r.name.startswith("bpeviz") and r.exc_info]

@@ -440,3 +440,34 @@ def test_a_refused_message_leaves_the_class_in_redis_byte_for_byte_the_same(
 
     before, after = run_coroutine(scenario())
     assert after == before
+
+
+def test_a_moment_without_redis_is_no_refusal_and_the_next_change_goes_through(
+    redis_url: str, raw: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis failing one write (a restart, a dropped connection) is not the class refusing
+    the change: it is ClassUnavailable, which the socket answers with "try again", never a
+    fatal refusal that would stop the page reconnecting; the next change is made."""
+    applied = redis_hub.apply_changes
+    failures = [redis.exceptions.ConnectionError("Connection reset by peer")]
+
+    def fails_once(*args: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return applied(*args)
+
+    async def scenario() -> tuple[BaseException | None, ClassState | None]:
+        async with two_workers(redis_url) as (first, _second):
+            code, _key = first.create(RUN, View())
+            monkeypatch.setattr(redis_hub, "apply_changes", fails_once)
+            try:
+                await first.change(code, lambda s: s.join("student-a"))
+                raised = None
+            except Exception as error:  # which one it is, is the test
+                raised = error
+            await first.change(code, lambda s: s.join("student-b"))
+            return raised, await first.read(code)
+
+    raised, read = run_coroutine(scenario())
+    assert isinstance(raised, state.ClassUnavailable) and not isinstance(raised, ClassError)
+    assert read is not None and set(read.students) == {"student-b"}

@@ -48,6 +48,7 @@ from bpeviz.classroom.state import (
     ClassError,
     ClassGone,
     ClassState,
+    ClassUnavailable,
     Event,
     View,
 )
@@ -278,12 +279,18 @@ class RedisHub:
         return state is not None and state.is_teacher(key)
 
     def was_given(self, code: str) -> bool:
-        return bool(self._sync.exists(self.given_key(code)))
+        try:
+            return bool(self._sync.exists(self.given_key(code)))
+        except RedisError as error:
+            raise ClassUnavailable() from error
 
     # ---- the sockets (the server's event loop) -----------------------------------------
 
     async def read(self, code: str) -> ClassState | None:
-        return self._open(await self._async.get(self.class_key(code)))
+        try:
+            return self._open(await self._async.get(self.class_key(code)))
+        except RedisError as error:  # a socket's page tries again (routes)
+            raise ClassUnavailable() from error
 
     async def change(self, code: str, change: Change) -> list[Event]:
         """Apply ``change`` to the class in Redis and publish its events, in one transaction.
@@ -344,7 +351,7 @@ class RedisHub:
                         continue
         except RedisError as error:  # Redis is down, say: no change in the batch was made
             log.warning("could not change class %s: %s", code, error)
-            outcomes = [ClassError("The class could not be reached: try again.")] * len(batch)
+            outcomes = [ClassUnavailable() for _ in batch]
         except Exception as error:  # a fault here: every caller gets it, none waits forever
             log.exception("could not change class %s", code)
             outcomes = [error] * len(batch)

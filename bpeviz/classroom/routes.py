@@ -36,6 +36,7 @@ from bpeviz.classroom.hub import Hub, Subscriber, current_hub
 from bpeviz.classroom.qr import qr_svg
 from bpeviz.classroom.state import (
     ENDED,
+    UNAVAILABLE,
     ClassError,
     ClassGone,
     ClassState,
@@ -59,6 +60,7 @@ STRUCK_OUT = "This page sent too many messages the class refuses: reload it."
 FELL_BEHIND = "This page fell behind the class: reconnecting."
 FAULT = "The server could not do that: try again, or reload the page."
 CLOSE_FAULT = 1011  # WebSocket close code: the server met an unexpected condition
+CLOSE_TRY_AGAIN = 1013  # WebSocket close code: try again later
 
 
 class MessageTooLong(Exception):
@@ -130,6 +132,12 @@ def _parse(text: str) -> dict[str, Any]:
 async def _refuse(socket: WebSocket, sentence: str) -> None:
     await socket.send_text(json.dumps({"type": "error", "message": sentence, "fatal": True}))
     await socket.close(CLOSE_POLICY, close_reason(sentence))
+
+
+async def _unavailable(socket: WebSocket) -> None:
+    """The class's store is out of reach for now: said (not fatal), closed, the page retries."""
+    await socket.send_text(json.dumps({"type": "error", "message": UNAVAILABLE}))
+    await socket.close(CLOSE_TRY_AGAIN, UNAVAILABLE)
 
 
 async def _gone(socket: WebSocket) -> None:
@@ -214,6 +222,10 @@ async def class_socket(socket: WebSocket) -> None:
     ends this socket alone, with a sentence; every other socket goes on."""
     try:
         await _class_socket(socket)
+    except ClassUnavailable:
+        log.warning("a class socket let go: the class could not be reached")
+        with contextlib.suppress(Exception):
+            await _unavailable(socket)
     except Exception:
         log.exception("a class socket failed")
         with contextlib.suppress(Exception):  # not fatal: the page tries again

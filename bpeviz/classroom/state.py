@@ -41,9 +41,15 @@ class ClassError(ValueError):
     """A request the class refuses; the message says why, in one sentence for a person."""
 
 
+UNAVAILABLE = "The class could not be reached: trying again."
+
+
 class ClassUnavailable(Exception):
     """The class's store could not be reached a moment ago (Redis restarting, say): not a
-    refusal; the page is let go without a word of blame and tries again."""
+    refusal (not a :class:`ClassError`): the page is let go and tries again."""
+
+    def __init__(self) -> None:
+        super().__init__(UNAVAILABLE)
 
 
 class ClassGone(ClassError):
