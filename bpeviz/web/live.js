@@ -93,7 +93,6 @@ export class ClassLink {
     const socket = new WebSocket(`${scheme}://${location.host}${CLASS_SOCKET}`);
     this.socket = socket;
     socket.addEventListener("open", () => {
-      this.tries = 0;
       const hello = { type: "hello", code: this.code, role: this.role };
       if (this.teacher) hello.key = this.key;
       else Object.assign(hello, { id: studentId(), nick: this.me.nick || "" });
@@ -139,7 +138,8 @@ export class ClassLink {
 
   hear(message) {
     switch (message.type) {
-      case "welcome":
+      case "welcome": // the class is back (an open alone is not: the server reads the hello after)
+        this.tries = 0;
         this.status = "live";
         this.connected = message.connected;
         this.score = message.score;
