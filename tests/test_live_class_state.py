@@ -367,3 +367,17 @@ def test_a_run_is_named_alike_whatever_the_order_of_its_settings() -> None:
     assert first == run_id({"state": {"vocab": 512, "sample": "english"}})
     assert first != run_id({"state": {"vocab": 513, "sample": "english"}})
     assert re.fullmatch(r"[0-9a-f]{16}", first)
+
+
+def test_with_the_defaults_one_address_cannot_fill_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One address (a building, or someone scripting ?class=new) starting every class it
+    may: others can still start theirs (the per-address cap is well below the server's)."""
+    monkeypatch.delenv("BPEVIZ_CLASSES_PER_ADDRESS", raising=False)
+    hub = MemoryHub()
+    with pytest.raises(ClassError, match="from this network address"):
+        for _ in range(MAX_CLASSES + 1):
+            hub.create({}, View(), creator="203.0.113.7")
+    hub.create({}, View(), creator="198.51.100.2")  # not "this server has ... open"
+    assert 4 * codes.classes_per_address() <= MAX_CLASSES

@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 MAX_STUDENTS = 200  # connected at once, per class
-MAX_CLASSES = 50  # open at once, per server
+MAX_CLASSES = 200  # open at once, per server (4 times the classes one address may open)
 MAX_SOCKETS_PER_STUDENT = 3  # a student's tabs (and a reload's new socket before the old drops)
 IDLE_LIMIT_S = 3 * 3600.0  # a class nobody drove for 3 hours ends
 MAX_NICK_CHARS = 24
