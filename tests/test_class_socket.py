@@ -464,3 +464,33 @@ def test_a_class_out_of_reach_for_a_moment_is_no_refusal(
     assert errors and not any(m.get("fatal") for m in errors)
     assert closed is not None and closed.code == 1013
     assert not [r for r in caplog.records if r.name.startswith("bpeviz") and r.exc_info]
+
+
+def test_a_teacher_page_hears_what_changed_between_its_hello_and_its_welcome(
+    server_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The class changes (another tab of the teacher moves to step 7) after the teacher's
+    socket is admitted but before it is subscribed: its welcome still has step 7, because it
+    reads the class after subscribing (an event before that it would never hear)."""
+    hub = current_hub()
+    code, key = hub.create({"state": {}}, View())
+    subscribe = hub.fanout.add
+
+    def moved_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        moved = ClassState.from_json(hub._classes[code].to_json())  # as another worker's write
+        moved.show({**View().__dict__, "step": 7}, time.time())
+        hub._classes[code] = moved
+        return subscribe(*args, **kwargs)
+
+    async def scenario() -> dict[str, Any]:
+        teacher = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+        monkeypatch.setattr(hub.fanout, "add", moved_meanwhile)
+        await teacher.send(
+            json.dumps({"type": "hello", "code": code, "role": "teacher", "key": key})
+        )
+        welcome = json.loads(await asyncio.wait_for(teacher.recv(), WAIT_S))
+        await teacher.close()
+        return dict(welcome)
+
+    welcome = run_coroutine(scenario())
+    assert welcome["type"] == "welcome" and welcome["view"]["step"] == 7

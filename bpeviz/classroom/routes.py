@@ -258,7 +258,7 @@ async def _class_socket(socket: WebSocket) -> None:
         if not teacher:
             await hub.change(code, lambda s: s.join(student_id, hello.get("nick") or ""))
             joined = True
-            state = await hub.read(code)
+        state = await hub.read(code)  # after subscribing: no change falls between the two
         if state is None:
             raise ClassGone()
         await socket.send_text(
