@@ -13,7 +13,7 @@ import pytest
 from protocol_client import run_coroutine
 
 from bpeviz.classroom import codes
-from bpeviz.classroom.hub import MemoryHub, end_gone_classes, run_id
+from bpeviz.classroom.hub import Inbox, MemoryHub, end_gone_classes, run_id
 from bpeviz.classroom.state import (
     IDLE_LIMIT_S,
     MAX_CLASSES,
@@ -21,6 +21,7 @@ from bpeviz.classroom.state import (
     MAX_STUDENTS,
     ClassError,
     ClassState,
+    Event,
     View,
     key_digest,
 )
@@ -381,3 +382,25 @@ def test_with_the_defaults_one_address_cannot_fill_the_server(
             hub.create({}, View(), creator="203.0.113.7")
     hub.create({}, View(), creator="198.51.100.2")  # not "this server has ... open"
     assert 4 * codes.classes_per_address() <= MAX_CLASSES
+
+
+def test_a_waiting_tally_never_jumps_past_a_waiting_reveal() -> None:
+    """A socket's inbox merges a snapshot only with one of its kind queued after the last
+    other event: the tally of question 3 stays before question 3's reveal, and question 4's
+    tally after question 4's view (a page hearing them in any other order would show the
+    reveal of a question whose last tally it never saw, or a tally of a question not asked)."""
+    inbox = Inbox()
+    for event in (
+        Event("all", {"type": "counts", "question": 3, "answered": 5}),
+        Event("all", {"type": "reveal", "step": 3}),
+        Event("all", {"type": "view", "step": 4}),
+        Event("all", {"type": "counts", "question": 4, "answered": 0}),
+        Event("all", {"type": "counts", "question": 4, "answered": 1}),
+    ):
+        inbox.put(event)
+    heard = [
+        (e.message["type"], e.message.get("question", e.message.get("step")))
+        for e in inbox.taken()
+        if e is not None
+    ]
+    assert heard == [("counts", 3), ("reveal", 3), ("view", 4), ("counts", 4)]

@@ -47,6 +47,10 @@ SNAPSHOTS = ("view", "counts", "spread", "board")  # each tells the whole of its
 Change = Callable[[ClassState], list[Event]]
 
 
+def _is_snapshot(event: Event | None) -> bool:
+    return event is not None and event.message.get("type") in SNAPSHOTS
+
+
 class Inbox:
     """One socket's events in order, where a snapshot (the view, a tally, the board) replaces
     the one of its kind still waiting: the latest is all a page needs. So a socket's queue
@@ -66,9 +70,16 @@ class Inbox:
         self._ready = asyncio.Event()
 
     def put(self, event: Event | None) -> None:
+        """Queue ``event``; a snapshot replaces the one of its kind queued after the last
+        other event (a reveal, the end: barriers no snapshot moves past, or the page would
+        hear a tally after the reveal it came before)."""
         if event is not None and event.message.get("type") in SNAPSHOTS:
             kind = event.message["type"]
-            self._events = [e for e in self._events if e is None or e.message["type"] != kind]
+            start = len(self._events)
+            while start > 0 and _is_snapshot(self._events[start - 1]):
+                start -= 1
+            tail = [e for e in self._events[start:] if e is None or e.message["type"] != kind]
+            self._events[start:] = tail
         self._events.append(event)
         if len(self._events) > QUEUE_LIMIT:  # a socket that never reads: let it go
             self._events = [None]
