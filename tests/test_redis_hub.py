@@ -426,7 +426,11 @@ def test_a_refused_message_leaves_the_class_in_redis_byte_for_byte_the_same(
     redis_url: str, raw: Any, kind: str
 ) -> None:
     """Each refused message (test_live_class_refusals.REFUSED: hello, answer, nick, view,
-    reveal) through the Redis hub: the class's JSON in Redis is what it was."""
+    reveal) through the Redis hub, written in one transaction with a change that is made
+    (a batch with nothing made writes nothing, so that alone proves nothing): the class's
+    JSON in Redis is what the made changes alone make of it."""
+    holding = lambda s: s.rename("student-a", "Ann")  # noqa: E731 - holds the write lock
+    made = lambda s: s.rename("student-b", "Bo")  # noqa: E731
 
     async def scenario() -> tuple[str, str]:
         async with two_workers(redis_url) as (first, _second):
@@ -434,12 +438,20 @@ def test_a_refused_message_leaves_the_class_in_redis_byte_for_byte_the_same(
             for change in SET_UP:
                 await first.change(code, change)
             before = raw.get(first.class_key(code))
-            with pytest.raises(ClassError):
-                await first.change(code, REFUSED[kind])
+            writing = asyncio.create_task(first.change(code, holding))
+            await asyncio.sleep(0)  # it holds the lock: the next two wait, and go together
+            outcomes = await asyncio.gather(
+                first.change(code, made), first.change(code, REFUSED[kind]), return_exceptions=True
+            )
+            await writing
+            assert not isinstance(outcomes[0], Exception) and isinstance(outcomes[1], ClassError)
             return before, raw.get(first.class_key(code))
 
     before, after = run_coroutine(scenario())
-    assert after == before
+    expected = ClassState.from_json(before)
+    expected.change_whole(holding)
+    expected.change_whole(made)
+    assert after == expected.to_json()
 
 
 def test_a_moment_without_redis_is_no_refusal_and_the_next_change_goes_through(
