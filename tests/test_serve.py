@@ -348,3 +348,25 @@ def test_x_real_ip_counts_from_nginx_only_never_from_another_local_program(
         assert raw.zcard(f"bpeviz:misses:address:{claimed}") == 0
     finally:
         raw.close()
+
+
+def test_nginx_config_is_private_even_where_one_was_left_readable(tmp_path: Path) -> None:
+    """A --run-dir used before may hold an nginx.conf readable by all; the new one, which
+    holds the proxy's secret, is readable by this user alone."""
+    config = tmp_path / "nginx.conf"
+    config.write_text("old", encoding="utf-8")
+    config.chmod(0o644)
+    serve.write_private(config, "new secret")
+    assert config.read_text(encoding="utf-8") == "new secret"
+    assert config.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_bad_class_cap_in_the_environment_is_one_sentence(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("BPEVIZ_CLASSES_PER_ADDRESS", "lots")
+    monkeypatch.setattr("sys.argv", ["serve.py"])
+    with pytest.raises(SystemExit) as exited:
+        serve.main()
+    said = capsys.readouterr().err
+    assert exited.value.code == 2 and "'lots'" in said and "Traceback" not in said
