@@ -23,7 +23,7 @@ from serve_script import load_serve
 from test_live_class_refusals import REFUSED, SET_UP
 
 from bpeviz.classroom import codes, redis_hub, state
-from bpeviz.classroom.hub import Subscriber, end_gone_classes
+from bpeviz.classroom.hub import GIVEN_S, Subscriber, end_gone_classes
 from bpeviz.classroom.redis_hub import RedisHub
 from bpeviz.classroom.state import IDLE_LIMIT_S, MAX_CLASSES, ClassError, ClassState, View
 
@@ -483,3 +483,22 @@ def test_a_moment_without_redis_is_no_refusal_and_the_next_change_goes_through(
     raised, read = run_coroutine(scenario())
     assert isinstance(raised, state.ClassUnavailable) and not isinstance(raised, ClassError)
     assert read is not None and set(read.students) == {"student-b"}
+
+
+def test_a_new_code_is_known_as_given_in_the_same_step_that_opens_its_class(
+    redis_url: str, raw: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The script that opens a class also records its code as given: a client failing
+    after it (here: any later command) cannot leave an open class whose code a link to it,
+    once ended, would count as a wrong guess."""
+
+    def no_more(*_args: Any, **_kwargs: Any) -> NoReturn:
+        raise redis.exceptions.ConnectionError("gone")
+
+    hub = RedisHub(redis_url)
+    try:
+        monkeypatch.setattr(hub._sync, "set", no_more)
+        code, _key = hub.create(RUN, View())
+    finally:
+        hub._sync.close()
+    assert 0 < raw.ttl(f"bpeviz:given:{code}") <= GIVEN_S

@@ -61,9 +61,9 @@ RECONNECT_S = 1.0  # the listener's pause before it reads again after losing Red
 # add one if there is room, in one step: two workers starting the 50th class at once cannot
 # both get it.
 # KEYS: open classes (sorted set: code by last activity), the class, its run, who started each
-# open class (hash: code -> client address).
+# open class (hash: code -> client address), the code's "given" mark.
 # ARGV: idle before (seconds), the limit, code, state JSON, run JSON, expiry (ms), last active,
-# the client ('' : not counted), the limit per client.
+# the client ('' : not counted), the limit per client, how long a code stays given (seconds).
 _CREATE = """
 for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])) do
   redis.call('HDEL', KEYS[4], gone)
@@ -82,6 +82,7 @@ redis.call('SET', KEYS[2], ARGV[4], 'PXAT', ARGV[6])
 redis.call('SET', KEYS[3], ARGV[5], 'PXAT', ARGV[6])
 redis.call('ZADD', KEYS[1], ARGV[7], ARGV[3])
 if ARGV[8] ~= '' then redis.call('HSET', KEYS[4], ARGV[3], ARGV[8]) end
+redis.call('SET', KEYS[5], '1', 'EX', ARGV[10])
 return 1
 """
 
@@ -237,6 +238,7 @@ class RedisHub:
                     self.class_key(code),
                     self.run_key(code),
                     self.creators_key,
+                    self.given_key(code),
                 ],
                 args=[
                     repr(state.last_active - IDLE_LIMIT_S),
@@ -248,10 +250,10 @@ class RedisHub:
                     repr(state.last_active),
                     creator,
                     self.classes_per_address,
+                    int(GIVEN_S),
                 ],
             )
             if created == 1:
-                self._sync.set(self.given_key(code), "1", ex=int(GIVEN_S))
                 return code, key
             if created == 0:
                 raise server_full()

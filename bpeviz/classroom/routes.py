@@ -180,6 +180,13 @@ async def _send_events(socket: WebSocket, subscriber: Subscriber) -> None:
         await socket.send_text(event.text)
 
 
+def _sent(sender: asyncio.Task[None]) -> None:
+    """A sender's end, read: a send to a socket that closed meanwhile is no fault to report
+    (unread, asyncio would log it as "Task exception was never retrieved")."""
+    if not sender.cancelled() and sender.exception() is not None:
+        log.debug("a class socket's sender stopped: %r", sender.exception())
+
+
 async def _admit(
     socket: WebSocket, hub: Hub, hello: dict[str, Any], address: str
 ) -> tuple[str, ClassState, bool, str] | None:
@@ -267,6 +274,7 @@ async def _class_socket(socket: WebSocket) -> None:
             )
         )
         sender = asyncio.create_task(_send_events(socket, subscriber))
+        sender.add_done_callback(_sent)
         try:
             await _serve(socket, hub, code, teacher, student_id, sender)
         finally:
