@@ -182,6 +182,22 @@ def test_one_student_holds_at_most_a_few_sockets() -> None:
     state.join("student-aaaa")  # one closed: one may open
 
 
+def test_a_tab_that_reconnects_counts_as_one_page() -> None:
+    """Sockets that name their tab (a reconnect before the server saw the old one go) count
+    as one page: the tab still gets in; another tab, past the limit, does not."""
+    state = new_state()
+    for tab in ("tab-1", "tab-2"):
+        state.join("student-aaaa", tab=tab)
+    for _ in range(MAX_SOCKETS_PER_STUDENT + 1):
+        state.join("student-aaaa", tab="tab-3")
+    with pytest.raises(ClassError, match="open"):
+        state.join("student-aaaa", tab="tab-4")
+    for _ in range(MAX_SOCKETS_PER_STUDENT + 1):
+        state.leave("student-aaaa", tab="tab-3")
+    state.join("student-aaaa", tab="tab-4")  # tab 3 closed for good: one may open
+    assert state.students["student-aaaa"].sockets == 3 and state.connected() == 1
+
+
 def test_a_class_ends_after_three_idle_hours_and_goes_to_json_and_back() -> None:
     state = new_state(now=100.0)
     state.join("aaaaaaaa")

@@ -112,8 +112,9 @@ class Subscriber:
     """One open socket's inbox: the events of its class for it (the teacher's alone to the
     teacher's sockets)."""
 
-    def __init__(self, teacher: bool = False) -> None:
+    def __init__(self, teacher: bool = False, tab: str | None = None) -> None:
         self.teacher = teacher
+        self.tab = tab  # the student's id and the page's token, when the page named its tab
         self.queue = Inbox()
 
     def put(self, event: Event | None) -> None:
@@ -130,10 +131,21 @@ class Fanout:
     def __init__(self) -> None:
         self._sockets: dict[str, set[Subscriber]] = {}
 
-    def add(self, code: str, *, teacher: bool = False) -> Subscriber:
-        subscriber = Subscriber(teacher)
+    def add(self, code: str, *, teacher: bool = False, tab: str | None = None) -> Subscriber:
+        subscriber = Subscriber(teacher, tab)
         self._sockets.setdefault(code, set()).add(subscriber)
         return subscriber
+
+    def replace_tab(self, code: str, subscriber: Subscriber) -> None:
+        """Let go of this process's other sockets of ``subscriber``'s tab: a page reconnected
+        (its Wi-Fi dropped), so they are its old ones, maybe half-open and not yet noticed."""
+        for other in list(self._sockets.get(code, ())):
+            if (
+                other is not subscriber
+                and subscriber.tab is not None
+                and other.tab == subscriber.tab
+            ):
+                other.put(None)
 
     def remove(self, code: str, subscriber: Subscriber) -> None:
         sockets = self._sockets.get(code)

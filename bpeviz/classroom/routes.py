@@ -2,8 +2,10 @@
 
 ``/api/class/socket`` carries a class's events both ways, as JSON text messages. The first
 message says who is there: ``{"type": "hello", "code", "role": "teacher", "key"}`` or
-``{"type": "hello", "code", "role": "student", "id", "nick"}``. Then the teacher sends
-``view``, ``reveal`` and ``end``; a student sends ``answer`` and ``nick``. The server sends
+``{"type": "hello", "code", "role": "student", "id", "nick", "tab"}`` (``tab``: the page's
+own token, the same on each reconnect: the page's old socket is let go, not counted). Then
+the teacher sends ``view``, ``reveal`` and ``end``; a student sends ``answer`` and ``nick``.
+The server sends
 ``welcome`` once, then the class's events (:mod:`bpeviz.classroom.state`), ``answered`` to
 the one student whose answer it took, ``error`` with a sentence for a person (and the type
 of message it ``refused``) when it refuses something, and ``ended`` when the class is gone.
@@ -41,6 +43,7 @@ from bpeviz.classroom.state import (
     ClassGone,
     ClassState,
     ClassUnavailable,
+    PagesOpen,
     ended_event,
 )
 
@@ -259,12 +262,15 @@ async def _class_socket(socket: WebSocket) -> None:
     if admitted is None:
         return
     code, state, teacher, student_id = admitted
-    subscriber = hub.fanout.add(code, teacher=teacher)
+    tab = hello.get("tab") if not teacher else None  # the page's own token, across reconnects
+    tab = tab if isinstance(tab, str) and STUDENT_ID.fullmatch(tab) else None
+    subscriber = hub.fanout.add(code, teacher=teacher, tab=f"{student_id}/{tab}" if tab else None)
     joined = False  # a refused join (class full, pages open) has no page of this id to leave
     try:
         if not teacher:
-            await hub.change(code, lambda s: s.join(student_id, hello.get("nick") or ""))
+            await hub.change(code, lambda s: s.join(student_id, hello.get("nick") or "", tab))
             joined = True
+            hub.fanout.replace_tab(code, subscriber)
         state = await hub.read(code)  # after subscribing: no change falls between the two
         if state is None:
             raise ClassGone()
@@ -281,6 +287,9 @@ async def _class_socket(socket: WebSocket) -> None:
             sender.cancel()
     except ClassGone:
         await _gone(socket)
+    except PagesOpen as error:  # for now: a page may close, a dropped one be seen to go
+        await socket.send_text(json.dumps({"type": "error", "message": str(error)}))
+        await socket.close(CLOSE_TRY_AGAIN, close_reason(str(error)))
     except ClassError as error:
         await _refuse(socket, str(error))
     except WebSocketDisconnect:
@@ -288,8 +297,19 @@ async def _class_socket(socket: WebSocket) -> None:
     finally:
         hub.fanout.remove(code, subscriber)
         if joined:
-            with contextlib.suppress(Exception):  # the class may have ended meanwhile
-                await hub.change(code, lambda s: s.leave(student_id))
+            await _leave(hub, code, student_id, tab)
+
+
+async def _leave(hub: Hub, code: str, student_id: str, tab: str | None) -> None:
+    """The page's place given back; a class ended meanwhile has none to give, but a leave
+    that fails otherwise is logged: the student would count as connected until the class
+    ends, and their browser one page short."""
+    try:
+        await hub.change(code, lambda s: s.leave(student_id, tab))
+    except ClassGone:
+        pass
+    except Exception as error:  # the socket is closing: nothing to tell it
+        log.warning("class %s: a page's leave failed: %r", code, error)
 
 
 async def _serve(

@@ -148,3 +148,28 @@ for (const [said, last] of [
     }
   });
 }
+
+// A tab's reconnects name the tab (the server lets its old socket go instead of counting
+// another page); another tab names another.
+test("a tab's hellos name the same tab across reconnects, another tab's another", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  try {
+    const tabOf = (socket) => {
+      let sent = null;
+      socket.send = (text) => (sent = JSON.parse(text));
+      socket.fire("open", {});
+      return sent.tab;
+    };
+    const link = new web.ClassLink("ABCDEFGHJ", "student");
+    const first = tabOf(link.socket);
+    link.socket.fire("close", { code: 1006, reason: "" });
+    mock.timers.tick(A_LONG_WHILE_MS);
+    const again = tabOf(link.socket);
+    const other = tabOf(new web.ClassLink("ABCDEFGHJ", "student").socket);
+    assert.match(first, /^[0-9a-f]{16,}$/);
+    assert.equal(again, first);
+    assert.notEqual(other, first);
+  } finally {
+    mock.timers.reset();
+  }
+});
