@@ -367,6 +367,20 @@ def test_the_qr_code_of_an_open_class_is_never_refused(
         assert answer.status == 200
 
 
+def test_the_qr_code_of_an_ended_class_says_so_and_is_no_miss(
+    server_url: str, fresh_limits: None
+) -> None:
+    code, _key = current_hub().create({"state": {}}, View())
+    run_coroutine(current_hub().change(code, lambda s: s.end()))
+    base = server_url.replace("ws://", "http://").removesuffix(routes.SOCKET_PATH)
+    with pytest.raises(HTTPError) as gone:
+        build_opener(ProxyHandler({})).open(f"{base}/api/class/{code}/qr.svg", timeout=WAIT_S)
+    said = gone.value.read().decode("utf-8")
+    gone.value.close()
+    assert (gone.value.code, said) == (404, "This class has ended.")
+    assert current_hub().misses.addresses.count("loopback") == 0
+
+
 def test_a_refused_hello_leaves_no_seat_taken(server_url: str, code: str) -> None:
     async def scenario() -> tuple[list[dict[str, Any]], dict[str, Any]]:
         refused = [

@@ -5,10 +5,10 @@ message says who is there: ``{"type": "hello", "code", "role": "teacher", "key"}
 ``{"type": "hello", "code", "role": "student", "id", "nick", "tab"}`` (``tab``: the page's
 own token, the same on each reconnect: the page's old socket is let go, not counted). Then
 the teacher sends ``view``, ``reveal`` and ``end``; a student sends ``answer`` and ``nick``.
-The server sends
-``welcome`` once, then the class's events (:mod:`bpeviz.classroom.state`), ``answered`` to
-the one student whose answer it took, ``error`` with a sentence for a person (and the type
-of message it ``refused``) when it refuses something, and ``ended`` when the class is gone.
+The server sends ``welcome`` once, then the class's events (:mod:`bpeviz.classroom.state`),
+``answered`` to the one student whose answer it took, ``error`` with a sentence for a person
+(and the type of message it ``refused``) when it refuses something, and ``ended`` when the
+class is gone.
 
 Every message is bounded (:data:`MAX_MESSAGE_BYTES`, :data:`RATE_PER_S`), every field is
 checked, and a socket that floods, stalls or sends what no page sends is closed, with a close
@@ -371,6 +371,8 @@ async def class_qr(request: Request) -> Response:
     code = normal_code(request.path_params["code"])
     hub = current_hub()
     if code is None or await hub.read(code) is None:  # an open class's own is never refused
+        if code is not None and await asyncio.to_thread(hub.was_given, code):
+            return Response(ENDED, 404, media_type="text/plain")  # a class that was: no miss
         said = await asyncio.to_thread(hub.misses.miss, address, f"qr:{address}")
         if said == TOO_MANY:
             return Response(said, 429, media_type="text/plain")
