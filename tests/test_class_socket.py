@@ -533,3 +533,29 @@ def test_a_tab_that_reconnects_again_and_again_takes_one_place(server_url: str, 
     heard, still = run_coroutine(scenario())
     assert heard == ["welcome"] * (MAX_SOCKETS_PER_STUDENT + 2)
     assert still == [False] * (MAX_SOCKETS_PER_STUDENT + 1) + [True]
+
+
+def test_the_class_knows_whether_its_teachers_page_is_connected(server_url: str) -> None:
+    """What the away rule (ClassState.idle_at) reads: a teacher's socket counts while open."""
+    hub = current_hub()
+    code, key = hub.create({"state": {}}, View())
+
+    async def teacher_sockets() -> int:
+        state = await hub.read(code)
+        assert state is not None
+        return state.teacher_sockets
+
+    async def scenario() -> tuple[int, int]:
+        teacher = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+        await teacher.send(
+            json.dumps({"type": "hello", "code": code, "role": "teacher", "key": key})
+        )
+        assert json.loads(await asyncio.wait_for(teacher.recv(), WAIT_S))["type"] == "welcome"
+        connected = await teacher_sockets()
+        await teacher.close()
+        deadline = time.monotonic() + WAIT_S
+        while await teacher_sockets() and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        return connected, await teacher_sockets()
+
+    assert run_coroutine(scenario()) == (1, 0)

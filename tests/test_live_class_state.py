@@ -19,6 +19,7 @@ from bpeviz.classroom.state import (
     MAX_CLASSES,
     MAX_SOCKETS_PER_STUDENT,
     MAX_STUDENTS,
+    TEACHER_AWAY_S,
     ClassError,
     ClassState,
     Event,
@@ -200,6 +201,7 @@ def test_a_tab_that_reconnects_counts_as_one_page() -> None:
 
 def test_a_class_ends_after_three_idle_hours_and_goes_to_json_and_back() -> None:
     state = new_state(now=100.0)
+    state.teacher_arrives()
     state.join("aaaaaaaa")
     quiz_at(state, 3)
     state.answer("aaaaaaaa", 3, 2)
@@ -420,3 +422,21 @@ def test_a_waiting_tally_never_jumps_past_a_waiting_reveal() -> None:
         if e is not None
     ]
     assert heard == [("counts", 3), ("reveal", 3), ("view", 4), ("counts", 4)]
+
+
+def test_a_class_whose_teacher_is_away_for_long_is_freed() -> None:
+    """A class whose teacher's page never connected, or left, for TEACHER_AWAY_S is idle
+    (its place on the server free again), however recently it was driven before."""
+    never = new_state(now=100.0)
+    assert not never.idle(100.0 + TEACHER_AWAY_S - 1)
+    assert never.idle(100.0 + TEACHER_AWAY_S + 1)
+    state = new_state(now=100.0)
+    state.teacher_arrives()
+    assert not state.idle(100.0 + 2 * TEACHER_AWAY_S)  # the teacher is there
+    state.teacher_leaves(5_000.0)
+    again = ClassState.from_json(state.to_json())
+    assert not again.idle(5_000.0 + TEACHER_AWAY_S - 1)
+    assert again.idle(5_000.0 + TEACHER_AWAY_S + 1)
+    again.teacher_arrives()
+    assert not again.idle(5_000.0 + TEACHER_AWAY_S + 1)
+    assert TEACHER_AWAY_S < IDLE_LIMIT_S

@@ -312,13 +312,15 @@ def test_keys_expire_after_the_idle_limit_and_a_step_moves_the_expiry(
         async with two_workers(redis_url) as (first, _second):
             code, _key = first.create(RUN, View())
             keys = (first.class_key(code), first.run_key(code))
+            away_ms = state.TEACHER_AWAY_S * 1000  # no page of the teacher connected yet
+            assert all(away_ms - 60_000 < raw.pttl(k) <= away_ms for k in keys)
+            await first.change(code, lambda s: s.teacher_arrives())
             limit_ms = IDLE_LIMIT_S * 1000
             assert all(limit_ms - 60_000 < raw.pttl(k) <= limit_ms for k in keys)
             await first.change(code, lambda s: s.show(view(), time.time() + 120))
             assert all(raw.pttl(k) > limit_ms + 60_000 for k in keys)
 
             monkeypatch.setattr(state, "IDLE_LIMIT_S", 1.0)
-            monkeypatch.setattr(redis_hub, "IDLE_LIMIT_S", 1.0)
             short, _key = first.create(RUN, View())
             keys = (first.class_key(short), first.run_key(short))
             assert all(0 < raw.pttl(k) <= 1000 for k in keys)
@@ -502,3 +504,23 @@ def test_a_new_code_is_known_as_given_in_the_same_step_that_opens_its_class(
     finally:
         hub._sync.close()
     assert 0 < raw.ttl(f"bpeviz:given:{code}") <= GIVEN_S
+
+
+def test_a_class_whose_teacher_never_came_gives_its_place_back_on_every_worker(
+    redis_url: str, raw: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server full of classes whose teachers' pages never connected (a script asking for
+    ?class=new): once TEACHER_AWAY_S has passed, another may start a class."""
+
+    async def scenario() -> None:
+        async with two_workers(redis_url) as (first, second):
+            for _ in range(MAX_CLASSES):
+                first.create(RUN, View())
+            with pytest.raises(ClassError, match="classes open"):
+                second.create(RUN, View())
+            later = time.time() + state.TEACHER_AWAY_S + 1
+            monkeypatch.setattr(time, "time", lambda: later)
+            second.create(RUN, View())
+            assert raw.zcard(first.open_classes_key) == 1
+
+    run_coroutine(scenario())

@@ -267,10 +267,12 @@ async def _class_socket(socket: WebSocket) -> None:
     subscriber = hub.fanout.add(code, teacher=teacher, tab=f"{student_id}/{tab}" if tab else None)
     joined = False  # a refused join (class full, pages open) has no page of this id to leave
     try:
-        if not teacher:
+        if teacher:  # a class whose teacher is away for long ends (ClassState.idle_at)
+            await hub.change(code, lambda s: s.teacher_arrives())
+        else:
             await hub.change(code, lambda s: s.join(student_id, hello.get("nick") or "", tab))
-            joined = True
             hub.fanout.replace_tab(code, subscriber)
+        joined = True
         state = await hub.read(code)  # after subscribing: no change falls between the two
         if state is None:
             raise ClassGone()
@@ -296,16 +298,18 @@ async def _class_socket(socket: WebSocket) -> None:
         pass
     finally:
         hub.fanout.remove(code, subscriber)
-        if joined:
-            await _leave(hub, code, student_id, tab)
+        if joined and teacher:
+            await _leave(hub, code, lambda s: s.teacher_leaves(time.time()))
+        elif joined:
+            await _leave(hub, code, lambda s: s.leave(student_id, tab))
 
 
-async def _leave(hub: Hub, code: str, student_id: str, tab: str | None) -> None:
+async def _leave(hub: Hub, code: str, leave: Any) -> None:
     """The page's place given back; a class ended meanwhile has none to give, but a leave
     that fails otherwise is logged: the student would count as connected until the class
-    ends, and their browser one page short."""
+    ends (the teacher as there), and their browser one page short."""
     try:
-        await hub.change(code, lambda s: s.leave(student_id, tab))
+        await hub.change(code, leave)
     except ClassGone:
         pass
     except Exception as error:  # the socket is closing: nothing to tell it

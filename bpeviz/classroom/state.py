@@ -24,6 +24,7 @@ MAX_CLASSES = 200  # open at once, per server (4 times the classes one address m
 MAX_SOCKETS_PER_STUDENT = 3  # a student's pages (tabs; a reload's new socket before the old drops)
 MAX_SOCKETS_PER_TAB = 8  # one tab's reconnects the server has not yet seen the old sockets of
 IDLE_LIMIT_S = 3 * 3600.0  # a class nobody drove for 3 hours ends
+TEACHER_AWAY_S = 30 * 60.0  # and one whose teacher's page was not connected for 30 minutes
 MAX_NICK_CHARS = 24
 MAX_STEP = 1_000_000
 CHOICES = 4  # a quiz question's rows: 0 (the real next merge) to 3
@@ -192,6 +193,12 @@ class ClassState:
     right_total: int = 0  # over the revealed questions: the running class score
     answered_total: int = 0
     ended: bool = False
+    teacher_sockets: int = 0  # the teacher's pages connected (in every worker)
+    teacher_seen: float | None = None  # when the teacher's last page left (None: created)
+
+    def __post_init__(self) -> None:
+        if self.teacher_seen is None:  # a new class: its teacher has TEACHER_AWAY_S to connect
+            self.teacher_seen = self.last_active
 
     # ---- who is who ----------------------------------------------------------------------
 
@@ -391,8 +398,27 @@ class ClassState:
 
     # ---- lifetime ------------------------------------------------------------------------
 
+    def teacher_arrives(self) -> list[Event]:
+        self.teacher_sockets += 1
+        return []
+
+    def teacher_leaves(self, now: float) -> list[Event]:
+        self.teacher_sockets = max(0, self.teacher_sockets - 1)
+        if self.teacher_sockets == 0:
+            self.teacher_seen = now
+        return []
+
+    def idle_at(self) -> float:
+        """When the class ends by itself: :data:`IDLE_LIMIT_S` after it was last driven, or
+        :data:`TEACHER_AWAY_S` after its teacher's last page left (or it was created, if no
+        page of the teacher ever connected): a class nobody runs gives its place back."""
+        idle = self.last_active + IDLE_LIMIT_S
+        if self.teacher_sockets == 0:
+            idle = min(idle, (self.teacher_seen or self.last_active) + TEACHER_AWAY_S)
+        return idle
+
     def idle(self, now: float) -> bool:
-        return self.ended or now - self.last_active > IDLE_LIMIT_S
+        return self.ended or now > self.idle_at()
 
     def end(self) -> list[Event]:
         self.ended = True
