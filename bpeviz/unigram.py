@@ -406,7 +406,8 @@ class _Lattices:
         share = np.exp(
             alpha[self.begin] + log_probs[self.token] + beta[self.finish] - total[self.word_of]
         )
-        counts = np.bincount(self.token, weights=share * self.weight[self.word_of], minlength=tokens)
+        weights = share * self.weight[self.word_of]
+        counts = np.bincount(self.token, weights=weights, minlength=tokens)
         return counts, float(-(total * self.weight).sum())
 
     def likelihood_loss(self, log_probs: np.ndarray) -> float:
@@ -533,7 +534,7 @@ def train_unigram(
 
     >>> run = train_unigram("hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4, 12)
     >>> [round_.size for round_ in run.rounds], run.final.pieces[:4]
-    ([22, 16, 12], ('▁', 'u', '▁pun', 'n'))
+    ([26, 19, 14, 12], ('▁pun', '▁hug', '▁pug', '▁bun'))
     """
     problems = unigram_problems(vocab_size, max_piece_length, seed_size, shrinking_factor)
     if isinstance(em_iterations, bool) or not isinstance(em_iterations, int) or em_iterations < 1:
@@ -544,9 +545,7 @@ def train_unigram(
     if not word_counts:
         raise ValueError("the text has no words: paste or upload some text to train on")
     words, weights = list(word_counts), list(word_counts.values())
-    pieces, frequencies, lattices = _seed_and_lattices(
-        words, weights, max_piece_length, seed_size
-    )
+    pieces, frequencies, lattices = _seed_and_lattices(words, weights, max_piece_length, seed_size)
     cut = sum(len(piece) > 1 for piece in pieces) >= seed_size
     with np.errstate(divide="ignore"):
         log_probs = np.log(frequencies / frequencies.sum())

@@ -51,9 +51,7 @@ def lattice(word: str, log_probs: Mapping[str, float], max_length: int) -> list[
     starts: list[list[int]] = [[] for _ in range(len(word) + 1)]
     for end in range(1, len(word) + 1):
         starts[end] = [
-            start
-            for start in range(max(0, end - max_length), end)
-            if word[start:end] in log_probs
+            start for start in range(max(0, end - max_length), end) if word[start:end] in log_probs
         ]
     return starts
 
@@ -151,9 +149,7 @@ def _log_add(left: float, right: float) -> float:
     return high + math.log1p(math.exp(-abs(left - right)))
 
 
-def forward_backward(
-    word: str, log_probs: Mapping[str, float]
-) -> tuple[float, dict[str, float]]:
+def forward_backward(word: str, log_probs: Mapping[str, float]) -> tuple[float, dict[str, float]]:
     """ln of the word's total probability (the sum over all its segmentations) and each
     piece's expected count in it (a piece twice in a segmentation counts twice).
 

@@ -4,6 +4,7 @@ slow textbook recipe."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections import Counter
@@ -161,7 +162,7 @@ def brute_force(word: str, vocab: dict[str, float]) -> list[tuple[list[str], flo
     found = []
     for mask in range(2 ** max(len(word) - 1, 0)):
         cuts = [0, *(i + 1 for i in range(len(word) - 1) if mask >> i & 1), len(word)]
-        pieces = [word[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+        pieces = [word[a:b] for a, b in itertools.pairwise(cuts)]
         if all(piece in vocab for piece in pieces):
             found.append((pieces, math.prod(vocab[piece] / total for piece in pieces)))
     return found
@@ -244,7 +245,7 @@ def test_rounds_shrink_by_the_factor_and_keep_characters() -> None:
     text = "the cat sat on the mat with the hat " * 3 + "a bat and a rat ate the fat"
     run = train_unigram(text, 40)
     sizes = [round_.size for round_ in run.rounds]
-    for before, after in zip(sizes, sizes[1:], strict=False):
+    for before, after in itertools.pairwise(sizes):
         assert after == max(40, math.floor(before * 0.75))
     assert sizes[-1] == 40 and run.stop_reason == "reached the vocab size (40)"
     characters = set("".join(split_words(text)))
@@ -312,9 +313,7 @@ def assert_same_rounds(text: str, vocab_size: int, **options: int | float) -> No
 def test_fast_trainer_equals_the_textbook(
     text: str, vocab_size: int, max_length: int, em_iterations: int
 ) -> None:
-    assert_same_rounds(
-        text, vocab_size, max_piece_length=max_length, em_iterations=em_iterations
-    )
+    assert_same_rounds(text, vocab_size, max_piece_length=max_length, em_iterations=em_iterations)
 
 
 def test_fast_trainer_equals_the_textbook_on_a_sample() -> None:
