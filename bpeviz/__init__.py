@@ -9,7 +9,7 @@ The public API, in a few explicit names (see each one's docstring):
 >>> history.tokenizer.encode("aaabdaaabac")
 [258, 100, 258, 97, 99]
 >>> bpeviz.UnigramModel({"h": 15, "u": 36, "g": 20, "hu": 15, "ug": 20}).viterbi("hug")
-(['h', 'ug'], 0.020775623268698057)
+(['h', 'ug'], 0.026699893200427205)
 
 Nothing here imports Streamlit; only the app layer (``bpeviz.app``) does.
 """
