@@ -393,12 +393,20 @@ class _Lattices:
             self.local_end[kept], self.token[kept], self.first, self.last, self.weight,
         )  # fmt: skip
 
-    def expected_counts(self, log_probs: np.ndarray, tokens: int) -> tuple[np.ndarray, float]:
-        """Each token's expected count over the text (forward-backward), and the text's
-        negative log-likelihood summed over all segmentations."""
+    def forward_sums(self, log_probs: np.ndarray) -> np.ndarray:
+        """ln of the total probability of every prefix of every word (the forward pass)."""
         alpha = np.full(self.positions, -np.inf)
         alpha[self.first] = 0.0
         self.forward.log_sum(alpha, log_probs[self.token])
+        return alpha
+
+    def likelihood_loss(self, alpha: np.ndarray) -> float:
+        """The text's negative log-likelihood (all segmentations) from the forward sums."""
+        return float(-(alpha[self.last] * self.weight).sum())
+
+    def expected_counts(self, log_probs: np.ndarray, alpha: np.ndarray, tokens: int) -> np.ndarray:
+        """Each token's expected count over the text, by forward-backward (``alpha``: the
+        forward sums under ``log_probs``)."""
         beta = np.full(self.positions, -np.inf)
         beta[self.last] = 0.0
         self.backward.log_sum(beta, log_probs[self.token])
@@ -407,14 +415,7 @@ class _Lattices:
             alpha[self.begin] + log_probs[self.token] + beta[self.finish] - total[self.word_of]
         )
         weights = share * self.weight[self.word_of]
-        counts = np.bincount(self.token, weights=weights, minlength=tokens)
-        return counts, float(-(total * self.weight).sum())
-
-    def likelihood_loss(self, log_probs: np.ndarray) -> float:
-        alpha = np.full(self.positions, -np.inf)
-        alpha[self.first] = 0.0
-        self.forward.log_sum(alpha, log_probs[self.token])
-        return float(-(alpha[self.last] * self.weight).sum())
+        return np.bincount(self.token, weights=weights, minlength=tokens)
 
     def viterbi(self, log_probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each word's best log score, and the (word, token) pairs of its best path."""
@@ -446,12 +447,12 @@ class _Lattices:
         if not len(word):
             return losses
         # the nodes of each (word, token) copy: its word's nodes, the token's own left out
-        node_order = np.argsort(self.word_of, kind="stable")
-        node_start = np.searchsorted(self.word_of[node_order], np.arange(len(self.first) + 1))
+        # nodes lie word by word (built so, and kept so by ``keep``)
+        node_start = np.searchsorted(self.word_of, np.arange(len(self.first) + 1))
         sizes = node_start[word + 1] - node_start[word]
         copy_of = np.repeat(np.arange(len(word)), sizes)
         offsets = np.repeat(np.cumsum(sizes) - sizes, sizes)
-        nodes = node_order[np.repeat(node_start[word], sizes) + np.arange(len(copy_of)) - offsets]
+        nodes = np.repeat(node_start[word], sizes) + np.arange(len(copy_of)) - offsets
         kept = self.token[nodes] != token[copy_of]
         nodes, copy_of = nodes[kept], copy_of[kept]
         width = (self.last - self.first + 1)[word]
@@ -555,12 +556,14 @@ def train_unigram(
     rounds: list[UnigramRound] = []
     while True:
         em = []
+        alpha = lattices.forward_sums(log_probs)
         for _ in range(em_iterations):
-            counts, _ = lattices.expected_counts(log_probs, len(pieces))
+            counts = lattices.expected_counts(log_probs, alpha, len(pieces))
             counts = np.where(alive, np.maximum(counts, MIN_EXPECTED_COUNT), 0.0)
             with np.errstate(divide="ignore"):
                 log_probs = np.log(counts / counts.sum())
-            em.append(EMIteration(lattices.likelihood_loss(log_probs)))
+            alpha = lattices.forward_sums(log_probs)
+            em.append(EMIteration(lattices.likelihood_loss(alpha)))
         best, used = lattices.viterbi(log_probs)
         loss = float(-(best * lattices.weight).sum())
         removable = alive & ~single
