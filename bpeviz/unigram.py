@@ -476,10 +476,9 @@ def _seed_and_lattices(
     over it, from one pass over all substrings."""
     shapes = [_spans(len(word), max_length) for word in words]
     substrings = [word[cut] for word, shape in zip(words, shapes, strict=True) for cut in shape[0]]
-    index = dict.fromkeys(substrings, 0)
-    for number, piece in enumerate(index):
-        index[piece] = number
-    token = np.fromiter(map(index.__getitem__, substrings), dtype=np.int64, count=len(substrings))
+    index: dict[str, int] = {}
+    number = index.setdefault  # a new piece gets the next number, in order of first occurrence
+    token = np.array([number(piece, len(index)) for piece in substrings], dtype=np.int64)
     per_word = np.fromiter((len(shape[0]) for shape in shapes), dtype=np.int64, count=len(words))
     weight = np.asarray(weights, dtype=np.float64)
     frequencies = np.bincount(token, weights=np.repeat(weight, per_word), minlength=len(index))
@@ -589,10 +588,10 @@ def train_unigram(
         rounds.append(
             UnigramRound(
                 round=len(rounds) + 1,
-                pieces=tuple(pieces[i] for i in shown),
+                pieces=tuple(map(pieces.__getitem__, shown.tolist())),
                 probabilities=probabilities[ranking],
                 removal_losses=np.where(single[shown], np.nan, losses[shown]),
-                removed=tuple(pieces[i] for i in removed),
+                removed=tuple(map(pieces.__getitem__, removed.tolist())),
                 em=tuple(em),
                 loss=loss,
             )
