@@ -4,11 +4,12 @@ import streamlit as st
 
 from bpeviz.app import charts, compression, parallel
 from bpeviz.app.chart_clicks import KEY_UNDO, click_undo, step_settings, step_target
+from bpeviz.app.inert import escape_markdown
 from bpeviz.app.links import query_from_state
 from bpeviz.app.state import KEY_STEP, current_settings, imported_tokenizer
 from bpeviz.app.step_view import link_query, session_view
 from bpeviz.app.training import current_history, real_tokenizer, train_sample
-from bpeviz.app.widgets import columns, escape_markdown, show_chart, show_table
+from bpeviz.app.widgets import columns, show_chart, show_table
 from bpeviz.bundled import bundled_names, missing_note
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
@@ -116,7 +117,7 @@ if reference:
     try:
         real = {name: real_tokenizer(name) for name in bundled_names()}
     except RuntimeError as error:
-        st.error(f"The real tokenizers' lines are not available: {error}")
+        st.error(f"The real tokenizers' lines are not available: {escape_markdown(str(error))}")
     else:
         if yours is not None:
             real[YOURS_LINE] = yours.tokenizer
@@ -185,7 +186,7 @@ try:
     real_passage = {name: real_tokenizer(name) for name in bundled_names()}
 except RuntimeError as error:
     real_passage = {}
-    st.caption(f"The real tokenizers are not available here: {error}")
+    st.caption(f"The real tokenizers are not available here: {escape_markdown(str(error))}")
 passage_tokenizers = {
     **{f"trained on {name} (vocab {h.vocab_size:,})": h.tokenizer for name, h in histories.items()},
     **real_passage,

@@ -6,6 +6,7 @@ import streamlit as st
 from bpeviz.app import tables
 from bpeviz.app.chat_view import show_chat_view
 from bpeviz.app.choices import IMPORTED, MODEL, MODEL_NAMES, model_summary, tokenizer_choices
+from bpeviz.app.inert import escape_markdown
 from bpeviz.app.settings import Message
 from bpeviz.app.state import current_text, imported_tokenizer, presentation_mode
 from bpeviz.app.surprises import find_surprise, load_surprises
@@ -23,7 +24,7 @@ from bpeviz.app.training import (
     encode_or_stop,
     named_tokenizer,
 )
-from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_messages
+from bpeviz.app.widgets import columns, linked_text_area, show_messages
 from bpeviz.bundled import missing_note, prompt_text
 from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.mistral_tekken import BOS_NOTE

@@ -17,8 +17,11 @@
   words, ``▁`` in front) and writes ``PREFIX.tokenizer.json``; its summary gives each round.
 
 Bad input never ends in a traceback: the message goes to stderr, with exit status 2 (as
-argparse does for bad options). No file is read past ``MAX_READ_BYTES`` (64 MiB): a larger one
-(or an endless one, ``/dev/zero``) is refused after that much. Running out of memory, nesting
+argparse does for bad options). Only regular files are read, or standard input named ``-``; a
+FIFO, a device or a directory is refused (:mod:`bpeviz.cli_files`). No input is read past
+``MAX_READ_BYTES`` (64 MiB): a larger one (or an endless pipe) is refused after that much.
+``--out`` never replaces a file without ``--force``, never an input, and writes through a
+temporary file renamed into place. Running out of memory, nesting
 too deep, or a bug of ours ends in one line on stderr too, with exit status 1. This module only
 parses, reads files and prints; the work is done by the engine.
 """
@@ -37,6 +40,14 @@ from typing import Any, TextIO
 
 from bpeviz.algorithms import ALGORITHMS, algorithm_problems
 from bpeviz.bundled import bundled_names, load_bundled, missing_note, prompt_text
+from bpeviz.cli_files import (
+    STDIN,
+    CliError,
+    check_prefix,
+    check_targets,
+    read_input,
+    write_text,
+)
 from bpeviz.config import TrainingConfig
 from bpeviz.corpus import build_corpus
 from bpeviz.formats import is_hf_json, load_model_file
@@ -73,10 +84,6 @@ SUMMARY_MERGES = 5  # first and last merges shown after training
 PROGRESS_DELAY = 1.0  # seconds of work before progress appears on stderr
 
 
-class CliError(Exception):
-    """Bad input: the message is shown as is, and the exit status is 2."""
-
-
 # ---- argument parsing ---------------------------------------------------------------------
 
 
@@ -94,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     train_parser.add_argument(
         "--out", required=True, metavar="PREFIX", help="write PREFIX.model and PREFIX.vocab"
     )
+    _add_force_option(train_parser)
     train_parser.add_argument(
         "--tokenizer-json",
         action="store_true",
@@ -111,23 +119,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_training_options(html_parser)
     html_parser.add_argument("--out", required=True, metavar="PAGE", help="the .html file to write")
+    _add_force_option(html_parser)
 
     encode_parser = commands.add_parser("encode", help="text to token ids (a JSON list)")
     _add_model_options(encode_parser)
     source = encode_parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--text", help="the text to encode")
-    source.add_argument("--file", help="a file to encode (its exact bytes)")
+    source.add_argument("--file", help="a file to encode (its exact bytes; '-': standard input)")
 
     decode_parser = commands.add_parser("decode", help="token ids (a JSON list) to text")
     _add_model_options(decode_parser)
     ids = decode_parser.add_mutually_exclusive_group(required=True)
     ids.add_argument("--ids", help="a JSON list of ids, e.g. '[9906, 11]'")
-    ids.add_argument("--file", help="a file holding a JSON list of ids")
+    ids.add_argument("--file", help="a file holding a JSON list of ids ('-': standard input)")
     return parser
 
 
+def _add_force_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--force", action="store_true", help="replace files that --out names if they exist"
+    )
+
+
 def _add_training_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="the text to train on")
+    parser.add_argument("file", metavar="FILE", help="the text to train on ('-': standard input)")
     parser.add_argument(
         "--vocab-size", type=int, required=True, metavar="N", help="256 bytes + number of merges"
     )
@@ -259,30 +274,41 @@ def _train(args: argparse.Namespace) -> None:
     if args.algorithm == "unigram":
         _train_unigram(args, started)
         return
+    prefix = args.out.removesuffix(".model")
+    check_prefix(prefix)
+    suffixes = ["model", "vocab"] + (["tokenizer.json"] if args.tokenizer_json else [])
+    check_targets([Path(f"{prefix}.{suffix}") for suffix in suffixes], [args.file],
+                  force=args.force)  # fmt: skip
     source, text_size = _read_training_text(args.file)
     history = _run_training(args, source)
-    prefix = args.out.removesuffix(".model")
-    written = [_write(Path(f"{prefix}.vocab"), to_minbpe_vocab(history.tokenizer))]
+    vocab_path = Path(f"{prefix}.vocab")
+    written = [write_text(vocab_path, to_minbpe_vocab(history.tokenizer), force=args.force)]
     try:
         model_text = to_minbpe_model(history.tokenizer)
     except ValueError as error:
         print(f"bpeviz: note: {prefix}.model not written: {error}", file=sys.stderr)
     else:
-        written.insert(0, _write(Path(f"{prefix}.model"), model_text))
+        written.insert(0, write_text(Path(f"{prefix}.model"), model_text, force=args.force))
     if args.tokenizer_json:
         try:
             hf_text = to_hf_json(history.tokenizer)
         except ValueError as error:
             raise CliError(f"{prefix}.tokenizer.json not written: {error}") from None
-        written.append(_write(Path(f"{prefix}.tokenizer.json"), hf_text))
+        written.append(write_text(Path(f"{prefix}.tokenizer.json"), hf_text, force=args.force))
     print(_summary(args, history, text_size, written, time.perf_counter() - started))
 
 
 def _train_wordpiece(args: argparse.Namespace, started: float) -> None:
     """WordPiece: train on the file's characters, write ``PREFIX.tokenizer.json``."""
+    prefix = args.out.removesuffix(".tokenizer.json")
+    target = Path(f"{prefix}.tokenizer.json")
+    check_prefix(prefix)
+    check_targets([target], [args.file], force=args.force)
     source, text_size = _read_training_text(args.file)
     if isinstance(source, bytes):
-        raise CliError(f"{args.file!r} is not UTF-8 text: WordPiece trains on characters")
+        raise CliError(
+            f"{_shown(args.file, quoted=True)} is not UTF-8 text: WordPiece trains on characters"
+        )
     run = train_wordpiece(
         source,
         args.vocab_size,
@@ -291,8 +317,7 @@ def _train_wordpiece(args: argparse.Namespace, started: float) -> None:
         tie_break=args.tie_break,
         special_tokens=(UNK, *args.special),
     )
-    prefix = args.out.removesuffix(".tokenizer.json")
-    written = [_write(Path(f"{prefix}.tokenizer.json"), to_hf_wordpiece_json(run))]
+    written = [write_text(target, to_hf_wordpiece_json(run), force=args.force)]
     seconds = time.perf_counter() - started
     print(_wordpiece_summary(args, run, text_size, written, seconds))
 
@@ -311,7 +336,7 @@ def _wordpiece_summary(
         else "by frequency, as tokenizers' WordPieceTrainer"
     )
     lines = [
-        f"trained WordPiece on {args.file}: {text_size}",
+        f"trained WordPiece on {_shown(args.file)}: {text_size}",
         f"pre-tokenizer {args.pretokenizer}, merges {rule}, tie-break {args.tie_break}",
         f"merges: {len(steps):,} (vocab {run.vocab_size:,} = {run.initial_size} first tokens "
         f"+ {counted(run.vocab_size - run.initial_size, 'merge')})",
@@ -341,14 +366,19 @@ def _wordpiece_line(step: WordPieceStep) -> str:
 
 def _train_unigram(args: argparse.Namespace, started: float) -> None:
     """Unigram: train on the file's words, write ``PREFIX.tokenizer.json``."""
-    source, text_size = _read_training_text(args.file)
-    if isinstance(source, bytes):
-        raise CliError(f"{args.file!r} is not UTF-8 text: Unigram trains on characters")
     if args.special:
         raise CliError("--special is for BPE and WordPiece: Unigram's one special is <unk>")
-    run = train_unigram(source, args.vocab_size)
     prefix = args.out.removesuffix(".tokenizer.json")
-    written = [_write(Path(f"{prefix}.tokenizer.json"), to_hf_unigram_json(run.model()))]
+    target = Path(f"{prefix}.tokenizer.json")
+    check_prefix(prefix)
+    check_targets([target], [args.file], force=args.force)
+    source, text_size = _read_training_text(args.file)
+    if isinstance(source, bytes):
+        raise CliError(
+            f"{_shown(args.file, quoted=True)} is not UTF-8 text: Unigram trains on characters"
+        )
+    run = train_unigram(source, args.vocab_size)
+    written = [write_text(target, to_hf_unigram_json(run.model()), force=args.force)]
     seconds = time.perf_counter() - started
     print(_unigram_summary(args, run, text_size, written, seconds))
 
@@ -358,7 +388,7 @@ def _unigram_summary(
 ) -> str:
     rounds, final = run.rounds, run.final
     lines = [
-        f"trained Unigram on {args.file}: {text_size}",
+        f"trained Unigram on {_shown(args.file)}: {text_size}",
         f"seed: {run.seed_pieces:,} pieces ({run.seed_rule})",
         f"rounds: {len(rounds)} ({rounds[0].size:,} -> {final.size:,} pieces), EM "
         f"{counted(run.em_iterations, 'iteration')} a round, shrinking factor "
@@ -390,15 +420,16 @@ def _unigram_line(round_: UnigramRound) -> str:
 
 def _html(args: argparse.Namespace) -> None:
     _check_algorithm(args, "html")
+    check_targets([Path(args.out)], [args.file], force=args.force)
     source, _ = _read_training_text(args.file)
     history = _run_training(args, source)
-    name = Path(args.file).name
+    name = _input_name(args.file)
     subtitle = (
         f"{name} · {counted(len(history.text), 'byte')} · vocab {history.vocab_size:,} · "
         f"{args.pretokenizer} · ties: {args.tie_break}"
     )
     page = step_page(payload_json(history), title=f"bpeviz: {name}", subtitle=subtitle)
-    path = _write(Path(args.out), page)
+    path = write_text(Path(args.out), page, force=args.force)
     print(f"wrote {path} ({counted(len(page.encode('utf-8')), 'byte')}): open it in any browser")
 
 
@@ -482,41 +513,32 @@ def _panic_reports_hidden(tokenizer: Tokenizer | LibraryTokenizer) -> Iterator[N
 
 
 def _read_bytes(path: str, what: str) -> bytes:
-    """The file's bytes, at most ``MAX_READ_BYTES`` of them (one more is read to tell)."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_READ_BYTES + 1)
-    except OSError as error:
-        reason = error.strerror or str(error)
-        raise CliError(f"cannot read the {what} {path!r}: {reason.lower()}") from None
-    if len(data) > MAX_READ_BYTES:
-        raise CliError(
-            f"the {what} {path!r} is too large: at most {MAX_READ_BYTES // 2**20} MiB is "
-            "read, so use a smaller file"
-        )
-    return data
+    """The bytes of a regular file or of standard input (``-``), at most ``MAX_READ_BYTES``."""
+    return read_input(path, what, max_bytes=MAX_READ_BYTES)
 
 
-def _write(path: Path, text: str) -> Path:
-    try:
-        with open(path, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
-    except OSError as error:
-        reason = error.strerror or str(error)
-        raise CliError(f"cannot write {str(path)!r}: {reason.lower()}") from None
-    return path
+def _input_name(path: str) -> str:
+    return "standard input" if path == STDIN else Path(path).name
+
+
+def _shown(path: str, *, quoted: bool = False) -> str:
+    """An input's name in a sentence: the path as given, or ``standard input`` for ``-``."""
+    if path == STDIN:
+        return "standard input"
+    return repr(path) if quoted else path
 
 
 def _read_training_text(path: str) -> tuple[str | bytes, str]:
     """The text to train on, and its size in words; non-UTF-8 files are trained as bytes."""
     data = _read_bytes(path, "training file")
+    shown = _shown(path, quoted=True)
     if not data:
-        raise CliError(f"{path!r} is empty: give a text file to train on")
+        raise CliError(f"{shown} is empty: give a text file to train on")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         print(
-            f"bpeviz: note: {path!r} is not UTF-8 text (byte 0x{data[error.start]:02x} at "
+            f"bpeviz: note: {shown} is not UTF-8 text (byte 0x{data[error.start]:02x} at "
             f"offset {error.start}): training on its raw bytes",
             file=sys.stderr,
         )
@@ -546,8 +568,9 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
     useful = max_useful_vocab_size(corpus)
     if useful <= base:
         raise CliError(
-            f"{args.file!r} is too short to learn anything: no two symbols sit side by side "
-            f"inside one piece (pre-tokenizer {args.pretokenizer!r}), so there is no pair to merge"
+            f"{_shown(args.file, quoted=True)} is too short to learn anything: no two symbols "
+            f"sit side by side inside one piece (pre-tokenizer {args.pretokenizer!r}), so there "
+            "is no pair to merge"
         )
     if args.vocab_size > useful:
         raise CliError(
@@ -563,6 +586,8 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
 
 
 def _load_tokenizer(args: argparse.Namespace) -> Tokenizer | LibraryTokenizer:
+    if args.model == STDIN and args.file == STDIN:
+        raise CliError("standard input ('-') can be read once: name a file for --model or --file")
     if args.encoding is not None:
         return load_bundled(args.encoding)
     data = _read_bytes(args.model, "model file")
@@ -604,7 +629,7 @@ def _summary(
     last = history.merge_count
     specials = len(history.tokenizer.special_tokens)
     lines = [
-        f"trained on {args.file}: {text_size}",
+        f"trained on {_shown(args.file)}: {text_size}",
         f"pre-tokenizer {args.pretokenizer}, tie-break {args.tie_break}"
         + (", </w> end-of-word marker" if args.end_of_word else ""),
         f"merges: {last:,} of {args.vocab_size - history.base:,} requested "

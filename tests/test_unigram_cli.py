@@ -61,3 +61,15 @@ def test_history_is_not_yet_for_unigram(tmp_path: Path) -> None:
     result = run_cli(tmp_path, "history", "t.txt", "--algorithm", "unigram", "--vocab-size", "9")
     assert result.returncode == 2
     assert "'history' is for BPE so far: train Unigram with 'train'" in stderr_of(result)
+
+
+def test_unigram_out_does_not_overwrite_without_force(tmp_path: Path) -> None:
+    """Unigram's PREFIX.tokenizer.json goes through the CLI's write checks too (issue 29)."""
+    (tmp_path / "course.txt").write_text(COURSE, encoding="utf-8")
+    (tmp_path / "uni.tokenizer.json").write_text("mine")
+    args = ["train", "course.txt", "--algorithm", "unigram", "--vocab-size", "9", "--out", "uni"]
+    result = run_cli(tmp_path, *args)
+    assert result.returncode == 2 and "'uni.tokenizer.json' already exists" in stderr_of(result)
+    assert (tmp_path / "uni.tokenizer.json").read_text() == "mine"
+    ok(run_cli(tmp_path, *args, "--force"))
+    assert Tokenizer.from_file(str(tmp_path / "uni.tokenizer.json")).get_vocab_size() == 266

@@ -69,3 +69,15 @@ def test_commands_not_yet_for_wordpiece_say_so(tmp_path: Path, command: str) -> 
                      *(("--out", "x.html") if command == "html" else ()))  # fmt: skip
     assert result.returncode == 2
     assert f"'{command}' is for BPE so far: train WordPiece with 'train'" in stderr_of(result)
+
+
+def test_wordpiece_out_does_not_overwrite_without_force(tmp_path: Path) -> None:
+    """WordPiece's PREFIX.tokenizer.json goes through the CLI's write checks too (issue 29)."""
+    (tmp_path / "course.txt").write_text(COURSE, encoding="utf-8")
+    (tmp_path / "wp.tokenizer.json").write_text("mine")
+    args = ["train", "course.txt", *WORDPIECE, "--vocab-size", "30", "--out", "wp"]
+    result = run_cli(tmp_path, *args)
+    assert result.returncode == 2 and "'wp.tokenizer.json' already exists" in stderr_of(result)
+    assert (tmp_path / "wp.tokenizer.json").read_text() == "mine"
+    ok(run_cli(tmp_path, *args, "--force"))
+    assert Tokenizer.from_file(str(tmp_path / "wp.tokenizer.json")).get_vocab_size() == 21
