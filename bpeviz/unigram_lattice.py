@@ -11,7 +11,7 @@ piece that occurs at every position of the word. From it:
   the E-step of training sums over the text;
 - ``sample_segmentation``: draw one segmentation with probability proportional to
   ``P(segmentation) ** (1 / temperature)`` (subword regularization), by forward filtering
-  and backward sampling.
+  and backward sampling; ``sample_counts`` counts how often each segmentation comes up.
 
 Probabilities are handled as natural logs (``log_probs``: piece -> ln P). Ties go to the
 piece that starts earliest (the longest last piece), position by position: the rule of
@@ -219,3 +219,24 @@ def sample_segmentation(
         pieces.append(word[start:end])
         end = start
     return pieces[::-1]
+
+
+def sample_counts(
+    word: str,
+    log_probs: Mapping[str, float],
+    draws: int,
+    *,
+    temperature: float = 1.0,
+    rng: random.Random | None = None,
+) -> list[tuple[tuple[str, ...], int]]:
+    """Draw ``draws`` segmentations and count each, most frequent first (equal: first drawn).
+
+    >>> sample_counts("ab", {"a": math.log(.5), "b": math.log(.5)}, 3)
+    [(('a', 'b'), 3)]
+    """
+    rng = rng or random.Random()
+    found: dict[tuple[str, ...], int] = {}
+    for _ in range(draws):
+        pieces = tuple(sample_segmentation(word, log_probs, temperature=temperature, rng=rng))
+        found[pieces] = found.get(pieces, 0) + 1
+    return sorted(found.items(), key=lambda item: -item[1])

@@ -28,6 +28,7 @@ from bpeviz.unigram_lattice import (
     all_segmentations,
     best_path,
     forward_backward,
+    sample_counts,
     sample_segmentation,
     viterbi_table,
 )
@@ -226,6 +227,17 @@ def test_sampling_follows_the_probabilities() -> None:
     assert cold == {("hug",)}
     with pytest.raises(ValueError, match="above 0"):
         sample_segmentation("hug", log_probs, temperature=0)
+
+
+def test_high_temperature_flattens_the_counts() -> None:
+    """At temperature 1, [hug] (1/14) comes up most, 10.5 times as often as [h ug] (1/147);
+    at a high temperature every segmentation of hug (4: hug, hu g, h ug, h u g) about alike."""
+    log_probs = UnigramModel(SEED).log_probs
+    counted = dict(sample_counts("hug", log_probs, 4000, temperature=1000, rng=random.Random(3)))
+    assert len(counted) == 4 and sum(counted.values()) == 4000
+    assert all(abs(count / 4000 - 0.25) < 0.03 for count in counted.values())
+    cold = sample_counts("hug", log_probs, 50, temperature=1.0, rng=random.Random(3))
+    assert cold[0][0] == ("hug",)
 
 
 # ---- training ------------------------------------------------------------------------------
