@@ -330,6 +330,19 @@ class _Layers:
             sizes = np.diff(np.r_[heads, len(nodes)])
             self.layers.append((nodes, source[nodes], into[heads], heads, sizes))
 
+    def kept(self, keep: np.ndarray, renumber: np.ndarray) -> _Layers:
+        """The same pass over the nodes ``keep`` marks (numbered anew by ``renumber``),
+        without sorting again. Every target keeps a node (its single character), so the
+        targets stay; only how many nodes flow into each changes."""
+        layers = object.__new__(_Layers)
+        layers.layers = []
+        for nodes, source, into, heads, sizes in self.layers:
+            mask = keep[nodes]
+            sizes = np.add.reduceat(mask, heads, dtype=np.int64)
+            heads = np.cumsum(sizes) - sizes
+            layers.layers.append((renumber[nodes[mask]], source[mask], into, heads, sizes))
+        return layers
+
     def log_sum(self, values: np.ndarray, weight: np.ndarray) -> None:
         """values[target] = ln sum over its nodes of exp(values[source] + weight[node])."""
         for nodes, source, into, heads, sizes in self.layers:
@@ -371,13 +384,15 @@ class _Lattices:
         first: np.ndarray,
         last: np.ndarray,
         weight: np.ndarray,
+        layers: tuple[_Layers, _Layers | None] | None = None,
     ) -> None:
         self.word_of, self.begin, self.finish, self.token = word_of, begin, finish, token
         self.local_start, self.local_end = local_start, local_end
         self.first, self.last, self.weight = first, last, weight
         self.positions = int(last[-1]) + 1 if len(last) else 0
-        self.forward = _Layers(local_end, finish, begin, descending=False)
-        self._backward: _Layers | None = None
+        if layers is None:
+            layers = (_Layers(local_end, finish, begin, descending=False), None)
+        self.forward, self._backward = layers
 
     @property
     def backward(self) -> _Layers:
@@ -388,9 +403,12 @@ class _Lattices:
     def keep(self, alive: np.ndarray) -> _Lattices:
         """The lattices without the nodes of removed tokens."""
         kept = alive[self.token]
+        renumber = np.cumsum(kept) - 1
+        backward = self.backward.kept(kept, renumber)
         return _Lattices(
             self.word_of[kept], self.begin[kept], self.finish[kept], self.local_start[kept],
             self.local_end[kept], self.token[kept], self.first, self.last, self.weight,
+            (self.forward.kept(kept, renumber), backward),
         )  # fmt: skip
 
     def forward_sums(self, log_probs: np.ndarray) -> np.ndarray:
