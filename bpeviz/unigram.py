@@ -457,34 +457,45 @@ class _Lattices:
         self, log_probs: np.ndarray, best: np.ndarray, used: np.ndarray, removable: np.ndarray
     ) -> np.ndarray:
         """Each token's Viterbi loss increase when it alone is removed (not renormalised):
-        every word whose best path uses it is cut again without it."""
+        every word whose best path uses it is cut again without it.
+
+        Each (word, token) pair is a copy of the word's lattice without the token's nodes,
+        laid in positions of its own. The forward pass's groups (all nodes reaching one
+        position, a single character always among them) are repeated once per copy of their
+        word, so the copies are cut together, position by position, with nothing to sort.
+        """
         word, token = used >> 32, used & 0xFFFFFFFF
         wanted = removable[token]
-        word, token = word[wanted], token[wanted]
-        losses = np.zeros(len(log_probs))
+        word, token = word[wanted], token[wanted]  # by word, then token
         if not len(word):
-            return losses
-        # the nodes of each (word, token) copy: its word's nodes, the token's own left out
-        # nodes lie word by word (built so, and kept so by ``keep``)
-        node_start = np.searchsorted(self.word_of, np.arange(len(self.first) + 1))
-        sizes = node_start[word + 1] - node_start[word]
-        copy_of = np.repeat(np.arange(len(word)), sizes)
-        offsets = np.repeat(np.cumsum(sizes) - sizes, sizes)
-        nodes = np.repeat(node_start[word], sizes) + np.arange(len(copy_of)) - offsets
-        kept = self.token[nodes] != token[copy_of]
-        nodes, copy_of = nodes[kept], copy_of[kept]
+            return np.zeros(len(log_probs))
+        copies = np.bincount(word, minlength=len(self.first))
+        first_copy = np.cumsum(copies) - copies
         width = (self.last - self.first + 1)[word]
         base = np.cumsum(width) - width
-        shift = base[copy_of] - self.first[self.word_of[nodes]]
-        begin, finish = self.begin[nodes] + shift, self.finish[nodes] + shift
+        shift = base - self.first[word]  # a node's position in copy i: its own + shift[i]
         score = np.full(int(base[-1] + width[-1]), -np.inf)
         score[base] = 0.0
-        _Layers(self.local_end[nodes], finish, begin, descending=False).best(
-            score, log_probs[self.token[nodes]], None
-        )
+        weight = log_probs[self.token]
+        for nodes, source, into, heads, sizes in self.forward.layers:
+            group_word = self.word_of[nodes[heads]]
+            times = copies[group_word]
+            group = np.repeat(np.arange(len(heads)), times)
+            if not len(group):
+                continue
+            starts = np.cumsum(times) - times
+            copy = first_copy[group_word[group]] + np.arange(len(group)) - starts[group]
+            count = sizes[group]
+            offsets = np.cumsum(count) - count
+            picked = np.repeat(heads[group] - offsets, count) + np.arange(int(count.sum()))
+            copy_of = np.repeat(copy, count)
+            mask = self.token[nodes[picked]] != token[copy_of]
+            picked, copy_of = picked[mask], copy_of[mask]
+            count = np.add.reduceat(mask, offsets, dtype=np.int64)
+            scores = score[source[picked] + shift[copy_of]] + weight[nodes[picked]]
+            score[into[group] + shift[copy]] = np.maximum.reduceat(scores, np.cumsum(count) - count)
         increase = (best[word] - score[base + width - 1]) * self.weight[word]
-        np.add.at(losses, token, increase)
-        return losses
+        return np.bincount(token, weights=increase, minlength=len(log_probs))
 
 
 def _seed_and_lattices(
