@@ -39,6 +39,7 @@ position by position. Lattice views of one word are in ``bpeviz/unigram_lattice.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -259,10 +260,7 @@ def unigram_problems(
 
 def count_words(text: str) -> dict[str, int]:
     """Each distinct word (``▁`` in front) and how often it occurs, in order of appearance."""
-    counts: dict[str, int] = {}
-    for word in split_words(text):
-        counts[word] = counts.get(word, 0) + 1
-    return counts
+    return dict(Counter(split_words(text)))
 
 
 @cache
@@ -425,15 +423,15 @@ class _Lattices:
     def expected_counts(self, log_probs: np.ndarray, alpha: np.ndarray, tokens: int) -> np.ndarray:
         """Each token's expected count over the text, by forward-backward (``alpha``: the
         forward sums under ``log_probs``)."""
+        piece = log_probs[self.token]
         beta = np.full(self.positions, -np.inf)
         beta[self.last] = 0.0
-        self.backward.log_sum(beta, log_probs[self.token])
-        total = alpha[self.last]
-        share = np.exp(
-            alpha[self.begin] + log_probs[self.token] + beta[self.finish] - total[self.word_of]
-        )
-        weights = share * self.weight[self.word_of]
-        return np.bincount(self.token, weights=weights, minlength=tokens)
+        self.backward.log_sum(beta, piece)
+        # ln(count of the word x P(paths through the node)), exponentiated once
+        piece += alpha[self.begin]
+        piece += beta[self.finish]
+        piece -= (alpha[self.last] - np.log(self.weight))[self.word_of]
+        return np.bincount(self.token, weights=np.exp(piece), minlength=tokens)
 
     def viterbi(self, log_probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each word's best log score, and the (word, token) pairs of its best path."""
