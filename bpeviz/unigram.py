@@ -376,37 +376,25 @@ class _Lattices:
         word_of: np.ndarray,
         begin: np.ndarray,
         finish: np.ndarray,
-        local_start: np.ndarray,
-        local_end: np.ndarray,
         token: np.ndarray,
         first: np.ndarray,
         last: np.ndarray,
         weight: np.ndarray,
-        layers: tuple[_Layers, _Layers | None] | None = None,
+        layers: tuple[_Layers, _Layers],
     ) -> None:
         self.word_of, self.begin, self.finish, self.token = word_of, begin, finish, token
-        self.local_start, self.local_end = local_start, local_end
         self.first, self.last, self.weight = first, last, weight
         self.positions = int(last[-1]) + 1 if len(last) else 0
-        if layers is None:
-            layers = (_Layers(local_end, finish, begin, descending=False), None)
-        self.forward, self._backward = layers
-
-    @property
-    def backward(self) -> _Layers:
-        if self._backward is None:
-            self._backward = _Layers(self.local_start, self.begin, self.finish, descending=True)
-        return self._backward
+        self.forward, self.backward = layers  # grouped by end, and by start from the right
 
     def keep(self, alive: np.ndarray) -> _Lattices:
         """The lattices without the nodes of removed tokens."""
         kept = alive[self.token]
         renumber = np.cumsum(kept) - 1
-        backward = self.backward.kept(kept, renumber)
         return _Lattices(
-            self.word_of[kept], self.begin[kept], self.finish[kept], self.local_start[kept],
-            self.local_end[kept], self.token[kept], self.first, self.last, self.weight,
-            (self.forward.kept(kept, renumber), backward),
+            self.word_of[kept], self.begin[kept], self.finish[kept], self.token[kept],
+            self.first, self.last, self.weight,
+            (self.forward.kept(kept, renumber), self.backward.kept(kept, renumber)),
         )  # fmt: skip
 
     def forward_sums(self, log_probs: np.ndarray) -> np.ndarray:
@@ -529,10 +517,12 @@ def _seed_and_lattices(
     word_of = np.repeat(np.arange(len(words)), per_word)
     live = token >= 0
     word_of, starts, ends, token = word_of[live], starts[live], ends[live], token[live]
-    lattices = _Lattices(
-        word_of, first[word_of] + starts, first[word_of] + ends, starts, ends, token,
-        first, first + width - 1, weight,
-    )  # fmt: skip
+    begin, finish = first[word_of] + starts, first[word_of] + ends
+    layers = (
+        _Layers(ends, finish, begin, descending=False),
+        _Layers(starts, begin, finish, descending=True),
+    )
+    lattices = _Lattices(word_of, begin, finish, token, first, first + width - 1, weight, layers)
     return pieces, frequencies, lattices
 
 
