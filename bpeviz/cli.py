@@ -48,7 +48,7 @@ from bpeviz.cli_files import (
     read_input,
     write_text,
 )
-from bpeviz.config import TrainingConfig
+from bpeviz.config import DEFAULT_PRETOKENIZER, TrainingConfig
 from bpeviz.corpus import build_corpus
 from bpeviz.formats import is_hf_json, load_model_file
 from bpeviz.formats.common import render_token
@@ -164,8 +164,8 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
         "--pretokenizer",
         choices=tuple(dict.fromkeys((*PRETOKENIZERS, *WORDPIECE_PRETOKENIZERS))),
         default=None,
-        help="bpe: bytes (default), gpt2, gpt4, words; wordpiece: words (default), bert; "
-        "unigram: words",
+        help=f"bpe: {DEFAULT_PRETOKENIZER} (default), bytes, gpt2, words; "
+        "wordpiece: words (default), bert; unigram: words",
     )
     parser.add_argument("--tie-break", choices=TIE_BREAKS, default="first")
     parser.add_argument(
@@ -251,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _check_algorithm(args: argparse.Namespace, command: str) -> None:
     """Fill in the algorithm's default pre-tokenizer and refuse settings it cannot use."""
     if args.pretokenizer is None:
-        args.pretokenizer = "bytes" if args.algorithm == "bpe" else "words"
+        args.pretokenizer = DEFAULT_PRETOKENIZER if args.algorithm == "bpe" else "words"
     problems = algorithm_problems(args.algorithm, args.pretokenizer)
     if problems:
         raise CliError(" ".join(problems))

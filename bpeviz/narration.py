@@ -72,8 +72,9 @@ def tie_sentence(
     rule = TIE_RULES.get(step.rule)
     reason = rule.reason if rule else f"by the rule {step.rule!r}"
     how_many = f"At least {tied_count:,}" if at_least else f"{tied_count:,}"
+    times = "once" if step.count == 1 else f"{step.count:,} times"
     return (
-        f"{how_many} pairs occurred {step.count:,} times each: {listed}. "
+        f"{how_many} pairs occurred {times} each: {listed}. "
         f"The rule {quoted(step.rule)} picked {pair_text(tokenizer, step.pair)} {reason}."
     )
 

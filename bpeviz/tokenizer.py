@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bpeviz.config import unique_special_tokens
 from bpeviz.corpus import END_OF_WORD_ID, base_size, symbol_bytes
 from bpeviz.pretokenize import (
     END_OF_WORD,
@@ -134,7 +135,8 @@ class Tokenizer:
         base = base_size(end_of_word)
         merges = [(left, right, base + index) for index, (left, right) in enumerate(pairs)]
         first_special = base + len(merges)
-        specials = {text: first_special + i for i, text in enumerate(dict.fromkeys(special_tokens))}
+        numbered = enumerate(unique_special_tokens(special_tokens))
+        specials = {text: first_special + i for i, text in numbered}
         return cls(
             merges=merges,
             pretokenizer=pretokenizer,

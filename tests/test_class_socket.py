@@ -13,7 +13,6 @@ import contextlib
 import io
 import json
 import re
-import socket as sockets
 import struct
 import threading
 import time
@@ -26,6 +25,7 @@ import pytest
 import segno
 import uvicorn
 from protocol_client import run_coroutine
+from serve_script import load_serve
 from starlette.applications import Starlette
 from streamlit.web.server.starlette.starlette_server import _get_uvicorn_config_kwargs
 from websockets.asyncio.client import ClientConnection, connect
@@ -42,9 +42,7 @@ STUDENT = {"type": "hello", "role": "student", "id": "student-0001"}
 
 @pytest.fixture(scope="module")
 def server_url() -> Iterator[str]:
-    with sockets.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = load_serve().free_port()
     kwargs = {**_get_uvicorn_config_kwargs(), "log_level": "warning", "lifespan": "off"}
     config = uvicorn.Config(Starlette(routes=routes.class_routes()), "127.0.0.1", port, **kwargs)
     server = uvicorn.Server(config)

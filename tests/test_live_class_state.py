@@ -73,6 +73,9 @@ def test_the_teachers_view_goes_to_everyone_and_is_checked() -> None:
                     "pieces": True,
                     "quiz": False,
                     "run": "",  # none named: the class's first run
+                    "slide": 0,  # no lesson
+                    "slides": 0,
+                    "title": "",
                 },
             },
         )
@@ -85,6 +88,9 @@ def test_the_teachers_view_goes_to_everyone_and_is_checked() -> None:
         {"when": "now"},
         {"quiz": 1},
         {"extra": 1},
+        {"slide": 3, "slides": 2},
+        {"slide": "1", "slides": 2},
+        {"slide": 1, "slides": 2, "title": "x" * 201},
         "view",
     ):
         raw = {**View().__dict__, **bad} if isinstance(bad, dict) else bad
@@ -138,7 +144,17 @@ def test_the_reveal_counts_tied_rows_right_and_keeps_a_running_score() -> None:
         },
     )
     assert events[1][0] == "teacher"
-    assert [entry["nick"] for entry in events[1][1]["top"]] == ["A", "B", "C"]
+    assert [entry["nick"] for entry in events[1][1]["top"]] == ["A", "B"]  # C: none right
+    assert events[2] == (
+        "teacher",
+        {
+            "type": "answers",
+            "step": 0,
+            "spread": [1, 1, 0, 1],
+            "right_rows": [0, 1],
+            "answers": [["A", 0], ["B", 1], ["C", 3]],
+        },
+    )
     with pytest.raises(ClassError, match="revealed"):
         state.reveal(0, [0], 3.0)
     with pytest.raises(ClassError, match="closed"):
@@ -150,6 +166,20 @@ def test_the_reveal_counts_tied_rows_right_and_keeps_a_running_score() -> None:
     with pytest.raises(ClassError):
         quiz_at(state, 2)
         state.reveal(2, [1], 5.0)  # row 0, the real next merge, is always right
+
+
+def test_the_results_name_a_student_without_a_nickname_by_their_number() -> None:
+    state = new_state()
+    for name in ("aaaaaaaa", "bbbbbbbb"):
+        state.join(name)
+    state.rename("bbbbbbbb", "Bo")
+    quiz_at(state, 4)
+    state.answer("aaaaaaaa", 4, 2)
+    state.answer("bbbbbbbb", 4, 0)
+    answers = messages(state.reveal(4, [0], 2.0))[-1][1]
+    assert answers["answers"] == [["Student 1", 2], ["Bo", 0]]
+    assert messages([state._board()]) == [("teacher", {"type": "board", "top": [
+        {"nick": "Bo", "right": 1, "answered": 1}]})]  # fmt: skip
 
 
 def test_a_nickname_is_text_trimmed_and_without_control_characters() -> None:

@@ -29,7 +29,10 @@ from bpeviz.classroom.state import IDLE_LIMIT_S, MAX_CLASSES, ClassError, ClassS
 
 serve = load_serve()
 RUN = {"text": "héllo wörld, 日本語 🙂", "vocab_size": 300, "pretokenizer": "gpt2"}
-STEP_VIEW = {"page": "step", "step": 3, "when": "after", "pieces": False, "quiz": False, "run": ""}
+STEP_VIEW = {
+    "page": "step", "step": 3, "when": "after", "pieces": False, "quiz": False, "run": "",
+    "slide": 0, "slides": 0, "title": "",
+}  # fmt: skip
 ENDED_MESSAGE = {"type": "ended", "message": "This class has ended."}  # every page is told
 WAIT_S = 10.0  # for an event or an expiry: a bound on waiting, never a sleep
 

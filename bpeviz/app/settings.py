@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bpeviz.config import TrainingConfig
+from bpeviz.config import DEFAULT_PRETOKENIZER, TrainingConfig, unique_special_tokens
 from bpeviz.corpus import base_size
 from bpeviz.pretokenize import END_OF_WORD
 from bpeviz.readable import counted
@@ -67,7 +67,7 @@ class Settings:
     source: str = "sample"
     sample_key: str = DEFAULT_SAMPLE_KEY
     vocab_size: int = 512
-    pretokenizer: str = "gpt4"
+    pretokenizer: str = DEFAULT_PRETOKENIZER
     tie_break: str = "first"
     special_tokens: tuple[str, ...] = ()
     end_of_word: bool = False
@@ -142,7 +142,7 @@ def parse_special_tokens(raw: str) -> tuple[str, ...]:
     >>> parse_special_tokens("<|endoftext|>, <|pad|>  <|endoftext|>")
     ('<|endoftext|>', '<|pad|>')
     """
-    return tuple(dict.fromkeys(part for part in re.split(r"[,\s]+", raw or "") if part))
+    return unique_special_tokens(re.split(r"[,\s]+", raw or ""))
 
 
 def settings_from_state(state: Mapping[str, Any]) -> Settings:

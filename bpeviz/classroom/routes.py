@@ -33,6 +33,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from bpeviz.classroom.codes import TOO_MANY, client_address, normal_code
 from bpeviz.classroom.hub import Hub, Subscriber, current_hub
+from bpeviz.classroom.public_url import join_base
 from bpeviz.classroom.qr import qr_svg
 from bpeviz.classroom.state import ENDED, ClassError, ClassGone, ClassState, ended_event
 
@@ -311,7 +312,8 @@ async def class_qr(request: Request) -> Response:
         if said == TOO_MANY:
             return Response(said, 429, media_type="text/plain")
         return Response("No such class.", 404, media_type="text/plain")
-    link = str(request.base_url.replace(query=f"class={code}", path="/"))
+    base = join_base(str(request.base_url).rstrip("/"))
+    link = f"{base}/?class={code}"
     return Response(qr_svg(link), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
 

@@ -24,6 +24,7 @@ MAX_CLASSES = 50  # open at once, per server
 MAX_SOCKETS_PER_STUDENT = 3  # a student's tabs (and a reload's new socket before the old drops)
 IDLE_LIMIT_S = 3 * 3600.0  # a class nobody drove for 3 hours ends
 MAX_NICK_CHARS = 24
+MAX_TITLE_CHARS = 200  # a lesson slide's title, in the teacher's view
 MAX_STEP = 1_000_000
 CHOICES = 4  # a quiz question's rows: 0 (the real next merge) to 3
 PAGES = ("step", "tokenize", "compression", "compare", "runs", "export", "about")
@@ -78,12 +79,15 @@ class View:
     pieces: bool = False
     quiz: bool = False
     run: str = ""
+    slide: int = 0  # a lesson's slide shown, from 1 (0: no lesson), of ``slides``
+    slides: int = 0
+    title: str = ""  # the slide's title: the teacher's text, shown to students as text
 
     @classmethod
     def checked(cls, raw: Any) -> View:
         """A view from a message, every field checked (:class:`ClassError` if not)."""
         if not isinstance(raw, dict) or set(raw) - set(cls.__dataclass_fields__):
-            raise ClassError("A view is page, step, when, pieces, quiz and run.")
+            raise ClassError("A view is page, step, when, pieces, quiz, run and slide.")
         view = cls(**raw)
         if view.page not in PAGES:
             raise ClassError(f"There is no page {view.page!r}.")
@@ -95,7 +99,16 @@ class View:
             raise ClassError("Pieces and quiz are on or off.")
         if not isinstance(view.run, str) or not RUN_ID.fullmatch(view.run):
             raise ClassError("A view's run is named by 16 hexadecimal digits.")
+        view.check_slide()
         return view
+
+    def check_slide(self) -> None:
+        """The slide's number, count and title (a lesson's: :mod:`bpeviz.app.lesson`)."""
+        numbers = (self.slide, self.slides)
+        if any(type(n) is not int for n in numbers) or not 0 <= self.slide <= self.slides <= 500:
+            raise ClassError("A slide is a number from 1 to the lesson's count of slides.")
+        if not isinstance(self.title, str) or len(self.title) > MAX_TITLE_CHARS:
+            raise ClassError(f"A slide's title is text of {MAX_TITLE_CHARS} characters at most.")
 
 
 @dataclass(frozen=True)
@@ -292,7 +305,25 @@ class ClassState:
             "right": right,
             "score": self.score(),
         }
-        return [Event("all", reveal), self._board()]
+        return [Event("all", reveal), self._board(), self._answers(question)]
+
+    def _answers(self, question: Question) -> Event:
+        """The teacher's record of a revealed question, for the class's results: who chose
+        which row, each student by nickname or else by number (in the order they joined;
+        the same number all class long)."""
+        numbers = {student_id: n for n, student_id in enumerate(self.students, start=1)}
+        answers = [
+            [self.students[student_id].nick or f"Student {numbers[student_id]}", row]
+            for student_id, row in question.answers.items()
+        ]
+        message = {
+            "type": "answers",
+            "step": question.step,
+            "spread": question.spread(),
+            "right_rows": question.right_rows,
+            "answers": answers,
+        }
+        return Event("teacher", message)
 
     def score(self) -> dict[str, int]:
         return {"right": self.right_total, "answered": self.answered_total}
@@ -315,7 +346,8 @@ class ClassState:
         )
 
     def _board(self) -> Event:
-        named = [s for s in self.students.values() if s.nick and s.answered]
+        # a board of best scores: never a nickname with none right (projected, it shames)
+        named = [s for s in self.students.values() if s.nick and s.right]
         named.sort(key=lambda s: (-s.right, s.answered, s.nick))
         board = [{"nick": s.nick, "right": s.right, "answered": s.answered} for s in named]
         return Event("teacher", {"type": "board", "top": board[:TOP_SCORES]})

@@ -138,9 +138,6 @@ export function tokenSpans(vocab, ids, marks, options = {}) {
   return box;
 }
 
-// Whitespace as the spans draw it (bpeviz.readable): a legend names only what is drawn.
-const DRAWN_WHITESPACE = /[␣↵⇥]/;
-
 // What the outlines and odd spans of a text mean; kind "pair", "new" or null. With
 // options.ids (the spans show ids, not text) byte pieces and whitespace are not drawn, so
 // their keys are left out; whitespace's key shows only when some token draws it.
@@ -162,6 +159,9 @@ function legend(kind, vocab, ids, options = {}) {
     hex.append(el("span", "bpe-hex", "<E3>"));
     item(hex, " a byte that is only part of a character");
   }
-  if (unique.some((id) => DRAWN_WHITESPACE.test(labelText(vocab[id][VOCAB.label])))) item("␣ space · ↵ newline · ⇥ tab");
+  // Whitespace symbols (WHITESPACE, bpeviz.readable's table): each one drawn is keyed.
+  const drawn = new Set(unique.flatMap((id) => [...labelText(vocab[id][VOCAB.label])]));
+  const keys = Object.keys(WHITESPACE).filter((symbol) => drawn.has(symbol));
+  if (keys.length) item(keys.map((symbol) => `${symbol} ${WHITESPACE[symbol]}`).join(" · "));
   return row;
 }
