@@ -113,9 +113,7 @@ def check_paste_link(harness: ModuleType) -> tuple[str, bool]:
                 app.poll_ms = 250  # thirty pages on two cores
                 app.wait_idle(180_000)
             held = [_held(app) for app in apps]
-            texts = [
-                app.page.locator(".st-key-paste textarea").input_value() for app in apps
-            ]
+            texts = [app.page.locator(".st-key-paste textarea").input_value() for app in apps]
             errors = [app.alerts("Error") for app in apps]
         finally:
             browser.close()
@@ -162,10 +160,18 @@ def big_tokenizer_json() -> bytes:
         "pre_tokenizer": {**byte_level, "use_regex": True},
         "post_processor": None,
         "decoder": {**byte_level, "use_regex": True},
-        "model": {"type": "BPE", "dropout": None, "unk_token": None, "vocab": vocab,
-                  "merges": merges, "byte_fallback": False, "ignore_merges": False,
-                  "continuing_subword_prefix": None, "end_of_word_suffix": None,
-                  "fuse_unk": False},
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "vocab": vocab,
+            "merges": merges,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+        },
     }
     data = json.dumps(document, ensure_ascii=False, indent=2).encode("utf-8")
     assert len(data) <= IMPORT_BYTES

@@ -396,9 +396,7 @@ def check_catastrophic_pattern() -> Result:
         )
         for name in ("evil.model", "tokenizer.json"):
             path = str(Path(folder) / name)
-            seconds, cpu, status, _, stderr = _cli(
-                ["encode", "--model", path, "--text", "a" * 99]
-            )
+            seconds, cpu, status, _, stderr = _cli(["encode", "--model", path, "--text", "a" * 99])
             result.add(
                 f"encode --model {name}: exit {status} in {seconds:.1f} s ({cpu:.1f} s CPU): "
                 f"{stderr.strip()[:90]}",
