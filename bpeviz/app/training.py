@@ -22,6 +22,7 @@ from bpeviz.app.choices import IMPORTED, TRAINED
 from bpeviz.app.export import LoadedModel, load_upload
 from bpeviz.app.reaper import give_back_freed_memory
 from bpeviz.app.settings import Message, Settings, check_settings, outcome_messages
+from bpeviz.app.sized_cache import SizedCache
 from bpeviz.app.state import current_settings, text_and_messages
 from bpeviz.app.text_input import TrainingText
 from bpeviz.app.widgets import show_messages
@@ -60,22 +61,21 @@ def taking_turns(turns: threading.BoundedSemaphore, waiting: Callable[[], None])
         give_back_freed_memory()
 
 
-@dataclass
-class _Slot:
-    """One cache entry: the history for one (text, settings), trained at most once."""
-
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    history: History | None = None
-
-
-@st.cache_resource(max_entries=6, ttl=3600, show_spinner=False)
-def _user_slot(digest: str, training_key: tuple[Any, ...]) -> _Slot:
-    return _Slot()
+# What the runs of pasted and uploaded texts may hold together (History.memory_bytes, its
+# tokenizer counted): three or four runs at the budget (13 MB each), dozens of small ones. The
+# bundled samples' runs are kept apart, 24 of them: a class opens them all lesson long.
+RUN_BYTES = 48_000_000
+SAMPLE_RUNS = 24
 
 
-@st.cache_resource(max_entries=24, show_spinner=False)
-def _sample_slot(sample_key: str, training_key: tuple[Any, ...]) -> _Slot:
-    return _Slot()
+def _is_sample(key: tuple[str, str, tuple[Any, ...]]) -> bool:
+    return key[0] == "sample"
+
+
+@st.cache_resource(show_spinner=False)
+def _runs() -> SizedCache[tuple[str, str, tuple[Any, ...]], History]:
+    """The process's one cache of trained runs (bounded in bytes: see its module)."""
+    return SizedCache(RUN_BYTES, keep=_is_sample, most_kept=SAMPLE_RUNS)
 
 
 def _digest(data: str | bytes) -> str:
@@ -119,11 +119,15 @@ def _train_with_progress(data: str | bytes, settings: Settings) -> History:
             bar.empty()
 
 
-def _history_in(slot: _Slot, data: str | bytes, settings: Settings) -> History:
-    with slot.lock:
-        if slot.history is None:
-            slot.history = _train_with_progress(data, settings)
-        return slot.history
+def _held_bytes(history: History) -> int:
+    history.tokenizer  # noqa: B018 (every page builds it: weighed with it)
+    return history.memory_bytes()
+
+
+def _history_in(
+    key: tuple[str, str, tuple[Any, ...]], data: str | bytes, settings: Settings
+) -> History:
+    return _runs().get(key, lambda: _train_with_progress(data, settings), _held_bytes)
 
 
 def current_history(*, show: bool = True) -> History | None:
@@ -158,10 +162,10 @@ def history_for(text: TrainingText, settings: Settings) -> History:
     ``check_settings``.
     """
     if text.source == "sample":
-        slot = _sample_slot(settings.sample_key, settings.training_key())
+        key = ("sample", settings.sample_key, settings.training_key())
     else:
-        slot = _user_slot(_digest(text.data), settings.training_key())
-    return _history_in(slot, text.data, settings)
+        key = ("text", _digest(text.data), settings.training_key())
+    return _history_in(key, text.data, settings)
 
 
 def train_sample(key: str, vocab_size: int, pretokenizer: str, tie_break: str) -> History:
@@ -177,7 +181,7 @@ def train_sample(key: str, vocab_size: int, pretokenizer: str, tie_break: str) -
         tie_break=tie_break,
     )
     sample = get_sample(key)
-    return _history_in(_sample_slot(key, settings.training_key()), sample.text, settings)
+    return _history_in(("sample", key, settings.training_key()), sample.text, settings)
 
 
 @dataclass
