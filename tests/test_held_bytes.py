@@ -8,10 +8,13 @@ not against itself; the run cache against that bound after many runs at the budg
 from __future__ import annotations
 
 import gc
+import threading
 import tracemalloc
+from types import SimpleNamespace
 
 import pytest
 
+from bpeviz.app.reaper import sweep_once
 from bpeviz.app.settings import Settings
 from bpeviz.app.sized_cache import SizedCache
 from bpeviz.budget import SERVER_BUDGET
@@ -127,3 +130,32 @@ def test_a_failed_make_keeps_nothing_and_is_tried_again() -> None:
             cache.get("a", refuse, len)
     assert cache.get("a", lambda: b"ok", len) == b"ok"
     assert cache.held_bytes(kept=False) == 2
+
+
+def test_runs_of_closed_sessions_are_let_go_the_samples_stay() -> None:
+    cache: SizedCache[str, bytes] = SizedCache(10**6, keep=lambda key: key == "sample", most_kept=4)
+    cache.get("sample", lambda: b"s" * 10, len, user="gone")
+    cache.get("paste-a", lambda: b"a" * 100, len, user="gone")
+    cache.get("paste-b", lambda: b"b" * 200, len, user="gone")
+    cache.get("paste-b", lambda: b"b" * 200, len, user="here")  # two sessions share it
+    cache.get("unnamed", lambda: b"u" * 400, len)  # made outside any session: bytes bound only
+    assert cache.let_go_of_closed(alive={"here"}) == 100
+    assert cache.held_bytes(kept=False) == 600
+    assert cache.let_go_of_closed(alive=set()) == 200
+    assert cache.held_bytes(kept=True) == 10
+
+
+def test_a_sweep_hands_the_live_sessions_to_let_go_of_the_rest() -> None:
+    class Info:
+        def __init__(self, session_id: str) -> None:
+            self.session = SimpleNamespace(id=session_id, shutdown=lambda: None)
+
+    table = SimpleNamespace(expire=lambda: [("closed", Info("closed"))])
+    manager = SimpleNamespace(
+        _session_storage=SimpleNamespace(_cache=table),
+        _storage_lock=threading.Lock(),
+        list_sessions=lambda: [Info("open"), Info("resumable")],
+    )
+    seen: list[set[str]] = []
+    assert sweep_once(SimpleNamespace(_session_mgr=manager), seen.append) == 1
+    assert seen == [{"open", "resumable"}]

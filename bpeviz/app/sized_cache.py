@@ -11,6 +11,10 @@ Some keys are kept apart (``keep``): the bundled samples' runs, which a class op
 lesson long and which are small. No paste evicts them; among themselves they are bounded by
 a count, ``most_kept``. The value just made always stays, even past the bound (its session
 reruns with it next), until another comes.
+
+A value also goes when every session that asked for it has closed (:meth:`let_go_of_closed`,
+called by :mod:`bpeviz.app.reaper` as it shuts closed sessions down): a crowd's runs leave
+with the crowd, not when the next class has pushed them out.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ class _Entry(Generic[V]):
     lock: threading.Lock = field(default_factory=threading.Lock)
     value: V | None = None
     size: int = 0
+    users: set[str] = field(default_factory=set)  # the sessions that asked for it
 
 
 class SizedCache(Generic[K, V]):
@@ -43,12 +48,17 @@ class SizedCache(Generic[K, V]):
         self._lock = threading.Lock()
         self._entries: OrderedDict[K, _Entry[V]] = OrderedDict()  # least recently used first
 
-    def get(self, key: K, make: Callable[[], V], size: Callable[[V], int]) -> V:
+    def get(
+        self, key: K, make: Callable[[], V], size: Callable[[V], int], *, user: str | None = None
+    ) -> V:
         """The value of ``key``, made with ``make`` (once while kept) and weighed with
-        ``size``. What ``make`` raises is raised, and nothing is kept."""
+        ``size``, for the session ``user`` (``None``: for none, bounded in bytes only).
+        What ``make`` raises is raised, and nothing is kept."""
         with self._lock:
             entry = self._entries.setdefault(key, _Entry())
             self._entries.move_to_end(key)
+            if user is not None:
+                entry.users.add(user)
         with entry.lock:
             if entry.value is not None:
                 return entry.value
@@ -64,6 +74,19 @@ class SizedCache(Generic[K, V]):
             if self._entries.get(key) is entry:
                 self._let_go(but=key)
         return value
+
+    def let_go_of_closed(self, *, alive: set[str]) -> int:
+        """Drop the values (not the kept keys') whose sessions are all closed, named by none
+        in ``alive``; the bytes let go."""
+        freed = 0
+        with self._lock:
+            for key, entry in list(self._entries.items()):
+                if entry.value is None or self._keep(key) or not entry.users:
+                    continue  # being made, kept apart, or made for no session
+                entry.users &= alive
+                if not entry.users:
+                    freed += self._entries.pop(key).size
+        return freed
 
     def held_bytes(self, *, kept: bool) -> int:
         """The bytes held by the kept keys' values (``kept``) or by the others'."""

@@ -27,9 +27,8 @@ from typing import Any
 import streamlit as st
 
 from bpeviz.app.links import unread_number, whole_number
-from bpeviz.app.sized_cache import SizedCache
 from bpeviz.app.state import KEY_STEP
-from bpeviz.app.training import history_key
+from bpeviz.app.training import history_key, session_id, step_records
 from bpeviz.app.widgets import show_messages
 from bpeviz.history import History
 from bpeviz.readable import counted
@@ -61,18 +60,6 @@ LINK = {"keys": [list(key) for key in LINK_KEYS], "when": WHEN_OPTIONS}  # for t
 component = st.components.v2.component("bpeviz_step", js=script(), isolate_styles=False)
 
 
-# What the records may hold together: a record at the budget is a 2.3 MB string (4.6 MB
-# held, its characters two bytes each), a bundled sample's half a megabyte; 24 records at the
-# budget kept 110 MB after a class had gone.
-RECORD_BYTES = 16_000_000
-
-
-@st.cache_resource(show_spinner=False)
-def _records() -> SizedCache[tuple[Any, int], tuple[str, str]]:
-    """The process's one cache of step records (bounded in bytes: see its module)."""
-    return SizedCache(RECORD_BYTES, keep=lambda key: False, most_kept=0)
-
-
 def _record(history: History, window_from: int = 0) -> tuple[str, str]:
     """The record of a history as JSON, with a key that names it (built once per run and
     window). A run is named by its text and settings (training is deterministic), so the
@@ -84,7 +71,9 @@ def _record(history: History, window_from: int = 0) -> tuple[str, str]:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], text
 
     key = (history_key(history), window_from)
-    return _records().get(key, build, lambda record: sys.getsizeof(record[1]))
+    return step_records().get(
+        key, build, lambda record: sys.getsizeof(record[1]), user=session_id()
+    )
 
 
 def _window(history: History, step: int) -> int:

@@ -14,9 +14,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bpeviz.app.choices import IMPORTED, TRAINED
 from bpeviz.app.export import LoadedModel, load_upload
@@ -72,10 +74,35 @@ def _is_sample(key: tuple[str, str, tuple[Any, ...]]) -> bool:
     return key[0] == "sample"
 
 
+# What the Step page's records may hold together: a record at the budget is a 2.3 MB string
+# (4.6 MB held, its characters two bytes each), a bundled sample's half a megabyte; 24
+# records at the budget kept 110 MB after a class had gone.
+RECORD_BYTES = 16_000_000
+
+
 @st.cache_resource(show_spinner=False)
 def _runs() -> SizedCache[tuple[str, str, tuple[Any, ...]], History]:
     """The process's one cache of trained runs (bounded in bytes: see its module)."""
     return SizedCache(RUN_BYTES, keep=_is_sample, most_kept=SAMPLE_RUNS)
+
+
+@st.cache_resource(show_spinner=False)
+def step_records() -> SizedCache[tuple[Any, int], tuple[str, str]]:
+    """The process's one cache of the Step page's records (see ``bpeviz.app.step_view``)."""
+    return SizedCache(RECORD_BYTES, keep=lambda key: False, most_kept=0)
+
+
+def let_go_of_closed_sessions(alive: set[str]) -> None:
+    """Drop the runs and records only closed sessions asked for (``alive``: the others'
+    ids); the bundled samples' runs stay for the next class."""
+    _runs().let_go_of_closed(alive=alive)
+    step_records().let_go_of_closed(alive=alive)
+
+
+def session_id() -> str | None:
+    """The id of the session this script runs for (``None`` outside one)."""
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else None
 
 
 def _digest(data: str | bytes) -> str:
@@ -127,7 +154,8 @@ def _held_bytes(history: History) -> int:
 def _history_in(
     key: tuple[str, str, tuple[Any, ...]], data: str | bytes, settings: Settings
 ) -> History:
-    return _runs().get(key, lambda: _train_with_progress(data, settings), _held_bytes)
+    train = partial(_train_with_progress, data, settings)
+    return _runs().get(key, train, _held_bytes, user=session_id())
 
 
 def current_history(*, show: bool = True) -> History | None:
