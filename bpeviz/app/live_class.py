@@ -25,6 +25,7 @@ import streamlit as st
 from bpeviz.app.class_results import checked_results, results_csv, results_json
 from bpeviz.app.lesson import PARAMS, TEXT_BOXES
 from bpeviz.app.lesson_view import current_lesson
+from bpeviz.app.presenter import presenter_info
 from bpeviz.app.settings import KEY_SOURCE, STATE_KEYS, Message
 from bpeviz.app.state import KEY_PAGE_SETTINGS, KEY_STEP, KEY_UPLOADED
 from bpeviz.app.step_view import component
@@ -304,6 +305,7 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         data["key"] = held["key"]
         data["run"] = _publish_run(held)
         data["slide"] = _slide_shown()
+        data["presenter"] = presenter_info()  # told to the presenter's window (presenter.js)
         data["join"], data["warning"] = _join_base()
         kept = st.session_state.get(KEY_RESULTS)
         data["results"] = len(kept[1]) if kept and kept[0] == held["code"] else 0
