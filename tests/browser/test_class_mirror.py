@@ -37,7 +37,8 @@ _SHOWN = """() => {
     .map((m) => m.textContent).join("|");
   const pieces = document.querySelectorAll('[data-testid="stMain"] .bpe-piece').length;
   const link = window.bpevizClass;
-  return { path: location.pathname, following: link ? link.following : null, vocab: value("Vocab size"),
+  return { path: location.pathname, following: link ? link.following : null,
+    vocab: value("Vocab size"),
     pretokenizer: picked("Pre-tokenizer"), tie: picked("Tie rule"), sample: picked("Sample"),
     view, tokens, metrics, pieces };
 }"""
