@@ -46,6 +46,36 @@ def _baseline(state: Mapping[str, Any]) -> dict[str, Any]:
     return suggested_state(sample)
 
 
+FLAG_WORDS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+
+
+def link_flag(text: str) -> bool | None:
+    """An on/off setting as a link writes it: ``1``, ``true`` or ``yes`` is on, ``0``,
+    ``false`` or ``no`` off (any case), anything else ``None``. The one rule for every flag,
+    so that ``?present=1`` works as ``?quiz=1`` does.
+
+    >>> [link_flag(text) for text in ("1", "Yes", "TRUE", "no", "2", "")]
+    [True, True, True, False, None, None]
+    """
+    return FLAG_WORDS.get(text.strip().lower())
+
+
+def bound_flags(params: Mapping[str, str], names: Sequence[str]) -> dict[str, str]:
+    """The flags among ``names`` that a widget bound to the link would misread, rewritten as
+    the ``true`` / ``false`` Streamlit's bound toggles and checkboxes accept.
+
+    >>> bound_flags({"present": "1", "focus": "true", "step": "1"}, ["present", "focus"])
+    {'present': 'true'}
+    """
+    rewritten = {}
+    for name in names:
+        value = params.get(name)
+        flag = link_flag(value) if isinstance(value, str) else None
+        if flag is not None and value != str(flag).lower():
+            rewritten[name] = str(flag).lower()
+    return rewritten
+
+
 def whole_number(text: str) -> int | None:
     """A count as a link writes it (ASCII digits, ``,`` or ``_`` between them, at most
     ``MAX_LINK_DIGITS`` of them after leading zeros), else ``None``.
@@ -163,8 +193,9 @@ def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Me
         choose(key, choices, f"is not one of {', '.join(choices)}")
     eow = params.get(KEY_END_OF_WORD)
     if eow is not None:
-        if eow.lower() in ("1", "true", "0", "false"):
-            state[KEY_END_OF_WORD] = eow.lower() in ("1", "true")
+        flag = link_flag(eow)
+        if flag is not None:
+            state[KEY_END_OF_WORD] = flag
         else:
             ignored(KEY_END_OF_WORD, "is not 1 or 0")
     if params.get(KEY_SPECIALS):
