@@ -45,7 +45,7 @@ def test_a_long_tie_lists_five_and_counts_the_rest() -> None:
     pairs = history.tied_pairs(1)
     assert len(pairs) == 8
     sentence = tie_sentence(step, history.tokenizer, pairs, len(pairs))
-    assert sentence is not None and sentence.startswith("8 pairs occurred 1 times each")
+    assert sentence is not None and sentence.startswith("8 pairs occurred once each")
     assert sentence.count("(“") == 5 and "and 3 more" in sentence
 
 
@@ -93,7 +93,7 @@ def test_a_tie_counted_only_so_far_says_at_least() -> None:
     history = train("ab cd ef gh ij kl mn op", 257, pretokenizer="words", tie_break="lexmin")
     pairs = history.tied_pairs(1)
     sentence = tie_sentence(history.steps[0], history.tokenizer, pairs, 8, at_least=True)
-    assert sentence is not None and sentence.startswith("At least 8 pairs occurred 1 times")
+    assert sentence is not None and sentence.startswith("At least 8 pairs occurred once each")
     assert sentence.count("(“") == 5 and "and more." in sentence
 
 
