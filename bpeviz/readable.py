@@ -17,6 +17,16 @@ VISIBLE_WHITESPACE: dict[str, str] = {
     "\x0c": "␌",
     "\u00a0": "⍽",
 }
+# What each symbol stands for, for the legends (the browser's come from here too).
+WHITESPACE_NAMES: dict[str, str] = {
+    "␣": "space",
+    "↵": "newline",
+    "⇥": "tab",
+    "␍": "carriage return (a Windows line end is ␍↵)",
+    "␋": "vertical tab",
+    "␌": "form feed",
+    "⍽": "no-break space",
+}
 
 
 def counted(number: int, noun: str, plural: str | None = None) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 from bpeviz import record
 from bpeviz.narration import quoted
 from bpeviz.pretokenize import END_OF_WORD
+from bpeviz.readable import WHITESPACE_NAMES
 
 SCRIPTS = (  # each file uses only what it or an earlier one defines (tests/test_web_js.py)
     "record.js",
@@ -117,6 +118,7 @@ def constants() -> str:
         f"const JOINED = {record.JOINED};",
         f"const END_OF_WORD = {json.dumps(END_OF_WORD)};",
         f"const PALETTE_SIZE = {len(PALETTE)};",
+        f"const WHITESPACE_NAMES = {json.dumps(WHITESPACE_NAMES, ensure_ascii=False)};",
         f"const quoted = (text) => `{opening}${{text}}{closing}`;",
     ]
     return "// Written by bpeviz.web.constants from the Python definitions.\n" + "\n".join(lines)

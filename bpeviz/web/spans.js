@@ -138,8 +138,13 @@ export function tokenSpans(vocab, ids, marks, options = {}) {
   return box;
 }
 
-// Whitespace as the spans draw it (bpeviz.readable): a legend names only what is drawn.
-const DRAWN_WHITESPACE = /[␣↵⇥]/;
+// The symbols a text's tokens draw for whitespace (bpeviz.readable): a legend names only
+// what is drawn.
+function drawnWhitespace(vocab, ids) {
+  const drawn = new Set();
+  for (const id of ids) for (const char of labelText(vocab[id][VOCAB.label])) if (char in WHITESPACE_NAMES) drawn.add(char);
+  return Object.entries(WHITESPACE_NAMES).filter(([symbol]) => drawn.has(symbol));
+}
 
 // What the outlines and odd spans of a text mean; kind "pair", "new" or null. With
 // options.ids (the spans show ids, not text) byte pieces and whitespace are not drawn, so
@@ -155,6 +160,10 @@ function legend(kind, vocab, ids, options = {}) {
   if (kind === "pair") item(example(`bpe-c0 bpe-${MARK.PAIR_START}`, "a"), example(`bpe-c1 bpe-${MARK.PAIR_END}`, "b"), " the pair about to merge");
   if (kind === "new") item(example(`bpe-c0 bpe-${MARK.NEW}`, "ab"), " the new token");
   const unique = [...new Set(ids)];
+  if (unique.length) {
+    item(example("bpe-c3", "a"), example("bpe-c5", "b"), " colour = token id; the same token, the same colour");
+    row.lastChild.title = "Eight colours, reused; two tokens side by side never share one.";
+  }
   if (unique.some((id) => vocab[id][VOCAB.kind] === KIND.SPECIAL)) item(example("bpe-special", "<|x|>"), " special token");
   if (options.ids) return row;
   if (unique.some((id) => vocab[id][VOCAB.broken])) {
@@ -162,6 +171,7 @@ function legend(kind, vocab, ids, options = {}) {
     hex.append(el("span", "bpe-hex", "<E3>"));
     item(hex, " a byte that is only part of a character");
   }
-  if (unique.some((id) => DRAWN_WHITESPACE.test(labelText(vocab[id][VOCAB.label])))) item("␣ space · ↵ newline · ⇥ tab");
+  const whitespace = drawnWhitespace(vocab, unique);
+  if (whitespace.length) item(whitespace.map(([symbol, name]) => `${symbol} ${name}`).join(" · "));
   return row;
 }
