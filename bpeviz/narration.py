@@ -89,8 +89,8 @@ def count_sentence(step: MergeStep, tokens_before: int) -> str:
             f"{'was' if step.replacements == 1 else 'were'} replaced, left to right"
         )
     return (
-        f"The pair occurred {times(step.count)}; {replaced}. The text went from {tokens_before:,} to "
-        f"{counted(step.tokens_after, 'token')}."
+        f"The pair occurred {times(step.count)}; {replaced}. The text went from "
+        f"{tokens_before:,} to {counted(step.tokens_after, 'token')}."
     )
 
 

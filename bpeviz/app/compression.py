@@ -13,7 +13,7 @@ training. The caller passes finished histories (the app trains them once, cached
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 import pandas as pd
 
@@ -45,6 +45,7 @@ REFERENCE_COLUMNS: tuple[str, ...] = (
 )
 OWN = "own text"
 OTHER = "other language"
+REAL = "real (hover: its name)"  # a reference line: a real tokenizer, yours or one imported
 DEFAULT_POINTS = 20
 
 
@@ -224,21 +225,6 @@ def language_costs(
     return costs
 
 
-def language_cost_sentence(
-    name: str, cost: float, *, base: str = "English", other: str = "Japanese"
-) -> str:
-    """How many times as many tokens ``other`` takes as ``base`` for the same bytes, said so
-    that it cannot be read as per character, or as "1.9× more" meaning 2.9×.
-
-    >>> language_cost_sentence("o200k_base", 1.9)[:81]
-    'o200k_base: per byte of UTF-8 text, Japanese takes 1.9× as many tokens as English'
-    """
-    return (
-        f"{name}: per byte of UTF-8 text, {other} takes {cost:.1f}× as many tokens as {base} "
-        "(bytes, not characters: most Japanese characters are 3 bytes, an English letter 1)."
-    )
-
-
 def ratio_at(curves: pd.DataFrame, *, trained_on: str, measured_on: str, vocab_size: int) -> float:
     """The bytes per token of one curve at the largest measured vocab size ``<= vocab_size``.
 
@@ -252,6 +238,46 @@ def ratio_at(curves: pd.DataFrame, *, trained_on: str, measured_on: str, vocab_s
     if rows.empty:
         return float("nan")
     return float(rows.sort_values("vocab_size")["bytes_per_token"].iloc[-1])
+
+
+COST_COLUMN = "per byte of UTF-8, Japanese takes × as many tokens"
+
+
+def numbers_table(
+    curves: pd.DataFrame,
+    references: pd.DataFrame | None,
+    *,
+    vocab_size: int,
+    languages: Sequence[str] = ("English", "Japanese"),
+) -> pd.DataFrame:
+    """Bytes per token at ``vocab_size``, as text that fits any screen: a row per tokenizer,
+    a column per text, and how many times as many tokens per byte the second text takes.
+
+    A tokenizer trained here has its number on its own text only (its other-language curve
+    is sampled, so it has no point at every vocab size). A table wraps where twelve metrics
+    side by side were cut to ``2…`` at 1366 px.
+
+    >>> from bpeviz.history import train
+    >>> curves = compression_curves({"toy": train("aaab", 257)}, cross=False)
+    >>> numbers_table(curves, None, vocab_size=257, languages=("toy",)).values.tolist()
+    [['trained on toy', '1.33']]
+    """
+    rows = []
+    for name in languages:
+        ratio = ratio_at(curves, trained_on=name, measured_on=name, vocab_size=vocab_size)
+        rows.append({"tokenizer": f"trained on {name}", name: f"{ratio:.2f}"})
+    if references is not None:
+        costs = language_costs(references, base=languages[0], other=languages[-1])
+        for name, table in references.groupby("tokenizer", sort=False):
+            ratios = dict(zip(table["measured_on"], table["bytes_per_token"], strict=True))
+            row = {"tokenizer": str(name)} | {
+                language: f"{ratios[language]:.2f}" for language in languages if language in ratios
+            }
+            if name in costs and len(languages) > 1:
+                row[COST_COLUMN] = f"{costs[str(name)]:.1f}×"
+            rows.append(row)
+    columns = ["tokenizer", *languages, *([COST_COLUMN] if len(languages) > 1 else [])]
+    return pd.DataFrame([dict.fromkeys(columns, "") | row for row in rows], columns=columns)
 
 
 def curves_csv(curves: pd.DataFrame, references: pd.DataFrame | None = None) -> bytes:

@@ -99,8 +99,9 @@ def init_state() -> None:
 
 def presentation_mode() -> bool:
     """Whether the app is in presentation (projector) mode: the toggle's value, or before the
-    toggle is first drawn, the link's (``?present=1``, ``true`` or ``yes``). A lesson's slide opens its page
-    with the slide's own link, which need not say ``present``: the toggle's value stands."""
+    toggle is first drawn, the link's (``?present=1``, ``true`` or ``yes``). A lesson's slide
+    opens its page with the slide's own link, which need not say ``present``: the toggle's
+    value stands."""
     if KEY_PRESENT in st.session_state:
         return bool(st.session_state[KEY_PRESENT])
     return link_flag(st.query_params.get(KEY_PRESENT) or "") is True
