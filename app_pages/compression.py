@@ -142,7 +142,9 @@ if reference:
         references = references.reset_index(drop=True)
 
 marker = settings.vocab_size if settings.vocab_size >= settings.base_size else None
-chart = charts.compression_chart(curves, references=references, current_vocab_size=marker)
+chart = charts.compression_chart(
+    compression.chart_points(curves), references=references, current_vocab_size=marker
+)
 show_chart(chart, key=KEY_CHART, on_select=open_clicked_step, selection_mode=charts.PICK)
 if st.session_state.pop(KEY_GO, False):
     # The link of the new view: the clicked run's settings and step. Naming them also keeps
@@ -193,13 +195,9 @@ show_table(
 )
 for _, row in passage.iloc[len(histories) :].iterrows():
     st.markdown(parallel.cost_sentence(row))
-with st.expander("The numbers behind the chart"):
-    st.dataframe(curves, hide_index=True, width="stretch", height=300)
-    if references is not None:
-        st.dataframe(references, hide_index=True, width="stretch")
 st.download_button(
     "Download the curves as CSV",
-    compression.curves_csv(curves, references),
+    lambda: compression.curves_csv(curves, references),  # made on click
     file_name=f"bpeviz-compression-{max_vocab}.csv",
     mime="text/csv",
     key="compression_csv",

@@ -145,6 +145,27 @@ def compression_curves(
     return pd.concat(frames, ignore_index=True)
 
 
+CHART_POINTS = 150  # per own-text curve on the chart: every merge of a 4,096 run is too many
+
+
+def chart_points(curves: pd.DataFrame, points: int = CHART_POINTS) -> pd.DataFrame:
+    """The curves with each own-text curve thinned to about ``points`` merges, both ends kept
+    (:func:`sampled_steps`): the browser draws and hit-tests every point, and a line through
+    150 of them looks the same as through 3,840. The table and the CSV keep every merge.
+
+    >>> from bpeviz.history import train
+    >>> full = compression_curves({"toy": train("aaabdaaabac", 259)}, cross=False)
+    >>> chart_points(full, 3)["merges"].tolist()
+    [0, 2, 3]
+    """
+    own = curves["kind"] == OWN
+    keep = pd.Series(~own, index=curves.index)
+    for _, rows in curves[own].groupby("trained_on", sort=False):
+        wanted = set(sampled_steps(int(rows["merges"].max()), points))
+        keep |= curves.index.isin(rows.index[rows["merges"].isin(wanted)])
+    return curves[keep].reset_index(drop=True)
+
+
 def reference_ratios(
     tokenizer: Tokenizer | LibraryTokenizer,
     texts: Mapping[str, str | bytes],
