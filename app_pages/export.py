@@ -3,6 +3,7 @@
 import streamlit as st
 
 from bpeviz.app import export, tables
+from bpeviz.app.choices import opened_on_import
 from bpeviz.app.csv_cells import csv_bytes
 from bpeviz.app.settings import Message
 from bpeviz.app.state import (
@@ -146,9 +147,14 @@ if files:
             f"Loaded {escape_markdown(result.source)} as a {result.kind}. "
             "It is now offered on the Tokenize and Compare pages."
         )
-        links = st.columns(2)
-        links[0].page_link("app_pages/tokenize.py", label="Tokenize with it", icon="✂️")
-        links[1].page_link("app_pages/compare.py", label="Compare it", icon="⚖️")
+        links, opened = st.columns(2), opened_on_import()
+        links[0].page_link(
+            "app_pages/tokenize.py", label="Tokenize with it", icon="✂️",
+            query_params=opened["tokenize"],
+        )  # fmt: skip
+        links[1].page_link(
+            "app_pages/compare.py", label="Compare it", icon="⚖️", query_params=opened["compare"]
+        )
         if isinstance(result.tokenizer, LibraryTokenizer):
             st.info(library_note(result.tokenizer), icon="ℹ️")
         else:

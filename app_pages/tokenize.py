@@ -5,7 +5,14 @@ import streamlit as st
 
 from bpeviz.app import tables
 from bpeviz.app.chat_view import show_chat_view
-from bpeviz.app.choices import IMPORTED, MODEL, MODEL_NAMES, model_summary, tokenizer_choices
+from bpeviz.app.choices import (
+    IMPORTED,
+    MODEL,
+    MODEL_NAMES,
+    menu_label,
+    model_summary,
+    tokenizer_choices,
+)
 from bpeviz.app.settings import Message
 from bpeviz.app.state import current_text, imported_tokenizer, presentation_mode
 from bpeviz.app.surprises import find_surprise, load_surprises
@@ -127,6 +134,7 @@ with model_column:
         "Tokenizer",
         list(choices),
         captions=list(choices.values()),
+        format_func=lambda option: menu_label(option, imported and imported[0]),
         key="tok_model",
         bind="query-params",
     )

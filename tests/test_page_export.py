@@ -78,7 +78,7 @@ def test_uploading_a_model_shows_it_and_offers_it_to_the_tokenize_page() -> None
     # The Tokenize page now offers it.
     at.switch_page("app_pages/tokenize.py").run()
     assert not at.exception
-    assert any("Imported" in option for option in at.radio(key="tok_model").options)
+    assert "wiki.model (imported)" in at.radio(key="tok_model").options  # by its file name
 
 
 def test_uploading_a_gpt2_pair() -> None:
@@ -219,8 +219,7 @@ def test_a_tokenizer_json_our_reader_refuses_is_encoded_by_the_library(kind: str
     assert any("encoded by Hugging Face tokenizers" in plain(s.value) for s in at.success)
     assert any("no merge trace" in plain(info.value) for info in at.info)
     at.switch_page("app_pages/tokenize.py").run()
-    imported = next(o for o in at.radio(key="tok_model").options if o.startswith("Imported"))
-    at.radio(key="tok_model").set_value(imported).run()
+    at.radio(key="tok_model").set_value("Imported").run()
     text = "The reprinters uncounted 1234 pairs! 駅前"
     at.text_area(key="tok_text").input(text).run()
     assert not at.exception
@@ -255,3 +254,23 @@ def test_the_html_page_is_named_by_its_merges(monkeypatch: pytest.MonkeyPatch) -
     data, file_name = downloaded(at, "export_html_page", served)
     assert file_name == "bpeviz-aaabdaaabac-wikipedia-3-merges.html"
     assert data.lstrip().lower().startswith(b"<!doctype html")
+
+
+def test_compare_it_and_tokenize_with_it_open_on_the_uploaded_file() -> None:
+    """After an upload, the two links open their pages on it (the tokenizer chosen by the
+    link, as any link chooses it; followed in tests/browser/test_glance.py), and the menus
+    name it by its file name."""
+    from urllib.parse import parse_qs
+
+    at = open_page(PAGE)
+    model = to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
+    at.file_uploader(key="export_model_files").upload("wiki.model", model).run()
+    links = {link.proto.label: parse_qs(link.proto.query_string) for link in at.get("page_link")}
+    assert links["Tokenize with it"] == {"tok_model": ["Imported"]}
+    assert links["Compare it"] == {"cmp_left": ["Imported"], "cmp_right": ["cl100k_base"]}
+    at.switch_page("app_pages/compare.py").run()
+    assert not at.exception
+    assert at.selectbox(key="cmp_left").format_func("Imported") == "wiki.model (imported)"
+    at.switch_page("app_pages/tokenize.py").run()
+    assert not at.exception
+    assert at.radio(key="tok_model").format_func("Imported") == "wiki.model (imported)"
