@@ -260,14 +260,18 @@ def test_compare_it_and_tokenize_with_it_open_on_the_uploaded_file() -> None:
     """After an upload, the two links open their pages on it (the tokenizer chosen by the
     link, as any link chooses it; followed in tests/browser/test_glance.py), and the menus
     name it by its file name."""
-    from urllib.parse import parse_qs
-
     at = open_page(PAGE)
     model = to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
     at.file_uploader(key="export_model_files").upload("wiki.model", model).run()
-    links = {link.proto.label: parse_qs(link.proto.query_string) for link in at.get("page_link")}
-    assert links["Tokenize with it"] == {"tok_model": ["Imported"]}
-    assert links["Compare it"] == {"cmp_left": ["Imported"], "cmp_right": ["cl100k_base"]}
+    at.button(key="export_open_compare").click().run()
+    assert not at.exception
+    assert at.selectbox(key="cmp_left").value == "Imported"
+    assert at.selectbox(key="cmp_right").value == "cl100k_base"
+    assert not at.warning
+    at.switch_page("app_pages/export.py").run()
+    at.file_uploader(key="export_model_files").upload("wiki.model", model).run()
+    at.button(key="export_open_tokenize").click().run()
+    assert at.radio(key="tok_model").value == "Imported"
     at.switch_page("app_pages/compare.py").run()
     assert not at.exception
     assert at.selectbox(key="cmp_left").format_func("Imported") == "wiki.model (imported)"

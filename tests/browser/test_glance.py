@@ -10,7 +10,7 @@ them as SVG), each label's box against every other label's of the same chart.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -88,4 +88,77 @@ def test_no_text_is_cut_and_no_chart_labels_overlap(app: AppPage, size: str) -> 
         if found:
             problems[page] = found
     assert not problems, problems
+    app.assert_clean()
+
+
+def switch(app: AppPage, name: str) -> Any:
+    """One of the step view's checkboxes by its label."""
+    return app.page.locator(".bpe-root label").filter(has_text=name).locator("input")
+
+
+def test_the_step_page_keys_show_with_a_keyboard_and_the_colours_are_said(app: AppPage) -> None:
+    app.page.set_viewport_size({"width": 1366, "height": 900})
+    app.open("step", step=2)
+    app.wait_view(2)
+    page = app.page
+    keys = page.locator(".bpe-step .bpe-keys-short")
+    assert not keys.is_visible(), "the key line shows before any key is used"
+    assert page.locator(".bpe-step .bpe-keys").bounding_box()["height"] <= 1  # said, not shown
+    legend = page.locator(".bpe-step .bpe-legend").inner_text()
+    assert "colour = token id; the same token, the same colour" in legend
+    paces = page.locator("select.bpe-pace option").all_inner_texts()
+    assert paces == ["20 steps / s", "5 steps / s", "2 steps / s", "1 step / s", "0.5 steps / s"]
+    first_token = page.locator(".bpe-scroll .bpe-t").first.bounding_box()
+    # At 1366x900 one line of tokens was on the first screen; now several are.
+    assert first_token["y"] + 4 * first_token["height"] <= 900, first_token
+    app.step_button("Next").focus()
+    page.keyboard.press("Tab")  # focus moved by a key: the key line shows
+    page.keyboard.press("Shift+Tab")
+    keys.wait_for(state="visible")
+    app.assert_clean()
+
+
+def test_after_a_quiz_answer_there_is_one_way_on(app: AppPage) -> None:
+    """Answered: the card's Next question is the way on (the bar's Next is hidden), and the
+    numbers are those after the merge the answer revealed (step 1 -> merge 2 done)."""
+    app.open("step", step=1)
+    app.wait_view(1)
+    page = app.page
+    switch(app, "Guess the next merge").check()
+    app.wait_view(1, "quiz")
+    page.locator(".bpe-choice[data-row='1']").click()
+    page.locator(".bpe-verdict").wait_for()
+    assert not app.step_button("Next ›").is_visible()
+    assert page.get_by_role("button", name="Next question ›").is_visible()
+    merges = page.locator(".bpe-metric").filter(has_text="Merges done").inner_text()
+    assert merges.split("\n")[-1].startswith("2 of"), merges
+    rows = {box["y"] for box in (c.bounding_box() for c in page.locator(".bpe-choice").all())}
+    assert len(rows) == 1 or page.viewport_size["width"] < 700, "a marked choice wrapped"
+    app.assert_clean()
+
+
+def test_windows_line_ends_and_no_break_spaces_are_in_the_legend(app: AppPage) -> None:
+    app.open("tokenize", tok_model="cl100k_base", tok_text="one\r\ntwo\u00a0three")
+    legend = app.page.locator(".st-key-tok_spans .bpe-legend").inner_text()
+    assert "␍ carriage return" in legend and "⍽ no-break space" in legend
+    assert "⇥" not in legend  # no tab drawn, none keyed
+    app.assert_clean()
+
+
+def test_compare_it_opens_on_the_uploaded_file(app: AppPage) -> None:
+    from bpeviz.formats.minbpe import to_minbpe_model
+    from bpeviz.history import train
+
+    model = to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
+    app.open("export")
+    app.upload_files(
+        ".st-key-export_model_files input[type=file]",
+        [{"name": "wiki.model", "mimeType": "application/octet-stream", "buffer": model}],
+    )
+    app.rerun(lambda: app.page.get_by_role("button", name="Compare it").click())
+    app.page.locator("h1").filter(has_text="Compare tokenizers").wait_for()
+    shown = app.page.locator(".st-key-cmp_left").evaluate(
+        "box => box.textContent + [...box.querySelectorAll('input')].map((i) => i.value).join()"
+    )
+    assert "wiki.model (imported)" in shown, shown
     app.assert_clean()
