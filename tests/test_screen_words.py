@@ -1,7 +1,8 @@
 """No internal wording on screen: the sentences the app shows (string literals of the pages,
-``bpeviz`` (the engine's messages reach the screen too) and the browser's scripts that read as text, not docstrings, comments, keys or
-class names) never say the words the project uses among its developers: "seed" (the design
-document's examples), "issue" (the tracker's), "step bar" or "class bar" (for a row of controls)."""
+of ``bpeviz``, whose engine messages reach the screen too, and of the browser's scripts;
+not docstrings, comments, keys or class names) never say the words the project uses among
+its developers: "seed" (the design document's examples), "issue" (the tracker's), "step
+bar" or "class bar" (for a row of controls)."""
 
 from __future__ import annotations
 
@@ -57,7 +58,9 @@ def test_no_internal_words_on_screen() -> None:
 
 def test_the_check_finds_what_it_looks_for(tmp_path: Path) -> None:
     page = tmp_path / "page.py"
-    page.write_text('"""The seed doc."""\nst.caption("the seed document\'s example")\nKEY = "a bar"\n')
+    page.write_text(
+        '"""The seed doc."""\nst.caption("the seed document\'s example")\nKEY = "a bar"\n'
+    )
     found = sorted(python_sentences(page))
     assert found == ["a bar", "the seed document's example"]
     assert [bool(INTERNAL.search(text)) for text in found] == [False, True]
