@@ -10,6 +10,7 @@ from apptest_support import downloaded, keep_downloads, open_page, token_views
 
 from bpeviz.app.state import KEY_IMPORTED
 from bpeviz.app.step_view import step_page_for
+from bpeviz.config import MAX_VOCAB_SIZE
 from bpeviz.formats.gpt2 import to_gpt2_files
 from bpeviz.formats.minbpe import to_minbpe_model
 from bpeviz.history import train
@@ -115,7 +116,7 @@ def test_a_lone_vocab_json_asks_for_its_merges() -> None:
 
 def test_impossible_sidebar_settings_still_allow_uploads() -> None:
     at = open_page(PAGE)
-    at.number_input(key="vocab").set_value(10).run()
+    at.number_input(key="vocab").set_value(MAX_VOCAB_SIZE + 1).run()
     assert not at.exception
     assert download_labels(at) == []
     assert [uploader.key for uploader in at.main.file_uploader] == ["export_model_files"]

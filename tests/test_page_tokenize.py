@@ -26,6 +26,7 @@ from tiktoken_oracle import chat_oracle
 
 from bpeviz.app.links import MAX_LINK_TEXT_CHARS
 from bpeviz.app.trace import trace_rows
+from bpeviz.config import MAX_VOCAB_SIZE
 from bpeviz.narration import pieces_sentence
 from bpeviz.record import VOCAB_FIELDS, Kind, named
 from bpeviz.tokendata import piece_starts, token_parents
@@ -194,8 +195,8 @@ def test_a_link_opens_with_its_text_tokenizer_and_view() -> None:
 
 
 def test_bad_training_settings_still_leave_cl100k(cl100k: Tokenizer) -> None:
-    at = tokenize_page(vocab="100", tok_view="Token ids")
-    assert any("at least 256" in re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
+    at = tokenize_page(vocab=str(MAX_VOCAB_SIZE + 1), tok_view="Token ids")
+    assert any("above the limit" in re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
     assert at.radio(key="tok_model").options == [
         "cl100k_base",
         "o200k_base",

@@ -18,6 +18,7 @@ from bpeviz.app.settings import (
     KEY_SPECIALS,
     KEY_TIE_BREAK,
     KEY_VOCAB,
+    MIN_VOCAB,
     SOURCES,
     STATE_KEYS,
     SUGGESTED_KEYS,
@@ -104,7 +105,7 @@ def unread_number(key: str, text: str) -> Message:
     if digits.isascii() and digits.isdigit():
         why = f"has more than {MAX_LINK_DIGITS} digits"
     else:
-        why = "is not a whole number" + (" of at least 1" if key == KEY_VOCAB else "")
+        why = "is not a whole number" + (f" of at least {MIN_VOCAB}" if key == KEY_VOCAB else "")
     return Message("warning", f"The link's {key}={_short(text)} {why}; ignored.")
 
 
@@ -183,12 +184,12 @@ def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Me
     vocab = params.get(KEY_VOCAB)
     if vocab is not None:
         count = whole_number(vocab)
-        if count is not None and count >= 1:
+        if count is not None and count >= MIN_VOCAB:
             state[KEY_VOCAB] = count
         elif count is None:
             messages.append(unread_number(KEY_VOCAB, vocab))
         else:
-            ignored(KEY_VOCAB, "is not a whole number of at least 1")
+            ignored(KEY_VOCAB, f"is below {MIN_VOCAB}, the byte tokens alone")
     for key, choices in ((KEY_PRETOKENIZER, PRETOKENIZERS), (KEY_TIE_BREAK, TIE_BREAKS)):
         choose(key, choices, f"is not one of {', '.join(choices)}")
     eow = params.get(KEY_END_OF_WORD)
