@@ -12,11 +12,12 @@ from bpeviz.app.choices import (
     short_name,
     tokenizer_choices,
 )
+from bpeviz.app.inert import escape_markdown
 from bpeviz.app.settings import Message
 from bpeviz.app.state import current_settings, current_text, imported_tokenizer
 from bpeviz.app.token_view import library_cuts_note, show_library_tokens, show_tokens
 from bpeviz.app.training import chosen_tokenizer, current_history, encode_or_stop
-from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_messages
+from bpeviz.app.widgets import columns, linked_text_area, show_messages
 from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.record import Mark
 

@@ -5,6 +5,7 @@ import streamlit as st
 
 from bpeviz.app import charts, compression, parallel
 from bpeviz.app.chart_clicks import KEY_UNDO, click_undo, step_settings, step_target
+from bpeviz.app.inert import escape_markdown
 from bpeviz.app.links import query_from_state
 from bpeviz.app.state import KEY_STEP, current_settings, imported_tokenizer
 from bpeviz.app.step_view import link_query, session_view
@@ -15,7 +16,7 @@ from bpeviz.app.training import (
     sample_references,
     train_sample,
 )
-from bpeviz.app.widgets import columns, escape_markdown, show_chart, show_table
+from bpeviz.app.widgets import columns, show_chart, show_table
 from bpeviz.bundled import missing_note
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
@@ -132,7 +133,7 @@ if reference:
     try:
         bundled = sample_references(sample_keys)
     except RuntimeError as error:
-        st.error(f"The real tokenizers' lines are not available: {error}")
+        st.error(f"The real tokenizers' lines are not available: {escape_markdown(str(error))}")
     else:
         own = {  # this session's: measured here
             **({YOURS_LINE: yours.tokenizer} if yours is not None else {}),
@@ -179,7 +180,7 @@ try:
     passage = sample_passages(sample_keys, max_vocab, PRETOKENIZER, TIE_BREAK, real=True)
 except RuntimeError as error:
     passage = sample_passages(sample_keys, max_vocab, PRETOKENIZER, TIE_BREAK, real=False)
-    st.caption(f"The real tokenizers are not available here: {error}")
+    st.caption(f"The real tokenizers are not available here: {escape_markdown(str(error))}")
 if imported is not None:  # any kind
     extra = parallel.passage_table({IMPORTED_LINE: imported[1]}, texts)
     passage = pd.concat([passage, extra]).reset_index(drop=True)

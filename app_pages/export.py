@@ -5,6 +5,7 @@ import streamlit as st
 from bpeviz.app import export, tables
 from bpeviz.app.choices import opened_on_import
 from bpeviz.app.csv_cells import csv_bytes
+from bpeviz.app.inert import escape_markdown
 from bpeviz.app.settings import Message
 from bpeviz.app.state import (
     current_settings,
@@ -16,7 +17,7 @@ from bpeviz.app.step_view import step_page_for
 from bpeviz.app.text_input import MAX_UPLOAD_MB
 from bpeviz.app.token_view import library_note
 from bpeviz.app.training import current_history, shared_import
-from bpeviz.app.widgets import caption, escape_markdown, show_messages
+from bpeviz.app.widgets import caption, show_messages
 from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.pretokenize import PRETOKENIZER_REGISTRY
 

@@ -13,6 +13,7 @@ from bpeviz.app.choices import (
     model_summary,
     tokenizer_choices,
 )
+from bpeviz.app.inert import escape_markdown
 from bpeviz.app.settings import Message
 from bpeviz.app.state import current_text, imported_tokenizer, presentation_mode
 from bpeviz.app.surprises import find_surprise, load_surprises
@@ -30,7 +31,7 @@ from bpeviz.app.training import (
     encode_or_stop,
     named_tokenizer,
 )
-from bpeviz.app.widgets import columns, escape_markdown, linked_text_area, show_messages
+from bpeviz.app.widgets import columns, linked_text_area, show_messages
 from bpeviz.bundled import missing_note, prompt_text
 from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.mistral_tekken import BOS_NOTE

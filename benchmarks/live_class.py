@@ -64,6 +64,7 @@ from types import ModuleType
 from typing import Any
 
 from browser_latency import load_harness
+from campus import CampusFigures, campus, campus_rows
 from classroom_load import (
     Choice,
     RssSampler,
@@ -586,9 +587,13 @@ async def lesson(
         figures.rss_start, figures.rss_peak = rss.first, rss.stop()
 
 
-def run_lesson(harness: ModuleType, setup: str, args: argparse.Namespace) -> Figures:
-    """Start the server(s), hold the lesson, stop them; the figures (errors kept, not raised)."""
+def run_lesson(
+    harness: ModuleType, setup: str, args: argparse.Namespace
+) -> tuple[Figures, CampusFigures | None]:
+    """Start the server(s), hold the lesson, then the campus scenario (``campus.py``), stop
+    them; the figures (errors kept, not raised)."""
     figures = Figures(setup)
+    on_campus: CampusFigures | None = None
     if setup == "one":
         log = tempfile.mkdtemp(prefix="bpeviz-live-class-")
         server = harness.start_server(Path(log) / "server.log")
@@ -599,16 +604,23 @@ def run_lesson(harness: ModuleType, setup: str, args: argparse.Namespace) -> Fig
         cluster = serve.start(2, port=serve.free_port(), address="127.0.0.1")
         url, pids, stop = cluster.url, cluster.pids, lambda: serve.stop(cluster)
         where = f"2 workers behind nginx with Redis, {url}"
-    print(
-        f"\n{setup}: {args.students} students, a teacher and a real student ({where})", flush=True
-    )
+    print(f"\n{setup}: {where}", flush=True)
     try:
-        asyncio.run(asyncio.wait_for(lesson(harness, url, pids, figures, args), args.timeout))
+        if args.scenario in ("lesson", "both"):
+            print(f"  lesson: {args.students} students, a teacher and a real student", flush=True)
+            asyncio.run(asyncio.wait_for(lesson(harness, url, pids, figures, args), args.timeout))
+        if args.scenario in ("campus", "both"):
+            print(f"  campus: {args.campus_students} students from one address", flush=True)
+            on_campus = asyncio.run(
+                asyncio.wait_for(
+                    campus(url, pids, setup, args.campus_students, args.seed), args.timeout
+                )
+            )
     except Exception as error:  # a failed lesson is a finding: report it with the rest
         figures.errors.append(f"the lesson stopped: {type(error).__name__}: {error}")
     finally:
         stop()
-    return figures
+    return figures, on_campus
 
 
 # ---- the report -----------------------------------------------------------------------------
@@ -746,9 +758,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per lesson")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 10 students, 5 steps")
+    parser.add_argument("--scenario", choices=("lesson", "campus", "both"), default="both")
+    parser.add_argument("--campus-students", type=int, default=200)
     args = parser.parse_args()
     if args.quick:
-        args.students, args.steps = 10, 5
+        args.students, args.steps, args.campus_students = 10, 5, 20
 
     harness = load_harness()
     setups = ("one", "serve") if args.setup == "both" else (args.setup,)
@@ -765,10 +779,12 @@ def main() -> int:
         f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} before the run "
         "(other processes on the cores skew every figure)"
     )
-    results = [run_lesson(harness, setup, args) for setup in setups]
+    ran = [run_lesson(harness, setup, args) for setup in setups]
+    results = [figures for figures, _ in ran] if args.scenario != "campus" else []
+    campuses = [one for _, one in ran if one is not None]
 
     missed: list[str] = []
-    errors: list[str] = []
+    errors: list[str] = [f"{f.setup}: {error}" for f, _ in ran if not results for error in f.errors]
     for figures in results:
         split = ", ".join(
             f"{count} on {worker}" for worker, count in sorted(figures.workers.items())
@@ -783,6 +799,12 @@ def main() -> int:
         errors += [f"{figures.setup}: {error}" for error in figures.errors]
         if figures.setup == "serve" and len(figures.workers) < 2:
             errors.append("serve: the students did not reach both workers")
+    for on_campus in campuses:
+        print(f"\n{on_campus.setup}, campus: {on_campus.students} students, one address")
+        rows = campus_rows(on_campus)
+        table(rows)
+        missed += [f"{on_campus.setup}: {name.strip()}" for name, _, _, ok in rows if ok is False]
+        errors += [f"{on_campus.setup}: campus: {error}" for error in on_campus.errors]
     print(f"\nerrors: {len(errors)}")
     for error in errors[:30]:
         print(f"  {error}")
@@ -793,6 +815,10 @@ def main() -> int:
     summary = " ".join(
         f"{f.setup}:step_p95={ms(p95(f.latency) if f.latency else None).replace(' ', '')}"
         for f in results
+    )
+    summary += "".join(
+        f" {c.setup}:campus_step_p95={ms(p95(c.latency) if c.latency else None).replace(' ', '')}"
+        for c in campuses
     )
     print(f"SUMMARY {'ok' if ok else 'MISS'} students={args.students} {summary}")
     return 0 if ok else 1

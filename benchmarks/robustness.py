@@ -19,8 +19,14 @@ counted in the next, and a check that hangs is stopped (``--timeout``).
   each read as an upload is, its pattern probed afresh (not remembered from the one before);
   and ``encode --model`` on the ``.model`` and the library's file. Target: refused with a
   message within 5 s each, and no CPU used afterwards (nothing left running).
-- ``cli-dev-zero``: ``train``, ``encode --file`` and ``decode --file`` on ``/dev/zero``.
-  Target: a message within 10 s, under 1 GB. Every command is killed after 60 s (a miss).
+- ``cli-dev-zero``: ``train -``, ``encode --file -`` and ``decode --file -`` with
+  ``/dev/zero`` as standard input, and ``train /dev/zero`` (a device, refused). Target: a
+  message within 10 s, under 1 GB. Every command is killed after 60 s (a miss).
+
+- ``markdown-fetches``: hostile Markdown (an image and a link to a listener on 127.0.0.1, a
+  bare ``www.`` address, a relative image, a bidi override) in every place that shows user
+  text in Markdown (``tests/browser/test_markdown_inert.py``), in real Chromium. Target: the
+  Markdown fetch count 0, and no user text drawn as a link or an image.
 
 - ``crowd-paste-link`` and ``crowd-import``: a crowd of real Chromium sessions
   (``benchmarks/crowd.py``): 30 students typing on a paste link at once while one session
@@ -281,17 +287,19 @@ def check_catastrophic_pattern() -> Result:
 # ---- the command line on an endless file ---------------------------------------------------
 
 
-def _cli(args: list[str]) -> tuple[float, float, int, float, str]:
-    """Run ``python -m bpeviz args``: seconds, CPU seconds (what a busy machine does not
-    inflate), exit status, peak memory (MB), stderr. One still running after
-    ``CLI_KILL_SECONDS`` is killed (exit -9, which no target accepts)."""
+def _cli(args: list[str], stdin: str = os.devnull) -> tuple[float, float, int, float, str]:
+    """Run ``python -m bpeviz args`` with ``stdin`` (a path) as its standard input: seconds,
+    CPU seconds (what a busy machine does not inflate), exit status, peak memory (MB),
+    stderr. One still running after ``CLI_KILL_SECONDS`` is killed (exit -9, which no target
+    accepts)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, open(stdin, "rb") as source:
         process = subprocess.Popen(
             [sys.executable, "-m", "bpeviz", *args],
             cwd=folder,
             env=env,
+            stdin=source,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -314,19 +322,76 @@ def _cli(args: list[str]) -> tuple[float, float, int, float, str]:
 
 def check_cli_dev_zero() -> Result:
     result = Result()
-    commands = {
-        "train": ["train", "/dev/zero", "--vocab-size", "300", "--out", "x"],
-        "encode --file": ["encode", "--encoding", "cl100k_base", "--file", "/dev/zero"],
-        "decode --file": ["decode", "--encoding", "cl100k_base", "--file", "/dev/zero"],
+    commands = {  # "-": standard input, /dev/zero piped in; named, it is refused as a device
+        "train": ["train", "-", "--vocab-size", "300", "--out", "x"],
+        "encode --file": ["encode", "--encoding", "cl100k_base", "--file", "-"],
+        "decode --file": ["decode", "--encoding", "cl100k_base", "--file", "-"],
+        "train (named)": ["train", "/dev/zero", "--vocab-size", "300", "--out", "x"],
     }
     for name, args in commands.items():
-        seconds, cpu, status, peak, stderr = _cli(args)
+        seconds, cpu, status, peak, stderr = _cli(args, stdin="/dev/zero")
         result.add(
-            f"{name} /dev/zero: exit {status} in {seconds:.1f} s ({cpu:.1f} s CPU), peak "
+            f"{name} < /dev/zero: exit {status} in {seconds:.1f} s ({cpu:.1f} s CPU), peak "
             f"{peak:.0f} MB (targets "
             f"{CLI_SECONDS:g} s, {CLI_MB:g} MB): {stderr.strip()[:80]}",
             status == 2 and seconds <= CLI_SECONDS and peak < CLI_MB and "Traceback" not in stderr,
         )
+    return result
+
+
+# ---- user text in Markdown ----------------------------------------------------------------
+
+
+def check_markdown_fetches() -> Result:
+    """The hostile places of ``tests/browser/test_markdown_inert.py`` (Two runs' tables in
+    presentation mode, an imported file's suffix and name on four pages, a lesson, an
+    uploaded text's name, special tokens on five pages), in real Chromium with a listener on
+    127.0.0.1: what the browser asked of it, and of the relative pixel, counted."""
+    from browser_latency import load_harness
+
+    harness = load_harness()
+    for folder in (ROOT / "tests", ROOT / "tests" / "browser"):
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+    import test_markdown_inert as places
+    from playwright.sync_api import sync_playwright
+
+    scenarios = [
+        ("two runs", places.test_two_runs_tables_in_presentation_mode_fetch_nothing, {}),
+        ("imported file", places.test_an_imported_files_suffix_and_name_fetch_nothing, {}),
+        ("lesson", places.test_a_lesson_fetches_nothing_and_keeps_its_emphasis, {}),
+        ("uploaded text's name", places.test_an_uploaded_texts_name_fetches_nothing, {}),
+        *[(f"special tokens on {page}", places.test_special_tokens_fetch_nothing, {"page": page})
+          for page in ("step", "tokenize", "compare", "runs", "export")],
+    ]  # fmt: skip
+    result = Result()
+    listener = places.Listener()
+    pixels: list[str] = []
+    failures: list[str] = []
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+        server = harness.start_server(Path(folder) / "server.log")
+        browser = playwright.chromium.launch(
+            executable_path=str(harness.CHROMIUM), headless=True, args=harness.CHROMIUM_ARGS
+        )
+        try:
+            for name, scenario, kwargs in scenarios:
+                app = harness.new_app_page(browser, server.url)
+                counter = places.Fetches(app, listener)
+                try:
+                    scenario(app, listener, **kwargs)
+                except AssertionError as error:
+                    failures.append(f"{name}: {str(error).splitlines()[0][:120]}")
+                finally:
+                    pixels.extend(counter.pixels)
+                    app.page.context.close()
+        finally:
+            browser.close()
+            harness.stop_server(server)
+            listener.close()
+    count = len(listener.hits) + len(pixels)
+    result.add(f"the Markdown fetch count: {count} over {len(scenarios)} places (target 0)",
+               count == 0)  # fmt: skip
+    result.add(f"user text drawn as links or images: {failures or 'none'}", not failures)
     return result
 
 
@@ -353,6 +418,7 @@ CHECKS: dict[str, Callable[[], Result]] = {
     "compare-box-1mb-library": check_compare_box_1mb_library,
     "catastrophic-pattern": check_catastrophic_pattern,
     "cli-dev-zero": check_cli_dev_zero,
+    "markdown-fetches": check_markdown_fetches,
     "crowd-paste-link": _crowd("paste"),
     "crowd-import": _crowd("import"),
 }

@@ -17,7 +17,9 @@ run is the one least disturbed); step queries take the median of 20 random steps
    peak and kept memory;
 5. peak memory of training ``bytes`` to 4096 (a fresh process), and the history's size;
 6. the Step page's record for the browser (``bpeviz.stepdata``): its gzipped size for a
-   bundled sample at 512 and the corpus at 4096, and the time to build it.
+   bundled sample at 512 and the corpus at 4096, and the time to build it;
+7. WordPiece to 4096 with every step recorded, both rules, against the ``tokenizers``
+   library's WordPieceTrainer, runs alternated (``benchmarks/wordpiece.py``).
 
 The corpus is Tiny Shakespeare from ``../shared/corpora`` when present, else the bundled
 samples repeated to the same size (the figures are then not comparable with the README's).
@@ -39,6 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bpeviz import textbook, train  # noqa: E402
 from bpeviz.bundled import bundled_names, load_bundled  # noqa: E402
@@ -48,7 +51,7 @@ from bpeviz.stepdata import TOP_PAIRS, payload_json  # noqa: E402
 
 SHAKESPEARE = ROOT.parent / "shared" / "corpora" / "tinyshakespeare.txt"
 TARGET_SIZE = 1_115_394
-FIGURES = ("1", "2a", "2b", "3", "4", "5", "6")
+FIGURES = ("1", "2a", "2b", "3", "4", "5", "6", "7")
 
 
 def load_corpus() -> tuple[str, str]:
@@ -322,6 +325,19 @@ def main() -> int:
         mb = len(gzip.compress(record.encode("utf-8"))) / 1e6
         report("6. step record, corpus at 4096 gpt4 (MB gzipped)", mb, "<= 2", mb <= 2)
         report("6. step record, corpus at 4096 gpt4: build (s)", seconds, "<= 2", seconds <= 2)
+
+    # 7. WordPiece (issue 32): whole process against the library's WordPieceTrainer.
+    if "7" in wanted:
+        from wordpiece import TARGET, VOCAB_SIZE, wordpiece_ratios
+
+        for rule, (ours, theirs) in wordpiece_ratios(text, args.runs).items():
+            print(f"     WordPiece {rule}: ours {ours:.3f} s, tokenizers {theirs:.3f} s")
+            report(
+                f"7. WordPiece {rule} vocab {VOCAB_SIZE}, ours / tokenizers (time ratio)",
+                ours / theirs,
+                f"<= {TARGET}",
+                ours / theirs <= TARGET,
+            )
 
     missed = [name for name, _, _, ok in results if not ok]
     print(f"\n{len(results) - len(missed)} of {len(results)} figures within target")

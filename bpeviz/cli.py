@@ -11,10 +11,16 @@
   ``r50k_base``, ``p50k_base``, Mistral's ``tekken_240911`` with its ``<s>`` first, or a model
   name such as ``gpt-4o``, whose chat markup's special tokens come with it).
 - ``history FILE --vocab-size N`` prints every merge step, as a table or ``--jsonl``.
+- ``train FILE --algorithm wordpiece --pretokenizer words|bert ...`` trains WordPiece (by
+  score, or ``--wordpiece-rule frequency`` as the ``tokenizers`` library does) and writes
+  ``PREFIX.tokenizer.json``; its summary gives each merge's score.
 
 Bad input never ends in a traceback: the message goes to stderr, with exit status 2 (as
-argparse does for bad options). No file is read past ``MAX_READ_BYTES`` (64 MiB): a larger one
-(or an endless one, ``/dev/zero``) is refused after that much. Running out of memory, nesting
+argparse does for bad options). Only regular files are read, or standard input named ``-``; a
+FIFO, a device or a directory is refused (:mod:`bpeviz.cli_files`). No input is read past
+``MAX_READ_BYTES`` (64 MiB): a larger one (or an endless pipe) is refused after that much.
+``--out`` never replaces a file without ``--force``, never an input, and writes through a
+temporary file renamed into place. Running out of memory, nesting
 too deep, or a bug of ours ends in one line on stderr too, with exit status 1. This module only
 parses, reads files and prints; the work is done by the engine.
 """
@@ -31,13 +37,23 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from bpeviz.algorithms import ALGORITHMS, algorithm_problems
 from bpeviz.bundled import bundled_names, load_bundled, missing_note, prompt_text
+from bpeviz.cli_files import (
+    STDIN,
+    CliError,
+    check_prefix,
+    check_targets,
+    read_input,
+    write_text,
+)
 from bpeviz.config import TrainingConfig
 from bpeviz.corpus import build_corpus
 from bpeviz.formats import is_hf_json, load_model_file
 from bpeviz.formats.common import render_token
 from bpeviz.formats.hf_json import to_hf_json
 from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
+from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
 from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.history import History
 from bpeviz.merge_rows import merge_row
@@ -49,16 +65,20 @@ from bpeviz.tie_rules import TIE_BREAKS
 from bpeviz.tokenizer import Tokenizer
 from bpeviz.trainer import MergeStep, max_useful_vocab_size, run_training
 from bpeviz.web import step_page
+from bpeviz.wordpiece import (
+    SCORE_RULES,
+    UNK,
+    WORDPIECE_PRETOKENIZERS,
+    WordPieceRun,
+    WordPieceStep,
+    train_wordpiece,
+)
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1
 MAX_READ_BYTES = 64 * 2**20  # any file: text to train on or encode, ids, a model
 SUMMARY_MERGES = 5  # first and last merges shown after training
 PROGRESS_DELAY = 1.0  # seconds of work before progress appears on stderr
-
-
-class CliError(Exception):
-    """Bad input: the message is shown as is, and the exit status is 2."""
 
 
 # ---- argument parsing ---------------------------------------------------------------------
@@ -78,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     train_parser.add_argument(
         "--out", required=True, metavar="PREFIX", help="write PREFIX.model and PREFIX.vocab"
     )
+    _add_force_option(train_parser)
     train_parser.add_argument(
         "--tokenizer-json",
         action="store_true",
@@ -95,27 +116,52 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_training_options(html_parser)
     html_parser.add_argument("--out", required=True, metavar="PAGE", help="the .html file to write")
+    _add_force_option(html_parser)
 
     encode_parser = commands.add_parser("encode", help="text to token ids (a JSON list)")
     _add_model_options(encode_parser)
     source = encode_parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--text", help="the text to encode")
-    source.add_argument("--file", help="a file to encode (its exact bytes)")
+    source.add_argument("--file", help="a file to encode (its exact bytes; '-': standard input)")
 
     decode_parser = commands.add_parser("decode", help="token ids (a JSON list) to text")
     _add_model_options(decode_parser)
     ids = decode_parser.add_mutually_exclusive_group(required=True)
     ids.add_argument("--ids", help="a JSON list of ids, e.g. '[9906, 11]'")
-    ids.add_argument("--file", help="a file holding a JSON list of ids")
+    ids.add_argument("--file", help="a file holding a JSON list of ids ('-': standard input)")
     return parser
 
 
+def _add_force_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--force", action="store_true", help="replace files that --out names if they exist"
+    )
+
+
 def _add_training_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="the text to train on")
+    parser.add_argument("file", metavar="FILE", help="the text to train on ('-': standard input)")
     parser.add_argument(
         "--vocab-size", type=int, required=True, metavar="N", help="256 bytes + number of merges"
     )
-    parser.add_argument("--pretokenizer", choices=PRETOKENIZERS, default="bytes")
+    parser.add_argument(
+        "--algorithm",
+        choices=ALGORITHMS,
+        default="bpe",
+        help="bpe merges the most frequent pair; wordpiece the best-scoring one",
+    )
+    parser.add_argument(
+        "--wordpiece-rule",
+        choices=SCORE_RULES,
+        default="score",
+        help="WordPiece only: score = count(ab)/(count(a) count(b)); frequency = what the "
+        "tokenizers library's WordPieceTrainer does",
+    )
+    parser.add_argument(
+        "--pretokenizer",
+        choices=tuple(dict.fromkeys((*PRETOKENIZERS, *WORDPIECE_PRETOKENIZERS))),
+        default=None,
+        help="bpe: bytes (default), gpt2, gpt4, words; wordpiece: words (default), bert",
+    )
     parser.add_argument("--tie-break", choices=TIE_BREAKS, default="first")
     parser.add_argument(
         "--special",
@@ -197,41 +243,135 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _check_algorithm(args: argparse.Namespace, command: str) -> None:
+    """Fill in the algorithm's default pre-tokenizer and refuse settings it cannot use."""
+    wordpiece = args.algorithm == "wordpiece"
+    if args.pretokenizer is None:
+        args.pretokenizer = "words" if wordpiece else "bytes"
+    problems = algorithm_problems(args.algorithm, args.pretokenizer)
+    if problems:
+        raise CliError(" ".join(problems))
+    if not wordpiece:
+        return
+    if command != "train":
+        raise CliError(f"'{command}' is for BPE so far: train WordPiece with 'train'")
+    if args.end_of_word or args.min_frequency != 1:
+        raise CliError("--end-of-word and --min-frequency are for BPE: WordPiece marks ##")
+
+
 def _train(args: argparse.Namespace) -> None:
     started = time.perf_counter()
+    _check_algorithm(args, "train")
+    if args.algorithm == "wordpiece":
+        _train_wordpiece(args, started)
+        return
+    prefix = args.out.removesuffix(".model")
+    check_prefix(prefix)
+    suffixes = ["model", "vocab"] + (["tokenizer.json"] if args.tokenizer_json else [])
+    check_targets([Path(f"{prefix}.{suffix}") for suffix in suffixes], [args.file],
+                  force=args.force)  # fmt: skip
     source, text_size = _read_training_text(args.file)
     history = _run_training(args, source)
-    prefix = args.out.removesuffix(".model")
-    written = [_write(Path(f"{prefix}.vocab"), to_minbpe_vocab(history.tokenizer))]
+    vocab_path = Path(f"{prefix}.vocab")
+    written = [write_text(vocab_path, to_minbpe_vocab(history.tokenizer), force=args.force)]
     try:
         model_text = to_minbpe_model(history.tokenizer)
     except ValueError as error:
         print(f"bpeviz: note: {prefix}.model not written: {error}", file=sys.stderr)
     else:
-        written.insert(0, _write(Path(f"{prefix}.model"), model_text))
+        written.insert(0, write_text(Path(f"{prefix}.model"), model_text, force=args.force))
     if args.tokenizer_json:
         try:
             hf_text = to_hf_json(history.tokenizer)
         except ValueError as error:
             raise CliError(f"{prefix}.tokenizer.json not written: {error}") from None
-        written.append(_write(Path(f"{prefix}.tokenizer.json"), hf_text))
+        written.append(write_text(Path(f"{prefix}.tokenizer.json"), hf_text, force=args.force))
     print(_summary(args, history, text_size, written, time.perf_counter() - started))
 
 
+def _train_wordpiece(args: argparse.Namespace, started: float) -> None:
+    """WordPiece: train on the file's characters, write ``PREFIX.tokenizer.json``."""
+    prefix = args.out.removesuffix(".tokenizer.json")
+    target = Path(f"{prefix}.tokenizer.json")
+    check_prefix(prefix)
+    check_targets([target], [args.file], force=args.force)
+    source, text_size = _read_training_text(args.file)
+    if isinstance(source, bytes):
+        raise CliError(
+            f"{_shown(args.file, quoted=True)} is not UTF-8 text: WordPiece trains on characters"
+        )
+    run = train_wordpiece(
+        source,
+        args.vocab_size,
+        pretokenizer=args.pretokenizer,
+        score_rule=args.wordpiece_rule,
+        tie_break=args.tie_break,
+        special_tokens=(UNK, *args.special),
+    )
+    written = [write_text(target, to_hf_wordpiece_json(run), force=args.force)]
+    seconds = time.perf_counter() - started
+    print(_wordpiece_summary(args, run, text_size, written, seconds))
+
+
+def _wordpiece_summary(
+    args: argparse.Namespace,
+    run: WordPieceRun,
+    text_size: str,
+    written: list[Path],
+    seconds: float,
+) -> str:
+    steps = run.steps
+    rule = (
+        "by score, count(ab) / (count(a) x count(b))"
+        if run.score_rule == "score"
+        else "by frequency, as tokenizers' WordPieceTrainer"
+    )
+    lines = [
+        f"trained WordPiece on {_shown(args.file)}: {text_size}",
+        f"pre-tokenizer {args.pretokenizer}, merges {rule}, tie-break {args.tie_break}",
+        f"merges: {len(steps):,} (vocab {run.vocab_size:,} = {run.initial_size} first tokens "
+        f"+ {counted(run.vocab_size - run.initial_size, 'merge')})",
+        f"stop: {run.stop_reason}",
+        f"tokens: {run.tokens_before:,} -> "
+        f"{steps[-1].tokens_after if steps else run.tokens_before:,}",
+    ]
+    shown = steps if len(steps) <= 2 * SUMMARY_MERGES else steps[:SUMMARY_MERGES]
+    if steps:
+        lines.append("merges:" if shown is steps else "first merges:")
+        lines.extend(map(_wordpiece_line, shown))
+    if shown is not steps:
+        lines.append("last merges:")
+        lines.extend(map(_wordpiece_line, steps[-SUMMARY_MERGES:]))
+    lines.append(f"wrote {', '.join(str(path) for path in written)} in {seconds:.1f} s")
+    return "\n".join(lines)
+
+
+def _wordpiece_line(step: WordPieceStep) -> str:
+    left, right, new = (render_token(text.encode()) for text in (step.left, step.right, step.token))
+    return (
+        f"  {step.step:>6}  [{left}][{right}] -> [{new}]  id {step.new_id}, count {step.count}, "
+        f"score {step.count}/({step.left_count}*{step.right_count}) = {step.score} = "
+        f"{step.score_decimal:.6g}"
+    )
+
+
 def _html(args: argparse.Namespace) -> None:
+    _check_algorithm(args, "html")
+    check_targets([Path(args.out)], [args.file], force=args.force)
     source, _ = _read_training_text(args.file)
     history = _run_training(args, source)
-    name = Path(args.file).name
+    name = _input_name(args.file)
     subtitle = (
         f"{name} · {counted(len(history.text), 'byte')} · vocab {history.vocab_size:,} · "
         f"{args.pretokenizer} · ties: {args.tie_break}"
     )
     page = step_page(payload_json(history), title=f"bpeviz: {name}", subtitle=subtitle)
-    path = _write(Path(args.out), page)
+    path = write_text(Path(args.out), page, force=args.force)
     print(f"wrote {path} ({counted(len(page.encode('utf-8')), 'byte')}): open it in any browser")
 
 
 def _history(args: argparse.Namespace) -> None:
+    _check_algorithm(args, "history")
     source, _ = _read_training_text(args.file)
     history = _run_training(args, source)
     if args.jsonl:
@@ -312,41 +452,32 @@ def _panic_reports_hidden(tokenizer: Tokenizer | LibraryTokenizer) -> Iterator[N
 
 
 def _read_bytes(path: str, what: str) -> bytes:
-    """The file's bytes, at most ``MAX_READ_BYTES`` of them (one more is read to tell)."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_READ_BYTES + 1)
-    except OSError as error:
-        reason = error.strerror or str(error)
-        raise CliError(f"cannot read the {what} {path!r}: {reason.lower()}") from None
-    if len(data) > MAX_READ_BYTES:
-        raise CliError(
-            f"the {what} {path!r} is too large: at most {MAX_READ_BYTES // 2**20} MiB is "
-            "read, so use a smaller file"
-        )
-    return data
+    """The bytes of a regular file or of standard input (``-``), at most ``MAX_READ_BYTES``."""
+    return read_input(path, what, max_bytes=MAX_READ_BYTES)
 
 
-def _write(path: Path, text: str) -> Path:
-    try:
-        with open(path, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
-    except OSError as error:
-        reason = error.strerror or str(error)
-        raise CliError(f"cannot write {str(path)!r}: {reason.lower()}") from None
-    return path
+def _input_name(path: str) -> str:
+    return "standard input" if path == STDIN else Path(path).name
+
+
+def _shown(path: str, *, quoted: bool = False) -> str:
+    """An input's name in a sentence: the path as given, or ``standard input`` for ``-``."""
+    if path == STDIN:
+        return "standard input"
+    return repr(path) if quoted else path
 
 
 def _read_training_text(path: str) -> tuple[str | bytes, str]:
     """The text to train on, and its size in words; non-UTF-8 files are trained as bytes."""
     data = _read_bytes(path, "training file")
+    shown = _shown(path, quoted=True)
     if not data:
-        raise CliError(f"{path!r} is empty: give a text file to train on")
+        raise CliError(f"{shown} is empty: give a text file to train on")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         print(
-            f"bpeviz: note: {path!r} is not UTF-8 text (byte 0x{data[error.start]:02x} at "
+            f"bpeviz: note: {shown} is not UTF-8 text (byte 0x{data[error.start]:02x} at "
             f"offset {error.start}): training on its raw bytes",
             file=sys.stderr,
         )
@@ -376,8 +507,9 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
     useful = max_useful_vocab_size(corpus)
     if useful <= base:
         raise CliError(
-            f"{args.file!r} is too short to learn anything: no two symbols sit side by side "
-            f"inside one piece (pre-tokenizer {args.pretokenizer!r}), so there is no pair to merge"
+            f"{_shown(args.file, quoted=True)} is too short to learn anything: no two symbols "
+            f"sit side by side inside one piece (pre-tokenizer {args.pretokenizer!r}), so there "
+            "is no pair to merge"
         )
     if args.vocab_size > useful:
         raise CliError(
@@ -393,6 +525,8 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
 
 
 def _load_tokenizer(args: argparse.Namespace) -> Tokenizer | LibraryTokenizer:
+    if args.model == STDIN and args.file == STDIN:
+        raise CliError("standard input ('-') can be read once: name a file for --model or --file")
     if args.encoding is not None:
         return load_bundled(args.encoding)
     data = _read_bytes(args.model, "model file")
@@ -434,7 +568,7 @@ def _summary(
     last = history.merge_count
     specials = len(history.tokenizer.special_tokens)
     lines = [
-        f"trained on {args.file}: {text_size}",
+        f"trained on {_shown(args.file)}: {text_size}",
         f"pre-tokenizer {args.pretokenizer}, tie-break {args.tie_break}"
         + (", </w> end-of-word marker" if args.end_of_word else ""),
         f"merges: {last:,} of {args.vocab_size - history.base:,} requested "

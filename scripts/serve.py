@@ -12,7 +12,12 @@ files, and the workers' logs.
 Live classes are shared between the workers through Redis (a teacher on one worker drives
 students on another: ``bpeviz/classroom/redis_hub.py``): Debian's ``redis-server``, started
 first on a free loopback port with no persistence (its directory in the run directory),
-named to each worker by ``BPEVIZ_REDIS_URL``, and stopped last.
+named to each worker by ``BPEVIZ_REDIS_URL``, and stopped last. The class limits (wrong codes
+per address, classes per address: ``--classes-per-address``) are kept there too, so N workers
+allow what one does. nginx tells the workers whose request it passes on (``X-Real-IP``) beside
+a secret made for this run (``X-Bpeviz-Proxy``, given to the workers as
+``BPEVIZ_PROXY_SECRET``): the workers believe the header from nginx alone, never from another
+program on the machine.
 
     .venv/bin/python scripts/serve.py --workers 2 --port 8501 [--address 0.0.0.0]
 
@@ -28,6 +33,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -47,6 +53,7 @@ STREAMLIT_CONFIG = ROOT / ".streamlit" / "config.toml"
 NGINX = Path("/usr/sbin/nginx")
 REDIS = Path("/usr/bin/redis-server")
 START_SECONDS = 90.0
+CLASSES_PER_ADDRESS = 50  # as bpeviz.classroom.codes (this script imports nothing of the app)
 # Loopback requests go straight to the socket, never through a proxy set in the environment.
 _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -135,7 +142,26 @@ def max_upload_mb() -> int:
         return int(tomllib.load(file).get("server", {}).get("maxUploadSize", 200))
 
 
-def nginx_config(*, run_dir: Path, listen: str, worker_addresses: list[str]) -> str:
+def new_proxy_secret() -> str:
+    """The secret nginx shows the workers with every request, made anew for each run."""
+    return secrets.token_urlsafe(32)
+
+
+def worker_environment(
+    redis_url: str, proxy_secret: str, classes_per_address: int
+) -> dict[str, str]:
+    """A worker's environment: this one's, and where Redis is, nginx's secret, the class cap."""
+    return {
+        **os.environ,
+        "BPEVIZ_REDIS_URL": redis_url,
+        "BPEVIZ_PROXY_SECRET": proxy_secret,
+        "BPEVIZ_CLASSES_PER_ADDRESS": str(classes_per_address),
+    }
+
+
+def nginx_config(
+    *, run_dir: Path, listen: str, worker_addresses: list[str], proxy_secret: str
+) -> str:
     """The template with its fields filled in."""
     servers = "\n".join(f"        server {address};" for address in worker_addresses)
     # As root, nginx would hand its workers to "nobody"; keep them as the current user.
@@ -146,6 +172,7 @@ def nginx_config(*, run_dir: Path, listen: str, worker_addresses: list[str]) -> 
         "{{LISTEN}}": listen,
         "{{SERVERS}}": servers,
         "{{MAX_BODY_MB}}": str(max_upload_mb() + 1),
+        "{{PROXY_SECRET}}": proxy_secret,
     }
     text = TEMPLATE.read_text(encoding="utf-8")
     for placeholder, value in fields.items():
@@ -214,7 +241,7 @@ def start_redis(run_dir: Path, deadline: float) -> Redis:
     return started
 
 
-def _start_worker(port: int, log: Path, redis_url: str) -> Worker:
+def _start_worker(port: int, log: Path, environment: dict[str, str]) -> Worker:
     command = [
         sys.executable,
         "-m",
@@ -232,7 +259,7 @@ def _start_worker(port: int, log: Path, redis_url: str) -> Worker:
         process = subprocess.Popen(
             command,
             cwd=ROOT,
-            env={**os.environ, "BPEVIZ_REDIS_URL": redis_url},
+            env=environment,
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -248,7 +275,12 @@ def _tail(path: Path, lines: int = 20) -> str:
 
 
 def start(
-    workers: int, *, port: int, address: str = "127.0.0.1", run_dir: Path | None = None
+    workers: int,
+    *,
+    port: int,
+    address: str = "127.0.0.1",
+    run_dir: Path | None = None,
+    classes_per_address: int = CLASSES_PER_ADDRESS,
 ) -> Cluster:
     """Start Redis, ``workers`` app processes sharing it, and nginx in front of them; wait
     until all answer.
@@ -266,12 +298,14 @@ def start(
     host = "127.0.0.1" if address in ("0.0.0.0", "") else address
     cluster = Cluster(f"http://{host}:{port}", run_dir)
     deadline = time.monotonic() + START_SECONDS
+    proxy_secret = new_proxy_secret()
     try:
         cluster.redis = start_redis(run_dir, deadline)
+        environment = worker_environment(cluster.redis.url, proxy_secret, classes_per_address)
         for index in range(workers):
             worker_port = free_port()
             cluster.workers.append(
-                _start_worker(worker_port, run_dir / f"worker{index}.log", cluster.redis.url)
+                _start_worker(worker_port, run_dir / f"worker{index}.log", environment)
             )
         for worker in cluster.workers:
             while not _answers(f"http://{worker.address}/_stcore/health"):
@@ -281,11 +315,13 @@ def start(
                     )
                 time.sleep(0.25)
         config = run_dir / "nginx.conf"
+        config.touch(mode=0o600)  # it holds the secret: readable by this user alone
         config.write_text(
             nginx_config(
                 run_dir=run_dir,
                 listen=f"{address}:{port}",
                 worker_addresses=[worker.address for worker in cluster.workers],
+                proxy_secret=proxy_secret,
             ),
             encoding="utf-8",
         )
@@ -337,9 +373,25 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=8501, help="nginx's public port")
     parser.add_argument("--address", default="0.0.0.0", help="nginx's address (all by default)")
     parser.add_argument("--run-dir", type=Path, help="default: a new temporary directory")
+    parser.add_argument(
+        "--classes-per-address",
+        type=int,
+        default=int(os.environ.get("BPEVIZ_CLASSES_PER_ADDRESS") or CLASSES_PER_ADDRESS),
+        help="open classes started from one network address (a building behind one NAT "
+        f"address; default {CLASSES_PER_ADDRESS}, or BPEVIZ_CLASSES_PER_ADDRESS)",
+    )
     args = parser.parse_args()
+    if args.classes_per_address < 1:
+        print("cannot serve: --classes-per-address must be at least 1", file=sys.stderr)
+        return 2
     try:
-        cluster = start(args.workers, port=args.port, address=args.address, run_dir=args.run_dir)
+        cluster = start(
+            args.workers,
+            port=args.port,
+            address=args.address,
+            run_dir=args.run_dir,
+            classes_per_address=args.classes_per_address,
+        )
     except (RuntimeError, ValueError) as error:
         print(f"cannot serve: {error}", file=sys.stderr)
         return 2

@@ -32,8 +32,9 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from bpeviz.classroom import routes
+from bpeviz.classroom.codes import JoinLimit
 from bpeviz.classroom.hub import current_hub
-from bpeviz.classroom.state import MAX_SOCKETS_PER_STUDENT, View
+from bpeviz.classroom.state import MAX_SOCKETS_PER_STUDENT, ClassState, View
 
 WAIT_S = 10.0
 STUDENT = {"type": "hello", "role": "student", "id": "student-0001"}
@@ -288,3 +289,128 @@ def test_a_refused_extra_page_does_not_free_a_place_for_the_next(
 
     answers = run_coroutine(scenario())
     assert [(a["type"], a.get("fatal")) for a in answers] == [("error", True)] * 3
+
+
+@pytest.fixture
+def fresh_limits() -> Iterator[None]:
+    """No misses counted yet (the hub's limits are the process's, shared by every test)."""
+    hub = current_hub()
+    kept = hub.misses
+    hub.misses = JoinLimit()
+    try:
+        yield
+    finally:
+        hub.misses = kept
+
+
+async def hello(url: str, message: dict[str, Any]) -> dict[str, Any]:
+    """The server's first answer to a new socket's hello (then the socket is closed)."""
+    client = await connect(url, proxy=None, open_timeout=WAIT_S, max_size=None)
+    await client.send(json.dumps(message))
+    answer = json.loads(await asyncio.wait_for(client.recv(), WAIT_S))
+    await client.close()
+    return answer
+
+
+def test_a_right_code_and_a_page_in_the_class_get_in_whatever_wrong_codes_came_first(
+    server_url: str, fresh_limits: None
+) -> None:
+    """One campus address (here: loopback for all): a teacher and a student in the class,
+    then 60 wrong codes from 60 pages; a new student with the right code joins, the student
+    and the teacher reconnect (they were refused, and the teacher's page never came back)."""
+    code, key = current_hub().create({"state": {}}, View())
+    teacher_hello = {"type": "hello", "code": code, "role": "teacher", "key": key}
+
+    async def scenario() -> list[str]:
+        first = await student(server_url, code)
+        wrong = [
+            await hello(server_url, {**STUDENT, "id": f"guesser-{n:04d}", "code": "ZZZZZZZZZ"})
+            for n in range(60)
+        ]
+        assert wrong[0]["message"] == "There is no class with this code: check the code."
+        answers = [
+            await hello(server_url, {**STUDENT, "id": "student-new1", "code": code}),
+            await hello(server_url, {**STUDENT, "code": code}),  # the student's second socket
+            await hello(server_url, teacher_hello),
+        ]
+        await first.close()
+        return [answer["type"] for answer in answers]
+
+    assert run_coroutine(scenario()) == ["welcome"] * 3
+
+
+def test_a_link_to_an_ended_class_says_so_and_is_no_miss(
+    server_url: str, fresh_limits: None
+) -> None:
+    code, _key = current_hub().create({"state": {}}, View())
+    run_coroutine(current_hub().change(code, lambda s: s.end()))
+
+    async def scenario() -> list[dict[str, Any]]:
+        return [await hello(server_url, {**STUDENT, "code": code}) for _ in range(3)]
+
+    answers = run_coroutine(scenario())
+    assert answers == [{"type": "ended", "message": "This class has ended."}] * 3
+    assert current_hub().misses.addresses.count("loopback") == 0
+
+
+def test_the_qr_code_of_an_open_class_is_never_refused(
+    server_url: str, code: str, fresh_limits: None
+) -> None:
+    base = server_url.replace("ws://", "http://").removesuffix(routes.SOCKET_PATH)
+    opener = build_opener(ProxyHandler({}))
+    for _ in range(12):  # ten wrong QR requests were enough to refuse the right one
+        with pytest.raises(HTTPError) as missing:
+            opener.open(f"{base}/api/class/ZZZZZZZZZ/qr.svg", timeout=WAIT_S)
+        missing.value.close()
+    with opener.open(f"{base}/api/class/{code}/qr.svg", timeout=WAIT_S) as answer:
+        assert answer.status == 200
+
+
+def test_a_refused_hello_leaves_no_seat_taken(server_url: str, code: str) -> None:
+    async def scenario() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        refused = [
+            await hello(server_url, {**STUDENT, "id": f"student-{n:04d}", "code": code, "nick": 1})
+            for n in range(5)
+        ]
+        real = await hello(server_url, {**STUDENT, "id": "student-real", "code": code})
+        return refused, real
+
+    refused, real = run_coroutine(scenario())
+    assert {(a["type"], a["message"]) for a in refused} == {("error", "A nickname is text.")}
+    assert real["type"] == "welcome" and real["connected"] == 1
+
+
+def test_an_error_in_one_sockets_handler_is_told_to_it_and_ends_no_other(
+    server_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault in a change (here: a nickname change that raises a RuntimeError) is logged and
+    told to its page as a sentence; that page and the teacher's stay in the class."""
+    code, key = current_hub().create({"state": {}}, View())
+
+    def broken(self: Any, student_id: str, nick: Any) -> None:
+        raise RuntimeError("a fault")
+
+    async def scenario() -> tuple[dict[str, Any], str]:
+        teacher = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+        await teacher.send(
+            json.dumps({"type": "hello", "code": code, "role": "teacher", "key": key})
+        )
+        assert json.loads(await asyncio.wait_for(teacher.recv(), WAIT_S))["type"] == "welcome"
+        client = await student(server_url, code)
+        monkeypatch.setattr(ClassState, "rename", broken)
+        await client.send(json.dumps({"type": "nick", "nick": "Ada"}))
+        told = {"type": ""}
+        while told["type"] != "error":
+            told = json.loads(await asyncio.wait_for(client.recv(), WAIT_S))
+        monkeypatch.undo()
+        await teacher.send(json.dumps({"type": "view", "view": {**View().__dict__, "step": 3}}))
+        heard = {"type": ""}
+        while heard["type"] != "view":
+            heard = json.loads(await asyncio.wait_for(client.recv(), WAIT_S))
+        await client.close()
+        await teacher.close()
+        return told, heard["type"]
+
+    told, heard = run_coroutine(scenario())
+    assert told["message"] == "The server could not do that: try again, or reload the page."
+    assert not told.get("fatal") and heard == "view"

@@ -30,14 +30,19 @@ FIXTURES = Path(__file__).parent / "fixtures"
 ENGLISH = get_sample("english").text
 
 
-def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+def run_cli(
+    cwd: Path, *args: str, stdin: bytes | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[bytes]:
+    """``python -m bpeviz *args`` in ``cwd``; ``stdin`` is piped in (else none is open)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run(
         [sys.executable, "-m", "bpeviz", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
-        timeout=300,
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        timeout=timeout,
         check=False,
     )
 
@@ -452,20 +457,26 @@ def test_tekken_without_its_wheel_says_what_to_run(
 
 
 ENDLESS = [
-    pytest.param(["train", "/dev/zero", "--vocab-size", "300", "--out", "x"], id="train"),
-    pytest.param(["encode", "--encoding", "cl100k_base", "--file", "/dev/zero"], id="encode"),
-    pytest.param(["decode", "--encoding", "cl100k_base", "--file", "/dev/zero"], id="decode"),
-    pytest.param(["encode", "--model", "/dev/zero", "--text", "x"], id="model"),
+    pytest.param(["train", "-", "--vocab-size", "300", "--out", "x"], id="train"),
+    pytest.param(["encode", "--encoding", "cl100k_base", "--file", "-"], id="encode"),
+    pytest.param(["decode", "--encoding", "cl100k_base", "--file", "-"], id="decode"),
+    pytest.param(["encode", "--model", "-", "--text", "x"], id="model"),
 ]
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
 @pytest.mark.parametrize("args", ENDLESS)
-def test_an_endless_file_is_refused_after_the_documented_size(
+def test_an_endless_input_is_refused_after_the_documented_size(
     args: list[str], tmp_path: Path
 ) -> None:
-    """It grew to 22 GB and was killed; now at most ``MAX_READ_BYTES`` are read."""
-    result = run_cli(tmp_path, *args)
+    """It grew to 22 GB and was killed; now at most ``MAX_READ_BYTES`` are read (standard
+    input is the one endless thing the CLI reads: ``/dev/zero`` named is a device, refused)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    with open("/dev/zero", "rb") as zeros:
+        result = subprocess.run(
+            [sys.executable, "-m", "bpeviz", *args], cwd=tmp_path, env=env, stdin=zeros,
+            capture_output=True, timeout=300, check=False,
+        )  # fmt: skip
     assert result.returncode == 2 and b"Traceback" not in result.stderr
     assert f"at most {cli.MAX_READ_BYTES // 2**20} MiB" in stderr_of(result)
 
@@ -544,3 +555,154 @@ def test_decode_on_a_terminal_ends_its_line(tmp_path: Path) -> None:
     os.close(leader)
     assert process.returncode == 0, process.stderr
     assert written.replace(b"\r\n", b"\n") == b"Hello,\n"
+
+
+# ---- never hangs, never clobbers (issue 29) -----------------------------------------------
+
+HANG_SECONDS = 60  # each of these hung forever before; a refusal takes well under a second
+TEXT = b"low lower lowest newer newest " * 20
+
+
+def refused(result: subprocess.CompletedProcess[bytes], *phrases: str) -> str:
+    """The one-line refusal of a run that must fail with exit status 2."""
+    stderr = stderr_of(result)
+    assert result.returncode == 2, stderr
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    for phrase in phrases:
+        assert phrase in stderr
+    return stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(["train", "fifo", "--vocab-size", "260", "--out", "m"], id="train"),
+        pytest.param(["history", "fifo", "--vocab-size", "260"], id="history"),
+        pytest.param(["encode", "--encoding", "cl100k_base", "--file", "fifo"], id="encode"),
+        pytest.param(["encode", "--model", "fifo", "--text", "hi"], id="model"),
+        pytest.param(["decode", "--encoding", "cl100k_base", "--file", "fifo"], id="decode"),
+    ],
+)
+def test_a_fifo_as_input_is_refused_not_waited_on(args: list[str], tmp_path: Path) -> None:
+    """Opening a FIFO waited forever for a writer."""
+    os.mkfifo(tmp_path / "fifo")
+    result = run_cli(tmp_path, *args, timeout=HANG_SECONDS)
+    refused(result, "'fifo' is a named pipe (FIFO), not a regular file")
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [("/dev/zero", "a device"), ("/dev/null", "a device"), (".", "a directory")],
+)
+def test_devices_and_directories_are_refused_as_inputs(
+    path: str, kind: str, tmp_path: Path
+) -> None:
+    """``/dev/zero`` was read for 64 MiB first, ``/dev/null`` called empty."""
+    if not Path(path).exists():
+        pytest.skip(f"no {path}")
+    result = run_cli(tmp_path, "train", path, "--vocab-size", "260", "--out", "m")
+    refused(result, f"{path!r} is {kind}, not a regular file", "'-' for standard input")
+
+
+def test_standard_input_is_read_when_named_dash(tmp_path: Path) -> None:
+    summary = ok(run_cli(tmp_path, "train", "-", "--vocab-size", "260", "--out", "m",
+                         stdin=TEXT))  # fmt: skip
+    assert "trained on standard input" in summary
+    expected = train(TEXT.decode(), 260)
+    assert (tmp_path / "m.model").read_text() == to_minbpe_model(expected.tokenizer)
+    ids = json.loads(ok(run_cli(tmp_path, "encode", "--model", "m.model", "--file", "-",
+                                stdin=b"lowest")))  # fmt: skip
+    assert ids == expected.tokenizer.encode("lowest")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(["train", "t.txt", "--vocab-size", "260", "--out", "fifo"], id="train"),
+        pytest.param(["html", "t.txt", "--vocab-size", "260", "--out", "fifo.html"], id="html"),
+    ],
+)
+def test_a_fifo_as_out_is_refused_not_waited_on(args: list[str], tmp_path: Path) -> None:
+    """Writing to a FIFO waited forever for a reader."""
+    (tmp_path / "t.txt").write_bytes(TEXT)
+    target = "fifo.model" if args[0] == "train" else "fifo.html"
+    os.mkfifo(tmp_path / target)
+    result = run_cli(tmp_path, *args, timeout=HANG_SECONDS)
+    refused(result, f"{target!r} is a named pipe (FIFO), not a regular file")
+    assert not (tmp_path / "fifo.vocab").exists()  # nothing written when one target is refused
+
+
+@pytest.mark.parametrize("prefix", ["/dev/full", "/dev/null", "."])
+def test_out_naming_a_device_or_directory_is_refused(prefix: str, tmp_path: Path) -> None:
+    """As root, ``--out /dev/full`` created ``/dev/full.model`` and ``/dev/full.vocab``."""
+    if not Path(prefix).exists():
+        pytest.skip(f"no {prefix}")
+    (tmp_path / "t.txt").write_bytes(TEXT)
+    before = set(Path(prefix).parent.iterdir()) if prefix != "." else set(tmp_path.iterdir())
+    result = run_cli(tmp_path, "train", "t.txt", "--vocab-size", "260", "--out", prefix)
+    after = set(Path(prefix).parent.iterdir()) if prefix != "." else set(tmp_path.iterdir())
+    for made in after - before:  # the bug's own files (/dev/full.model), not left behind
+        made.unlink()
+    assert after == before
+    refused(result, f"--out {prefix!r} is a", "not a file name prefix")
+
+
+def test_out_does_not_overwrite_without_force(tmp_path: Path) -> None:
+    (tmp_path / "t.txt").write_bytes(TEXT)
+    (tmp_path / "m.vocab").write_text("mine")
+    result = run_cli(tmp_path, "train", "t.txt", "--vocab-size", "260", "--out", "m")
+    refused(result, "'m.vocab' already exists", "--force")
+    assert (tmp_path / "m.vocab").read_text() == "mine"
+    assert not (tmp_path / "m.model").exists()  # all targets checked before any is written
+
+    inode = (tmp_path / "m.vocab").stat().st_ino
+    ok(run_cli(tmp_path, "train", "t.txt", "--vocab-size", "260", "--out", "m", "--force"))
+    assert (tmp_path / "m.vocab").read_text().startswith("[\\u0000] 0\n")
+    # Written through a temporary file renamed into place: a new file, none left beside it.
+    assert (tmp_path / "m.vocab").stat().st_ino != inode
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["m.model", "m.vocab", "t.txt"]
+
+
+def test_html_out_does_not_overwrite_without_force(tmp_path: Path) -> None:
+    (tmp_path / "t.txt").write_bytes(TEXT)
+    (tmp_path / "run.html").write_text("mine")
+    args = ["html", "t.txt", "--vocab-size", "260", "--out", "run.html"]
+    refused(run_cli(tmp_path, *args), "'run.html' already exists", "--force")
+    assert (tmp_path / "run.html").read_text() == "mine"
+    ok(run_cli(tmp_path, *args, "--force"))
+    assert "mountPage();" in (tmp_path / "run.html").read_text()
+
+
+@pytest.mark.parametrize("force", [[], ["--force"]], ids=["plain", "force"])
+def test_out_never_writes_onto_an_input(force: list[str], tmp_path: Path) -> None:
+    """``train book.vocab --out book`` overwrote its own input."""
+    (tmp_path / "book.vocab").write_bytes(TEXT)
+    result = run_cli(tmp_path, "train", "book.vocab", "--vocab-size", "260", "--out", "book",
+                     *force)  # fmt: skip
+    refused(result, "'book.vocab' is the input", "choose another --out")
+    assert (tmp_path / "book.vocab").read_bytes() == TEXT
+    (tmp_path / "page.html").write_bytes(TEXT)
+    result = run_cli(tmp_path, "html", "page.html", "--vocab-size", "260", "--out", "page.html",
+                     *force)  # fmt: skip
+    refused(result, "'page.html' is the input")
+    assert (tmp_path / "page.html").read_bytes() == TEXT
+
+
+def test_out_does_not_follow_a_symlink(tmp_path: Path) -> None:
+    """``--out`` wrote through a symbolic link into the file it points at."""
+    (tmp_path / "t.txt").write_bytes(TEXT)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (tmp_path / "m.model").symlink_to(victim)
+    result = run_cli(tmp_path, "train", "t.txt", "--vocab-size", "260", "--out", "m")
+    refused(result, "'m.model' already exists", "--force")
+    assert victim.read_text() == "keep me"
+    # With --force the link itself is replaced by the new file; what it pointed at is kept.
+    ok(run_cli(tmp_path, "train", "t.txt", "--vocab-size", "260", "--out", "m", "--force"))
+    assert victim.read_text() == "keep me"
+    assert not (tmp_path / "m.model").is_symlink()
+    assert (tmp_path / "m.model").read_text().startswith("minbpe v1")
+    # A link to an input is never written through either, with --force or not.
+    (tmp_path / "n.vocab").symlink_to(tmp_path / "t.txt")
+    result = run_cli(tmp_path, "train", "t.txt", "--vocab-size", "260", "--out", "n", "--force")
+    assert (tmp_path / "t.txt").read_bytes() == TEXT

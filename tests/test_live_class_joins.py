@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 import streamlit as st
 from apptest_support import new_app, run
+from protocol_client import run_coroutine
 
 from bpeviz.classroom import codes
 from bpeviz.classroom.hub import current_hub
 from bpeviz.classroom.state import View
 
-WRONG = "ZZZZZZ"  # a well-formed code that names no class
+WRONG = "ZZZZZZZZZ"  # a well-formed code that names no class
 
 
 @pytest.fixture
@@ -29,8 +30,7 @@ def fresh_limit(monkeypatch: pytest.MonkeyPatch) -> codes.JoinLimit:
     monkeypatch.setattr(type(st.context), "ip_address", property(lambda _self: None))
     monkeypatch.setattr(type(st.context), "headers", property(lambda _self: {}))
     limit = codes.JoinLimit()
-    monkeypatch.setattr(codes, "failed_joins", limit)
-    monkeypatch.setattr("bpeviz.app.live_class.failed_joins", limit)
+    monkeypatch.setattr(current_hub(), "misses", limit)
     return limit
 
 
@@ -65,3 +65,26 @@ def test_a_teachers_session_holds_one_live_class(fresh_limit: codes.JoinLimit) -
     run(teacher)
     assert teacher.session_state["_live_class"]["code"] == held["code"]
     assert teacher.query_params["class"] in (held["code"], [held["code"]])
+
+
+def test_a_right_code_gets_in_after_a_flood_of_wrong_codes_from_the_same_address(
+    fresh_limit: codes.JoinLimit,
+) -> None:
+    """A lecture hall behind one address: a bot's misses past the address's limit (from
+    many sessions) refuse no other session's right code."""
+    code, _key = current_hub().create({"state": {}, "pages": {}}, View())
+    for number in range(codes.MAX_FAILED_JOINS_PER_ADDRESS + 5):
+        fresh_limit.miss("loopback", f"bot-{number}")
+    student = run(new_app(**{"class": code}))
+    assert not errors(student)
+    assert student.session_state["_live_class"]["code"] == code
+
+
+def test_a_link_to_an_ended_class_says_it_has_ended_and_is_no_miss(
+    fresh_limit: codes.JoinLimit,
+) -> None:
+    code, _key = current_hub().create({"state": {}, "pages": {}}, View())
+    run_coroutine(current_hub().change(code, lambda s: s.end()))
+    late = run(new_app(**{"class": code}))
+    assert [text.replace("\\", "") for text in errors(late)] == ["This class has ended."]
+    assert fresh_limit.addresses.count("loopback") == 0

@@ -17,7 +17,6 @@ from bpeviz.classroom.hub import MemoryHub, end_gone_classes, run_id
 from bpeviz.classroom.state import (
     IDLE_LIMIT_S,
     MAX_CLASSES,
-    MAX_CLASSES_PER_CLIENT,
     MAX_SOCKETS_PER_STUDENT,
     MAX_STUDENTS,
     ClassError,
@@ -26,11 +25,12 @@ from bpeviz.classroom.state import (
     key_digest,
 )
 
+MAX_CLASSES_PER_CLIENT = 3  # a small cap, to test (the default: codes.classes_per_address())
 ENDED_MESSAGE = {"type": "ended", "message": "This class has ended."}  # every page is told
 
 
 def new_state(now: float = 0.0) -> ClassState:
-    return ClassState("K7QM4X", key_digest("secret"), now)
+    return ClassState("K7QM4XABC", key_digest("secret"), now)
 
 
 def messages(events: list) -> list[tuple[str, dict]]:
@@ -195,11 +195,12 @@ def test_a_class_ends_after_three_idle_hours_and_goes_to_json_and_back() -> None
 def test_codes_are_unambiguous_and_failed_joins_are_limited() -> None:
     assert not set("0O1IL") & set(codes.ALPHABET)
     assert len(codes.ALPHABET) == 31
-    assert codes.normal_code("abc-def") == "ABCDEF"  # typed small, with a dash
-    assert codes.normal_code(" k7q m4x") == "K7QM4X"
-    assert codes.normal_code("K7QM40") is None  # 0 is never in a code
-    assert codes.normal_code("K7QM4I") is None  # nor I
-    assert codes.normal_code("K7QM4XX") is None  # seven characters
+    assert codes.CODE_LENGTH == 9  # 31**9: 26 trillion codes (see the README's arithmetic)
+    assert codes.normal_code("abc-def-ghj") == "ABCDEFGHJ"  # typed small, with dashes
+    assert codes.normal_code(" k7q m4x abc") == "K7QM4XABC"
+    assert codes.normal_code("K7QM4XAB0") is None  # 0 is never in a code
+    assert codes.normal_code("K7QM4XABI") is None  # nor I
+    assert codes.normal_code("K7QM4XAB") is None  # eight characters
     limit = codes.FailedJoins(limit=3, window_s=60)
     for _ in range(3):
         limit.fail("10.0.0.1", now=0)
@@ -207,30 +208,63 @@ def test_codes_are_unambiguous_and_failed_joins_are_limited() -> None:
     assert limit.allowed("10.0.0.1", now=61)
 
 
-def test_a_flood_of_wrong_codes_from_one_session_or_address_refuses_no_one_else() -> None:
+def test_misses_are_limited_per_session_and_the_address_limit_refuses_no_hit() -> None:
     limit = codes.JoinLimit(per_session=3, per_address=5, window_s=60)
     for _ in range(3):
-        limit.fail("203.0.113.7", "flooder", now=0)
-    assert not limit.allowed("203.0.113.7", "flooder", now=1)  # right code or not
-    assert limit.allowed("203.0.113.7", "neighbour", now=1)  # same school address
-    assert limit.allowed("198.51.100.2", "elsewhere", now=1)
-    for session in ("s1", "s2"):  # the address's fifth failure: all its sessions wait
-        limit.fail("203.0.113.7", session, now=2)
-    assert not limit.allowed("203.0.113.7", "neighbour", now=3)
-    assert limit.allowed("198.51.100.2", "elsewhere", now=3)
-    assert limit.allowed("203.0.113.7", "neighbour", now=61)  # a minute on
+        assert limit.miss("203.0.113.7", "flooder", now=0) == codes.NO_CLASS
+    assert not limit.session_allowed("flooder", now=1)  # its own tries wait, right or not
+    assert limit.session_allowed("neighbour", now=1)  # same campus address
+    assert limit.miss("203.0.113.7", "flooder", now=1) == codes.TOO_MANY
+    for session in ("s1", "s2"):  # the address's sixth miss and on: said as too many
+        limit.miss("203.0.113.7", session, now=2)
+    assert limit.miss("203.0.113.7", "neighbour", now=3) == codes.TOO_MANY
+    assert limit.session_allowed("other-student", now=3)  # a right code still gets in
+    assert limit.miss("198.51.100.2", "elsewhere", now=3) == codes.NO_CLASS
+    assert limit.miss("203.0.113.7", "later", now=61) == codes.NO_CLASS  # a minute on
 
 
-def test_the_client_is_the_peer_or_what_our_nginx_says_for_a_loopback_peer() -> None:
-    nginx_says = {"x-real-ip": "203.0.113.7"}
-    assert codes.client_address(nginx_says, "127.0.0.1") == "203.0.113.7"
-    assert codes.client_address(nginx_says, "::1") == "203.0.113.7"
-    assert codes.client_address(nginx_says, None) == "203.0.113.7"  # Streamlit's loopback
-    # from anyone but a loopback peer the header is a browser's own word: not believed
-    assert codes.client_address(nginx_says, "198.51.100.2") == "198.51.100.2"
-    assert codes.client_address({}, "127.0.0.1") == "loopback"
-    assert codes.client_address({}, None) == "loopback"
-    assert len(codes.client_address({"x-real-ip": "x" * 500}, "127.0.0.1")) == 64
+def test_the_client_is_the_peer_or_what_our_own_proxy_says() -> None:
+    """X-Real-IP is believed only with the secret our nginx sends (scripts/serve.py gives it
+    to nginx and the workers), from a loopback peer; never from any other local program."""
+    secret = "s" * 32
+    nginx_says = {"x-real-ip": "203.0.113.7", "x-bpeviz-proxy": secret}
+    for peer in ("127.0.0.1", "::1", "::ffff:127.0.0.1", None):  # None: Streamlit's loopback
+        assert codes.client_address(nginx_says, peer, proxy_secret=secret) == "203.0.113.7"
+    local_user = {"x-real-ip": "203.0.113.7"}
+    assert codes.client_address(local_user, "127.0.0.1", proxy_secret=secret) == "loopback"
+    wrong = {"x-real-ip": "203.0.113.7", "x-bpeviz-proxy": "guess"}
+    assert codes.client_address(wrong, "127.0.0.1", proxy_secret=secret) == "loopback"
+    assert codes.client_address(nginx_says, "127.0.0.1", proxy_secret="") == "loopback"
+    assert codes.client_address(nginx_says, "198.51.100.2", proxy_secret=secret) == (
+        "198.51.100.2"  # not our nginx
+    )
+    assert codes.client_address({}, "::ffff:127.0.0.1", proxy_secret="") == "loopback"
+    assert codes.client_address({}, "::ffff:198.51.100.2", proxy_secret="") == (
+        "::ffff:198.51.100.2"
+    )
+    long = {"x-real-ip": "x" * 500, "x-bpeviz-proxy": secret}
+    assert len(codes.client_address(long, "127.0.0.1", proxy_secret=secret)) == 64
+
+
+def test_classes_per_address_default_fits_a_building_and_is_configurable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("BPEVIZ_CLASSES_PER_ADDRESS", raising=False)
+    assert codes.classes_per_address() == 50
+    monkeypatch.setenv("BPEVIZ_CLASSES_PER_ADDRESS", "7")
+    assert codes.classes_per_address() == 7
+    assert MemoryHub().classes_per_address == 7
+
+
+def test_an_ended_class_is_known_as_ended_not_as_a_wrong_code() -> None:
+    async def scenario() -> tuple[bool, bool, bool]:
+        hub = MemoryHub()
+        code, _key = hub.create({}, View())
+        open_ = hub.was_given(code)
+        await hub.change(code, lambda s: s.end())
+        return open_, hub.was_given(code), hub.was_given("ZZZZZZZZZ")
+
+    assert run_coroutine(scenario()) == (True, True, False)
 
 
 def test_the_memory_hub_holds_classes_sends_events_and_ends_them() -> None:
@@ -285,11 +319,11 @@ def test_a_class_gone_idle_is_told_to_every_socket_as_ended() -> None:
 
 def test_one_client_opens_at_most_a_few_classes_at_once() -> None:
     async def scenario() -> None:
-        hub = MemoryHub()
+        hub = MemoryHub(classes_per_address=MAX_CLASSES_PER_CLIENT)
         mine = [
             hub.create({}, View(), creator="203.0.113.7")[0] for _ in range(MAX_CLASSES_PER_CLIENT)
         ]
-        with pytest.raises(ClassError, match="from here"):
+        with pytest.raises(ClassError, match="from this network address"):
             hub.create({}, View(), creator="203.0.113.7")
         hub.create({}, View(), creator="198.51.100.2")  # another client: its own count
         await hub.change(mine[0], lambda s: s.end())

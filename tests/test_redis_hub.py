@@ -20,8 +20,9 @@ import pytest
 import redis
 from protocol_client import run_coroutine
 from serve_script import load_serve
+from test_live_class_refusals import REFUSED, SET_UP
 
-from bpeviz.classroom import redis_hub, state
+from bpeviz.classroom import codes, redis_hub, state
 from bpeviz.classroom.hub import Subscriber, end_gone_classes
 from bpeviz.classroom.redis_hub import RedisHub
 from bpeviz.classroom.state import IDLE_LIMIT_S, MAX_CLASSES, ClassError, ClassState, View
@@ -58,9 +59,9 @@ def raw(redis_url: str) -> Iterator[redis.Redis]:
 
 
 @contextlib.asynccontextmanager
-async def two_workers(url: str) -> AsyncIterator[tuple[RedisHub, RedisHub]]:
+async def two_workers(url: str, **options: Any) -> AsyncIterator[tuple[RedisHub, RedisHub]]:
     """Two hubs on one Redis, listening as two workers' servers do."""
-    first, second = RedisHub(url), RedisHub(url)
+    first, second = RedisHub(url, **options), RedisHub(url, **options)
     await first.start()
     await second.start()
     try:
@@ -97,7 +98,8 @@ def test_a_class_created_on_one_worker_is_read_on_another(redis_url: str, raw: A
 
 def test_a_teachers_view_reaches_the_sockets_of_both_workers_once(redis_url: str, raw: Any) -> None:
     """The change is made on the first worker; its own socket and the second worker's both
-    get each view once, in order (a duplicate would come before the second view)."""
+    get each view once, in order (a duplicate would come before the second view; each is
+    read before the next is made: a view waiting is replaced by the next)."""
 
     async def scenario() -> None:
         async with two_workers(redis_url) as (first, second):
@@ -106,8 +108,7 @@ def test_a_teachers_view_reaches_the_sockets_of_both_workers_once(redis_url: str
             for step in (1, 2):
                 sent = await first.change(code, lambda s, n=step: s.show(view(step=n), time.time()))
                 assert [event.message["view"]["step"] for event in sent] == [step]
-            for subscriber in (on_first, on_second):
-                for step in (1, 2):
+                for subscriber in (on_first, on_second):
                     event = await next_event(subscriber)
                     assert event.to == "all"
                     assert event.message == {"type": "view", "view": view(step=step)}
@@ -134,7 +135,7 @@ def test_answer_once_holds_across_workers_under_concurrent_answers(
                 *(hubs[i % 2].change(code, lambda s, i=i: s.join(students[i])) for i in range(50))
             )
             await first.change(code, lambda s: s.show(view(quiz=True), time.time()))
-            teacher = second.fanout.add(code)
+            teacher = second.fanout.add(code, teacher=True)
 
             async def answer(hub: RedisHub, i: int) -> Any:
                 try:
@@ -272,14 +273,11 @@ def test_the_class_limit_counts_classes_on_every_worker(redis_url: str, raw: Any
 
 def test_one_client_opens_at_most_a_few_classes_on_all_workers(redis_url: str, raw: Any) -> None:
     async def scenario() -> None:
-        async with two_workers(redis_url) as (first, second):
+        async with two_workers(redis_url, classes_per_address=3) as (first, second):
             hubs = (first, second)
-            mine = [
-                hubs[i % 2].create(RUN, View(), creator="203.0.113.7")[0]
-                for i in range(state.MAX_CLASSES_PER_CLIENT)
-            ]
+            mine = [hubs[i % 2].create(RUN, View(), creator="203.0.113.7")[0] for i in range(3)]
             for hub in hubs:
-                with pytest.raises(ClassError, match="from here"):
+                with pytest.raises(ClassError, match="from this network address"):
                     hub.create(RUN, View(), creator="203.0.113.7")
             second.create(RUN, View(), creator="198.51.100.2")
             await first.change(mine[0], lambda s: s.end())
@@ -402,3 +400,43 @@ def test_the_teachers_new_run_is_read_on_the_other_worker_and_expires_with_the_c
             assert raw.exists(first.run_key(code)) == 0
 
     run_coroutine(scenario())
+
+
+def test_misses_and_ended_codes_are_shared_by_the_workers(redis_url: str, raw: Any) -> None:
+    """A session's misses on one worker count on the other (per process, WORKERS=2 allowed
+    twice as many); a class ended on one is known as ended on the other, not as a miss."""
+
+    async def scenario() -> None:
+        async with two_workers(redis_url) as (first, second):
+            for hub in (first, second) * (codes.MAX_FAILED_JOINS // 2):
+                assert hub.misses.miss("203.0.113.7", "guesser") == codes.NO_CLASS
+            assert not first.misses.session_allowed("guesser")
+            assert not second.misses.session_allowed("guesser")
+            assert second.misses.session_allowed("neighbour")
+            assert second.misses.addresses.count("203.0.113.7") == codes.MAX_FAILED_JOINS
+            code, _key = first.create(RUN, View())
+            await first.change(code, lambda s: s.end())
+            assert second.was_given(code) and not second.was_given("ZZZZZZZZZ")
+
+    run_coroutine(scenario())
+
+
+@pytest.mark.parametrize("kind", sorted(REFUSED), ids=sorted(REFUSED))
+def test_a_refused_message_leaves_the_class_in_redis_byte_for_byte_the_same(
+    redis_url: str, raw: Any, kind: str
+) -> None:
+    """Each refused message (test_live_class_refusals.REFUSED: hello, answer, nick, view,
+    reveal) through the Redis hub: the class's JSON in Redis is what it was."""
+
+    async def scenario() -> tuple[str, str]:
+        async with two_workers(redis_url) as (first, _second):
+            code, _key = first.create(RUN, View())
+            for change in SET_UP:
+                await first.change(code, change)
+            before = raw.get(first.class_key(code))
+            with pytest.raises(ClassError):
+                await first.change(code, REFUSED[kind])
+            return before, raw.get(first.class_key(code))
+
+    before, after = run_coroutine(scenario())
+    assert after == before

@@ -33,11 +33,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from protocol_client import Student, run_coroutine
 from serve_script import load_serve
 from websockets.asyncio.client import connect
 
 from bpeviz import History, train
+from bpeviz.classroom import codes
 from bpeviz.classroom.redis_hub import RedisHub
 from bpeviz.classroom.routes import SOCKET_PATH
 from bpeviz.classroom.state import View
@@ -107,9 +109,12 @@ def test_generated_config_is_valid_nginx(tmp_path: Path) -> None:
         run_dir=tmp_path,
         listen="127.0.0.1:1",
         worker_addresses=["127.0.0.1:2", "127.0.0.1:3"],
+        proxy_secret="s3cret-of-this-run",
     )
     assert "{{" not in config
     assert "server 127.0.0.1:2;" in config and "server 127.0.0.1:3;" in config
+    # the workers believe X-Real-IP only beside this run's secret, which nginx alone sends
+    assert "proxy_set_header X-Bpeviz-Proxy s3cret-of-this-run;" in config
     require_nginx()
     (tmp_path / "nginx.conf").write_text(config)
     checked = subprocess.run(
@@ -299,3 +304,45 @@ def test_a_teacher_on_one_worker_drives_a_student_on_the_other(cluster: Any) -> 
     assert followed == {"type": "view", "view": quiz}
     assert counted == {"type": "counts", "connected": 1, "answered": 1, "question": 5}
     assert spread == {"type": "spread", "step": 5, "spread": [0, 0, 1, 0]}
+
+
+def test_the_workers_get_the_proxy_secret_and_the_class_cap(tmp_path: Path) -> None:
+    """What ``start`` hands each worker: the secret nginx sends (a fresh one per run, never
+    empty) and ``--classes-per-address``."""
+    first, second = serve.worker_environment("redis://x", "one", 7), serve.new_proxy_secret()
+    assert first["BPEVIZ_PROXY_SECRET"] == "one" and first["BPEVIZ_CLASSES_PER_ADDRESS"] == "7"
+    assert len(second) >= 32 and second != serve.new_proxy_secret()
+    assert serve.CLASSES_PER_ADDRESS == codes.CLASSES_PER_ADDRESS  # one default, said twice
+
+
+def test_x_real_ip_counts_from_nginx_only_never_from_another_local_program(
+    cluster: Any,
+) -> None:
+    """A wrong code through nginx counts against the address nginx saw (127.0.0.1 here); one
+    sent straight to a worker by a local program claiming X-Real-IP counts against the
+    machine ("loopback"), never against the address it claims (Redis holds the counts)."""
+    raw = redis.Redis.from_url(cluster.redis.url, decode_responses=True)
+    claimed = "203.0.113.99"
+    through_nginx = cluster.url.replace("http://", "ws://") + SOCKET_PATH
+    straight = f"ws://{cluster.workers[0].address}{SOCKET_PATH}"
+
+    async def wrong_code(url: str) -> dict[str, Any]:
+        headers = {"X-Real-IP": claimed, "X-Bpeviz-Proxy": "a guess"}
+        async with connect(url, additional_headers=headers, proxy=None) as socket:
+            hello = {"type": "hello", "role": "student", "id": "guesser-0001", "code": "Z" * 9}
+            await socket.send(json.dumps(hello))
+            return dict(json.loads(await asyncio.wait_for(socket.recv(), CLASS_WAIT_S)))
+
+    try:
+        before = {
+            who: raw.zcard(f"bpeviz:misses:address:{who}") for who in ("127.0.0.1", "loopback")
+        }
+        for url in (through_nginx, straight):
+            assert run_coroutine(wrong_code(url))["type"] == "error"
+        after = {
+            who: raw.zcard(f"bpeviz:misses:address:{who}") for who in ("127.0.0.1", "loopback")
+        }
+        assert after == {"127.0.0.1": before["127.0.0.1"] + 1, "loopback": before["loopback"] + 1}
+        assert raw.zcard(f"bpeviz:misses:address:{claimed}") == 0
+    finally:
+        raw.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from bpeviz.app.inert import escape_markdown
 from bpeviz.app.token_view import show_tokens
 from bpeviz.app.training import named_tokenizer
 from bpeviz.app.widgets import columns, linked_text_area
@@ -57,7 +58,7 @@ def show_chat_view() -> None:
     try:
         tokenizer = named_tokenizer(model)
     except (RuntimeError, ValueError) as error:
-        st.error(f"{model} is not available: {error}")
+        st.error(escape_markdown(f"{model} is not available: {error}"))
         return
     encoded = encode_chat(tokenizer, chat, messages)
     special = sum(tokenizer.is_special(token_id) for token_id in encoded.ids)

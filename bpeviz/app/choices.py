@@ -8,6 +8,7 @@ left out: loading. :func:`bpeviz.app.training.chosen_tokenizer` turns a key into
 
 from __future__ import annotations
 
+from bpeviz.app.inert import escape_markdown
 from bpeviz.bundled import bundled_names, bundled_summary, missing_note
 from bpeviz.mistral_tekken import BOS, TEKKEN
 from bpeviz.openai_models import CHAT_MODELS, MODEL_ENCODINGS, chat_format, encoding_for_model
@@ -25,13 +26,13 @@ MODEL_NAMES: tuple[str, ...] = tuple(
 def tokenizer_choices(
     *, trained_size: int | None = None, imported_name: str | None = None, models: bool = False
 ) -> dict[str, str]:
-    """Option key → caption, in the order offered: trained, the real ones, (with ``models``)
-    an OpenAI model by name, imported.
+    """Option key → caption (Markdown, the file's name made inert), in the order offered:
+    trained, the real ones, (with ``models``) an OpenAI model by name, imported.
 
     >>> list(tokenizer_choices(trained_size=512))[:5]
     ['Trained here', 'cl100k_base', 'o200k_base', 'r50k_base', 'p50k_base']
     >>> tokenizer_choices(imported_name="tokenizer.json")["Imported"]
-    'tokenizer.json, loaded on the Export / import page'
+    'tokenizer\\\\.json, loaded on the Export / import page'
     """
     choices: dict[str, str] = {}
     if trained_size is not None:
@@ -41,7 +42,7 @@ def tokenizer_choices(
     if models:
         choices[MODEL] = "a model by name (gpt-4o, gpt-4, gpt2...): its encoding and chat tokens"
     if imported_name is not None:
-        choices[IMPORTED] = f"{imported_name}, loaded on the Export / import page"
+        choices[IMPORTED] = f"{escape_markdown(imported_name)}, loaded on the Export / import page"
     return choices
 
 

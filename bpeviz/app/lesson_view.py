@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from bpeviz.app.inert import escape_markdown, lesson_markdown
 from bpeviz.app.lesson import (
     MAX_LESSON_BYTES,
     MAX_LINK_LESSON_CHARS,
@@ -32,7 +33,6 @@ from bpeviz.app.lesson import (
 from bpeviz.app.links import whole_number
 from bpeviz.app.settings import Message
 from bpeviz.app.state import KEY_LINK_MESSAGES, presentation_mode
-from bpeviz.app.widgets import escape_markdown
 from bpeviz.web import asset
 
 LINK_LESSON, LINK_FILE, LINK_SLIDE = "lesson", "lesson_file", "slide"
@@ -231,7 +231,7 @@ def lesson_bar() -> None:
         )
         if slide.notes:
             with st.popover("Speaker notes", icon=":material/speaker_notes:"):
-                st.markdown(escape_markdown(slide.notes))
+                st.markdown(lesson_markdown(slide.notes))
         line = f"**{escape_markdown(slide.title)}** · slide {index + 1} of {len(lesson.slides)}"
         if not present:  # on a projector the line fits beside the buttons without it
             line += f" · {escape_markdown(lesson.title)}"

@@ -25,9 +25,9 @@ from bpeviz.app.lesson import PARAMS, TEXT_BOXES
 from bpeviz.app.settings import KEY_SOURCE, STATE_KEYS, Message
 from bpeviz.app.state import KEY_STEP, KEY_UPLOADED
 from bpeviz.app.step_view import component
-from bpeviz.classroom.codes import client_address, failed_joins, normal_code
+from bpeviz.classroom.codes import TOO_MANY, client_address, normal_code
 from bpeviz.classroom.hub import current_hub, run_id
-from bpeviz.classroom.state import PAGES, ClassError, View
+from bpeviz.classroom.state import ENDED, PAGES, ClassError, View
 
 KEY_CLASS = "class"  # the query parameter: "new", or a class's code
 KEY_HELD = "_live_class"  # this session's class: {"code", "role", "key"?, "checked"?}
@@ -124,7 +124,7 @@ def joiner() -> tuple[str, str]:
 
 
 def class_creator() -> str:
-    """Whose classes a new class counts among (``state.MAX_CLASSES_PER_CLIENT``): the
+    """Whose classes a new class counts among (the hub's ``classes_per_address``): the
     browser's address; none for a browser on the server's own machine with no proxy between
     (``make run`` on a laptop, the tests), whose user could start servers anyway."""
     address = joiner()[0]
@@ -160,20 +160,24 @@ def start_or_join() -> list[Message]:
     code = normal_code(raw)
     if held and held["code"] == code:
         return []
+    # A right code gets in whatever others sent; only this session's own misses hold it
+    # back, and a link to an ended class is told so and is no miss (codes.JoinLimit).
+    hub = current_hub()
     address, session = joiner()
-    if not failed_joins.allowed(address, session):
+    if not hub.misses.session_allowed(session):
         del st.query_params[KEY_CLASS]
-        return [
-            Message("error", "Too many wrong class codes from here: wait a minute and try again.")
-        ]
-    run = current_hub().run_of(code) if code else None
+        return [Message("error", TOO_MANY)]
+    run = hub.run_of(code) if code else None
     if run is None:
-        failed_joins.fail(address, session)
         del st.query_params[KEY_CLASS]
+        if code and hub.was_given(code):
+            return [Message("error", ENDED)]
+        if hub.misses.miss(address, session) == TOO_MANY:
+            return [Message("error", TOO_MANY)]
         return [
             Message(
                 "error",
-                f"There is no class with the code {raw[:12]!r}: check the code on the "
+                f"There is no class with the code {raw[:16]!r}: check the code on the "
                 "projector, or ask the teacher for the link.",
             )
         ]
@@ -185,7 +189,7 @@ def start_or_join() -> list[Message]:
 def _join_typed() -> None:
     """Callback of the code box: join the class whose code was typed."""
     typed = st.session_state.get(KEY_TYPED) or ""
-    st.query_params[KEY_CLASS] = normal_code(typed) or typed.strip()[:12] or "?"
+    st.query_params[KEY_CLASS] = normal_code(typed) or typed.strip()[:16] or "?"
 
 
 def class_controls() -> None:
@@ -204,8 +208,8 @@ def class_controls() -> None:
         st.text_input(
             "Join with a class code",
             key=KEY_TYPED,
-            max_chars=12,
-            placeholder="e.g. K7Q M4X",
+            max_chars=16,
+            placeholder="e.g. K7Q M4X ABC",
             on_change=_join_typed,
         )
 

@@ -25,6 +25,7 @@ import pandas as pd
 import regex
 
 from bpeviz.app.csv_cells import csv_bytes
+from bpeviz.app.inert import escape_markdown
 from bpeviz.app.spans import token_label
 from bpeviz.history import History, PairTable, bytes_per_token
 from bpeviz.merge_rows import MERGE_COLUMNS, merge_rows
@@ -238,13 +239,18 @@ def presented(
     ``formats`` (``"{:.2f}×"``), headings renamed by ``labels``. What ``st.dataframe``'s
     column settings do on its canvas grid, which no stylesheet can enlarge.
 
-    >>> frame = pd.DataFrame({"name": ["a"], "ratio": [1.5], "n": [2]})
+    ``st.table`` renders Markdown in its cells, so every text cell is made inert
+    (:func:`~bpeviz.app.inert.escape_markdown`): a token ``![x](http://…)`` is shown, not
+    fetched.
+
+    >>> frame = pd.DataFrame({"name": ["a*b*"], "ratio": [1.5], "n": [2]})
     >>> presented(frame, columns=["ratio", "name"], labels={"ratio": "÷"},
     ...           formats={"ratio": "{:.2f}×"}).to_dict("list")
-    {'÷': ['1.50×'], 'name': ['a']}
+    {'÷': ['1\\\\.50×'], 'name': ['a\\\\*b\\\\*']}
     """
     shown = frame[list(columns)] if columns is not None else frame.copy()
     for column, pattern in (formats or {}).items():
         if column in shown:
             shown[column] = [pattern.format(value) for value in shown[column]]
+    shown = shown.map(lambda cell: escape_markdown(cell) if isinstance(cell, str) else cell)
     return shown.rename(columns=labels or {})

@@ -13,6 +13,7 @@ from typing import Any
 
 import streamlit as st
 
+from bpeviz.app.inert import escape_markdown
 from bpeviz.app.spans import esc
 from bpeviz.app.step_view import component
 from bpeviz.app.trace import TraceLine
@@ -90,11 +91,12 @@ def show_trace(
 
 
 def library_cuts_note(tokenizer: LibraryTokenizer) -> str:
-    """How Compare cuts a file the ``tokenizers`` library encodes."""
+    """How Compare cuts a file the ``tokenizers`` library encodes (Markdown: the file's own
+    words made inert)."""
     return (
-        f"Encoded by {ENGINE} (a {tokenizer.model_type} model): its cuts are where the "
-        "library's offsets put each token's end; text the model drops (spaces) goes with the "
-        "next token, and tokens its template adds cover no text."
+        f"Encoded by {ENGINE} (a {escape_markdown(tokenizer.model_type)} model): its cuts are "
+        "where the library's offsets put each token's end; text the model drops (spaces) goes "
+        "with the next token, and tokens its template adds cover no text."
     )
 
 
@@ -102,13 +104,14 @@ OWN_ENGINE_NOTE = "Encoded by bpeviz: trace and build tree available."  # an imp
 
 
 def library_note(tokenizer: LibraryTokenizer) -> str:
-    """Which engine encodes an imported file, why, and which views it has."""
+    """Which engine encodes an imported file, why, and which views it has (Markdown: what
+    the file says, its suffix or its model's type, made inert)."""
     return (
-        f"Encoded by {ENGINE}: a {tokenizer.model_type} model of {tokenizer.vocab_size:,} "
-        "tokens, which bpeviz's own encoder does not take "
-        f"(it uses {tokenizer.refused_feature}), so the ids are the library's own. Views: "
-        "the tokens, with each word's start outlined, and the counts; no merge trace and no "
-        "build tree (the library does not say how a token was built)."
+        f"Encoded by {ENGINE}: a {escape_markdown(tokenizer.model_type)} model of "
+        f"{tokenizer.vocab_size:,} tokens, which bpeviz's own encoder does not take "
+        f"(it uses {escape_markdown(tokenizer.refused_feature)}), so the ids are the library's "
+        "own. Views: the tokens, with each word's start outlined, and the counts; no merge "
+        "trace and no build tree (the library does not say how a token was built)."
     )
 
 

@@ -5,13 +5,13 @@ captions, charts, short tables, columns and a text area that travels in the link
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from bpeviz.app import charts
+from bpeviz.app.inert import escape_markdown, visible_bidi
 from bpeviz.app.links import MAX_LINK_TEXT_CHARS
 from bpeviz.app.settings import Message
 from bpeviz.app.spans import esc
@@ -25,13 +25,6 @@ from bpeviz.app.styles import stylesheet
 from bpeviz.app.tables import presented
 from bpeviz.app.text_input import MAX_BOX_CHARS
 
-_MARKDOWN_SPECIALS = re.compile(r"[\\`*_{}\[\]()<>#+\-.!|~$:]")
-
-
-def escape_markdown(text: str) -> str:
-    """Backslash-escape Markdown punctuation so a file name or token shows literally."""
-    return _MARKDOWN_SPECIALS.sub(r"\\\g<0>", text)
-
 
 def show_messages(messages: list[Message]) -> None:
     """Draw messages as ``st.error`` / ``st.warning`` / ``st.info`` (shown literally)."""
@@ -41,8 +34,9 @@ def show_messages(messages: list[Message]) -> None:
 
 
 def caption(text: str) -> None:
-    """A caption whose text is shown literally (it may hold a file name or token text)."""
-    st.html(f'<p class="bpe-caption">{esc(text)}</p>')
+    """A caption whose text is shown literally (it may hold a file name or token text), its
+    bidirectional controls as ``\\u202e`` (they would reorder the rest of the line)."""
+    st.html(f'<p class="bpe-caption">{esc(visible_bidi(text))}</p>')
 
 
 def show_link_messages() -> None:
@@ -93,7 +87,8 @@ def show_table(
 
     The grid draws its cells on a canvas at about 14 px, out of the stylesheet's reach; in
     presentation mode the same rows go to ``st.table``, whose text the stylesheet sets at
-    projector size (``columns``, ``labels`` and ``formats``: see ``tables.presented``).
+    projector size (``columns``, ``labels`` and ``formats``: see ``tables.presented``, which
+    makes the cells' Markdown inert: ``st.table`` renders it, a token ``![x](…)`` as an image).
     ``kwargs`` (``column_config``...) go to ``st.dataframe`` alone.
     """
     if presentation_mode():

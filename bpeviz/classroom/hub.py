@@ -25,10 +25,10 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from bpeviz.classroom.codes import new_code
+from bpeviz.classroom.codes import JoinLimit, new_code
+from bpeviz.classroom.codes import classes_per_address as default_classes_per_address
 from bpeviz.classroom.state import (
     MAX_CLASSES,
-    MAX_CLASSES_PER_CLIENT,
     ClassError,
     ClassGone,
     ClassState,
@@ -39,25 +39,78 @@ from bpeviz.classroom.state import (
 )
 
 log = logging.getLogger(__name__)
-QUEUE_LIMIT = 256  # events waiting for one slow socket; past it, the socket is dropped
+QUEUE_LIMIT = 256  # events waiting for one socket: unreachable (see Inbox), a last guard
 SWEEP_S = 60.0  # how often each process looks for its sockets' classes gone (expired)
+GIVEN_S = 7 * 24 * 3600.0  # how long a code is remembered as given: its links say "ended"
+MAX_GIVEN = 100_000  # codes remembered in memory at most
+SNAPSHOTS = ("view", "counts", "spread", "board")  # each tells the whole of its kind
 Change = Callable[[ClassState], list[Event]]
 
 
-class Subscriber:
-    """One open socket's inbox: the events of its class, in order."""
+class Inbox:
+    """One socket's events in order, where a snapshot (the view, a tally, the board) replaces
+    the one of its kind still waiting: the latest is all a page needs. So a socket's queue
+    holds one event of each snapshot kind, besides the rare others (a reveal, the end): 200
+    answers at once are one tally waiting, not 400 events (which filled a 256-event queue
+    and closed every socket of the class). ``None`` says: close the socket.
+
+    >>> inbox = Inbox()
+    >>> for n in (1, 2, 3):
+    ...     inbox.put(Event("all", {"type": "counts", "answered": n}))
+    >>> [event.message["answered"] for event in inbox.taken()]
+    [3]
+    """
 
     def __init__(self) -> None:
-        self.queue: asyncio.Queue[Event | None] = asyncio.Queue(QUEUE_LIMIT)
-        self.loop = asyncio.get_running_loop()
+        self._events: list[Event | None] = []
+        self._ready = asyncio.Event()
 
     def put(self, event: Event | None) -> None:
-        try:
-            self.queue.put_nowait(event)
-        except asyncio.QueueFull:  # a socket that does not read: let it go
-            while not self.queue.empty():
-                self.queue.get_nowait()
-            self.queue.put_nowait(None)
+        if event is not None and event.message.get("type") in SNAPSHOTS:
+            kind = event.message["type"]
+            self._events = [e for e in self._events if e is None or e.message["type"] != kind]
+        self._events.append(event)
+        if len(self._events) > QUEUE_LIMIT:  # a socket that never reads: let it go
+            self._events = [None]
+        self._ready.set()
+
+    def empty(self) -> bool:
+        return not self._events
+
+    def get_nowait(self) -> Event | None:
+        if not self._events:
+            raise asyncio.QueueEmpty
+        event = self._events.pop(0)
+        if not self._events:
+            self._ready.clear()
+        return event
+
+    async def get(self) -> Event | None:
+        while not self._events:
+            await self._ready.wait()
+        return self.get_nowait()
+
+    def taken(self) -> list[Event | None]:
+        """Every event waiting, taken out."""
+        events, self._events = self._events, []
+        self._ready.clear()
+        return events
+
+
+class Subscriber:
+    """One open socket's inbox: the events of its class for it (the teacher's alone to the
+    teacher's sockets)."""
+
+    def __init__(self, teacher: bool = False) -> None:
+        self.teacher = teacher
+        self.queue = Inbox()
+
+    def put(self, event: Event | None) -> None:
+        if event is None or event.to == "all" or self.teacher:
+            self.queue.put(event)
+
+    def taken(self) -> list[Event | None]:
+        return self.queue.taken()
 
 
 class Fanout:
@@ -66,8 +119,8 @@ class Fanout:
     def __init__(self) -> None:
         self._sockets: dict[str, set[Subscriber]] = {}
 
-    def add(self, code: str) -> Subscriber:
-        subscriber = Subscriber()
+    def add(self, code: str, *, teacher: bool = False) -> Subscriber:
+        subscriber = Subscriber(teacher)
         self._sockets.setdefault(code, set()).add(subscriber)
         return subscriber
 
@@ -95,12 +148,14 @@ class Fanout:
 
 class Hub(Protocol):
     fanout: Fanout
+    misses: JoinLimit  # wrong codes: per session and per address, shared by the workers
+    classes_per_address: int
 
     def create(self, run: dict[str, Any], view: View, creator: str = "") -> tuple[str, str]:
         """A new class for ``run`` (JSON data: the settings and text every student trains),
         as its code and the teacher's key; :class:`ClassError` past the server's limit or
-        past :data:`MAX_CLASSES_PER_CLIENT` open classes started by ``creator`` (the
-        client's address; empty: not counted)."""
+        past :attr:`classes_per_address` open classes started by ``creator`` (the client's
+        address; empty: not counted)."""
 
     def run_of(self, code: str) -> dict[str, Any] | None:
         """The run of an open class (what :meth:`create` or :meth:`set_run` was given),
@@ -112,6 +167,10 @@ class Hub(Protocol):
         teacher's."""
 
     def is_teacher(self, code: str, key: str) -> bool: ...
+
+    def was_given(self, code: str) -> bool:
+        """Whether ``code`` was a class's in the last :data:`GIVEN_S` (open or ended): a link
+        to it is told the class has ended, and is no miss."""
 
     async def read(self, code: str) -> ClassState | None:
         """The open class ``code`` (a copy to read, not to change), else ``None``."""
@@ -146,9 +205,10 @@ def server_full() -> ClassError:
     )
 
 
-def client_full() -> ClassError:
+def client_full(limit: int) -> ClassError:
     return ClassError(
-        f"{MAX_CLASSES_PER_CLIENT} classes started from here are open: end one first."
+        f"{limit} classes started from this network address are open, its limit: end one "
+        "first, or ask whoever runs the server to raise BPEVIZ_CLASSES_PER_ADDRESS."
     )
 
 
@@ -164,7 +224,10 @@ def new_class(view: View, taken: Callable[[str], bool]) -> tuple[ClassState, str
 class MemoryHub:
     """Classes in this process's memory (one process serves the whole class)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, classes_per_address: int | None = None) -> None:
+        self.classes_per_address = classes_per_address or default_classes_per_address()
+        self.misses = JoinLimit()
+        self._given: dict[str, float] = {}  # every code given, when (see was_given)
         self._classes: dict[str, ClassState] = {}
         self._runs: dict[str, dict[str, Any]] = {}  # what each class trains: see run_of
         self._creators: dict[str, str] = {}  # who started each class (its client's address)
@@ -192,10 +255,13 @@ class MemoryHub:
             if len(self._classes) >= MAX_CLASSES:
                 raise server_full()
             mine = sum(1 for started_by in self._creators.values() if started_by == creator)
-            if creator and mine >= MAX_CLASSES_PER_CLIENT:
-                raise client_full()
-            state, key = new_class(view, lambda code: code in self._classes)
+            if creator and mine >= self.classes_per_address:
+                raise client_full(self.classes_per_address)
+            state, key = new_class(view, lambda code: code in self._classes or code in self._given)
             self._classes[state.code] = state
+            self._given[state.code] = time.time()
+            if len(self._given) > MAX_GIVEN:  # the oldest first
+                self._given.pop(next(iter(self._given)))
             self._runs[state.code] = run
             if creator:
                 self._creators[state.code] = creator
@@ -218,6 +284,11 @@ class MemoryHub:
             state = self._open(code)
             return state is not None and state.is_teacher(key)
 
+    def was_given(self, code: str) -> bool:
+        with self._lock:
+            given = self._given.get(code)
+            return given is not None and time.time() - given < GIVEN_S
+
     async def read(self, code: str) -> ClassState | None:
         with self._lock:
             return self._open(code)
@@ -227,7 +298,7 @@ class MemoryHub:
             state = self._open(code)
             if state is None:
                 raise ClassGone()
-            events = change(state)
+            events = state.change_whole(change)
             if state.ended:
                 self._forget(code)
         self.fanout.send(code, events)

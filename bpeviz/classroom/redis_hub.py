@@ -27,17 +27,24 @@ import contextlib
 import json
 import logging
 import time
+import uuid
 from typing import Any
 
 import redis
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, WatchError
 
-from bpeviz.classroom.hub import Change, Fanout, client_full, new_class, server_full
+from bpeviz.classroom.codes import (
+    FAILED_JOIN_WINDOW_S,
+    MAX_FAILED_JOINS,
+    MAX_FAILED_JOINS_PER_ADDRESS,
+    JoinLimit,
+)
+from bpeviz.classroom.codes import classes_per_address as default_classes_per_address
+from bpeviz.classroom.hub import GIVEN_S, Change, Fanout, client_full, new_class, server_full
 from bpeviz.classroom.state import (
     IDLE_LIMIT_S,
     MAX_CLASSES,
-    MAX_CLASSES_PER_CLIENT,
     ClassError,
     ClassGone,
     ClassState,
@@ -78,6 +85,45 @@ return 1
 """
 
 
+class RedisWindow:
+    """Failures per name in a sliding window, in Redis: every worker counts the same misses
+    (per process, ``make serve WORKERS=N`` allowed N times as many). A sorted set per name,
+    of failure times, that expires with its window.
+
+    A failure is added and the window trimmed in one transaction; Redis down, nothing is
+    counted and nothing refused (a class's right codes never depend on it)."""
+
+    def __init__(self, client: redis.Redis, prefix: str, limit: int, window_s: float) -> None:
+        self.client = client
+        self.prefix = prefix
+        self.limit = limit
+        self.window_s = window_s
+
+    def _key(self, who: str) -> str:
+        return f"{self.prefix}{who[:80]}"
+
+    def count(self, who: str, now: float | None = None) -> int:
+        now = time.time() if now is None else now
+        try:
+            return int(self.client.zcount(self._key(who), f"({now - self.window_s}", "+inf"))
+        except RedisError as error:
+            log.warning("could not read the misses of %s: %s", who, error)
+            return 0
+
+    def fail(self, who: str, now: float | None = None) -> None:
+        now = time.time() if now is None else now
+        key = self._key(who)
+        try:
+            with self.client.pipeline(transaction=True) as pipe:
+                pipe.zadd(key, {f"{now!r}:{uuid.uuid4().hex[:8]}": now})
+                pipe.zremrangebyscore(key, "-inf", now - self.window_s)
+                pipe.zremrangebyrank(key, 0, -(2 * self.limit) - 1)  # bounded, past the limit
+                pipe.expire(key, int(self.window_s) + 1)
+                pipe.execute()
+        except RedisError as error:
+            log.warning("could not count a miss of %s: %s", who, error)
+
+
 def apply_changes(state: ClassState | None, changes: list[Change]) -> list[list[Event] | Exception]:
     """Each change applied in turn to ``state`` (changed in place): its events, or the error
     it raised (the others still apply; an ended class takes no more).
@@ -95,8 +141,9 @@ def apply_changes(state: ClassState | None, changes: list[Change]) -> list[list[
             outcomes.append(ClassGone())
             continue
         try:
-            outcomes.append(change(state))
-        except Exception as error:  # its caller gets it, as from an unshared class
+            outcomes.append(state.change_whole(change))
+        except Exception as error:  # its caller gets it, as from an unshared class (and the
+            # class is as before it: the batch's other changes are written without it)
             outcomes.append(error)
     return outcomes
 
@@ -122,10 +169,24 @@ class RedisHub:
     use the ``async`` ones, on the server's event loop, where :meth:`start` runs the listener.
     """
 
-    def __init__(self, url: str, *, prefix: str = "bpeviz:") -> None:
+    def __init__(
+        self, url: str, *, prefix: str = "bpeviz:", classes_per_address: int | None = None
+    ) -> None:
         self.fanout = Fanout()
         self.prefix = prefix
+        self.classes_per_address = classes_per_address or default_classes_per_address()
         self._sync = redis.Redis.from_url(url, decode_responses=True)
+        self.misses = JoinLimit(
+            sessions=RedisWindow(
+                self._sync, f"{prefix}misses:session:", MAX_FAILED_JOINS, FAILED_JOIN_WINDOW_S
+            ),
+            addresses=RedisWindow(
+                self._sync,
+                f"{prefix}misses:address:",
+                MAX_FAILED_JOINS_PER_ADDRESS,
+                FAILED_JOIN_WINDOW_S,
+            ),
+        )
         self._async = aioredis.Redis.from_url(url, decode_responses=True)
         self._create = self._sync.register_script(_CREATE)
         self._lock = asyncio.Lock()  # one write at a time here: WATCH retries only across workers
@@ -140,6 +201,9 @@ class RedisHub:
 
     def run_key(self, code: str) -> str:
         return f"{self.prefix}run:{code}"
+
+    def given_key(self, code: str) -> str:
+        return f"{self.prefix}given:{code}"
 
     def channel(self, code: str) -> str:
         return f"{self.prefix}events:{code}"
@@ -164,7 +228,7 @@ class RedisHub:
     def create(self, run: dict[str, Any], view: View, creator: str = "") -> tuple[str, str]:
         run_text = json.dumps(run, separators=(",", ":"))
         while True:
-            state, key = new_class(view, lambda code: bool(self._sync.exists(self.class_key(code))))
+            state, key = new_class(view, lambda code: bool(self._sync.exists(self.given_key(code))))
             code = state.code
             created = self._create(
                 keys=[
@@ -182,15 +246,16 @@ class RedisHub:
                     expiry_ms(state),
                     repr(state.last_active),
                     creator,
-                    MAX_CLASSES_PER_CLIENT,
+                    self.classes_per_address,
                 ],
             )
             if created == 1:
+                self._sync.set(self.given_key(code), "1", ex=int(GIVEN_S))
                 return code, key
             if created == 0:
                 raise server_full()
             if created == -2:
-                raise client_full()
+                raise client_full(self.classes_per_address)
             # -1: another worker took this code a moment ago; draw another
 
     def run_of(self, code: str) -> dict[str, Any] | None:
@@ -211,6 +276,9 @@ class RedisHub:
     def is_teacher(self, code: str, key: str) -> bool:
         state = self._open(self._sync.get(self.class_key(code)))
         return state is not None and state.is_teacher(key)
+
+    def was_given(self, code: str) -> bool:
+        return bool(self._sync.exists(self.given_key(code)))
 
     # ---- the sockets (the server's event loop) -----------------------------------------
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import re
 import time
 from typing import Any
@@ -30,10 +31,12 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from bpeviz.classroom.codes import client_address, failed_joins, normal_code
+from bpeviz.classroom.codes import TOO_MANY, client_address, normal_code
 from bpeviz.classroom.hub import Hub, Subscriber, current_hub
 from bpeviz.classroom.qr import qr_svg
-from bpeviz.classroom.state import ENDED, ClassError, ClassGone, ClassState, Event, ended_event
+from bpeviz.classroom.state import ENDED, ClassError, ClassGone, ClassState, ended_event
+
+log = logging.getLogger(__name__)
 
 SOCKET_PATH = "/api/class/socket"
 MAX_MESSAGE_BYTES = 2_048
@@ -47,6 +50,8 @@ TOO_LONG = f"That message is too long: {MAX_MESSAGE_BYTES} bytes at most."
 NO_HELLO = "This page said nothing to the class: reload the page."
 STRUCK_OUT = "This page sent too many messages the class refuses: reload it."
 FELL_BEHIND = "This page fell behind the class: reconnecting."
+FAULT = "The server could not do that: try again, or reload the page."
+CLOSE_FAULT = 1011  # WebSocket close code: the server met an unexpected condition
 
 
 class MessageTooLong(Exception):
@@ -134,46 +139,69 @@ def _student_change(student_id: str, message: dict[str, Any]) -> Any:
     raise ClassError(f"A student does not send {kind!r}.")
 
 
-SNAPSHOTS = ("counts", "spread")  # each tells the whole tally: only the latest matters
-
-
-def latest_only(events: list[Event]) -> list[Event]:
-    """The events to send of those waiting: a tally that a later one replaces is dropped
-    (100 answers in 2 s are 100 tallies for every socket; a socket that fell behind gets
-    the last one).
-
-    >>> tally = lambda n: Event("all", {"type": "counts", "answered": n})
-    >>> view = Event("all", {"type": "view"})
-    >>> [e.message.get("answered") for e in latest_only([tally(1), view, tally(2), tally(3)])]
-    [None, 3]
-    """
-    last = {event.message["type"]: index for index, event in enumerate(events)}
-    return [
-        event
-        for index, event in enumerate(events)
-        if event.message["type"] not in SNAPSHOTS or last[event.message["type"]] == index
-    ]
-
-
-async def _send_events(socket: WebSocket, subscriber: Subscriber, teacher: bool) -> None:
+async def _send_events(socket: WebSocket, subscriber: Subscriber) -> None:
+    """Send the class's events as they come (the inbox keeps only the latest of each tally:
+    ``hub.Inbox``), until the class ends or the socket is let go."""
+    ended = False
     while True:
-        waiting = [await subscriber.queue.get()]
-        while not subscriber.queue.empty():
-            waiting.append(subscriber.queue.get_nowait())
-        closing = None in waiting  # the class ended, or this socket fell too far behind
-        events = [e for e in waiting if e is not None and (e.to == "all" or teacher)]
-        for event in latest_only(events):
-            await socket.send_text(event.text)
-        if closing:
-            if any(event.message["type"] == "ended" for event in events):
-                await socket.close(1000, ENDED)
-            else:
-                await socket.close(CLOSE_POLICY, FELL_BEHIND)
+        event = await subscriber.queue.get()
+        if event is None:  # the class ended (told just before), or this socket never read
+            await socket.close(1000 if ended else CLOSE_POLICY, ENDED if ended else FELL_BEHIND)
             return
+        ended = ended or event.message["type"] == "ended"
+        await socket.send_text(event.text)
+
+
+async def _admit(
+    socket: WebSocket, hub: Hub, hello: dict[str, Any], address: str
+) -> tuple[str, ClassState, bool, str] | None:
+    """Who the hello is, or ``None`` when it is refused (then told and closed).
+
+    A right code always gets in, and so does a page already in the class (the teacher with
+    its key, a student whose id the class knows), whatever others sent: only misses are
+    counted (per session and per address: :class:`~bpeviz.classroom.codes.JoinLimit`), and
+    only a session's own misses hold back its own next try."""
+    student_id = hello.get("id")
+    valid_id = isinstance(student_id, str) and STUDENT_ID.fullmatch(student_id) is not None
+    session = f"socket:{student_id if valid_id else address}"
+    code = normal_code(str(hello.get("code") or ""))
+    state = await hub.read(code) if code else None
+    teacher = hello.get("role") == "teacher"
+    if code is None or state is None:
+        # the limits and was_given off the event loop: Redis's client there blocks
+        if code is not None and await asyncio.to_thread(hub.was_given, code):
+            await _gone(socket)  # a page or a link of a class that has ended: no miss
+        else:
+            await _refuse(socket, await asyncio.to_thread(hub.misses.miss, address, session))
+        return None
+    if teacher:
+        if not state.is_teacher(hello.get("key")):
+            await _refuse(socket, "Only the teacher's browser can drive this class.")
+            return None
+        return code, state, True, ""
+    if not valid_id:
+        await _refuse(socket, "This browser sent no student id: reload the page.")
+        return None
+    known = student_id in state.students
+    if not known and not await asyncio.to_thread(hub.misses.session_allowed, session):
+        await _refuse(socket, TOO_MANY)  # this page's own wrong codes, a minute ago
+        return None
+    return code, state, False, str(student_id)
 
 
 async def class_socket(socket: WebSocket) -> None:
-    """One browser in one class, from hello to close."""
+    """One browser in one class, from hello to close. An unexpected error here is logged and
+    ends this socket alone, with a sentence; every other socket goes on."""
+    try:
+        await _class_socket(socket)
+    except Exception:
+        log.exception("a class socket failed")
+        with contextlib.suppress(Exception):  # not fatal: the page tries again
+            await socket.send_text(json.dumps({"type": "error", "message": FAULT}))
+            await socket.close(CLOSE_FAULT, FAULT)
+
+
+async def _class_socket(socket: WebSocket) -> None:
     hub = current_hub()
     bound_reads(socket)
     await socket.accept()
@@ -188,43 +216,25 @@ async def class_socket(socket: WebSocket) -> None:
     except (TimeoutError, ClassError) as error:
         await socket.close(CLOSE_POLICY, close_reason(str(error) or NO_HELLO))
         return
-    student_id = hello.get("id")
-    valid_id = isinstance(student_id, str) and STUDENT_ID.fullmatch(student_id)
-    session = f"socket:{student_id if valid_id else address}"
-    if not failed_joins.allowed(address, session):
-        await _refuse(socket, "Too many wrong class codes from here: wait a minute and try again.")
+    admitted = await _admit(socket, hub, hello, address)
+    if admitted is None:
         return
-    code = normal_code(str(hello.get("code") or ""))
-    state: ClassState | None = await hub.read(code) if code else None
-    if code is None or state is None:
-        failed_joins.fail(address, session)
-        if code is None:
-            await _refuse(socket, "There is no class with this code: check the code.")
-        else:  # a page in a class that has ended or expired since (or a guess: no hint)
-            await _gone(socket)
-        return
-    role = hello.get("role")
-    teacher = role == "teacher"
-    if teacher and not state.is_teacher(hello.get("key")):
-        await _refuse(socket, "Only the teacher's browser can drive this class.")
-        return
-    if not teacher and not valid_id:
-        await _refuse(socket, "This browser sent no student id: reload the page.")
-        return
-    subscriber = hub.fanout.add(code)
+    code, state, teacher, student_id = admitted
+    subscriber = hub.fanout.add(code, teacher=teacher)
     joined = False  # a refused join (class full, pages open) has no page of this id to leave
     try:
         if not teacher:
             await hub.change(code, lambda s: s.join(student_id, hello.get("nick") or ""))
             joined = True
             state = await hub.read(code)
-        assert state is not None
+        if state is None:
+            raise ClassGone()
         await socket.send_text(
             json.dumps(
                 state.welcome("teacher" if teacher else "student", None if teacher else student_id)
             )
         )
-        sender = asyncio.create_task(_send_events(socket, subscriber, teacher))
+        sender = asyncio.create_task(_send_events(socket, subscriber))
         try:
             await _serve(socket, hub, code, teacher, student_id, sender)
         finally:
@@ -238,7 +248,7 @@ async def class_socket(socket: WebSocket) -> None:
     finally:
         hub.fanout.remove(code, subscriber)
         if joined:
-            with contextlib.suppress(ClassError):  # the class may have ended meanwhile
+            with contextlib.suppress(Exception):  # the class may have ended meanwhile
                 await hub.change(code, lambda s: s.leave(student_id))
 
 
@@ -282,6 +292,12 @@ async def _serve(
                 return
             refused = {"type": "error", "message": str(error), "refused": message.get("type")}
             await socket.send_text(json.dumps(refused))
+        except (WebSocketDisconnect, asyncio.CancelledError):
+            raise
+        except Exception:  # a fault in a change: told to this page, which stays in
+            log.exception("class %s: a message failed", code)
+            refused = {"type": "error", "message": FAULT, "refused": message.get("type")}
+            await socket.send_text(json.dumps(refused))
         receiver = asyncio.ensure_future(_receive(socket))
 
 
@@ -289,11 +305,11 @@ async def class_qr(request: Request) -> Response:
     """The join link of a class as a QR code (SVG), for the projector."""
     address = client_address(request.headers, request.client.host if request.client else None)
     code = normal_code(request.path_params["code"])
-    session = f"qr:{address}"
-    if not failed_joins.allowed(address, session):
-        return Response("Too many wrong class codes: wait a minute.", 429, media_type="text/plain")
-    if code is None or await current_hub().read(code) is None:
-        failed_joins.fail(address, session)
+    hub = current_hub()
+    if code is None or await hub.read(code) is None:  # an open class's own is never refused
+        said = await asyncio.to_thread(hub.misses.miss, address, f"qr:{address}")
+        if said == TOO_MANY:
+            return Response(said, 429, media_type="text/plain")
         return Response("No such class.", 404, media_type="text/plain")
     link = str(request.base_url.replace(query=f"class={code}", path="/"))
     return Response(qr_svg(link), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
@@ -307,4 +323,4 @@ def class_routes() -> list[Any]:
     ]
 
 
-__all__ = ["SOCKET_PATH", "Event", "class_routes"]
+__all__ = ["SOCKET_PATH", "class_routes"]

@@ -14,13 +14,13 @@ import hmac
 import json
 import re
 import unicodedata
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
 MAX_STUDENTS = 200  # connected at once, per class
 MAX_CLASSES = 50  # open at once, per server
-MAX_CLASSES_PER_CLIENT = 3  # open at once, started from one client address
 MAX_SOCKETS_PER_STUDENT = 3  # a student's tabs (and a reload's new socket before the old drops)
 IDLE_LIMIT_S = 3 * 3600.0  # a class nobody drove for 3 hours ends
 MAX_NICK_CHARS = 24
@@ -98,8 +98,12 @@ class View:
         return view
 
 
-@dataclass
+@dataclass(frozen=True)
 class Student:
+    """A student as the class knows them; replaced on a change, never changed in place, so
+    that :meth:`ClassState.change_whole` can keep the class as it was for the price of a
+    shallow copy."""
+
     nick: str = ""
     sockets: int = 0  # open connections (a student's tab may reconnect before it drops)
     right: int = 0
@@ -119,6 +123,16 @@ class Question:
         for row in self.answers.values():
             counts[row] += 1
         return counts
+
+
+def _copied(value: Any) -> Any:
+    """A field of a class, copied as deep as a change reaches: its dicts and lists (the
+    students, frozen, are shared), the question's answers."""
+    if isinstance(value, dict | list):
+        return value.copy()
+    if isinstance(value, Question):
+        return replace(value, answers=value.answers.copy())
+    return value
 
 
 def clean_nick(text: Any) -> str:
@@ -165,35 +179,39 @@ class ClassState:
         return sum(1 for student in self.students.values() if student.sockets > 0)
 
     def join(self, student_id: str, nick: Any = "") -> list[Event]:
-        """A student's browser connects (again: the same id keeps its score)."""
+        """A student's browser connects (again: the same id keeps its score).
+
+        Every check comes before the first change: a refused hello leaves no trace (a hello
+        whose nickname is a number once took a seat for good)."""
+        nick = clean_nick(nick) if nick else ""
         student = self.students.get(student_id)
         if (student is None or student.sockets == 0) and self.connected() >= MAX_STUDENTS:
             raise ClassError(f"This class is full ({MAX_STUDENTS} students).")
-        if student is None:
-            if len(self.students) >= 4 * MAX_STUDENTS:  # ids seen: bounded too
-                self._forget_one_away()
-            student = self.students[student_id] = Student()
-        if student.sockets >= MAX_SOCKETS_PER_STUDENT:
+        if student is not None and student.sockets >= MAX_SOCKETS_PER_STUDENT:
             raise ClassError(
                 f"This browser has {MAX_SOCKETS_PER_STUDENT} pages open in the class: close one."
             )
-        student.sockets += 1
-        if nick:
-            student.nick = clean_nick(nick)
+        if student is None:
+            if len(self.students) >= 4 * MAX_STUDENTS:  # ids seen: bounded too
+                self._forget_one_away()
+            student = Student()
+        self.students[student_id] = replace(
+            student, sockets=student.sockets + 1, nick=nick or student.nick
+        )
         return [self._counts()]
 
     def leave(self, student_id: str) -> list[Event]:
         student = self.students.get(student_id)
         if student is None or student.sockets == 0:
             return []
-        student.sockets -= 1
+        self.students[student_id] = replace(student, sockets=student.sockets - 1)
         return [self._counts()]
 
     def rename(self, student_id: str, nick: Any) -> list[Event]:
         student = self.students.get(student_id)
         if student is None:
             raise ClassError("Join the class first.")
-        student.nick = clean_nick(nick)
+        self.students[student_id] = replace(student, nick=clean_nick(nick))
         return [self._board()] if self.answered_total else []
 
     def _forget_one_away(self) -> None:
@@ -254,11 +272,15 @@ class ClassState:
         self.last_active = now
         right = 0
         for student_id, row in question.answers.items():
-            student = self.students[student_id]
-            student.answered += 1
-            if row in question.right_rows:
-                student.right += 1
-                right += 1
+            # an answer counts in the tally even when its student left and was forgotten
+            # (past 4 x MAX_STUDENTS ids): only a student still known gets it on the board
+            was_right = row in question.right_rows
+            right += was_right
+            student = self.students.get(student_id)
+            if student is not None:
+                self.students[student_id] = replace(
+                    student, answered=student.answered + 1, right=student.right + was_right
+                )
         self.right_total += right
         self.answered_total += len(question.answers)
         reveal = {
@@ -339,6 +361,17 @@ class ClassState:
     def end(self) -> list[Event]:
         self.ended = True
         return [ended_event()]
+
+    def change_whole(self, change: Callable[[ClassState], list[Event]]) -> list[Event]:
+        """``change(self)``, all or nothing: whatever it raises (a refusal, or a fault half-way
+        through), the class is left as it was, byte for byte. Both hubs change a class only
+        through this."""
+        before = {name: _copied(value) for name, value in vars(self).items()}
+        try:
+            return change(self)
+        except BaseException:
+            vars(self).update(before)
+            raise
 
     def to_json(self) -> str:
         # vars, not asdict: the same JSON 10× faster (asdict deep-copies every student), and

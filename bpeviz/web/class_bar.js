@@ -2,8 +2,8 @@
 // code, who is connected and the class's best scores; for a student whether they follow the
 // teacher or explore alone. User text (nicknames) reaches it only as text.
 
-// The code as a projector shows it: two groups of three.
-const spacedCode = (code) => `${code.slice(0, 3)} ${code.slice(3)}`;
+// The code as a projector shows it: groups of three.
+const spacedCode = (code) => code.match(/.{1,3}/g).join(" ");
 
 function joinLink(code) {
   return `${location.origin}/?class=${code}`;
@@ -14,7 +14,8 @@ function joinLink(code) {
 function teacherBar(link, parts) {
   if (!parts.bar) buildTeacherBar(link, parts);
   const at = parts.teacher;
-  const count = `${counted(link.connected, "student")} connected`;
+  // the count is the server's, of live sockets; while this page is away from it, the last heard
+  const count = `${counted(link.connected, "student")} connected${link.status === "live" ? "" : " (last known)"}`;
   if (at.count.textContent !== count) at.count.textContent = count;
   at.score.textContent = link.score.answered ? `Class score: ${number(link.score.right)} of ${number(link.score.answered)} right` : "";
   at.score.hidden = !link.score.answered;

@@ -7,7 +7,8 @@ const CLASS_SOCKET = "/api/class/socket";
 const TEACHER_KEYS = "bpeviz-teacher-keys"; // localStorage: code -> the teacher's key
 const STUDENT_ID = "bpeviz-student-id"; // sessionStorage: this tab's id (a reload rejoins)
 const SEND_EVERY_MS = 120; // the teacher's view, sent at most this often (autoplay at 20/s)
-const RETRY_MS = [500, 1000, 2000, 4000, 8000];
+const RETRY_FIRST_MS = 500; // a lost socket's first retry, at most; each next waits twice as long
+const RETRY_MOST_MS = 15000;
 const PROBLEM_SHOWN_MS = 12000; // a refusal stays in the class bar this long (a new one replaces it)
 const NOT_SENT = "Not connected: your answer was not sent. Answer again when the class is back.";
 
@@ -46,6 +47,14 @@ function studentId() {
     }
   }
   return id;
+}
+
+// How long to wait before retry number `tries` (from 0): doubling up to RETRY_MOST_MS, and
+// between half and all of that by chance, so that 200 pages that lost the class at once (a
+// server restart, the hall's Wi-Fi) do not all come back in the same instant.
+export function retryDelay(tries, random = Math.random) {
+  const most = Math.min(RETRY_FIRST_MS * 2 ** Math.min(tries, 16), RETRY_MOST_MS);
+  return most / 2 + (random() * most) / 2;
 }
 
 export class ClassLink {
@@ -100,8 +109,7 @@ export class ClassLink {
       this.status = this.refused ? "refused" : "reconnecting";
       this.changed();
       if (this.refused) return; // the server said why (a wrong code, a full class): no retry
-      const wait = RETRY_MS[Math.min(this.tries++, RETRY_MS.length - 1)];
-      setTimeout(() => this.connect(), wait);
+      setTimeout(() => this.connect(), retryDelay(this.tries++));
     });
   }
 

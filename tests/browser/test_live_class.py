@@ -8,13 +8,17 @@ the reveal marks the real next merge right; a nickname is text.
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import AppPage
+from protocol_client import run_coroutine
 from test_accessibility import AXE, REPO, assert_no_violations
+from websockets.asyncio.client import connect
 
 pytestmark = pytest.mark.browser
 
@@ -234,9 +238,9 @@ def test_the_teacher_ends_the_class_for_everyone(lesson: Any) -> None:
         page.page.wait_for_function("() => !/[?&]class=/.test(location.search)")
         assert page.page.locator(BAR).count() == 0
         page.assert_clean()
-    # The code names no class any more.
+    # The link is told the class has ended (not "no class": an ended class is no wrong code).
     students[0].goto(f"{students[0].base_url}/?class={code}")
-    assert any("no class with the code" in text for text in students[0].alerts())
+    assert any("This class has ended" in text for text in students[0].alerts())
 
 
 # What has focus on a page: in the class quiz's card or not, its text, a probe set on it (the
@@ -400,3 +404,67 @@ def test_the_teachers_bar_keeps_focus_and_its_qr_code_as_students_come_and_go(
     assert not teacher.page.locator(".bpe-class-qr").is_visible()
     assert focus(teacher)["text"] == "Show join code", focus(teacher)
     teacher.assert_clean()
+
+
+def send_wrong_codes(base_url: str, count: int) -> list[str]:
+    """``count`` pages saying hello with a code that names no class, from this machine (the
+    same address as every page of the test): what the server told each."""
+    url = base_url.replace("http://", "ws://", 1) + "/api/class/socket"
+
+    async def one(number: int) -> str:
+        async with connect(url, proxy=None, open_timeout=10) as socket:
+            hello = {"type": "hello", "role": "student", "id": f"guesser-{number:04d}"}
+            await socket.send(json.dumps({**hello, "code": "ZZZZZZZZZ"}))
+            return str(json.loads(await asyncio.wait_for(socket.recv(), 10))["message"])
+
+    async def all_of_them() -> list[str]:
+        return [await one(number) for number in range(count)]
+
+    return run_coroutine(all_of_them())
+
+
+def test_on_one_address_wrong_codes_refuse_no_right_code_and_the_teacher_comes_back(
+    app: AppPage, new_page: Any, screenshots: Any
+) -> None:
+    """A lecture hall behind one address (here: every page on loopback): a teacher and two
+    students, 60 wrong codes sent meanwhile; a new student still joins with the right code,
+    and the teacher's page, its socket closed, says it is reconnecting and comes back."""
+    code = start_class(app)
+    students = [new_page() for _ in range(2)]
+    for student in students:
+        join(student, code)
+    wait_connected(app, 2)
+    told = send_wrong_codes(app.base_url, 60)
+    assert told[0] == "There is no class with this code: check the code."
+    newcomer = new_page()
+    join(newcomer, code)
+    wait_connected(app, 3)
+    newcomer.page.screenshot(path=str(screenshots / "live_class_campus_newcomer_1280x720.png"))
+    # The teacher's socket drops; its retry held back until the bar has been seen saying so.
+    app.page.evaluate(
+        """() => {
+            const link = window.bpevizClass;
+            link.heldConnect = link.connect;
+            link.connect = () => { window.__bpevizRetried = true; };
+            link.socket.close();
+        }"""
+    )
+    status = app.page.locator(".bpe-class-status")
+    status.filter(has_text="Connection lost: reconnecting…").wait_for()
+    app.page.locator(".bpe-class-count").filter(has_text="(last known)").wait_for()
+    app.page.wait_for_function("() => window.__bpevizRetried === true")
+    app.page.screenshot(path=str(screenshots / "live_class_campus_teacher_away_1280x720.png"))
+    app.page.evaluate(
+        "() => { const link = window.bpevizClass; link.connect = link.heldConnect; "
+        "link.connect(); }"
+    )
+    app.page.wait_for_function("() => window.bpevizClass.status === 'live'")
+    app.page.locator(".bpe-class-count").filter(has_text="3 students connected").wait_for()
+    assert not status.is_visible() or not status.inner_text().strip()
+    app.page.screenshot(path=str(screenshots / "live_class_campus_teacher_back_1280x720.png"))
+    # The teacher drives again: every student, the newcomer too, follows the next step.
+    app.step(lambda: app.step_button("Next").click(), 1)
+    for student in [*students, newcomer]:
+        student.wait_view(1)
+        student.assert_clean()
+    app.assert_clean()

@@ -74,3 +74,29 @@ test("the class's end stays said", () => {
   assert.equal(link.status, "ended");
   assert.equal(link.problem, "This class has ended.");
 });
+
+test("a retry waits longer each time, up to a cap, each wait spread by chance", () => {
+  const least = [0, 1, 2, 3, 8, 20].map((tries) => web.retryDelay(tries, () => 0));
+  const most = [0, 1, 2, 3, 8, 20].map((tries) => web.retryDelay(tries, () => 1));
+  assert.deepEqual(most, [500, 1000, 2000, 4000, 15000, 15000]); // doubling from 0.5 s to 15 s
+  assert.deepEqual(least, most.map((wait) => wait / 2)); // a class's pages do not retry together
+});
+
+test("a page whose socket drops says it is reconnecting, and comes back", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  try {
+    const link = new web.ClassLink("ABCDEFGHJ", "student");
+    const first = link.socket;
+    first.fire("close", { code: 1006, reason: "" }); // the network, not the server
+    assert.equal(link.status, "reconnecting");
+    mock.timers.tick(1000); // the first wait is at most 0.5 s
+    assert.notEqual(link.socket, first);
+    link.socket.fire("close", { code: 1008, reason: "This page fell behind the class: reconnecting." });
+    assert.equal(link.status, "reconnecting"); // a close the server gave no refusal for: again
+    mock.timers.tick(A_LONG_WHILE_MS);
+    link.hear({ type: "welcome", connected: 3, score: { right: 0, answered: 0 }, question: null, view: null });
+    assert.equal(link.status, "live");
+  } finally {
+    mock.timers.reset();
+  }
+});

@@ -1,0 +1,90 @@
+"""WordPiece training, ours against the ``tokenizers`` library's WordPieceTrainer, in one run.
+
+Tiny Shakespeare at vocab 4096, the whole process on both sides: from the text to the trained
+vocabulary (cutting into words, counting, every merge). Ours records every step (the pair, its
+counts, its exact score, the ties, the most frequent pair); the library records nothing. The
+library is fed line by line (its faster way) with WhitespaceSplit, as ``words`` cuts. Runs
+alternate, ours then the library's, and the best of each is kept (the machine is shared: the
+best run is the least disturbed). Both of our rules are timed: ``frequency`` is the library's
+own algorithm, ``score`` the textbook's. Prints each ratio and exits non-zero on a miss
+(target: ours / library <= 1.0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bpeviz.wordpiece import UNK, train_wordpiece  # noqa: E402
+
+VOCAB_SIZE = 4096
+TARGET = 1.0
+
+
+def _seconds(action: Callable[[], object]) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def library_fit(text: str, vocab_size: int) -> None:
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.WordPiece(unk_token=UNK))
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=vocab_size, special_tokens=[UNK], show_progress=False
+    )
+    tokenizer.train_from_iterator(text.splitlines(keepends=True), trainer=trainer)
+
+
+def wordpiece_ratios(text: str, runs: int) -> dict[str, tuple[float, float]]:
+    """For each rule: (our best seconds, the library's best seconds), runs alternated."""
+    results = {}
+    for rule in ("frequency", "score"):
+        ours, theirs = [], []
+        for _ in range(runs):
+            ours.append(
+                _seconds(lambda rule=rule: train_wordpiece(text, VOCAB_SIZE, score_rule=rule))
+            )
+            theirs.append(_seconds(lambda: library_fit(text, VOCAB_SIZE)))
+        results[rule] = (min(ours), min(theirs))
+    return results
+
+
+def main() -> int:
+    from run import load_corpus
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="alternated runs per side")
+    parser.add_argument("--corpus", type=Path, help="the text (default: Tiny Shakespeare)")
+    args = parser.parse_args()
+    if args.corpus:
+        text, source = args.corpus.read_text(encoding="utf-8"), str(args.corpus.name)
+    else:
+        text, source = load_corpus()
+    print(f"corpus: {source}, {len(text.encode()):,} bytes; best of {args.runs} runs each")
+    missed = 0
+    for rule, (ours, theirs) in wordpiece_ratios(text, args.runs).items():
+        ratio = ours / theirs
+        ok = ratio <= TARGET
+        missed += not ok
+        print(
+            f"{'ok  ' if ok else 'MISS'} WordPiece {rule} vocab {VOCAB_SIZE}, ours / tokenizers "
+            f"(time ratio) {ratio:.3f}   target <= {TARGET}   "
+            f"(ours {ours:.2f} s, tokenizers {theirs:.2f} s)"
+        )
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent))
+    raise SystemExit(main())
