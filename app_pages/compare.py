@@ -8,7 +8,6 @@ from bpeviz.app.choices import (
     TRAINED,
     compare_notes,
     default_pair,
-    menu_label,
     short_name,
     tokenizer_choices,
 )
@@ -51,9 +50,8 @@ for picker, label, default, key in (
 ):
     with picker:
         choice = st.selectbox(
-            label, options, index=options.index(default), key=key, bind="query-params",
-            format_func=lambda option: menu_label(option, imported and imported[0]),
-        )  # fmt: skip
+            label, options, index=options.index(default), key=key, bind="query-params"
+        )
         st.caption(choices[choice])
         picked.append(choice)
 for note in compare_notes(picked):

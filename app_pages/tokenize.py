@@ -9,7 +9,6 @@ from bpeviz.app.choices import (
     IMPORTED,
     MODEL,
     MODEL_NAMES,
-    menu_label,
     model_summary,
     tokenizer_choices,
 )
@@ -135,7 +134,6 @@ with model_column:
         "Tokenizer",
         list(choices),
         captions=list(choices.values()),
-        format_func=lambda option: menu_label(option, imported and imported[0]),
         key="tok_model",
         bind="query-params",
     )

@@ -79,7 +79,7 @@ def test_uploading_a_model_shows_it_and_offers_it_to_the_tokenize_page() -> None
     # The Tokenize page now offers it.
     at.switch_page("app_pages/tokenize.py").run()
     assert not at.exception
-    assert "wiki.model (imported)" in at.radio(key="tok_model").options  # by its file name
+    assert "Imported" in at.radio(key="tok_model").options
 
 
 def test_uploading_a_gpt2_pair() -> None:
@@ -258,9 +258,8 @@ def test_the_html_page_is_named_by_its_merges(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_compare_it_and_tokenize_with_it_open_on_the_uploaded_file() -> None:
-    """After an upload, the two links open their pages on it (the tokenizer chosen by the
-    link, as any link chooses it; followed in tests/browser/test_glance.py), and the menus
-    name it by its file name."""
+    """After an upload, the two buttons open their pages with it chosen (followed in a real
+    browser in tests/browser/test_glance.py); the menu's caption names the file."""
     at = open_page(PAGE)
     model = to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
     at.file_uploader(key="export_model_files").upload("wiki.model", model).run()
@@ -273,9 +272,4 @@ def test_compare_it_and_tokenize_with_it_open_on_the_uploaded_file() -> None:
     at.file_uploader(key="export_model_files").upload("wiki.model", model).run()
     at.button(key="export_open_tokenize").click().run()
     assert at.radio(key="tok_model").value == "Imported"
-    at.switch_page("app_pages/compare.py").run()
-    assert not at.exception
-    assert at.selectbox(key="cmp_left").format_func("Imported") == "wiki.model (imported)"
-    at.switch_page("app_pages/tokenize.py").run()
-    assert not at.exception
-    assert at.radio(key="tok_model").format_func("Imported") == "wiki.model (imported)"
+    assert "wiki\\.model" in " ".join(at.radio(key="tok_model").proto.captions)  # escaped

@@ -46,18 +46,6 @@ def tokenizer_choices(
     return choices
 
 
-def menu_label(choice: str, imported_name: str | None) -> str:
-    """How a menu shows an option: an imported tokenizer by its file name (the link keeps
-    the stable ``Imported``).
-
-    >>> menu_label("Imported", "minbpe .model: wiki.model"), menu_label("o200k_base", None)
-    ('wiki.model (imported)', 'o200k_base')
-    """
-    if choice != IMPORTED or not imported_name:
-        return choice
-    return f"{imported_name.split(': ', 1)[-1]} (imported)"
-
-
 def opened_on_import() -> dict[str, dict[str, str]]:
     """The links that open Tokenize and Compare on a file just imported: by page, the query
     that chooses it (Compare: against ``cl100k_base``, or the first real one offered).
