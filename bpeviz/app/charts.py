@@ -34,7 +34,7 @@ X_TITLE = f"vocabulary size ({BYTE_COUNT} bytes + merges)"
 Y_TITLE: tuple[str, ...] = ("bytes per token", "higher is better: fewer tokens")  # two lines
 PROJECTOR_LABEL_SIZE = 18  # presentation mode's axis, legend and label text (projector_type)
 PROJECTOR_TITLE_SIZE = 20
-LEGEND = alt.Legend(orient="bottom", direction="horizontal")
+LEGEND = alt.Legend(orient="bottom", direction="vertical")  # two columns side by side: 390 px
 PALETTE: tuple[str, ...] = ("#1f77b4", "#e4572e", "#2ca02c", "#9467bd", "#8c564b", "#17becf")
 TOOLTIP_FIELDS: tuple[tuple[str, str, str, str | None], ...] = (
     ("trained_on", "N", "tokenizer trained on", None),
