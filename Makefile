@@ -6,7 +6,8 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
-SCREENSHOTS ?= artifacts/screenshots
+SCREENSHOTS ?=
+JOBS ?= auto
 WORKERS ?= 2
 ADDRESS ?= 0.0.0.0
 
@@ -32,7 +33,7 @@ $(VENV)/.tekken-downloaded: requirements-tekken.txt | $(PY)
 	touch $@
 
 run: $(VENV)/.app-installed $(VENV)/.tekken-downloaded
-	$(PY) -m streamlit run server.py --server.port $(PORT)
+	FORWARDED_ALLOW_IPS= $(PY) -m streamlit run server.py --server.port $(PORT)
 
 serve: $(VENV)/.app-installed $(VENV)/.tekken-downloaded system-deps
 	$(PY) scripts/serve.py --workers $(WORKERS) --port $(PORT) --address $(ADDRESS)
@@ -55,8 +56,16 @@ node-deps: system-deps
 lint: $(VENV)/.dev-installed
 	$(PY) -m ruff check .
 
+# Two passes: every test not marked `serial` on JOBS pytest-xdist workers (a module's tests stay
+# on one worker, so module fixtures start once; each worker has its own app server), then the
+# `serial` ones (a classroom of browsers, nginx and Redis, timings) alone on the machine. Both
+# always run; the target fails if either did. `make test SCREENSHOTS=artifacts/screenshots`
+# also keeps the full-page screenshots to look at (tests/browser/conftest.py).
 test: $(VENV)/.dev-installed $(VENV)/.tekken-downloaded system-deps node-deps lint
-	BPEVIZ_SCREENSHOTS=$(SCREENSHOTS) $(PY) -m pytest
+	export BPEVIZ_SCREENSHOTS=$(SCREENSHOTS); \
+	$(PY) -m pytest -n $(JOBS) --dist loadscope -m "not serial" --durations=25; parallel=$$?; \
+	$(PY) -m pytest -p no:xdist -m serial --durations=10; serial=$$?; \
+	test $$parallel = 0 -a $$serial = 0
 
 bench: $(VENV)/.dev-installed $(VENV)/.tekken-downloaded
 	$(PY) benchmarks/run.py

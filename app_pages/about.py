@@ -24,10 +24,11 @@ tokens**, takes the most frequent pair, gives it a new token number, and replace
 everywhere it occurs. That is one *merge*. It repeats: count, pick, replace, until the
 vocabulary has the size you asked for.
 
-Frequent pieces therefore become single tokens (`␣the` with its leading space, `ing`, a
-common Japanese word), while rare ones stay split into smaller pieces, down to single bytes
-if need be. Nothing is ever lost: joining the bytes of the tokens gives back the exact text.
-Encoding new text later replays the merges in the order they were learned.
+Frequent pieces therefore become single tokens (`␣the` with its leading space, `ing`,
+`子ども`, "child", a common Japanese word), while rare ones stay split into smaller pieces,
+down to single bytes if need be. Nothing is ever lost: joining the bytes of the tokens gives
+back the exact text. Encoding new text later replays the merges in the order they were
+learned.
 """
 )
 

@@ -37,10 +37,6 @@ class ChatFormat:
     special_tokens: dict[str, int] = field(hash=False)
     source: str  # where the ids were published
 
-    def reply_opening(self) -> str:
-        """What the text ends with: the assistant's turn, opened and left for the model."""
-        return f"{IM_START}assistant{self.role_separator}"
-
 
 @dataclass(frozen=True)
 class ChatPart:

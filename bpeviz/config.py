@@ -6,6 +6,7 @@ them, so a setting is judged the same way (and in the same words) wherever it co
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bpeviz.corpus import BYTE_COUNT, base_size
@@ -13,6 +14,21 @@ from bpeviz.pretokenize import PRETOKENIZERS
 from bpeviz.tie_rules import TIE_BREAKS
 
 MAX_VOCAB_SIZE = 1_000_000
+# What a person training a tokenizer gets unless they choose: the app's sidebar and the CLI's
+# ``train``. GPT-4's split keeps merges inside words and numbers, as real tokenizers do. The
+# library's own train() and TrainingConfig keep "bytes", minbpe's BasicTokenizer: the algorithm
+# as published, the whole text one sequence.
+DEFAULT_PRETOKENIZER = "gpt4"
+
+
+def unique_special_tokens(tokens: Iterable[str]) -> tuple[str, ...]:
+    """Special tokens as training numbers them: a repeated one counts once (its first place),
+    an empty one is dropped; so two spellings of the same settings are one cache key.
+
+    >>> unique_special_tokens(["<|endoftext|>", "", "<|pad|>", "<|endoftext|>"])
+    ('<|endoftext|>', '<|pad|>')
+    """
+    return tuple(dict.fromkeys(token for token in tokens if token))
 
 
 @dataclass(frozen=True)
@@ -31,10 +47,7 @@ class TrainingConfig:
     min_frequency: int = 1
 
     def __post_init__(self) -> None:
-        # A repeated special token counts once and an empty one is dropped, so two spellings
-        # of the same settings are one cache key.
-        specials = tuple(dict.fromkeys(s for s in self.special_tokens if s))
-        object.__setattr__(self, "special_tokens", specials)
+        object.__setattr__(self, "special_tokens", unique_special_tokens(self.special_tokens))
 
     @property
     def base_size(self) -> int:

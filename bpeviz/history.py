@@ -321,9 +321,8 @@ def train(
 
     Repeated special tokens count once; an empty one is dropped.
     """
-    specials = tuple(dict.fromkeys(s for s in special_tokens if s))
     config = TrainingConfig(
-        vocab_size, pretokenizer, tie_break, specials, end_of_word, min_frequency
+        vocab_size, pretokenizer, tie_break, tuple(special_tokens), end_of_word, min_frequency
     )
     run = run_training(source, config, pattern=pattern, progress=progress, top_pairs=top_pairs)
     return History(run)

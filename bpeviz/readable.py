@@ -8,25 +8,19 @@ UTF-8 character are shown as ``<E3><81>``. The mapping is for display only.
 
 from __future__ import annotations
 
-VISIBLE_WHITESPACE: dict[str, str] = {
-    " ": "␣",
-    "\n": "↵",
-    "\t": "⇥",
-    "\r": "␍",
-    "\x0b": "␋",
-    "\x0c": "␌",
-    "\u00a0": "⍽",
-}
-# What each symbol stands for, for the legends (the browser's come from here too).
-WHITESPACE_NAMES: dict[str, str] = {
-    "␣": "space",
-    "↵": "newline",
-    "⇥": "tab",
-    "␍": "carriage return (a Windows line end is ␍↵)",
-    "␋": "vertical tab",
-    "␌": "form feed",
-    "⍽": "no-break space",
-}
+# Each whitespace character, the symbol drawn for it and its name: the one table, which
+# bpeviz.web writes into the browser's script (the legend under the tokens names the symbols
+# a text draws).
+WHITESPACE: tuple[tuple[str, str, str], ...] = (
+    (" ", "␣", "space"),
+    ("\n", "↵", "newline"),
+    ("\t", "⇥", "tab"),
+    ("\r", "␍", "carriage return"),
+    ("\x0b", "␋", "vertical tab"),
+    ("\x0c", "␌", "form feed"),
+    ("\u00a0", "⍽", "no-break space"),
+)
+VISIBLE_WHITESPACE: dict[str, str] = {char: symbol for char, symbol, _ in WHITESPACE}
 
 
 def counted(number: int, noun: str, plural: str | None = None) -> str:

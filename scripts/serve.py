@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import random
 import secrets
 import signal
 import socket
@@ -130,10 +131,32 @@ def redis_missing_reason() -> str | None:
     return None
 
 
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+PORTS_BELOW = 12_000  # how many ports under the ephemeral range free_port draws from
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A loopback port no one listens on, drawn at random from just below the ephemeral range.
+
+    Not ``bind(port 0)``: the kernel hands out the same range to every process asking for
+    port 0 and to outgoing connections, so a port found free that way was taken again before
+    the server bound it when tests ran in parallel. A port below the range is taken only by
+    one who names it, and two draws from 12,000 rarely meet (the test server retries if so).
+    """
+    try:
+        low = int(EPHEMERAL_RANGE.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32_768  # Linux's default
+    draw = random.SystemRandom()
+    for _ in range(100):
+        port = draw.randrange(max(1_024, low - PORTS_BELOW), low)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free loopback port below {low} in 100 draws")
 
 
 def max_upload_mb() -> int:
@@ -150,13 +173,25 @@ def new_proxy_secret() -> str:
 def worker_environment(
     redis_url: str, proxy_secret: str, classes_per_address: int
 ) -> dict[str, str]:
-    """A worker's environment: this one's, and where Redis is, nginx's secret, the class cap."""
+    """A worker's environment: this one's, and where Redis is, nginx's secret, the class cap;
+    and no address uvicorn takes ``X-Forwarded-For`` from (its default believes any loopback
+    peer's): nginx's secret is the one way a worker learns a browser's address."""
     return {
         **os.environ,
+        "FORWARDED_ALLOW_IPS": "",
         "BPEVIZ_REDIS_URL": redis_url,
         "BPEVIZ_PROXY_SECRET": proxy_secret,
         "BPEVIZ_CLASSES_PER_ADDRESS": str(classes_per_address),
     }
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``path`` readable by this user alone, a file left there before included
+    (``touch(mode=)`` sets the mode of a new file only)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with open(descriptor, "w", encoding="utf-8") as file:
+        os.fchmod(file.fileno(), 0o600)
+        file.write(text)
 
 
 def nginx_config(
@@ -315,15 +350,14 @@ def start(
                     )
                 time.sleep(0.25)
         config = run_dir / "nginx.conf"
-        config.touch(mode=0o600)  # it holds the secret: readable by this user alone
-        config.write_text(
+        write_private(  # it holds the secret
+            config,
             nginx_config(
                 run_dir=run_dir,
                 listen=f"{address}:{port}",
                 worker_addresses=[worker.address for worker in cluster.workers],
                 proxy_secret=proxy_secret,
             ),
-            encoding="utf-8",
         )
         with (run_dir / "nginx.out").open("wb") as out:
             cluster.nginx = subprocess.Popen(
@@ -368,6 +402,10 @@ def stop(cluster: Cluster) -> None:
 
 
 def main() -> int:
+    sys.path.insert(0, str(ROOT))  # run as a script: bpeviz is ROOT's package
+    from bpeviz.classroom.public_url import ENV_NAME as PUBLIC_URL_ENV
+    from bpeviz.classroom.public_url import checked_public_url
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=8501, help="nginx's public port")
@@ -376,14 +414,26 @@ def main() -> int:
     parser.add_argument(
         "--classes-per-address",
         type=int,
-        default=int(os.environ.get("BPEVIZ_CLASSES_PER_ADDRESS") or CLASSES_PER_ADDRESS),
+        # a string: argparse reads it with type=int, and says in one line if it is no number
+        default=os.environ.get("BPEVIZ_CLASSES_PER_ADDRESS") or str(CLASSES_PER_ADDRESS),
         help="open classes started from one network address (a building behind one NAT "
         f"address; default {CLASSES_PER_ADDRESS}, or BPEVIZ_CLASSES_PER_ADDRESS)",
+    )
+    parser.add_argument(
+        "--public-url",
+        help="the address students open (join links, QR codes), e.g. http://192.168.1.20:8501; "
+        f"default: ${PUBLIC_URL_ENV}, else the teacher's own address",
     )
     args = parser.parse_args()
     if args.classes_per_address < 1:
         print("cannot serve: --classes-per-address must be at least 1", file=sys.stderr)
         return 2
+    if args.public_url:  # the workers read it from their environment
+        try:
+            os.environ[PUBLIC_URL_ENV] = checked_public_url(args.public_url)
+        except ValueError as error:
+            print(f"cannot serve: {error}", file=sys.stderr)
+            return 2
     try:
         cluster = start(
             args.workers,

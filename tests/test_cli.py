@@ -103,7 +103,8 @@ def test_train_encode_decode_round_trip_through_files(pretokenizer: str, tmp_pat
 def test_non_utf8_file_trains_on_its_bytes_and_says_so(tmp_path: Path) -> None:
     data = b"caf\xe9 caf\xe9 \xff\xfe latin-1 text, caf\xe9 again\n" * 5
     (tmp_path / "latin1.txt").write_bytes(data)
-    result = run_cli(tmp_path, "train", "latin1.txt", "--vocab-size", "270", "--out", "m")
+    options = ("--vocab-size", "270", "--pretokenizer", "bytes", "--out", "m")
+    result = run_cli(tmp_path, "train", "latin1.txt", *options)
     ok(result)
     assert "not UTF-8" in stderr_of(result) and "raw bytes" in stderr_of(result)
     ids = ok(run_cli(tmp_path, "encode", "--model", "m.model", "--file", "latin1.txt"))
@@ -165,7 +166,8 @@ def test_history_jsonl_counts_every_tied_pair(tmp_path: Path) -> None:
     records only the first ``MAX_TIED_RECORDED`` (2: the winner and the runner-up, in text
     order); ``tie_count`` still says 60."""
     (tmp_path / "t.txt").write_text("".join(map(chr, range(33, 94))), encoding="utf-8")
-    out = ok(run_cli(tmp_path, "history", "t.txt", "--vocab-size", "257", "--jsonl"))
+    options = ("--vocab-size", "257", "--pretokenizer", "bytes", "--jsonl")
+    out = ok(run_cli(tmp_path, "history", "t.txt", *options))
     (record,) = [json.loads(line) for line in out.splitlines()]
     assert (record["left_id"], record["right_id"]) == (33, 34) and record["count"] == 1
     assert record["tie_count"] == 60
@@ -557,6 +559,17 @@ def test_decode_on_a_terminal_ends_its_line(tmp_path: Path) -> None:
     assert written.replace(b"\r\n", b"\n") == b"Hello,\n"
 
 
+def test_train_defaults_to_the_apps_pre_tokenizer(tmp_path: Path) -> None:
+    """Without --pretokenizer the CLI trains as the app's sidebar does (gpt4). "e e e", worked
+    by hand: gpt4 cuts it into "e", " e", " e", so the one merge is " " + "e" (32 101), twice;
+    as one byte sequence (bytes) "e" + " " and " " + "e" tie at 2 and "first" takes "e" + " "."""
+    (tmp_path / "t.txt").write_text("e e e", encoding="utf-8")
+    summary = ok(run_cli(tmp_path, "train", "t.txt", "--vocab-size", "257", "--out", "m"))
+    assert "pre-tokenizer gpt4, tie-break first" in summary
+    model = (tmp_path / "m.model").read_text(encoding="utf-8").splitlines()
+    assert model[-1] == "32 101"
+
+
 # ---- never hangs, never clobbers (issue 29) -----------------------------------------------
 
 HANG_SECONDS = 60  # each of these hung forever before; a refusal takes well under a second
@@ -605,8 +618,8 @@ def test_devices_and_directories_are_refused_as_inputs(
 
 
 def test_standard_input_is_read_when_named_dash(tmp_path: Path) -> None:
-    summary = ok(run_cli(tmp_path, "train", "-", "--vocab-size", "260", "--out", "m",
-                         stdin=TEXT))  # fmt: skip
+    summary = ok(run_cli(tmp_path, "train", "-", "--vocab-size", "260", "--pretokenizer",
+                         "bytes", "--out", "m", stdin=TEXT))  # fmt: skip
     assert "trained on standard input" in summary
     expected = train(TEXT.decode(), 260)
     assert (tmp_path / "m.model").read_text() == to_minbpe_model(expected.tokenizer)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bpeviz.app.settings import Settings, check_settings
+from bpeviz.app.settings import Settings, check_settings, parse_special_tokens
 from bpeviz.config import MAX_VOCAB_SIZE, TrainingConfig
 from bpeviz.history import train
+from bpeviz.tokenizer import Tokenizer
 
 BAD = [
     pytest.param(TrainingConfig(255), "at least 256", id="below-256"),
@@ -38,14 +39,35 @@ def test_every_problem_is_listed_not_only_the_first() -> None:
     assert len(TrainingConfig(10, "spaces", "random", min_frequency=0).problems()) == 4
 
 
-def test_the_trainer_raises_the_same_words() -> None:
-    config = TrainingConfig(100, tie_break="random")
+# Settings that fail twice, and the two sentences, written out: the trainer, the sidebar and
+# the CLI must all say exactly these (the sizes: 100 < 256 single bytes).
+TOO_SMALL = (
+    "Vocab size 100 is too small, smaller than the 256 base symbols (256 bytes): "
+    "use at least 256, then each merge adds one token."
+)
+UNKNOWN_TIE = "Unknown tie rule 'random': choose one of first, lexmin, lexmax."
+UNKNOWN_PRETOKENIZER = "Unknown pre-tokenizer 'spaces': choose one of bytes, gpt2, gpt4, words."
+
+
+def test_the_trainer_raises_every_problem_in_these_words() -> None:
     with pytest.raises(ValueError) as error:
         train("abc", 100, tie_break="random")
-    assert str(error.value) == " ".join(config.problems())
+    assert str(error.value) == f"{TOO_SMALL} {UNKNOWN_TIE}"
 
 
-def test_the_sidebar_shows_the_same_words() -> None:
+def test_the_sidebar_shows_the_same_words_as_errors() -> None:
     settings = Settings(vocab_size=100, pretokenizer="spaces")
-    assert [m.text for m in check_settings(settings)] == settings.config().problems()
-    assert len(check_settings(settings)) == 2
+    shown = [(message.level, message.text) for message in check_settings(settings)]
+    assert shown == [("error", TOO_SMALL), ("error", UNKNOWN_PRETOKENIZER)]
+
+
+def test_special_tokens_are_made_unique_the_same_way_everywhere() -> None:
+    """Typed in the sidebar, passed to train, or to Tokenizer.from_merges: "<|a|>" twice and an
+    empty one are one special token, numbered after the 256 bytes and no merge: id 256."""
+    typed = parse_special_tokens("<|a|>, <|a|>,,<|b|>")
+    assert typed == ("<|a|>", "<|b|>")
+    trained = train("abc", 256, special_tokens=["<|a|>", "", "<|a|>"]).tokenizer
+    assert trained.special_tokens == {"<|a|>": 256}
+    assert Tokenizer.from_merges([], special_tokens=["<|a|>", "", "<|a|>"]).special_tokens == {
+        "<|a|>": 256
+    }

@@ -1,7 +1,9 @@
-"""Tests for the HTML the app still writes and what it outlines (marks, trace, styles).
+"""Tests for the HTML the app still writes (trace, styles).
 
-The coloured token spans are drawn by ``bpeviz/web`` (tests/browser); here: which tokens are
-outlined, the trace's rows as data, its summary escaped, the stylesheet.
+The coloured token spans are drawn by ``bpeviz/web`` (tests/browser, tests/js); here: the
+trace's rows as data, its summary escaped, the stylesheet. Which tokens the Step page outlines
+is ``viewAt`` in ``bpeviz/web/record.js`` (tests/js, on hand-counted outlines too); the oracle
+it is held to is checked in ``test_step_outline.py``.
 """
 
 from __future__ import annotations
@@ -10,9 +12,7 @@ import html
 import re
 from html.parser import HTMLParser
 
-import numpy as np
 import pytest
-from step_outline import new_marks, pair_marks, step_outline
 
 from bpeviz.app.styles import stylesheet
 from bpeviz.app.trace import TraceRow, trace_lines, trace_rows, trace_summary_html, traced_part
@@ -77,42 +77,6 @@ def test_trace_escapes_token_text(text: str) -> None:
     assert_safe(trace_summary_html(word, trace, tokenizer.encode(word)))
     lines, _ = trace_lines(tokenizer, word, trace, rank_label="merge {}".format)
     assert list(lines[0].ids) == list(word)  # the rows are ids: the browser draws them as text
-
-
-# ---- marks --------------------------------------------------------------------------------
-
-
-def test_pair_marks_are_exactly_the_occurrences_merged_left_to_right() -> None:
-    """aaabdaaabac: merge 1 (lexmin) is (a, a); in each "aaa" only the first two merge."""
-    history = train("aaabdaaabac", 259, tie_break="lexmin")
-    before, after = history.segmentation(0), history.segmentation(1)
-    marks = pair_marks(
-        before.starts, before.ends, after.starts, after.ends, after.ids, history.steps[0].new_id
-    )
-    assert marks == ["ps", "pe", "", "", "", "ps", "pe", "", "", "", ""]
-    assert marks.count(Mark.PAIR_START) == history.steps[0].replacements
-
-
-def test_pair_marks_do_not_cross_piece_boundaries() -> None:
-    """gpt4 cuts digits in threes: "34 34 1234" is ``34`` ``␣`` ``34`` ``␣`` ``123`` ``4``.
-    Merge 1 is (3, 4), twice (inside the two ``34``); the "3" then "4" of ``1234`` lie across
-    a piece boundary, so they are never merged and must not be marked."""
-    history = train("34 34 1234", 257, pretokenizer="gpt4")
-    step = history.steps[0]
-    assert step.pair == (ord("3"), ord("4")) and step.replacements == 2
-    before, after = history.segmentation(0), history.segmentation(1)
-    marks = pair_marks(before.starts, before.ends, after.starts, after.ends, after.ids, step.new_id)
-    assert marks == ["ps", "pe", "", "ps", "pe", "", "", "", "", ""]
-    marked = [
-        history.text[s:e] for s, e, m in zip(before.starts, before.ends, marks, strict=True) if m
-    ]
-    assert marked == [b"3", b"4", b"3", b"4"]
-
-
-def test_new_marks_flag_every_new_token() -> None:
-    ids = np.array([256, 97, 256, 98])
-    assert new_marks(ids, 256) == [Mark.NEW, "", Mark.NEW, ""]
-    assert new_marks(ids, None) == ["", "", "", ""]
 
 
 # ---- trace --------------------------------------------------------------------------------
@@ -196,46 +160,6 @@ def test_stylesheet_defines_every_colour_and_grows_for_presentation() -> None:
     assert normal.startswith("<style>") and normal.endswith("</style>")
     assert "1.45rem" in big and "1.45rem" not in normal
     assert "stMainMenu" in big and "stMainMenu" not in normal
-
-
-# ---- which tokens the Step page outlines --------------------------------------------------
-
-
-def test_step_outline_at_a_merge_outlines_the_new_tokens_after_it() -> None:
-    """``aaabdaaabac`` (rule first), merge 1 makes aa: aa|a|b|d|aa|a|b|a|c, two new tokens."""
-    history = train("aaabdaaabac", 259)
-    outline = step_outline(history, 1, before=False)
-    assert outline.legend == "new"
-    assert len(outline.shown) == 9
-    assert [i for i, mark in enumerate(outline.marks) if mark] == [0, 4]
-    assert set(outline.marks) == {"", Mark.NEW}
-
-
-def test_step_outline_before_a_merge_outlines_both_halves_of_each_occurrence() -> None:
-    """Merge 2 joins aa + a: before it the text is aa|a|b|d|aa|a|b|a|c."""
-    history = train("aaabdaaabac", 259)
-    outline = step_outline(history, 2, before=True)
-    assert outline.legend == "pair"
-    assert len(outline.shown) == 9
-    assert outline.marks[:2] == [Mark.PAIR_START, Mark.PAIR_END]
-    assert outline.marks[4:6] == [Mark.PAIR_START, Mark.PAIR_END]
-    assert [mark for mark in outline.marks if mark] == [Mark.PAIR_START, Mark.PAIR_END] * 2
-
-
-def test_step_outline_at_step_0_outlines_the_pair_merge_1_joins() -> None:
-    """Before any merge: the 11 bytes, with a+a outlined where merge 1 replaces it
-    (positions 0-1 and 5-6; the overlapping third a of aaa is not replaced)."""
-    history = train("aaabdaaabac", 259)
-    outline = step_outline(history, 0, before=False)
-    assert outline.legend == "pair" and len(outline.shown) == 11
-    assert [i for i, mark in enumerate(outline.marks) if mark] == [0, 1, 5, 6]
-    at_start = step_outline(history, 0, before=True)  # there is no "after" at step 0
-    assert (at_start.marks, at_start.legend) == (outline.marks, outline.legend)
-
-
-def test_step_outline_with_nothing_to_merge_outlines_nothing() -> None:
-    outline = step_outline(train("a", 300), 0, before=False)
-    assert outline.legend is None and outline.marks == [""]
 
 
 def test_traced_part_of_a_long_piece_ends_on_a_whole_character() -> None:

@@ -24,21 +24,9 @@ from tokenizers import Tokenizer as HFTokenizer
 
 from bpeviz.formats import load_model_file
 from bpeviz.formats.common import render_token
-from bpeviz.formats.gpt2 import (
-    bytes_to_unicode,
-    from_gpt2_files,
-    load_gpt2,
-    save_gpt2,
-    to_gpt2_files,
-)
-from bpeviz.formats.minbpe import (
-    from_minbpe_model,
-    load_minbpe,
-    save_minbpe,
-    to_minbpe_model,
-    to_minbpe_vocab,
-)
-from bpeviz.formats.tiktoken import from_tiktoken, load_tiktoken, save_tiktoken, to_tiktoken
+from bpeviz.formats.gpt2 import bytes_to_unicode, from_gpt2_files, to_gpt2_files
+from bpeviz.formats.minbpe import from_minbpe_model, to_minbpe_model, to_minbpe_vocab
+from bpeviz.formats.tiktoken import from_tiktoken, to_tiktoken
 from bpeviz.history import train
 from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
 from bpeviz.tokenizer import Tokenizer
@@ -58,6 +46,17 @@ VARIED_TEXTS = {
     if not name.startswith("random_") and name != "walkthrough"
 }
 SPECIAL = "<|endoftext|>"
+
+
+def write(path: Path, text: str) -> None:
+    """A file as the app's download and the CLI write it: UTF-8, newlines untranslated."""
+    path.write_text(text, encoding="utf-8", newline="")
+
+
+def write_gpt2(tokenizer: Tokenizer, directory: Path) -> None:
+    vocab_json, merges_txt = to_gpt2_files(tokenizer)
+    write(directory / "vocab.json", vocab_json)
+    write(directory / "merges.txt", merges_txt)
 
 
 def minbpe_file(name: str) -> str:
@@ -85,7 +84,7 @@ def test_minbpe_fixtures_are_rich() -> None:
 
 def test_fixture_aaabdaaabac_encodes_as_worked_by_hand() -> None:
     """The Wikipedia/minbpe walk-through: aa -> 256, aa+a -> 257, aaa+b -> 258."""
-    tokenizer = load_minbpe(FIXTURES / "aaabdaaabac.model")
+    tokenizer = from_minbpe_model((FIXTURES / "aaabdaaabac.model").read_bytes())
     assert tokenizer.merges == ((97, 97, 256), (256, 97, 257), (257, 98, 258))
     assert tokenizer.pretokenizer == "bytes" and tokenizer.special_tokens == {}
     assert tokenizer.encode("aaabdaaabac") == [258, 100, 258, 97, 99]
@@ -95,7 +94,7 @@ def test_fixture_aaabdaaabac_encodes_as_worked_by_hand() -> None:
 
 def test_fixture_with_pattern_and_special_encodes_as_worked_by_hand() -> None:
     """GPT-2 pieces ``the``, `` cat``, `` the``, `` hat`` plus a special (fixtures/README.md)."""
-    tokenizer = load_minbpe(FIXTURES / "the_cat.model")
+    tokenizer = from_minbpe_model((FIXTURES / "the_cat.model").read_bytes())
     assert tokenizer.pretokenizer == "gpt2" and tokenizer.pattern is None
     assert tokenizer.special_tokens == {"<|endoftext|>": 260}
     ids = tokenizer.encode("the cat the hat<|endoftext|>")
@@ -111,7 +110,7 @@ def test_fixture_is_rewritten_byte_for_byte(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["aaabdaaabac", "the_cat"])
 def test_fixture_encodes_as_minbpe_encoded_it(name: str) -> None:
-    assert_encodes_like_minbpe(load_minbpe(FIXTURES / f"{name}.model"), name)
+    assert_encodes_like_minbpe(from_minbpe_model((FIXTURES / f"{name}.model").read_bytes()), name)
 
 
 # ---- minbpe .model: against minbpe's own files and ids ------------------------------------
@@ -121,7 +120,7 @@ def test_fixture_encodes_as_minbpe_encoded_it(name: str) -> None:
 def test_model_written_by_minbpe_loads_and_encodes_identically(model: str) -> None:
     """minbpe trained on the corpus and saved; we load its file and encode as it did."""
     model_text = minbpe_file(f"{model}.model")
-    ours = load_minbpe(MINBPE / f"{model}.model")
+    ours = from_minbpe_model((MINBPE / f"{model}.model").read_bytes())
     assert len(ours.merges) == 80
     assert_encodes_like_minbpe(ours, model)
     assert to_minbpe_model(ours) == model_text
@@ -146,7 +145,8 @@ def test_our_training_writes_the_files_minbpe_writes(
     vocab_name = f"{model}.vocab" if model == "basic" else f"{model}.reloaded.vocab"
     assert to_minbpe_vocab(ours) == minbpe_file(vocab_name)
     assert_encodes_like_minbpe(ours, model)
-    save_minbpe(ours, tmp_path / "ours")
+    write(tmp_path / "ours.model", to_minbpe_model(ours))
+    write(tmp_path / "ours.vocab", to_minbpe_vocab(ours))
     assert (tmp_path / "ours.model").read_bytes() == (MINBPE / f"{model}.model").read_bytes()
     assert (tmp_path / "ours.vocab").read_bytes() == (MINBPE / vocab_name).read_bytes()
 
@@ -154,14 +154,14 @@ def test_our_training_writes_the_files_minbpe_writes(
 def test_vocab_file_matches_minbpe_byte_for_byte() -> None:
     """Broken UTF-8 shows as U+FFFD and control characters as \\uXXXX, exactly as minbpe."""
     vocab_text = minbpe_file("basic.vocab")
-    ours = load_minbpe(MINBPE / "basic.model")
+    ours = from_minbpe_model((MINBPE / "basic.model").read_bytes())
     assert to_minbpe_vocab(ours) == vocab_text
     assert "[\\u000a] 10\n" in vocab_text and "[�] 230\n" in vocab_text  # the oracle is rich
 
 
 def test_vocab_file_lists_special_tokens_as_minbpe_does_after_loading() -> None:
     vocab_text = minbpe_file("minbpe_gpt4.reloaded.vocab")
-    ours = load_minbpe(MINBPE / "minbpe_gpt4.model")
+    ours = from_minbpe_model((MINBPE / "minbpe_gpt4.model").read_bytes())
     assert to_minbpe_vocab(ours) == vocab_text
     assert vocab_text.endswith("[<|endoftext|>] 100257\n")
 
@@ -334,7 +334,7 @@ def hugging_face_from_files(pretokenizer: str, directory: Path) -> HFTokenizer:
     """Hugging Face's own loaders on our exported ``vocab.json`` and ``merges.txt``."""
     ours = trained_with_specials(pretokenizer, tuple(OVERLAPPING_SPECIALS))
     directory.mkdir(exist_ok=True)
-    save_gpt2(ours, directory / "vocab.json", directory / "merges.txt")
+    write_gpt2(ours, directory)
     hf = HFTokenizer(
         models.BPE.from_file(str(directory / "vocab.json"), str(directory / "merges.txt"))
     )
@@ -374,7 +374,7 @@ def tiktoken_from_file(pretokenizer: str, directory: Path) -> tiktoken.Encoding:
     """tiktoken's own loader on our exported ``.tiktoken``, specials passed in code."""
     ours = trained_with_specials(pretokenizer, TIKTOKEN_SPECIALS)
     directory.mkdir(exist_ok=True)
-    save_tiktoken(ours, directory / "ours.tiktoken")
+    write(directory / "ours.tiktoken", to_tiktoken(ours))
     return tiktoken.Encoding(
         name=f"bpeviz_{pretokenizer}",
         pat_str=ours.split_pattern or r"[\s\S]+",  # tiktoken needs a pattern: one piece
@@ -392,8 +392,8 @@ def test_tiktoken_reads_our_file_with_special_tokens_and_encodes_identically(
     ours = trained_with_specials(pretokenizer, TIKTOKEN_SPECIALS)
     encoding = tiktoken_from_file(pretokenizer, export_dir / f"tiktoken_{pretokenizer}")
     assert encoding.special_tokens_set == set(TIKTOKEN_SPECIALS)
-    loaded = load_tiktoken(
-        export_dir / f"tiktoken_{pretokenizer}" / "ours.tiktoken",
+    loaded = from_tiktoken(
+        (export_dir / f"tiktoken_{pretokenizer}" / "ours.tiktoken").read_bytes(),
         pattern=ours.split_pattern,
         special_tokens=ours.special_tokens,
     )
@@ -407,9 +407,11 @@ def test_tiktoken_reads_our_file_with_special_tokens_and_encodes_identically(
 def test_gpt2_files_round_trip(pretokenizer: str, tmp_path: Path) -> None:
     history = train(CORPUS, 256 + 60, pretokenizer=pretokenizer, special_tokens=["<|endoftext|>"])
     original = history.tokenizer
-    save_gpt2(original, tmp_path / "vocab.json", tmp_path / "merges.txt")
-    loaded = load_gpt2(
-        tmp_path / "vocab.json", tmp_path / "merges.txt", pattern=original.split_pattern
+    write_gpt2(original, tmp_path)
+    loaded = from_gpt2_files(
+        (tmp_path / "vocab.json").read_bytes(),
+        (tmp_path / "merges.txt").read_bytes(),
+        pattern=original.split_pattern,
     )
     assert loaded.merges == original.merges and loaded.byte_ids == original.byte_ids
     assert loaded.vocab == original.vocab
@@ -547,8 +549,9 @@ def test_tiktoken_text_is_base64_and_rank() -> None:
 @pytest.mark.parametrize("pretokenizer", ["bytes", "gpt2", "gpt4"])
 def test_tiktoken_round_trip(pretokenizer: str, tmp_path: Path) -> None:
     original = train(CORPUS, 256 + 80, pretokenizer=pretokenizer).tokenizer
-    save_tiktoken(original, tmp_path / "ours.tiktoken")
-    loaded = load_tiktoken(tmp_path / "ours.tiktoken", pattern=original.split_pattern)
+    path = tmp_path / "ours.tiktoken"
+    write(path, to_tiktoken(original))
+    loaded = from_tiktoken(path.read_bytes(), pattern=original.split_pattern)
     assert loaded.vocab == original.vocab and loaded.pretokenizer == pretokenizer
     assert to_tiktoken(loaded) == to_tiktoken(original)
     for text in VARIED_TEXTS.values():
@@ -561,7 +564,7 @@ def test_tiktoken_file_loads_in_tiktoken_and_encodes_identically(
 ) -> None:
     original = train(CORPUS, 256 + 120, pretokenizer=pretokenizer).tokenizer
     path = tmp_path / "ours.tiktoken"
-    save_tiktoken(original, path)
+    write(path, to_tiktoken(original))
     pattern = original.split_pattern or r"[\s\S]+"  # tiktoken needs a pattern: one piece
     encoding = tiktoken.Encoding(
         name=f"bpeviz_{pretokenizer}",
@@ -569,7 +572,7 @@ def test_tiktoken_file_loads_in_tiktoken_and_encodes_identically(
         mergeable_ranks=tiktoken.load.load_tiktoken_bpe(str(path)),
         special_tokens={},
     )
-    ours = load_tiktoken(path, pattern=original.split_pattern)
+    ours = from_tiktoken(path.read_bytes(), pattern=original.split_pattern)
     for name, text in VARIED_TEXTS.items():
         assert ours.encode(text) == encoding.encode(text, disallowed_special=()), name
         # For this trained model the ranks also reproduce the merge order exactly:

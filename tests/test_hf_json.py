@@ -24,7 +24,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from bpeviz import train
 from bpeviz.app.export import load_upload
 from bpeviz.formats import load_model_file
-from bpeviz.formats.hf_json import MAX_JSON_BYTES, from_hf_json, save_hf_json, to_hf_json
+from bpeviz.formats.hf_json import MAX_JSON_BYTES, from_hf_json, to_hf_json
 from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
 from bpeviz.samples import get_sample
 from bpeviz.tokenizer import Tokenizer
@@ -89,7 +89,7 @@ MODES = ["bytes", "gpt2", "gpt4"]
 def test_export_loads_with_from_file_and_encodes_both_samples_identically(
     mode: str, tmp_path: Path
 ) -> None:
-    save_hf_json(ours(mode), tmp_path / "tokenizer.json")
+    (tmp_path / "tokenizer.json").write_text(to_hf_json(ours(mode)), encoding="utf-8")
     hf = HFTokenizer.from_file(str(tmp_path / "tokenizer.json"))
     for text in (ENGLISH, JAPANESE, "a<|endoftext|>b<|endoftext|>!!c|><|<|fim|>", *BOUNDARY_TEXTS):
         assert ours(mode).encode(text) == hf.encode(text).ids

@@ -117,10 +117,11 @@ def test_a_malformed_lesson_is_refused_with_one_sentence(text: str | bytes, says
 def test_the_bundled_lesson_follows_the_order_the_issue_asks_for() -> None:
     """Issue 18: bytes; counting pairs; aaabdaaabac with its tie; the English sample with the
     quiz; bytes vs gpt4 in Two runs; compression English vs Japanese; real tokenizers on the
-    Tokenize page; the surprises. 45 minutes."""
+    Tokenize page; the surprises. Issue 28: then a recap and an exit question run as a class
+    quiz. 48 minutes, for a 50-minute lecture."""
     lesson = bundled_lessons()["bpe"]
     slides = lesson.slides
-    assert lesson.minutes == 45
+    assert lesson.minutes == 48
     assert all(slide.title and slide.notes for slide in slides)
 
     def first(test: object) -> int:
@@ -142,6 +143,10 @@ def test_the_bundled_lesson_follows_the_order_the_issue_asks_for() -> None:
         first(lambda s: "surprise" in s.view),
     ]
     assert order == sorted(order)
+    recap, exit_question = slides[-2:]
+    assert recap.title.startswith("Recap") and recap.page == "about"
+    assert exit_question.title.startswith("Exit question")
+    assert exit_question.page == "step" and exit_question.view.get("quiz") is True
 
 
 def test_every_bundled_lesson_round_trips() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import streamlit as st
-from apptest_support import new_app, run
+from apptest_support import new_app, open_page, run
 from protocol_client import run_coroutine
 
 from bpeviz.classroom import codes
@@ -88,3 +88,22 @@ def test_a_link_to_an_ended_class_says_it_has_ended_and_is_no_miss(
     late = run(new_app(**{"class": code}))
     assert [text.replace("\\", "") for text in errors(late)] == ["This class has ended."]
     assert fresh_limit.addresses.count("loopback") == 0
+
+
+def test_a_student_takes_the_classs_page_settings_and_leaves_their_own(
+    fresh_limit: codes.JoinLimit,
+) -> None:
+    """Issue 28: slide 2's "Token ids" carried over to slide 12 on the students' pages. A run
+    given to a student sets the page settings it holds and returns those it leaves out to
+    their defaults."""
+    teacher = run(new_app(**{"class": "new"}))
+    code = teacher.session_state["_live_class"]["code"]
+    student = open_page("app_pages/tokenize.py", tok_view="Token ids")
+    assert student.session_state["tok_view"] == "Token ids"
+    del student.query_params["tok_view"]  # a following student's address holds the code only
+    student.query_params["class"] = code
+    run(student)
+    assert student.session_state["_live_class"]["role"] == "student"
+    assert "tok_view" not in student.session_state or student.session_state["tok_view"] != (
+        "Token ids"
+    )

@@ -39,13 +39,14 @@ def test_tie_sentence_names_the_tied_pairs_the_rule_and_why(
 
 
 def test_a_long_tie_lists_five_and_counts_the_rest() -> None:
-    """Eight distinct two-letter words, once each: eight pairs tie at 1."""
+    """Eight distinct two-letter words, once each: eight pairs tie at 1, and a count of 1 is
+    "once", not "1 times" (the plural stays for 2: the ties sample above)."""
     history = train("ab cd ef gh ij kl mn op", 257, pretokenizer="words", tie_break="lexmin")
     step = history.steps[0]
     pairs = history.tied_pairs(1)
     assert len(pairs) == 8
     sentence = tie_sentence(step, history.tokenizer, pairs, len(pairs))
-    assert sentence is not None and sentence.startswith("8 pairs occurred once each")
+    assert sentence is not None and sentence.startswith("8 pairs occurred once each: ")
     assert sentence.count("(“") == 5 and "and 3 more" in sentence
 
 
@@ -93,7 +94,7 @@ def test_a_tie_counted_only_so_far_says_at_least() -> None:
     history = train("ab cd ef gh ij kl mn op", 257, pretokenizer="words", tie_break="lexmin")
     pairs = history.tied_pairs(1)
     sentence = tie_sentence(history.steps[0], history.tokenizer, pairs, 8, at_least=True)
-    assert sentence is not None and sentence.startswith("At least 8 pairs occurred once each")
+    assert sentence is not None and sentence.startswith("At least 8 pairs occurred once each: ")
     assert sentence.count("(“") == 5 and "and more." in sentence
 
 

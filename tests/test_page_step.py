@@ -48,6 +48,20 @@ def test_the_view_is_given_the_engines_record(key: str) -> None:
     assert data["start"] == {"step": 0, "when": "after", "quiz": False, "pieces": False}
 
 
+def test_the_view_is_given_the_wikipedia_walk_through() -> None:
+    """The aaabdaaabac sample (lexmin), as Wikipedia's "Byte pair encoding" article works it:
+    aa -> Z (counted 4 times, overlaps included), ab -> Y (2), ZY -> X (2); the text goes
+    from 11 bytes to ZabdZabac (9), ZYdZYac (7), XdXac (5)."""
+    record = json.loads(view_data(run(new_app(sample="aaabdaaabac")))["payload"])
+    assert record["symbols"] == list(b"aaabdaaabac")
+    assert [merge[:4] for merge in record["merges"]] == [
+        [ord("a"), ord("a"), 256, 4],
+        [ord("a"), ord("b"), 257, 2],
+        [256, 257, 258, 2],
+    ]
+    assert record["tokens"] == [11, 9, 7, 5]
+
+
 def test_a_link_opens_at_its_step_before_or_after() -> None:
     """``text_when`` travels in the URL as the option text links have always used."""
     at = run(new_app(sample="aaabdaaabac", step="2", text_when="Before merge"))
@@ -58,8 +72,7 @@ def test_a_link_opens_at_its_step_before_or_after() -> None:
 
 def test_a_step_past_the_end_is_kept_in_range() -> None:
     at = run(new_app(sample="aaabdaaabac", step="99"))
-    merges = sample_history("aaabdaaabac").merge_count
-    assert view_data(at)["start"]["step"] == merges
+    assert view_data(at)["start"]["step"] == 3  # the sample's 3 merges (vocab 259)
 
 
 def test_a_step_set_elsewhere_restarts_the_view_there() -> None:
@@ -84,10 +97,10 @@ def test_choosing_another_sample_starts_it_at_step_zero() -> None:
 
 
 def test_the_downloads_name_the_step() -> None:
-    at = run(new_app(step="3"))
-    table = sample_history("english").pair_table(2)
+    """aaabdaaabac before merge 3 is Z Y d Z Y a c: 5 different pairs, ZY twice."""
+    at = run(new_app(sample="aaabdaaabac", step="3"))
     assert downloads(at) == [
-        f"Download all {len(table):,} pairs before merge 3 (CSV)",
+        "Download all 5 pairs before merge 3 (CSV)",
         "Download merges 1–3 (CSV)",
     ]
 
@@ -102,8 +115,9 @@ def test_training_that_stops_early_says_how_far_it_got() -> None:
     at = run(new_app(src="paste", paste="abab abab"))
     info = " ".join(plain(i.value) for i in at.info)
     assert "Training stopped early" in info
-    merges = train("abab abab", 512, pretokenizer="gpt4").merge_count
-    assert json.loads(view_data(at)["payload"])["merge_count"] == merges
+    # gpt4 pieces "abab" and " abab": a+b (4 times), then ab+ab (2), then " "+abab (1); then
+    # each piece is one token and no pair is left.
+    assert json.loads(view_data(at)["payload"])["merge_count"] == 3
 
 
 def test_a_text_with_nothing_to_merge_has_no_steps() -> None:

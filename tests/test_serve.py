@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.cookies import SimpleCookie
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 import redis
@@ -53,21 +52,21 @@ VOCAB_FROM = 300  # student k opens vocab 300 + k at step k: every view differs
 
 
 serve = load_serve()
-pytestmark = pytest.mark.serve
+pytestmark = [pytest.mark.serve, pytest.mark.serial]  # Redis, nginx and two app workers
 
 
-def require_nginx() -> None:
+def require_nginx(unavailable: Callable[[str], NoReturn]) -> None:
+    """Skip without nginx or Redis; fail instead in CI (``tests/conftest.py``)."""
     reason = serve.nginx_missing_reason() or serve.redis_missing_reason()
-    if reason is None:
-        return
-    if os.environ.get("BPEVIZ_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"BPEVIZ_REQUIRE_BROWSER=1 but {reason}")
-    pytest.skip(reason)
+    if reason is not None:
+        unavailable(reason)
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    require_nginx()
+def cluster(
+    tmp_path_factory: pytest.TempPathFactory, unavailable: Callable[[str], NoReturn]
+) -> Iterator[Any]:
+    require_nginx(unavailable)
     started = serve.start(
         2, port=serve.free_port(), address="127.0.0.1", run_dir=tmp_path_factory.mktemp("serve")
     )
@@ -103,7 +102,15 @@ def get_page(url: str, cookie: str | None = None) -> tuple[str | None, str]:
         return value, response.headers[WORKER_HEADER]
 
 
-def test_generated_config_is_valid_nginx(tmp_path: Path) -> None:
+def download_labels(student: Student) -> list[str]:
+    """The labels of the download buttons on the student's page, in page order."""
+    drawn = sorted(student.drawn.items())
+    return [one.element.label for _, one in drawn if one.kind == "download_button"]
+
+
+def test_generated_config_is_valid_nginx(
+    tmp_path: Path, unavailable: Callable[[str], NoReturn]
+) -> None:
     """The template, filled in, names every worker and passes ``nginx -t``."""
     config = serve.nginx_config(
         run_dir=tmp_path,
@@ -115,7 +122,7 @@ def test_generated_config_is_valid_nginx(tmp_path: Path) -> None:
     assert "server 127.0.0.1:2;" in config and "server 127.0.0.1:3;" in config
     # the workers believe X-Real-IP only beside this run's secret, which nginx alone sends
     assert "proxy_set_header X-Bpeviz-Proxy s3cret-of-this-run;" in config
-    require_nginx()
+    require_nginx(unavailable)
     (tmp_path / "nginx.conf").write_text(config)
     checked = subprocess.run(
         [
@@ -136,9 +143,9 @@ def test_generated_config_is_valid_nginx(tmp_path: Path) -> None:
 
 
 def test_without_redis_serve_says_what_to_install(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, unavailable: Callable[[str], NoReturn]
 ) -> None:
-    require_nginx()
+    require_nginx(unavailable)
     monkeypatch.setattr(serve, "REDIS", tmp_path / "redis-server")
     with pytest.raises(RuntimeError, match=r"redis-server not found: install .*system_deps"):
         serve.start(2, port=serve.free_port(), run_dir=tmp_path)
@@ -146,9 +153,9 @@ def test_without_redis_serve_says_what_to_install(
 
 
 def test_a_worker_that_fails_to_start_stops_redis_too(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, unavailable: Callable[[str], NoReturn]
 ) -> None:
-    require_nginx()
+    require_nginx(unavailable)
     started: list[Any] = []
 
     def start_redis(run_dir: Path, deadline: float) -> Any:
@@ -209,6 +216,15 @@ def test_students_through_nginx_see_their_own_view_on_both_workers(cluster: Any)
             if shown is None and in_browser is not None:  # drawn in the browser, from this
                 if in_browser != (step, history.merge_count):
                     wrong.append(f"student {k}: step view given {in_browser} at step {step}")
+                # What the server made of the step itself, not the step sent back: the
+                # downloads of this session name it, with the engine's count of its pairs.
+                pairs = len(history.pair_table(step - 1))
+                want = [
+                    f"Download all {pairs:,} pairs before merge {step} (CSV)",
+                    "Download merge 1 (CSV)" if step == 1 else f"Download merges 1–{step} (CSV)",
+                ]
+                if download_labels(one) != want:
+                    wrong.append(f"student {k} at step {step}: downloads {download_labels(one)}")
                 return
             want = history.steps[step - 1]
             if shown is None or shown.merge != (
@@ -311,6 +327,7 @@ def test_the_workers_get_the_proxy_secret_and_the_class_cap(tmp_path: Path) -> N
     empty) and ``--classes-per-address``."""
     first, second = serve.worker_environment("redis://x", "one", 7), serve.new_proxy_secret()
     assert first["BPEVIZ_PROXY_SECRET"] == "one" and first["BPEVIZ_CLASSES_PER_ADDRESS"] == "7"
+    assert first["FORWARDED_ALLOW_IPS"] == ""  # uvicorn believes X-Forwarded-For from no one
     assert len(second) >= 32 and second != serve.new_proxy_secret()
     assert serve.CLASSES_PER_ADDRESS == codes.CLASSES_PER_ADDRESS  # one default, said twice
 
@@ -319,15 +336,16 @@ def test_x_real_ip_counts_from_nginx_only_never_from_another_local_program(
     cluster: Any,
 ) -> None:
     """A wrong code through nginx counts against the address nginx saw (127.0.0.1 here); one
-    sent straight to a worker by a local program claiming X-Real-IP counts against the
-    machine ("loopback"), never against the address it claims (Redis holds the counts)."""
+    sent straight to a worker by a local program claiming X-Real-IP (or X-Forwarded-For,
+    which uvicorn believes from loopback by default) counts against the machine
+    ("loopback"), never against the address it claims (Redis holds the counts)."""
     raw = redis.Redis.from_url(cluster.redis.url, decode_responses=True)
     claimed = "203.0.113.99"
     through_nginx = cluster.url.replace("http://", "ws://") + SOCKET_PATH
     straight = f"ws://{cluster.workers[0].address}{SOCKET_PATH}"
 
     async def wrong_code(url: str) -> dict[str, Any]:
-        headers = {"X-Real-IP": claimed, "X-Bpeviz-Proxy": "a guess"}
+        headers = {"X-Real-IP": claimed, "X-Forwarded-For": claimed, "X-Bpeviz-Proxy": "a guess"}
         async with connect(url, additional_headers=headers, proxy=None) as socket:
             hello = {"type": "hello", "role": "student", "id": "guesser-0001", "code": "Z" * 9}
             await socket.send(json.dumps(hello))
@@ -346,3 +364,25 @@ def test_x_real_ip_counts_from_nginx_only_never_from_another_local_program(
         assert raw.zcard(f"bpeviz:misses:address:{claimed}") == 0
     finally:
         raw.close()
+
+
+def test_nginx_config_is_private_even_where_one_was_left_readable(tmp_path: Path) -> None:
+    """A --run-dir used before may hold an nginx.conf readable by all; the new one, which
+    holds the proxy's secret, is readable by this user alone."""
+    config = tmp_path / "nginx.conf"
+    config.write_text("old", encoding="utf-8")
+    config.chmod(0o644)
+    serve.write_private(config, "new secret")
+    assert config.read_text(encoding="utf-8") == "new secret"
+    assert config.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_bad_class_cap_in_the_environment_is_one_sentence(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("BPEVIZ_CLASSES_PER_ADDRESS", "lots")
+    monkeypatch.setattr("sys.argv", ["serve.py"])
+    with pytest.raises(SystemExit) as exited:
+        serve.main()
+    said = capsys.readouterr().err
+    assert exited.value.code == 2 and "'lots'" in said and "Traceback" not in said

@@ -8,8 +8,10 @@ record (``tokendata.tokens_data``), and what the engine says they must give:
 every token's whole entry (``tokendata.token_entry``), the quiz's choices (``quiz_order`` over
 ``History.pair_top``) and which of them are right (the merge and every pair tied with it,
 ``History.tied_pairs``), each token's build tree (the merge list), and the characters that
-split tokens spell (cut where UTF-8 characters start in the text). Then ``node --test
-tests/js`` checks ``record.js`` against them. Node is Debian's ``nodejs``
+split tokens spell (cut where UTF-8 characters start in the text); and ``worked.json``, the
+outlines of ``aaabdaaabac`` counted by hand; and ``link.json``, the Step page's link names
+(``bpeviz.app.step_view.LINK``). Then ``node --test tests/js`` checks ``record.js``
+against them. Node is Debian's ``nodejs``
 (``scripts/install_system_deps.sh``); without it these skip, and fail under
 ``BPEVIZ_REQUIRE_BROWSER=1``.
 """
@@ -28,6 +30,7 @@ from typing import Any, NoReturn
 import pytest
 from step_outline import step_outline
 
+from bpeviz.app.step_view import LINK
 from bpeviz.history import History, train
 from bpeviz.stepdata import TOP_PAIRS, payload, quiz_order
 from bpeviz.tokendata import token_entry, token_parents, tokens_data
@@ -42,6 +45,18 @@ CASES = {
     "end of word": ("low lower lowest newer wider " * 10, 300, "words", True),
     "emoji and accents, gpt4": ("café 🙂🙂 naïve 🙂 café\n\nnaïve" * 6, 330, "gpt4", False),
 }
+
+# The Step page's outlines of the Wikipedia example, counted by hand (rule first; the oracle,
+# tests/step_outline.py, is held to the same counts in tests/test_step_outline.py):
+# [step, "before"/"after", marks]. Step 0: a+a where merge 1 replaces it (the overlapping
+# third "a" of each "aaa" is not replaced); after merge 1 (aa|a|b|d|aa|a|b|a|c) its two new
+# tokens; before merge 2 (aa + a) both halves of its two occurrences.
+WORKED_TEXT = "aaabdaaabac"
+WORKED_OUTLINES = [
+    [0, "after", ["ps", "pe", "", "", "", "ps", "pe", "", "", "", ""]],
+    [1, "after", ["new", "", "", "", "new", "", "", "", ""]],
+    [2, "before", ["ps", "pe", "", "", "ps", "pe", "", "", ""]],
+]
 
 
 def tree(history: History, token_id: int) -> list[Any]:
@@ -124,6 +139,13 @@ def test_the_browsers_pure_functions_agree_with_the_engine(node: str, tmp_path: 
     (tmp_path / "lesson_keys.mjs").write_text(asset("lesson_keys.js"), encoding="utf-8")
     cases = {name: case(*settings) for name, settings in CASES.items()}
     (tmp_path / "cases.json").write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
+    worked = {
+        "record": payload(train(WORKED_TEXT, 259, top_pairs=TOP_PAIRS)),
+        "outlines": WORKED_OUTLINES,
+    }
+    (tmp_path / "worked.json").write_text(json.dumps(worked), encoding="utf-8")
+    # the link's names and defaults, as the Step page gives them to the view (address.test.mjs)
+    (tmp_path / "link.json").write_text(json.dumps(LINK), encoding="utf-8")
     # the palette colour of ids 0..99 as Python colours a chip (bpeviz.web.chip_html)
     colours = [colour_index(token_id) for token_id in range(100)]
     (tmp_path / "colours.json").write_text(json.dumps(colours), encoding="utf-8")

@@ -32,7 +32,7 @@ from bpeviz.app.lesson import (
 )
 from bpeviz.app.links import whole_number
 from bpeviz.app.settings import Message
-from bpeviz.app.state import KEY_LINK_MESSAGES, presentation_mode
+from bpeviz.app.state import KEY_LINK_MESSAGES, KEY_PAGE_SETTINGS, presentation_mode
 from bpeviz.web import asset
 
 LINK_LESSON, LINK_FILE, LINK_SLIDE = "lesson", "lesson_file", "slide"
@@ -74,8 +74,10 @@ def apply_slide(index: int) -> None:
     lesson, _ = held
     index = min(max(index, 0), len(lesson.slides) - 1)
     state, dropped = slide_state(lesson.slides[index])
+    kept = st.session_state.get(KEY_PAGE_SETTINGS, {})  # a live class's: the slide's now
     for key in dropped:
         st.session_state.pop(key, None)
+        kept.pop(key, None)
     for box in TEXT_BOXES:  # a text box takes the slide's text (or its default) afresh
         st.session_state[f"_seeded_{box}"] = box in state
     st.session_state.update(state)

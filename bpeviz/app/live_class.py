@@ -18,25 +18,30 @@ import base64
 import secrets
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import streamlit as st
 
+from bpeviz.app.class_results import checked_results, results_csv, results_json
 from bpeviz.app.lesson import PARAMS, TEXT_BOXES
+from bpeviz.app.lesson_view import current_lesson
 from bpeviz.app.settings import KEY_SOURCE, STATE_KEYS, Message
-from bpeviz.app.state import KEY_STEP, KEY_UPLOADED
+from bpeviz.app.state import KEY_PAGE_SETTINGS, KEY_STEP, KEY_UPLOADED
 from bpeviz.app.step_view import component
 from bpeviz.classroom.codes import TOO_MANY, client_address, normal_code
 from bpeviz.classroom.hub import current_hub, run_id
-from bpeviz.classroom.state import ENDED, PAGES, ClassError, View
+from bpeviz.classroom.public_url import PublicUrlError, is_loopback, loopback_warning, public_url
+from bpeviz.classroom.state import ENDED, MAX_TITLE_CHARS, PAGES, ClassError, View
+from bpeviz.readable import counted
 
 KEY_CLASS = "class"  # the query parameter: "new", or a class's code
 KEY_HELD = "_live_class"  # this session's class: {"code", "role", "key"?, "checked"?}
 KEY_BAR = "class_bar"  # the class bar's component
 KEY_TYPED = "class_code"  # the sidebar's box for a code read off the projector
 KEY_ENDED = "_live_class_ended"  # the class ended: say so once
-KEY_PAGE_SETTINGS = "_live_class_pages"  # the teacher's page settings, as last seen
 KEY_FOLLOW_PAGE = "_live_class_follow"  # a student took the teacher's run: go to this page
 KEY_JOINER = "_live_class_joiner"  # this session's name for the limit on wrong codes
+KEY_RESULTS = "_live_class_results"  # (code, questions): the teacher's class's results
 
 # The pages' settings a class shares (the Step page's own travel in the view, no rerun).
 PAGE_KEYS = tuple(key for key, param in PARAMS.items() if param.pages and "step" not in param.pages)
@@ -75,11 +80,14 @@ def _give_run(run: Mapping[str, Any]) -> None:
     for key, value in run.get("state", {}).items():
         if key in STATE_KEYS:
             state[key] = value
-    for key, value in run.get("pages", {}).items():
-        if key in PAGE_KEYS:
-            state[key] = value
+    pages = run.get("pages", {})
+    for key in PAGE_KEYS:
+        if key in pages:
+            state[key] = pages[key]
             if key in TEXT_BOXES:  # the box shows this text, not the one it was seeded with
                 state[f"_seeded_{key}"] = True
+        else:  # the class's run leaves it to its default (slide 2's "Token ids" stays there)
+            state.pop(key, None)
     upload = run.get("upload")
     if upload:
         state[KEY_UPLOADED] = (upload[0], base64.b64decode(upload[1]))
@@ -102,6 +110,44 @@ def _follow_run() -> None:
         st.session_state[KEY_FOLLOW_PAGE] = asked["page"]
 
 
+def _keep_results() -> None:
+    """The class bar's callback: the teacher's browser has the class's results (a question
+    revealed, or a reload): keep them for the downloads, during and after class."""
+    held = held_class()
+    raw = getattr(st.session_state.get(KEY_BAR), "results", None)
+    if held is not None and held["role"] == "teacher":
+        st.session_state[KEY_RESULTS] = (held["code"], checked_results(raw))
+
+
+def results_downloads() -> None:
+    """The class's results as CSV and JSON, for the teacher (kept after the class ends), in
+    the sidebar: the teacher's laptop, not the projected page."""
+    kept = st.session_state.get(KEY_RESULTS)
+    if not kept or not kept[1]:
+        return
+    code, questions = kept
+    with st.sidebar.container(horizontal=True, gap="small", key="class_results"):
+        label = counted(len(questions), "question")
+        st.download_button(
+            f"Class results, {label} (CSV)",
+            data=lambda: results_csv(questions),
+            file_name=f"class_{code}_results.csv",
+            mime="text/csv",
+            key="class_results_csv",
+            on_click="ignore",
+        )
+        st.download_button(
+            "(JSON)",
+            data=lambda: results_json(code, questions),
+            file_name=f"class_{code}_results.json",
+            mime="application/json",
+            key="class_results_json",
+            on_click="ignore",
+            help="The same results as JSON: per question the pairs, the right ones, the "
+            "counts and each student's answer.",
+        )
+
+
 def _publish_run(held: dict[str, Any]) -> str:
     """The teacher's run, stored for the class when it changed; its name for the views."""
     run = _run_of_session()
@@ -113,6 +159,30 @@ def _publish_run(held: dict[str, Any]) -> str:
             return str(held.get("run", ""))
         held["run"] = name
     return name
+
+
+def _join_base() -> tuple[str, str]:
+    """The address of the join link and QR code (:mod:`bpeviz.classroom.public_url`), and
+    what the teacher's bar warns about it: a loopback address no student reaches, or a
+    public address set wrong (then the teacher's own is used)."""
+    parts = urlsplit(st.context.url or "")
+    own = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
+    try:
+        base = public_url() or own
+    except PublicUrlError as error:
+        return own, str(error)
+    return base, loopback_warning(base) if base and is_loopback(base) else ""
+
+
+def _slide_shown() -> dict[str, Any] | None:
+    """The lesson's slide the teacher shows, for the students' bar: its number, the count
+    and its title (as the class's view checks it, :meth:`View.check_slide`)."""
+    held = current_lesson()
+    if held is None:
+        return None
+    lesson, index = held
+    title = lesson.slides[index].title[:MAX_TITLE_CHARS]
+    return {"slide": index + 1, "slides": len(lesson.slides), "title": title}
 
 
 def joiner() -> tuple[str, str]:
@@ -221,6 +291,7 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
     if held is None:
         if st.session_state.pop(KEY_ENDED, False):
             st.info("The live class has ended. Everything here is yours to explore.")
+        results_downloads()  # a teacher's class that ended: its results stay
         return
     data: dict[str, Any] = {
         "kind": "class",
@@ -232,6 +303,10 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
     if held["role"] == "teacher":
         data["key"] = held["key"]
         data["run"] = _publish_run(held)
+        data["slide"] = _slide_shown()
+        data["join"], data["warning"] = _join_base()
+        kept = st.session_state.get(KEY_RESULTS)
+        data["results"] = len(kept[1]) if kept and kept[0] == held["code"] else 0
     else:
         data["run"] = held.get("run", "")
     result = component(
@@ -241,6 +316,7 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         on_go_change=lambda: None,
         on_left_change=lambda: None,
         on_run_change=_follow_run,
+        on_results_change=_keep_results,
     )
     claimed = result.get("teacher") if result else None
     if held["role"] != "teacher" and isinstance(claimed, dict) and not held.get("checked"):
@@ -249,6 +325,8 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         if isinstance(key, str) and current_hub().is_teacher(held["code"], key):
             held.update(role="teacher", key=key)
         st.rerun()
+    if held["role"] == "teacher":
+        results_downloads()
     if result and result.get("left"):
         if result.get("left") == "ended":
             st.session_state[KEY_ENDED] = True

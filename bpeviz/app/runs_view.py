@@ -6,16 +6,17 @@
 - :func:`curve_end_sentence`: where a run's compression curve ends, and why;
 - :func:`own_cut_marks`: which tokens to outline in each run's text.
 
-Everything from the user's text is escaped here (``spans.esc``); what is left out is
+Everything from the user's text is escaped here (``html.escape``); what is left out is
 drawing it (``st.html`` on the page; the text's tokens: :mod:`bpeviz.app.token_view`).
 """
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 
 from bpeviz.app.runs import RUN_NAMES, FirstDifference, Merge, RunSettings, cut_by
-from bpeviz.app.spans import esc
 from bpeviz.narration import quoted
 from bpeviz.readable import counted, readable, times
 from bpeviz.record import Mark
@@ -87,7 +88,7 @@ def _merge_line(name: str, merge: Merge | None, last: int) -> str:
         )
     return (
         f'<div class="bpe-run-line" style="{_LINE_STYLE}">'
-        f'<span class="bpe-op">{esc(name)}</span>{content}</div>'
+        f'<span class="bpe-op">{html.escape(name)}</span>{content}</div>'
     )
 
 
@@ -111,7 +112,7 @@ def difference_html(
             if merge_counts[0]
             else "Neither run makes a merge: the text has no pair of tokens to join."
         )
-        body = [f"<p>{esc(same)}</p>"]
+        body = [f"<p>{html.escape(same)}</p>"]
     else:
         title = f"The runs part at merge {difference.step:,}"
         body = [
@@ -124,11 +125,11 @@ def difference_html(
             same = (
                 "Merge 1 is" if difference.step == 2 else f"Merges 1 to {difference.step - 1:,} are"
             )
-            body.append(f"<p>{esc(same)} the same in both.</p>")
+            body.append(f"<p>{html.escape(same)} the same in both.</p>")
         if reason:
-            body.append(f"<p>{esc(reason)}</p>")
+            body.append(f"<p>{html.escape(reason)}</p>")
     return (
-        f'<div class="bpe-card"><h2 class="bpe-card-title">{esc(title)}</h2>'
+        f'<div class="bpe-card"><h2 class="bpe-card-title">{html.escape(title)}</h2>'
         + "".join(body)
         + "</div>"
     )

@@ -30,6 +30,9 @@ KEY_UPLOADED = "_uploaded"  # (name, bytes) kept after the uploader is hidden
 KEY_INITIALISED = "_bpeviz_initialised"
 KEY_LINK_MESSAGES = "_link_messages"
 KEY_IMPORTED = "_imported_tokenizer"
+# A live class's teacher: the pages' settings as last seen (a page not drawn drops its widgets'
+# state); a lesson's slide resets those it leaves to their defaults.
+KEY_PAGE_SETTINGS = "_live_class_pages"
 
 
 @st.cache_resource(show_spinner=False)

@@ -14,6 +14,9 @@ from bpeviz.web import stylesheets
 
 # Below this width (the main area's, sidebar or not) side-by-side panes stack; see widgets.columns.
 STACK_BELOW_PX = 640
+# Streamlit's header (stHeader: 60 px, over the main area's top as it scrolls): a phone's sticky
+# step bar stops below it, where a tap reaches the bar and not the header.
+HEADER_HEIGHT = "3.75rem"
 
 
 def stylesheet(*, presentation: bool = False) -> str:
@@ -24,6 +27,7 @@ def stylesheet(*, presentation: bool = False) -> str:
 [data-testid="stButtonGroup"] button[aria-checked="true"]::before{{content:"✓";margin-right:.3em;}}
 .bpe-step h2{{scroll-margin-top:0;}}
 .stMainBlockContainer{{padding-top:3.5rem;}}
+.stMain .bpe-step{{--bpe-bar-top:{HEADER_HEIGHT};}}
 [data-testid="stCode"] code{{overflow-wrap:anywhere;}}
 [class*="st-key-stack_"]{{container-type:inline-size;}}
 @container (max-width:{STACK_BELOW_PX}px){{
@@ -79,6 +83,9 @@ def stylesheet(*, presentation: bool = False) -> str:
  font-size:1.15rem;}
 .bpe-chart{max-width:none;}
 .bpe-tick{font-size:16px;}
+/* the live class's strip (its join panel folded) takes one thin line above the slide */
+.bpe-class{padding:.1rem .8rem;margin:0;}
+.bpe-class-row .bpe-button{padding:.1rem .6rem;}
 """
     return f"<style>{css}</style>"
 

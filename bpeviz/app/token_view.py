@@ -8,13 +8,13 @@ trace's row labels), one component per ``key``.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
 
 from bpeviz.app.inert import escape_markdown
-from bpeviz.app.spans import esc
 from bpeviz.app.step_view import component
 from bpeviz.app.trace import TraceLine
 from bpeviz.formats.hf_models import ENGINE, LibraryTokenizer
@@ -75,7 +75,7 @@ def show_trace(
     tokens each merge made outlined), and how many rows were left out."""
     with st.container(gap=None, key=f"{key}_rows"):
         for index, line in enumerate(lines):
-            st.html(f'<span class="bpe-trace-label">{esc(line.name)}</span>')
+            st.html(f'<span class="bpe-trace-label">{html.escape(line.name)}</span>')
             show_tokens(
                 tokenizer,
                 line.ids,

@@ -5,10 +5,11 @@ tokens, see :func:`bpeviz.app.token_view.show_trace`) and the summary above it a
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bpeviz.app.spans import esc, token_label
+from bpeviz.app.spans import token_label
 from bpeviz.corpus import END_OF_WORD_ID
 from bpeviz.narration import quoted
 from bpeviz.pretokenize import to_bytes
@@ -166,11 +167,11 @@ def trace_summary_html(word: bytes, trace: Sequence[TraceStep], encoded: Sequenc
         sentence = f"{name} is {tokens}."
     else:
         sentence = f"{name} is {tokens}: no learned merge applies to its {size}."
-    parts = [f'<p class="bpe-summary">{esc(sentence)}</p>']
+    parts = [f'<p class="bpe-summary">{html.escape(sentence)}</p>']
     if whole:
         note = (
             f"The tokenizer takes {name} whole, as tiktoken does, because it is itself a token "
             f"(id {encoded[0]:,}); the replay below shows what the merges alone make of it."
         )
-        parts.append(f'<p class="bpe-tie">{esc(note)}</p>')
+        parts.append(f'<p class="bpe-tie">{html.escape(note)}</p>')
     return "".join(parts)

@@ -5,6 +5,7 @@ captions, charts, short tables, columns and a text area that travels in the link
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import pandas as pd
@@ -14,7 +15,6 @@ from bpeviz.app import charts
 from bpeviz.app.inert import escape_markdown, visible_bidi
 from bpeviz.app.links import MAX_LINK_TEXT_CHARS
 from bpeviz.app.settings import Message
-from bpeviz.app.spans import esc
 from bpeviz.app.state import (
     KEY_LINK_MESSAGES,
     keep_long_text,
@@ -36,7 +36,7 @@ def show_messages(messages: list[Message]) -> None:
 def caption(text: str) -> None:
     """A caption whose text is shown literally (it may hold a file name or token text), its
     bidirectional controls as ``\\u202e`` (they would reorder the rest of the line)."""
-    st.html(f'<p class="bpe-caption">{esc(visible_bidi(text))}</p>')
+    st.html(f'<p class="bpe-caption">{html.escape(visible_bidi(text))}</p>')
 
 
 def show_link_messages() -> None:

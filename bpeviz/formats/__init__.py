@@ -4,8 +4,8 @@
 with what they share in :mod:`~bpeviz.formats.common`.
 
 Every format has pure functions on file contents (``to_*`` returns ``str``, ``from_*`` takes
-``str`` or ``bytes``) and thin path helpers (``save_*`` / ``load_*``). :func:`load_model_file`
-picks the reader for an uploaded file.
+``str`` or ``bytes``); the caller opens the files (the CLI, the app's download and upload).
+:func:`load_model_file` picks the reader for an uploaded file.
 
 Reading never trusts the file: anything malformed raises ``ValueError`` naming the file, the
 line and what was expected. Writing refuses what a format cannot hold instead of approximating

@@ -8,7 +8,6 @@ import json
 import re
 import unicodedata
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from bpeviz.tokenizer import MERGE, Tokenizer, pretokenizer_for_pattern
@@ -138,16 +137,6 @@ def check_unique_bytes(tokenizer: Tokenizer, kind: str) -> None:
                 "Save the model as a minbpe .model instead."
             )
         seen[token] = token_id
-
-
-def write_text(path: Path, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="") as file:
-        file.write(text)
-
-
-def read_file_bytes(path: str | Path) -> bytes:
-    with open(path, "rb") as file:
-        return file.read()
 
 
 def merge_tokenizer(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 from bpeviz.formats.common import (
     check_representable,
@@ -18,10 +17,8 @@ from bpeviz.formats.common import (
     merge_tokenizer,
     parse_json,
     preview,
-    read_file_bytes,
     require_merges,
     split_lines,
-    write_text,
 )
 from bpeviz.pretokenize import GPT2_SPLIT_PATTERN
 from bpeviz.tokenizer import Tokenizer
@@ -194,16 +191,4 @@ def _merge_lines(text: str) -> Iterator[tuple[int, str]]:
             yield number, line
 
 
-def save_gpt2(tokenizer: Tokenizer, vocab_path: str | Path, merges_path: str | Path) -> None:
-    """Write GPT-2's ``vocab.json`` and ``merges.txt``."""
-    vocab_json, merges_txt = to_gpt2_files(tokenizer)
-    write_text(Path(vocab_path), vocab_json)
-    write_text(Path(merges_path), merges_txt)
 
-
-def load_gpt2(
-    vocab_path: str | Path, merges_path: str | Path, *, pattern: str = GPT2_SPLIT_PATTERN
-) -> Tokenizer:
-    """Read GPT-2's ``vocab.json`` and ``merges.txt`` from disk."""
-    vocab_json, merges_txt = read_file_bytes(vocab_path), read_file_bytes(merges_path)
-    return from_gpt2_files(vocab_json, merges_txt, pattern=pattern)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from bpeviz.formats.common import (
@@ -32,9 +31,7 @@ from bpeviz.formats.common import (
     check_unique_bytes,
     merge_tokenizer,
     parse_json,
-    read_file_bytes,
     require_merges,
-    write_text,
 )
 from bpeviz.formats.gpt2 import bytes_to_unicode
 from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, SPLIT_PATTERNS
@@ -152,9 +149,6 @@ def to_hf_json(tokenizer: Tokenizer) -> str:
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 
 
-def save_hf_json(tokenizer: Tokenizer, path: str | Path) -> None:
-    """Write a ``tokenizer.json``."""
-    write_text(Path(path), to_hf_json(tokenizer))
 
 
 # ---- reading ------------------------------------------------------------------------------
@@ -185,9 +179,6 @@ def from_hf_json(data: str | bytes) -> Tokenizer:
     return merge_tokenizer(byte_ids, merges, pattern, specials)
 
 
-def load_hf_json(path: str | Path) -> Tokenizer:
-    """Read a ``tokenizer.json`` from disk."""
-    return from_hf_json(read_file_bytes(path))
 
 
 def _parse(data: str | bytes) -> dict[str, Any]:

@@ -8,18 +8,14 @@ it is written, never read.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from bpeviz.formats.common import (
     NUMBER,
     check_representable,
     decode_text,
     preview,
-    read_file_bytes,
     render_token,
     require_merges,
     split_lines,
-    write_text,
 )
 from bpeviz.pretokenize import check_split_pattern, to_bytes
 from bpeviz.tokenizer import Tokenizer, pretokenizer_for_pattern
@@ -222,15 +218,4 @@ def _model_merges(lines: list[str], first_line: int) -> list[tuple[int, int]]:
     return pairs
 
 
-def save_minbpe(tokenizer: Tokenizer, prefix: str | Path) -> tuple[Path, Path]:
-    """Write ``prefix.model`` and ``prefix.vocab`` (as minbpe's ``save(prefix)``)."""
-    model_text = to_minbpe_model(tokenizer)  # check before writing anything
-    model_path, vocab_path = Path(f"{prefix}.model"), Path(f"{prefix}.vocab")
-    write_text(model_path, model_text)
-    write_text(vocab_path, to_minbpe_vocab(tokenizer))
-    return model_path, vocab_path
 
-
-def load_minbpe(path: str | Path) -> Tokenizer:
-    """Read a minbpe ``.model`` file from disk."""
-    return from_minbpe_model(read_file_bytes(path))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from pathlib import Path
 
 from bpeviz.formats.common import (
     NUMBER,
@@ -17,9 +16,7 @@ from bpeviz.formats.common import (
     check_unique_bytes,
     decode_text,
     preview,
-    read_file_bytes,
     split_lines,
-    write_text,
 )
 from bpeviz.formats.minbpe import render_token
 from bpeviz.pretokenize import GPT4_SPLIT_PATTERN
@@ -128,19 +125,8 @@ def from_tiktoken(
     return Tokenizer.from_ranks(ranks, pattern=pattern, special_tokens=special_tokens)
 
 
-def save_tiktoken(tokenizer: Tokenizer, path: str | Path) -> None:
-    """Write a ``.tiktoken`` ranks file."""
-    write_text(Path(path), to_tiktoken(tokenizer))
 
 
-def load_tiktoken(
-    path: str | Path,
-    *,
-    pattern: str = GPT4_SPLIT_PATTERN,
-    special_tokens: dict[str, int] | None = None,
-) -> Tokenizer:
-    """Read a ``.tiktoken`` ranks file from disk."""
-    return from_tiktoken(read_file_bytes(path), pattern=pattern, special_tokens=special_tokens)
 
 
 TIKTOKEN_LINE = re.compile(rb"[A-Za-z0-9+/=]+ [0-9]+\r?\n")

@@ -24,7 +24,7 @@ from typing import Any
 from bpeviz import record
 from bpeviz.narration import quoted
 from bpeviz.pretokenize import END_OF_WORD
-from bpeviz.readable import WHITESPACE_NAMES
+from bpeviz.readable import WHITESPACE
 
 SCRIPTS = (  # each file uses only what it or an earlier one defines (tests/test_web_js.py)
     "record.js",
@@ -35,6 +35,7 @@ SCRIPTS = (  # each file uses only what it or an earlier one defines (tests/test
     "panels.js",
     "quiz.js",
     "live_quiz.js",
+    "class_results.js",
     "controls.js",
     "address.js",
     "step_view.js",
@@ -117,8 +118,8 @@ def constants() -> str:
         f"const MARK = {json.dumps(_public(record.Mark))};",
         f"const JOINED = {record.JOINED};",
         f"const END_OF_WORD = {json.dumps(END_OF_WORD)};",
+        f"const WHITESPACE = {json.dumps({symbol: name for _, symbol, name in WHITESPACE})};",
         f"const PALETTE_SIZE = {len(PALETTE)};",
-        f"const WHITESPACE_NAMES = {json.dumps(WHITESPACE_NAMES, ensure_ascii=False)};",
         f"const quoted = (text) => `{opening}${{text}}{closing}`;",
     ]
     return "// Written by bpeviz.web.constants from the Python definitions.\n" + "\n".join(lines)

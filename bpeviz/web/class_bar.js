@@ -5,15 +5,27 @@
 // The code as a projector shows it: groups of three.
 const spacedCode = (code) => code.match(/.{1,3}/g).join(" ");
 
-function joinLink(code) {
-  return `${location.origin}/?class=${code}`;
+// The join link: from the address students reach (the app's BPEVIZ_PUBLIC_URL), else this
+// page's own.
+function joinLink(code, base) {
+  return `${base || location.origin}/?class=${code}`;
 }
 
 // The teacher's bar: built once (its buttons keep keyboard focus, the QR code is fetched
-// once), its counts, score, join panel and board patched in place on every change.
+// once), its counts, score, join panel and board patched in place on every change. Once the
+// first students are in, the join panel folds into the bar's one line (the code, the count,
+// "Show join code"), so that the slide has the projector's first screen; the teacher can
+// open it again.
 function teacherBar(link, parts) {
   if (!parts.bar) buildTeacherBar(link, parts);
+  if (link.connected > 0 && !parts.folded) {
+    parts.folded = true;
+    parts.joinOpen = false;
+  }
   const at = parts.teacher;
+  // (said until students are in: they found the way)
+  at.warning.textContent = parts.warning || "";
+  at.warning.hidden = !parts.warning || parts.folded;
   // the count is the server's, of live sockets; while this page is away from it, the last heard
   const count = `${counted(link.connected, "student")} connected${link.status === "live" ? "" : " (last known)"}`;
   if (at.count.textContent !== count) at.count.textContent = count;
@@ -22,12 +34,21 @@ function teacherBar(link, parts) {
   at.joinButton.textContent = parts.joinOpen ? "Hide join code" : "Show join code";
   at.joinButton.setAttribute("aria-expanded", String(parts.joinOpen));
   at.join.hidden = !parts.joinOpen;
+  // The board of best scores, by nickname: only when the teacher shows it (never zero scores:
+  // the server leaves those out).
+  at.boardButton.textContent = parts.showBoard ? "Hide best scores" : "Show best scores";
+  at.boardButton.setAttribute("aria-pressed", String(Boolean(parts.showBoard)));
+  at.boardButton.hidden = !link.board.length;
+  if (link.results.length !== parts.resultsTold) {
+    parts.resultsTold = link.results.length; // the app offers them as CSV and JSON
+    parts.report("results", link.results);
+  }
   const entries = link.board.map((entry) => `${entry.nick}: ${number(entry.right)} of ${number(entry.answered)}`);
   if (entries.join("\n") !== at.drawnBoard) {
     at.drawnBoard = entries.join("\n");
     at.board.replaceChildren(...entries.map((words) => el("li", "", words)));
   }
-  at.board.hidden = !entries.length;
+  at.board.hidden = !entries.length || !parts.showBoard;
   return parts.bar;
 }
 
@@ -42,56 +63,101 @@ function buildTeacherBar(link, parts) {
     parts.redraw();
   });
   const end = button("End class", "End the class for everyone.", () => {
-    if (confirm("End the class for every student?")) link.end();
+    const kept = link.results.length ? ` Its results (${counted(link.results.length, "question")}) stay here to download.` : "";
+    if (confirm(`End the class for every student?${kept}`)) link.end();
+  });
+  const boardButton = button("Show best scores", "The nicknames with the most right answers, on screen.", () => {
+    parts.showBoard = !parts.showBoard;
+    parts.redraw();
   });
   const score = el("span", "bpe-class-score");
-  row.append(el("span", "bpe-class-title", "Live class"), el("span", "bpe-class-code-small", spacedCode(link.code)), count, joinButton, end, score);
+  row.append(el("span", "bpe-class-title", "Live class"), el("span", "bpe-class-code-small", spacedCode(link.code)), count, joinButton, end, boardButton, score);
   const join = el("div", "bpe-class-join");
   const words = el("div", "bpe-class-join-words");
-  words.append(el("p", "bpe-class-join-hint", "Join the class: open"), el("p", "bpe-class-link", joinLink(link.code)), el("p", "bpe-class-join-hint", "or go to the app and enter the code"));
+  words.append(el("p", "bpe-class-join-hint", "Join the class: open"), el("p", "bpe-class-link", joinLink(link.code, parts.joinBase)), el("p", "bpe-class-join-hint", "or go to the app and enter the code"));
   const code = el("p", "bpe-class-code", spacedCode(link.code));
   code.setAttribute("aria-label", `Class code ${link.code.split("").join(" ")}`);
   words.append(code);
   const qr = el("img", "bpe-class-qr");
   qr.src = `/api/class/${link.code}/qr.svg`;
-  qr.alt = `QR code of the join link ${joinLink(link.code)}`;
+  qr.alt = `QR code of the join link ${joinLink(link.code, parts.joinBase)}`;
   join.append(words, qr);
   const board = el("ol", "bpe-class-board");
   board.setAttribute("aria-label", "Best scores");
-  bar.append(row, join, board);
+  // A join link no student can open (a loopback address) is said in words, with what to set.
+  const warning = el("p", "bpe-class-warning");
+  warning.setAttribute("role", "alert");
+  bar.append(row, warning, join, board);
   parts.bar = bar;
-  parts.teacher = { count, score, joinButton, join, board, drawnBoard: null };
+  parts.teacher = { count, score, joinButton, boardButton, join, board, warning, drawnBoard: null };
 }
 
+// The slide the teacher shows, in words (a lesson's slide, else nothing): "Slide 3 of 14:
+// Counting pairs". The title is the teacher's text: it reaches the page as text.
+function slideWords(view) {
+  if (!view || !view.slide) return "";
+  return `Slide ${number(view.slide)} of ${number(view.slides)}${view.title ? `: ${view.title}` : ""}`;
+}
+
+// Words that a phone's one-line bar leaves out (the stylesheet hides .bpe-class-wide there).
+const wide = (words) => el("span", "bpe-class-wide", words);
+
 // A student's bar: built once (the nickname box keeps what is typed and its focus), its
-// mode and score drawn again on every change.
+// mode, slide and score drawn again on every change. On a phone it is one line: the slide,
+// the mode and its button; the code, nickname and Leave wait behind "⋯".
 function studentBar(link, parts) {
   if (!parts.bar) {
     const bar = el("section", "bpe-class bpe-class-student");
     bar.setAttribute("aria-label", "Live class");
     const row = el("div", "bpe-class-row");
-    parts.moving = el("span", "bpe-class-row");
+    parts.slide = el("span", "bpe-class-slide");
+    parts.moving = el("span", "bpe-class-row bpe-class-moving");
     const nick = el("input", "bpe-class-nick");
     Object.assign(nick, { type: "text", maxLength: 24, placeholder: "Nickname (optional)", value: link.me.nick || "" });
     nick.setAttribute("aria-label", "Nickname shown on the teacher's screen (optional)");
     nick.addEventListener("change", () => link.rename(nick.value));
     parts.score = el("span", "bpe-class-score");
-    row.append(el("span", "bpe-class-title", `Live class ${spacedCode(link.code)}`), parts.moving, nick, parts.score);
-    row.append(button("Leave the class", "Stop following; your own settings come back on the next page.", () => parts.leave()));
+    const extra = el("span", "bpe-class-row bpe-class-extra");
+    extra.append(el("span", "bpe-class-title", `Live class ${spacedCode(link.code)}`), nick, parts.score);
+    extra.append(button("Leave the class", "Stop following; your own settings come back on the next page.", () => parts.leave()));
+    const more = button("⋯", "The class's code, your nickname, your score and Leave.", () => {
+      const open = bar.classList.toggle("bpe-class-more-open");
+      more.setAttribute("aria-expanded", String(open));
+    });
+    more.classList.add("bpe-class-more");
+    more.setAttribute("aria-label", "More about the class");
+    more.setAttribute("aria-expanded", "false");
+    row.append(parts.slide, parts.moving, more, extra);
     bar.append(row);
     parts.bar = bar;
   }
-  const mode = el("strong", link.following ? "bpe-class-mode bpe-following" : "bpe-class-mode bpe-exploring", link.following ? "● Following the teacher" : "○ Exploring on my own");
+  const words = slideWords(link.view);
+  if (parts.slide.textContent !== words) parts.slide.textContent = words;
+  parts.slide.hidden = !words;
+  const mode = el("strong", link.following ? "bpe-class-mode bpe-following" : "bpe-class-mode bpe-exploring");
+  mode.append(link.following ? "● Following" : "○ Exploring", wide(link.following ? " the teacher" : " on my own"));
   mode.setAttribute("aria-live", "polite");
   const toggle = link.following
-    ? button("Explore on my own", "Step freely; the teacher's steps no longer move your view.", () => link.explore())
-    : button("Follow the teacher", "Back to the teacher's view, and follow it.", () => {
+    ? button("Explore", "Step freely; the teacher's steps no longer move your view.", () => link.explore())
+    : button("Follow", "Back to the teacher's view, and follow it.", () => {
+        parts.asked = parts.askedRun = null; // ask again: the teacher's run, then page
         link.follow();
         parts.go();
       }, true);
+  toggle.append(wide(link.following ? " on my own" : " the teacher"));
   parts.moving.replaceChildren(mode, toggle);
   parts.score.textContent = link.me.answered ? `You: ${number(link.me.right)} of ${number(link.me.answered)} right` : "";
   return parts.bar;
+}
+
+// A phone that joined with the sidebar open (the code typed there) gets the page back: the
+// sidebar, lying over the page, is closed once.
+function closeSidebarOverPage() {
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');
+  if (!sidebar || sidebar.getAttribute("data-collapsed") !== "false") return;
+  if (sidebar.getBoundingClientRect().width < window.innerWidth / 2) return; // beside the page
+  const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button, button[data-testid="stSidebarCollapseButton"]');
+  if (close) close.click();
 }
 
 // What the bar says under its row: the connection while it is not live, else the last
@@ -130,7 +196,13 @@ function mountClassBar(root, data, report) {
     return;
   }
   if (data.role === "teacher" && data.key) storeTeacherKey(data.code, data.key);
+  if (data.role === "student" && window.bpevizSidebarClosed !== data.code) {
+    window.bpevizSidebarClosed = data.code;
+    closeSidebarOverPage();
+  }
   const link = classLink(data.code, data.role, data.key || storedTeacherKey(data.code));
+  const newSlide = link.teacher && JSON.stringify(link.slide || null) !== JSON.stringify(data.slide || null);
+  link.slide = data.slide || null;
   const newRun = link.run !== data.run;
   link.run = data.run || "";
   const held = root.bpevizBar || { joinOpen: data.role === "teacher" && !link.board.length && !link.score.answered, asked: null, askedRun: null };
@@ -140,6 +212,10 @@ function mountClassBar(root, data, report) {
     held.role = data.role;
   }
   held.page = data.page;
+  held.joinBase = data.join || "";
+  held.report = report;
+  if (held.resultsTold === undefined) held.resultsTold = data.results || 0; // what the app has
+  held.warning = data.warning || "";
   // A following student goes where the teacher is: first to the teacher's run (each asked
   // for once: a run the app cannot give is not asked for again), then to the teacher's page.
   held.go = () => {
@@ -182,7 +258,7 @@ function mountClassBar(root, data, report) {
   link.listeners.add(held.redraw);
   // The teacher's page or run changed (a page visit, a slide, a setting): the class hears it
   // now; on the Step page the step view tells the step.
-  if (link.teacher && (newRun || (data.page !== "step" && (!link.view || link.view.page !== data.page)))) {
+  if (link.teacher && (newRun || newSlide || (data.page !== "step" && (!link.view || link.view.page !== data.page)))) {
     const stepView = data.page === "step" && link.stepView && link.stepView.root.isConnected ? link.stepView : null;
     link.show(stepView ? stepView.viewState() : { ...(link.view || { step: 0, when: "after", pieces: false, quiz: false }), page: data.page });
   }

@@ -58,8 +58,11 @@ function stepControls(view) {
   // options.
   const buttons = el("div", "bpe-buttons");
   buttons.append(parts.first, parts.previous, parts.next, parts.last, parts.play);
+  // The merge just made, in one line: a phone's step bar keeps it in sight when the card has
+  // scrolled away (a wide view shows the card beside it instead: the stylesheet hides it).
+  parts.mergeLine = el("p", "bpe-merge-line");
   const bar = el("div", "bpe-step-bar");
-  bar.append(sliderRow, buttons);
+  bar.append(sliderRow, buttons, parts.mergeLine);
   // The full key help below is said to screen readers only: this short line ends the
   // options' row, shown once a keyboard is used in the view (and always on a projector).
   const shortKeys = el("span", "bpe-caption bpe-keys-short", "Keys in view: ← → Home End K");
@@ -71,6 +74,13 @@ function stepControls(view) {
   const keys = el("p", "bpe-caption bpe-keys", "Keys, with focus in this view (click it or Tab into it): ← → one merge, Home End the first and last, K play or pause. In the text, the vocabulary and the build tree: arrows move between tokens, Enter inspects one, Escape closes the inspector.");
   element.append(options, keys);
   return { bar, element, parts };
+}
+
+// The step bar's one line on merge k: "Merge k: “a” + “b” → “ab”".
+function mergeLine(record, k) {
+  if (k === 0) return "Step 0: the text as raw bytes, nothing merged yet.";
+  const { left, right, made } = mergeOf(record, k);
+  return `Merge ${number(k)}: ${pairWords(record.vocab, left, right)} → ${quoted(fullLabel(record.vocab, made))}`;
 }
 
 // The keys of the step view: an action per key, or undefined.

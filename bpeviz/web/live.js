@@ -10,6 +10,7 @@ const SEND_EVERY_MS = 120; // the teacher's view, sent at most this often (autop
 const RETRY_FIRST_MS = 500; // a lost socket's first retry, at most; each next waits twice as long
 const RETRY_MOST_MS = 15000;
 const PROBLEM_SHOWN_MS = 12000; // a refusal stays in the class bar this long (a new one replaces it)
+const NO_SLIDE = { slide: 0, slides: 0, title: "" }; // a view outside a lesson
 const NOT_SENT = "Not connected: your answer was not sent. Answer again when the class is back.";
 
 function storedTeacherKey(code) {
@@ -28,6 +29,13 @@ function storeTeacherKey(code, key) {
   } catch {
     // storage off: the teacher's session still holds the key until the tab closes
   }
+}
+
+// A token of this page (this tab, this load): its reconnects say it, so the server lets the
+// page's old socket go, perhaps half-open after a Wi-Fi drop, instead of counting a new page.
+function pageToken() {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function studentId() {
@@ -65,12 +73,15 @@ export class ClassLink {
     this.following = true;
     this.view = null; // the teacher's view, as last heard
     this.run = ""; // the run this page shows (bpeviz.classroom.hub.run_id), from the app
+    this.slide = null; // the teacher's lesson slide {slide, slides, title}, from the app
     this.resumed = false; // a teacher's view taken from the server on connecting
     this.connected = 0;
     this.question = null; // {step, answered, spread, right_rows, mine, sending}: mine once the server took it
     this.score = { right: 0, answered: 0 };
     this.me = { right: 0, answered: 0, nick: "" };
     this.board = [];
+    this.results = role === "teacher" ? storedResults(code) : []; // class_results.js
+    this.offered = null; // the pairs of the question being revealed: {step, pairs}
     this.status = "connecting";
     this.problem = ""; // the last refusal, for the class bar: said until PROBLEM_SHOWN_MS
     this.problemTimer = null;
@@ -79,6 +90,7 @@ export class ClassLink {
     this.listeners = new Set();
     this.stepView = null;
     this.tries = 0;
+    this.tab = pageToken();
     this.pending = null; // the teacher's latest view, waiting for SEND_EVERY_MS
     this.sentAt = 0;
     this.connect();
@@ -93,10 +105,9 @@ export class ClassLink {
     const socket = new WebSocket(`${scheme}://${location.host}${CLASS_SOCKET}`);
     this.socket = socket;
     socket.addEventListener("open", () => {
-      this.tries = 0;
       const hello = { type: "hello", code: this.code, role: this.role };
       if (this.teacher) hello.key = this.key;
-      else Object.assign(hello, { id: studentId(), nick: this.me.nick || "" });
+      else Object.assign(hello, { id: studentId(), nick: this.me.nick || "", tab: this.tab });
       socket.send(JSON.stringify(hello));
     });
     socket.addEventListener("message", (event) => this.hear(JSON.parse(event.data)));
@@ -139,14 +150,18 @@ export class ClassLink {
 
   hear(message) {
     switch (message.type) {
-      case "welcome":
+      case "welcome": // the class is back (an open alone is not: the server reads the hello after)
+        this.tries = 0;
         this.status = "live";
         this.connected = message.connected;
         this.score = message.score;
         this.question = message.question;
         if (message.me) this.me = { ...this.me, right: message.me.right, answered: message.me.answered, nick: message.me.nick || this.me.nick };
-        if (this.teacher && this.view && this.pending === null) this.send({ type: "view", view: this.view }); // a reconnect: the teacher's view stands
-        else {
+        // The teacher's own view stands (a reconnect, or one shown before the socket opened):
+        // sent now, or by the send already pending (it sends this.view: keep it).
+        if (this.teacher && this.view) {
+          if (this.pending === null) this.send({ type: "view", view: this.view });
+        } else {
           this.view = message.view;
           this.resumed = this.teacher; // a reloaded teacher's step view takes the class's step
         }
@@ -184,6 +199,9 @@ export class ClassLink {
       case "board":
         this.board = message.top;
         break;
+      case "answers": // the teacher's record of a revealed question
+        keepAnswers(this, message);
+        break;
       case "ended":
         this.ended = true;
         this.status = "ended";
@@ -212,7 +230,7 @@ export class ClassLink {
   // every SEND_EVERY_MS.
   show(view) {
     if (!this.teacher) return;
-    view = { ...view, run: this.run };
+    view = { ...view, run: this.run, ...(this.slide || NO_SLIDE) };
     this.view = view;
     const wait = this.sentAt + SEND_EVERY_MS - performance.now();
     if (wait <= 0) {
@@ -230,6 +248,7 @@ export class ClassLink {
   }
 
   reveal(record, k) {
+    this.offered = { step: k, pairs: offeredPairs(record, k) };
     this.send({ type: "reveal", step: k, right_rows: [...rightRows(quizChoices(record, k))] });
   }
 

@@ -12,7 +12,9 @@ function classQuizCard(record, k, link, onNext) {
   }
   const question = link.question && link.question.step === k ? link.question : null;
   const revealed = Boolean(question && question.right_rows);
-  const spread = question && question.spread;
+  // Asks, then tells: while the question is open the projector shows how many answered, not
+  // how they voted (a room copies the majority); the reveal shows the spread to everyone.
+  const spread = revealed && question.spread;
   const mine = question ? question.mine : undefined;
   box.append(focusable(el("h2", "bpe-card-title", `Class quiz: guess merge ${number(k + 1)}`)));
   box.append(quizQuestion(record, k));

@@ -138,14 +138,6 @@ export function tokenSpans(vocab, ids, marks, options = {}) {
   return box;
 }
 
-// The symbols a text's tokens draw for whitespace (bpeviz.readable): a legend names only
-// what is drawn.
-function drawnWhitespace(vocab, ids) {
-  const drawn = new Set();
-  for (const id of ids) for (const char of labelText(vocab[id][VOCAB.label])) if (char in WHITESPACE_NAMES) drawn.add(char);
-  return Object.entries(WHITESPACE_NAMES).filter(([symbol]) => drawn.has(symbol));
-}
-
 // What the outlines and odd spans of a text mean; kind "pair", "new" or null. With
 // options.ids (the spans show ids, not text) byte pieces and whitespace are not drawn, so
 // their keys are left out; whitespace's key shows only when some token draws it.
@@ -171,7 +163,9 @@ function legend(kind, vocab, ids, options = {}) {
     hex.append(el("span", "bpe-hex", "<E3>"));
     item(hex, " a byte that is only part of a character");
   }
-  const whitespace = drawnWhitespace(vocab, unique);
-  if (whitespace.length) item(whitespace.map(([symbol, name]) => `${symbol} ${name}`).join(" · "));
+  // Whitespace symbols (WHITESPACE, bpeviz.readable's table): each one drawn is keyed.
+  const drawn = new Set(unique.flatMap((id) => [...labelText(vocab[id][VOCAB.label])]));
+  const keys = Object.keys(WHITESPACE).filter((symbol) => drawn.has(symbol));
+  if (keys.length) item(keys.map((symbol) => `${symbol} ${WHITESPACE[symbol]}`).join(" · "));
   return row;
 }

@@ -256,6 +256,7 @@ class StepView {
     const merges = this.record.merge_count;
     slider.value = k;
     stepLabel.textContent = `${number(k)} of ${number(merges)}`;
+    this.parts.mergeLine.textContent = mergeLine(this.record, k);
     slider.setAttribute("aria-valuetext", `${number(k)} of ${number(merges)}`);
     first.disabled = previous.disabled = k === 0;
     next.disabled = last.disabled = k >= merges;

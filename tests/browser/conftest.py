@@ -15,10 +15,21 @@ Fixtures
   with console errors collected; its helpers open a page and wait for Streamlit to finish.
 - ``new_page`` (function): a factory of more pages, in new contexts or as tabs beside one.
 - ``screenshots``, ``report_figure``: the screenshot folder; a line for the figures section
-  printed after the run (the classroom test's memory and timings).
+  printed after the run (the classroom test's memory and timings; printed by a run without
+  xdist workers, such as ``make test``'s serial pass, as a worker's lines stay in the worker).
 
-Screenshots go to ``$BPEVIZ_SCREENSHOTS`` (default ``artifacts/screenshots``, git-ignored);
-a failing test also leaves a screenshot of its page under ``failures/`` there.
+Screenshots go to ``$BPEVIZ_SCREENSHOTS`` (default ``artifacts/screenshots``, git-ignored).
+The full-page ones (:meth:`AppPage.screenshot`, a few seconds each) are taken only when that
+variable is set (``make test SCREENSHOTS=artifacts/screenshots``): they are for a person to
+look at, and no test reads them. A failing test leaves a screenshot of its page under
+``failures/`` there, and a passing one removes its own from an earlier run.
+
+In parallel (``pytest -n 2``, as ``make test`` runs), each pytest-xdist worker has its own
+``app_server`` and ``browser``: tests never share a Streamlit session, so they may run side by
+side. A test that loads the machine or measures time (a classroom of browsers, nginx) is marked
+``serial`` (``pytestmark = [pytest.mark.browser, pytest.mark.serial]``): ``make test`` runs those
+in a second pass, alone. A test that starts its own server takes its port from
+:func:`free_port`, never a fixed one.
 
 ``benchmarks/browser_latency.py`` and ``benchmarks/classroom_load.py`` load this file as
 their harness (``start_server``, ``new_app_page``, ``AppPage``...): keep those names.
@@ -29,9 +40,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -151,9 +160,17 @@ def chromium_missing_reason() -> str | None:
 
 
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A free loopback port: ``scripts/serve.py``'s helper, the one every test server uses."""
+    if str(REPO / "tests") not in sys.path:  # the benchmarks load this file on its own
+        sys.path.append(str(REPO / "tests"))
+    from serve_script import load_serve
+
+    return int(load_serve().free_port())
+
+
+def screenshots_kept() -> bool:
+    """Whether full-page screenshots are wanted (``$BPEVIZ_SCREENSHOTS`` is set)."""
+    return bool(os.environ.get("BPEVIZ_SCREENSHOTS"))
 
 
 def http_get(url: str, timeout: float = 5.0) -> str:
@@ -198,11 +215,15 @@ class AppServer:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def log_tail(self, lines: int = 60) -> str:
-        try:
-            text = self.log_path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return "(no server log)"
-        return "\n".join(text.splitlines()[-lines:]) or "(server log is empty)"
+        return server_log_tail(self.log_path, lines)
+
+
+def server_log_tail(log_path: Path, lines: int = 60) -> str:
+    try:
+        text = log_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "(no server log)"
+    return "\n".join(text.splitlines()[-lines:]) or "(server log is empty)"
 
 
 def start_server(
@@ -214,6 +235,8 @@ def start_server(
     options: tuple[str, ...] = (),
 ) -> AppServer:
     """Start the app on a free localhost port and wait until it answers its health check.
+    When the port was taken after :func:`free_port` found it free (another worker's server),
+    it starts again on another (``port`` given: it fails instead).
 
     ``app_dir`` and ``script``: another script, run with the ``.streamlit`` settings of
     its own folder (a test's stand-in for a page with a bug); ``options``: more of
@@ -221,7 +244,17 @@ def start_server(
     benchmarks.
     Raises ``RuntimeError`` with the log when it does not start.
     """
-    port = port or free_port()
+    for _ in range(3 if port is None else 1):
+        server = _start_on(port or free_port(), log_path, app_dir, script, options)
+        if server is not None:
+            return server
+    raise RuntimeError(f"streamlit found its port taken three times:\n{server_log_tail(log_path)}")
+
+
+def _start_on(
+    port: int, log_path: Path, app_dir: Path, script: str, options: tuple[str, ...]
+) -> AppServer | None:
+    """:func:`start_server` on ``port``; ``None`` when Streamlit says the port is in use."""
     command = [
         sys.executable,
         "-m",
@@ -250,6 +283,8 @@ def start_server(
     deadline = time.monotonic() + SERVER_START_SECONDS
     while time.monotonic() < deadline:
         if process.poll() is not None:
+            if f"Port {port} is not available" in server.log_tail():
+                return None
             raise RuntimeError(f"streamlit exited with {process.returncode}:\n{server.log_tail()}")
         if server.healthy():
             return server
@@ -278,7 +313,6 @@ def app_server(
     reason = chromium_missing_reason()
     if reason:
         unavailable(reason)
-    shutil.rmtree(screenshot_dir() / "failures", ignore_errors=True)  # last run's
     server = start_server(tmp_path_factory.mktemp("streamlit") / "server.log")
     try:
         yield server
@@ -589,8 +623,10 @@ class AppPage:
         )
 
     def screenshot(self, path: Path) -> None:
-        """A full-page screenshot of the app (its main area scrolls, not the document)."""
-        full_page_screenshot(self.page, path)
+        """A full-page screenshot of the app (its main area scrolls, not the document), for a
+        person to look at: taken only when :func:`screenshots_kept`."""
+        if screenshots_kept():
+            full_page_screenshot(self.page, path)
 
 
 def full_page_screenshot(page: Any, path: Path) -> None:
@@ -663,7 +699,7 @@ def app(browser: Any, app_server: AppServer, request: pytest.FixtureRequest) -> 
     try:
         yield app_page
     finally:
-        _screenshot_if_failed(request, app_page.page)
+        _failure_screenshot(request, app_page.page)
         app_page.page.context.close()
 
 
@@ -684,19 +720,24 @@ def new_page(
         yield make
     finally:
         for index, app_page in enumerate(opened):
-            _screenshot_if_failed(request, app_page.page, suffix=f"-extra{index}")
+            _failure_screenshot(request, app_page.page, suffix=f"-extra{index}")
         for app_page in opened:
             with contextlib.suppress(Exception):
                 app_page.page.context.close()
 
 
-def _screenshot_if_failed(request: pytest.FixtureRequest, page: Any, suffix: str = "") -> None:
+def _failure_screenshot(request: pytest.FixtureRequest, page: Any, suffix: str = "") -> None:
+    """Screenshot ``page`` under ``failures/`` when the test failed, else remove this test's
+    shot from an earlier run: each test touches only its own file, so parallel workers (and
+    ``make test``'s second pass) never delete another test's evidence."""
     report = getattr(request.node, "rep_call", None)
-    if report is None or not report.failed:
-        return
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
+    path = screenshot_dir() / "failures" / f"{name}{suffix}.png"
+    if report is None or not report.failed:
+        path.unlink(missing_ok=True)
+        return
     with contextlib.suppress(Exception):
-        page.screenshot(path=str(screenshot_dir() / "failures" / f"{name}{suffix}.png"))
+        page.screenshot(path=str(path))
 
 
 # ---- reporting ----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from bpeviz.samples import get_sample
 if TYPE_CHECKING:
     from conftest import AppServer
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.serial]  # the interleaving of a loaded server
 
 TYPED = get_sample("english").text[:3000]
 LINK = {"src": "paste", "vocab": "300", "pretok": "gpt2", "tie": "lexmin"}

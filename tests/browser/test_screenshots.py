@@ -1,8 +1,11 @@
 """Presentation mode, for a projector: every page in large type, screenshots to look at.
 
-``?present=true`` is the link form of the sidebar's "Presentation mode" toggle. Each page is
-saved full page as ``<page>-present.png`` in ``$BPEVIZ_SCREENSHOTS``, and the Step page also
-as the one screen a projector shows (``step-present-screen.png``).
+``?present=true`` is the link form of the sidebar's "Presentation mode" toggle. On every page
+the link opens that page (its title), the sidebar is collapsed, Streamlit's menu is hidden and
+the type is the projector's (``bpeviz/app/styles.py``: the title 2.6rem, body text 1.2rem, at
+the browser's 16 px rem: 41.6 px and 19.2 px; without it the first paragraph is 14 px). Each
+page is saved full page as ``<page>-present.png`` in ``$BPEVIZ_SCREENSHOTS`` (when set), and
+the Step page also as the one screen a projector shows (``step-present-screen.png``).
 """
 
 from __future__ import annotations
@@ -17,10 +20,33 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-PAGES = ["step", "tokenize", "compression", "compare", "runs", "export", "about"]
+# Each page and its title (app.py's st.Page titles, as the sidebar lists them).
+PAGES = {
+    "step": "Step through training",
+    "tokenize": "Tokenize text",
+    "compression": "Compression",
+    "compare": "Compare tokenizers",
+    "runs": "Two training runs",
+    "export": "Export / import",
+    "about": "About",
+}
+TITLE_PX = 41.6  # 2.6rem
+BODY_PX = 19.2  # 1.2rem
+
+# What presentation mode changes on any page: the sidebar, the menu, the type.
+_PRESENTED_JS = """() => {
+  const px = (element) => element ? parseFloat(getComputedStyle(element).fontSize) : null;
+  const menu = document.querySelector('[data-testid="stMainMenu"]');
+  return {
+    sidebar: document.querySelector('[data-testid="stSidebar"]').dataset.collapsed,
+    menu: !!menu && menu.getBoundingClientRect().height > 0,
+    title: px(document.querySelector(".stMain h1")),
+    body: px(document.querySelector(".stMain [data-testid='stMarkdownContainer'] p")),
+  };
+}"""
 
 
-def test_presentation_mode_on_every_page(app: AppPage, screenshots: Path) -> None:
+def test_presentation_mode_keeps_a_step_on_one_screen(app: AppPage, screenshots: Path) -> None:
     app.open("step", present="true")
     app.wait_view(0)
     # Presentation mode starts with the sidebar collapsed and hides Streamlit's chrome.
@@ -37,7 +63,12 @@ def test_presentation_mode_on_every_page(app: AppPage, screenshots: Path) -> Non
     size = app.page.locator(".bpe-text").first.evaluate("e => getComputedStyle(e).fontSize")
     assert float(size.removesuffix("px")) >= 20, f"token text is {size} on a projector"
 
-    for page in PAGES:
-        app.open(page, present="true")
-        app.screenshot(screenshots / f"{page}-present.png")
-        app.assert_clean()
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_presentation_mode_on_each_page(app: AppPage, screenshots: Path, page: str) -> None:
+    app.open(page, present="true")
+    assert app.page.title() == f"{PAGES[page]} · bpeviz", f"?present=true on {page}"
+    presented = app.page.evaluate(_PRESENTED_JS)
+    assert presented == {"sidebar": "true", "menu": False, "title": TITLE_PX, "body": BODY_PX}
+    app.screenshot(screenshots / f"{page}-present.png")
+    app.assert_clean()

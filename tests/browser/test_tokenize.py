@@ -84,6 +84,18 @@ def test_whitespace_is_visible(app: AppPage) -> None:
     app.assert_clean()
 
 
+def test_the_legend_names_each_whitespace_symbol_drawn(app: AppPage) -> None:
+    """A space, a tab and a form feed (one byte each, so drawn as symbols by any tokenizer):
+    the legend keys those three, in bpeviz.readable's order, and no other (it keyed only
+    ␣ ↵ ⇥, always all three, and never the form feed's ␌)."""
+    app.open("tokenize")
+    paste(app, "a b\tc\x0cd")
+    legend = app.page.locator(".st-key-tok_spans .bpe-legend").inner_text()
+    assert "␣ space · ⇥ tab · ␌ form feed" in legend
+    assert "newline" not in legend
+    app.assert_clean()
+
+
 def test_token_ids_toggle_shows_the_ids(app: AppPage) -> None:
     app.open("tokenize")
     paste(app, TEXT)

@@ -3,6 +3,7 @@
 // one st.query_params.update, which Python's urlencode turns into the query), worked by hand.
 // Run by tests/test_web_js.py, which writes the script to $BPEVIZ_JS_CASES.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
@@ -10,16 +11,8 @@ const folder = process.env.BPEVIZ_JS_CASES;
 assert.ok(folder, "BPEVIZ_JS_CASES is not set: run these through tests/test_web_js.py");
 const web = await import(join(folder, "bpeviz.mjs"));
 
-// bpeviz.app.step_view.LINK
-const LINK = {
-  keys: [
-    ["step", "step", "0"],
-    ["when", "text_when", "After merge"],
-    ["quiz", "quiz", "0"],
-    ["pieces", "pieces", "0"],
-  ],
-  when: { before: "Before merge", after: "After merge" },
-};
+// bpeviz.app.step_view.LINK, as the page gives it to the view (written by test_web_js.py)
+const LINK = JSON.parse(readFileSync(join(folder, "link.json"), "utf-8"));
 const view = (step, when = "after", quiz = false, pieces = false) => ({ step, when, quiz, pieces });
 
 test("defaults are left out: step 0, after the merge, no quiz, no pieces", () => {

@@ -10,6 +10,7 @@ const folder = process.env.BPEVIZ_JS_CASES;
 assert.ok(folder, "BPEVIZ_JS_CASES is not set: run these through tests/test_web_js.py");
 const web = await import(join(folder, "bpeviz.mjs"));
 const cases = JSON.parse(readFileSync(join(folder, "cases.json"), "utf-8"));
+const worked = JSON.parse(readFileSync(join(folder, "worked.json"), "utf-8"));
 
 const completed = (record) => web.completeVocab(record.vocab, (id) => web.stepParents(record, id));
 // A tokens record's parents of `id` as [left, right] (what completeVocab asks), or null.
@@ -17,6 +18,14 @@ const tokenParentPair = (tokens) => (id) => {
   const parents = web.tokenParents(tokens, id);
   return parents && [parents.left, parents.right];
 };
+
+describe("the Step page's outlines of aaabdaaabac, counted by hand (test_web_js.py)", () => {
+  for (const [k, when, marks] of worked.outlines) {
+    test(`step ${k}, ${when} the merge`, () => {
+      assert.deepEqual(web.viewAt(worked.record, k, when).marks, marks);
+    });
+  }
+});
 
 for (const [name, want] of Object.entries(cases)) {
   const record = want.record;

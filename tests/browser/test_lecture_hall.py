@@ -1,0 +1,215 @@
+"""Browser tests: a lecture hall (issue 28). A teacher on a laptop or a projector, students
+on phones (390x844, touch).
+
+The expected values are the issue's own: at 390x844 the element under the centre of Next
+is Next at every scroll position (not Streamlit's header, not the class bar); the merge
+just made stays named on screen after Next; a student who joined by code has the sidebar
+closed and a class bar of one line; the projector's code is at least 72 px tall.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import _MESSAGE_COUNTER_JS, AppPage
+from test_live_class import join, start_class, wait_connected
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+
+# What is drawn at the centre of `el` is `el` or inside it (a tap there reaches it).
+_TAPPABLE = """(el) => { const r = el.getBoundingClientRect();
+  if (r.height <= 0 || r.top < 0 || r.bottom > window.innerHeight) return false;
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return el === hit || el.contains(hit); }"""
+
+# Scroll Streamlit's main area (the window does not scroll: stMain does) to `to`
+# ("bottom", or a number of pixels), and say where it stands.
+_SCROLL = """(to) => { const main = document.querySelector('[data-testid="stMain"]');
+  const boxes = [main, document.scrollingElement].filter(Boolean);
+  for (const box of boxes) box.scrollTop = to === "bottom" ? box.scrollHeight : to;
+  return Math.max(...boxes.map((box) => box.scrollTop)); }"""
+
+
+def phone_page(browser: Any, base_url: str) -> AppPage:
+    """A student's phone: 390x844, touch, no hover."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-US")
+    context.add_init_script(_MESSAGE_COUNTER_JS)
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    app_page = AppPage(page, base_url)
+    page.on("pageerror", lambda error: app_page.errors.append(f"pageerror: {error}"))
+    return app_page
+
+
+def join_by_typing(phone: AppPage, code: str) -> None:
+    """Open the sidebar, type the code from the projector into the Live class box."""
+    phone.open("step")
+    phone.page.locator('[data-testid="stExpandSidebarButton"]').click()
+    phone.page.get_by_text("Live class", exact=True).first.click()
+    box = phone.page.get_by_label("Join with a class code")
+    box.fill(code.lower())
+    box.press("Enter")
+    phone.page.wait_for_selector(".bpe-class-student", timeout=30_000)
+    phone.page.wait_for_function("() => window.bpevizClass && window.bpevizClass.status === 'live'")
+    phone.wait_idle()
+
+
+@pytest.fixture
+def phone_in_class(app: AppPage, browser: Any, app_server: Any) -> Any:
+    code = start_class(app)
+    phone = phone_page(browser, app_server.url)
+    try:
+        join_by_typing(phone, code)
+        wait_connected(app, 1)
+        yield app, phone, code
+    finally:
+        phone.page.context.close()
+
+
+def test_a_phone_that_joined_by_code_has_the_sidebar_closed_and_a_one_line_bar(
+    phone_in_class: Any, screenshots: Any
+) -> None:
+    _, phone, _ = phone_in_class
+    phone.page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"stSidebar\"]').dataset.collapsed === 'true'"
+    )
+    bar = phone.page.locator(".bpe-class-student").bounding_box()
+    assert bar is not None and bar["height"] <= 60, f"the class bar is {bar} tall on a phone"
+    phone.page.screenshot(path=str(screenshots / "lecture_phone_joined_390x844.png"))
+    phone.assert_clean()
+
+
+def test_a_phone_can_tap_next_at_every_scroll_position(
+    phone_in_class: Any, screenshots: Any
+) -> None:
+    """The student explores (their own Next), scrolls to the bottom of the long Step page,
+    and taps Next: the tap reaches Next, and the merge just made is named on screen."""
+    _, phone, _ = phone_in_class
+    phone.wait_view(0)
+    phone.page.get_by_role("button", name="Explore").click()
+    next_button = phone.step_button("Next")
+    for k, where in enumerate(["bottom", 900, 0, "bottom"], start=1):
+        phone.page.evaluate(_SCROLL, where)
+        assert next_button.evaluate(_TAPPABLE), f"Next is not tappable scrolled to {where}"
+        box = next_button.bounding_box()
+        assert box is not None
+        phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        phone.wait_view(k)
+        summary = phone.page.locator(".bpe-merge-line")
+        assert summary.evaluate(_TAPPABLE.replace("el === hit || el.contains(hit)", "true"))
+        assert f"Merge {k}" in summary.inner_text(), summary.inner_text()
+    phone.page.screenshot(path=str(screenshots / "lecture_phone_next_at_bottom_390x844.png"))
+    phone.assert_clean()
+
+
+def test_the_projector_shows_a_large_code_then_folds_it_once_students_join(
+    app: AppPage, new_page: Any, screenshots: Any
+) -> None:
+    """1280x720 in presentation mode, the bundled lesson's slide 4 (a Step slide): the code
+    is at least 72 px tall before anyone joins and the loopback link is warned about; once
+    a student is in, the panel folds and the slide's tokens are on the first screen, and
+    the student's bar names the slide."""
+    app.page.set_viewport_size({"width": 1280, "height": 720})
+    app.open("step", present="true", lesson="bpe", slide=4, sample="cat_sat", step=1)
+    app.wait_view(1)
+    app.goto(f"{app.page.url}&class=new")  # the teacher starts the class on the slide
+    app.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
+    app.wait_view()
+    code_box = app.page.locator(".bpe-class-code")
+    height = code_box.evaluate("(el) => parseFloat(getComputedStyle(el).fontSize)")
+    assert height >= 72, f"the join code is {height} px tall"
+    assert (code_box.bounding_box() or {}).get("height", 0) >= 72
+    warning = app.page.locator(".bpe-class-warning")
+    assert warning.is_visible()
+    assert "127.0.0.1 is this computer" in warning.inner_text()
+    assert "BPEVIZ_PUBLIC_URL" in warning.inner_text()
+    app.page.screenshot(path=str(screenshots / "lecture_projector_before_join_1280x720.png"))
+    code = app.page.evaluate("new URLSearchParams(location.search).get('class')")
+    student = new_page()
+    join(student, code)
+    wait_connected(app, 1)
+    app.page.wait_for_function("() => document.querySelector('.bpe-class-join').hidden")
+    token = app.page.locator(".bpe-step .bpe-scroll .bpe-t").first
+    assert token.evaluate(
+        "(el) => { const r = el.getBoundingClientRect();"
+        " return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; }"
+    ), "no token of the slide on the projector's first screen"
+    assert app.page.get_by_role("button", name="Show join code").is_visible()
+    app.page.screenshot(path=str(screenshots / "lecture_projector_after_join_1280x720.png"))
+    slide = student.page.locator(".bpe-class-slide")
+    student.page.wait_for_function(
+        "() => document.querySelector('.bpe-class-slide')?.textContent.startsWith('Slide 4 of')"
+    )
+    assert slide.is_visible()
+    student.wait_view(1)  # the slide's step, the teacher's before the class began
+    app.assert_clean()
+    student.assert_clean()
+
+
+def answer(student: AppPage, row: int) -> None:
+    student.page.locator(f".bpe-class-quiz .bpe-choice[data-row='{row}']:not(:disabled)").click()
+    student.page.get_by_text("Your answer is in").wait_for()
+
+
+def test_the_results_of_a_two_question_class_download_as_the_answers_given(
+    app: AppPage, new_page: Any, tmp_path: Any
+) -> None:
+    """Two students (one nickname a spreadsheet formula) answer two class questions; the
+    teacher downloads the results as CSV and JSON: they hold what each student answered, the
+    counts, and the formula as text. While a question is open the teacher's card counts
+    the answers but shows no spread."""
+    import csv
+    import json
+
+    code = start_class(app)
+    students = [new_page(), new_page()]
+    for student, nick in zip(students, ("Ada", "=1+2"), strict=True):
+        join(student, code)
+        box = student.page.get_by_label("Nickname shown on the teacher's screen (optional)")
+        box.fill(nick)
+        box.press("Enter")
+    wait_connected(app, 2)
+    app.page.get_by_label("Guess the next merge").check()
+    tally = app.page.locator(".bpe-class-tally")
+    given = [(0, 1), (2, 0)]  # per question: Ada's row, then the other's
+    for number, rows in enumerate(given):
+        for student in students:
+            student.wait_view(number, "quiz")
+        for student, row in zip(students, rows, strict=True):
+            answer(student, row)
+        tally.filter(has_text="2 of 2 students answered").wait_for()
+        assert app.page.locator(".bpe-class-quiz .bpe-choice-votes").count() == 0
+        app.page.get_by_role("button", name="Reveal the answer").click()
+        app.page.locator(".bpe-class-quiz .bpe-choice-votes").first.wait_for()
+        if number == 0:
+            app.page.get_by_role("button", name="Next question ›").click()
+            app.wait_view(1, "quiz")
+    csv_button = app.page.get_by_role("button", name="Class results, 2 questions (CSV)")
+    csv_button.wait_for(timeout=30_000)
+    with app.page.expect_download() as download:
+        csv_button.click()
+    rows = list(csv.DictReader(download.value.path().read_text(encoding="utf-8").splitlines()))
+    with app.page.expect_download() as download:
+        app.page.get_by_role("button", name="(JSON)").click()
+    results = json.loads(download.value.path().read_text(encoding="utf-8"))
+    assert results["class"] == code
+    questions = results["questions"]
+    assert [q["merge"] for q in questions] == [1, 2]
+    for question, (ada, other) in zip(questions, given, strict=True):
+        assert question["answers"] == [
+            {"student": "Ada", "choice": ada},
+            {"student": "=1+2", "choice": other},
+        ]
+        counts = [0] * 4
+        counts[ada] += 1
+        counts[other] += 1
+        assert question["counts"] == counts
+        assert 0 in question["right_rows"] and all(question["choices"])
+    assert len(rows) == 8  # two questions, four pairs each
+    chose = {(r["merge"], r["choice"]): r["students"] for r in rows if r["students"]}
+    assert chose == {("1", "0"): "Ada", ("1", "1"): "'=1+2", ("2", "2"): "Ada", ("2", "0"): "'=1+2"}
+    app.assert_clean()
+
