@@ -1,8 +1,7 @@
-"""Browser test: followers see exactly the teacher's view (issue 28, item 3). The teacher plays
-the bundled lesson from its first slide to its last with two students following; after every
-slide each student's page must show what the teacher's shows: the page, the sidebar's settings,
-the step and before/after, the quiz and pieces toggles, and the tokens as drawn (text or ids,
-so the Tokenize page's toggles too), and the metrics under them.
+"""Browser test: followers see the teacher's view (issue 28, item 3): a class started on a
+slide's link gives a joining student that slide's text and toggle, compared with what the
+teacher's page shows (the page, the sidebar's settings, the step, the toggles, the tokens as
+drawn and the metrics under them).
 """
 
 from __future__ import annotations
