@@ -9,6 +9,7 @@ import streamlit as st
 
 from bpeviz.app.lesson_view import lesson_bar, lesson_sidebar, seed_lesson
 from bpeviz.app.live_class import class_bar, class_controls, start_or_join
+from bpeviz.app.presenter import presenter_window
 from bpeviz.app.sidebar import sidebar
 from bpeviz.app.state import init_state, presentation_mode, sweep_closed_sessions
 from bpeviz.app.training import let_go_of_closed_sessions
@@ -21,6 +22,8 @@ st.set_page_config(
     initial_sidebar_state="collapsed" if presentation_mode() else "auto",
 )
 init_state()
+if presenter_window():  # the teacher's second window: the presenter view alone
+    st.stop()
 seed_lesson()
 sweep_closed_sessions(let_go_of_closed_sessions)
 
