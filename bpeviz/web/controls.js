@@ -57,18 +57,20 @@ function stepControls(view) {
   // The step bar (slider and step buttons), which a narrow window keeps on screen, then the
   // options.
   const buttons = el("div", "bpe-buttons");
-  buttons.append(parts.first, parts.previous, parts.next, parts.last, parts.play);
   // The merge just made, in one line: a phone's step bar keeps it in sight when the card has
   // scrolled away (a wide view shows the card beside it instead: the stylesheet hides it).
   parts.mergeLine = el("p", "bpe-merge-line");
   const bar = el("div", "bpe-step-bar");
   bar.append(sliderRow, buttons, parts.mergeLine);
-  // The full key help below is said to screen readers only: this short line ends the
-  // options' row, shown once a keyboard is used in the view (and always on a projector).
+  // The full key help below is said to screen readers only: this short line is shown once a
+  // keyboard is used in the view (and always on a projector).
   const shortKeys = el("span", "bpe-caption bpe-keys-short", "Keys in view: ← → Home End K");
   shortKeys.setAttribute("aria-hidden", "true"); // the full help says it to a screen reader
   const options = el("div", "bpe-buttons bpe-options");
-  options.append(paceLabel, jumpLabel, animateLabel, piecesLabel, quizLabel, shortKeys);
+  // The short key line ends the step buttons' row, which has room for it at any width that
+  // shows it; at the end of the options' row it took a row of its own on a projector.
+  buttons.append(parts.first, parts.previous, parts.next, parts.last, parts.play, shortKeys);
+  options.append(paceLabel, jumpLabel, animateLabel, piecesLabel, quizLabel);
   const element = el("div", "bpe-controls");
   // How to reach everything by keyboard; the keys act only with focus in the view (2.1.4).
   const keys = el("p", "bpe-caption bpe-keys", "Keys, with focus in this view (click it or Tab into it): ← → one merge, Home End the first and last, K play or pause. In the text, the vocabulary and the build tree: arrows move between tokens, Enter inspects one, Escape closes the inspector.");
