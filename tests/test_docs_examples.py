@@ -153,3 +153,12 @@ def test_every_relative_link_resolves(document: Path) -> None:
         if not path.exists() or (anchor and path.suffix == ".md" and anchor not in anchors(path)):
             broken.append(target)
     assert not broken, f"{document.name}: {broken}"
+
+
+def test_the_lesson_example_is_a_lesson_the_app_reads() -> None:
+    from bpeviz.app.lesson import parse_lesson
+
+    (block,) = [b for b in blocks() if b.language == "toml"]
+    lesson = parse_lesson(block.body)
+    assert lesson.title == "BPE in ten minutes"
+    assert [s.page for s in lesson.slides] == ["step", "tokenize"]
