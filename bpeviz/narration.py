@@ -33,14 +33,22 @@ def pair_text(tokenizer: Tokenizer, pair: Pair) -> str:
     >>> pair_text(tokenizer, (256, 32)), pair_text(Tokenizer.from_merges([]), (97, 98))
     ('“he” + “␣”', '“a” + “b”')
     """
-    left, right = (_shortened(tokenizer.token_bytes(token)) for token in pair)
+    left, right = (shortened(tokenizer.token_bytes(token)) for token in pair)
     return f"{quoted(left)} + {quoted(right)}"
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _shortened(data: bytes) -> str:
+def shortened(data: bytes) -> str:
     """Readable, cut to :data:`QUOTED_CHARS` (only the start is made readable: a token of a
-    whole paragraph is quoted a thousand times in a long run's tie sentences)."""
+    whole paragraph is quoted a thousand times in a long run's tie sentences).
+
+    >>> shortened(b"ab"), shortened(b"a" * 200)[-3:]
+    ('ab', 'aa…')
+    """
+    return _shortened(data[: 4 * QUOTED_CHARS + 1])  # the start is all it reads
+
+
+@functools.lru_cache(maxsize=1 << 14)  # keyed by a token's start: it keeps no long token
+def _shortened(data: bytes) -> str:
     text = readable(data[: 4 * QUOTED_CHARS])
     if len(text) <= QUOTED_CHARS and len(data) <= 4 * QUOTED_CHARS:
         return text

@@ -25,6 +25,7 @@ from bpeviz.app.settings import (
     default_state,
     parse_special_tokens,
     sample_keys,
+    specials_beyond_the_box,
     suggested_state,
 )
 from bpeviz.pretokenize import PRETOKENIZERS
@@ -116,9 +117,9 @@ def query_from_state(state: Mapping[str, Any]) -> dict[str, str]:
             value = int(value)
         if value != baseline[key]:
             params[key] = _format(value)
-    specials = " ".join(parse_special_tokens(str(full[KEY_SPECIALS] or "")))
-    if specials:
-        params[KEY_SPECIALS] = specials
+    tokens = parse_special_tokens(str(full[KEY_SPECIALS] or ""))
+    if tokens and specials_beyond_the_box(tokens) is None:  # else the page says it is too much
+        params[KEY_SPECIALS] = " ".join(tokens)
     paste = str(full[KEY_PASTE] or "")
     if full[KEY_SOURCE] == "paste" and 0 < len(paste) <= MAX_LINK_TEXT_CHARS:
         params[KEY_PASTE] = paste
@@ -168,7 +169,12 @@ def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Me
         else:
             ignored(KEY_END_OF_WORD, "is not 1 or 0")
     if params.get(KEY_SPECIALS):
-        state[KEY_SPECIALS] = " ".join(parse_special_tokens(params[KEY_SPECIALS]))
+        tokens = parse_special_tokens(params[KEY_SPECIALS])
+        beyond = specials_beyond_the_box(tokens)
+        if beyond is None:
+            state[KEY_SPECIALS] = " ".join(tokens)
+        else:
+            ignored(KEY_SPECIALS, f"holds {beyond}")
     if params.get(KEY_PASTE):
         state[KEY_PASTE] = params[KEY_PASTE]
     return state, messages

@@ -158,7 +158,8 @@ def sidebar() -> None:
             key=cfg.KEY_SPECIALS,
             persist_state="session",
             placeholder="none (e.g. <|endoftext|>)",
-            help="Separated by spaces or commas. A special token is never split or merged.",
+            help=f"Separated by spaces or commas; at most {cfg.MAX_SPECIAL_TOKENS} tokens and "
+            f"{cfg.MAX_SPECIALS_CHARS:,} characters. A special token is never split or merged.",
         )
         st.checkbox(
             f"{END_OF_WORD} end-of-word marker",

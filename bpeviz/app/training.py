@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,17 +20,44 @@ import streamlit as st
 
 from bpeviz.app.choices import IMPORTED, TRAINED
 from bpeviz.app.export import LoadedModel, load_upload
+from bpeviz.app.reaper import give_back_freed_memory
 from bpeviz.app.settings import Message, Settings, check_settings, outcome_messages
 from bpeviz.app.state import current_settings, text_and_messages
 from bpeviz.app.text_input import TrainingText
 from bpeviz.app.widgets import show_messages
+from bpeviz.budget import SERVER_BUDGET
 from bpeviz.history import History
 from bpeviz.samples import get_sample
 from bpeviz.stepdata import TOP_PAIRS
 from bpeviz.tokenizer import Tokenizer
-from bpeviz.trainer import run_training
+from bpeviz.trainer import check_run, corpus_for, run_training
 
 PROGRESS_AFTER_SECONDS = 0.3
+# Runs training at once, per server process: the machine's two cores. Training is CPU-bound,
+# so more at once finish no sooner and only hold more memory (20 sessions at the budget
+# would each hold a trainer's few hundred MB); a session past them waits its turn.
+TRAINING_AT_ONCE = 2
+
+
+@st.cache_resource(show_spinner=False)
+def _training_turns() -> threading.BoundedSemaphore:
+    return threading.BoundedSemaphore(TRAINING_AT_ONCE)
+
+
+@contextmanager
+def taking_turns(turns: threading.BoundedSemaphore, waiting: Callable[[], None]) -> Iterator[None]:
+    """Hold one of ``turns`` while the block runs; when none is free, call ``waiting`` (to
+    say so) and wait for one. The freed memory goes back to the system afterwards: what a
+    trainer freed in the middle of the heap would otherwise stay counted against the server.
+    """
+    if not turns.acquire(blocking=False):
+        waiting()
+        turns.acquire()
+    try:
+        yield
+    finally:
+        turns.release()
+        give_back_freed_memory()
 
 
 @dataclass
@@ -55,7 +84,8 @@ def _digest(data: str | bytes) -> str:
 
 
 def _train_with_progress(data: str | bytes, settings: Settings) -> History:
-    """Train, showing a progress bar if it takes more than a moment."""
+    """Train within the server's budget (:mod:`bpeviz.budget`: a run past it is refused
+    before the first merge), showing a progress bar if it takes more than a moment."""
     started = time.perf_counter()
     bar: Any = None
 
@@ -67,8 +97,22 @@ def _train_with_progress(data: str | bytes, settings: Settings) -> History:
             bar = st.progress(0.0)
         bar.progress(min(done / max(total, 1), 1.0), text=f"Training: merge {done:,} of {total:,}")
 
+    note: Any = None
+
+    def waiting() -> None:
+        nonlocal note
+        note = st.info("Waiting for other sessions' training to finish (two train at once)…")
+
+    config = settings.config()
+    corpus = corpus_for(data, config)
+    check_run(corpus, config, SERVER_BUDGET)  # refused at once, not after waiting a turn
     try:
-        run = run_training(data, settings.config(), progress=progress, top_pairs=TOP_PAIRS)
+        with taking_turns(_training_turns(), waiting):
+            if note is not None:
+                note.empty()
+            run = run_training(
+                corpus, config, progress=progress, top_pairs=TOP_PAIRS, budget=SERVER_BUDGET
+            )
         return History(run)
     finally:
         if bar is not None:
