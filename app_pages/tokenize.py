@@ -5,7 +5,13 @@ import streamlit as st
 
 from bpeviz.app import tables
 from bpeviz.app.chat_view import show_chat_view
-from bpeviz.app.choices import IMPORTED, MODEL, MODEL_NAMES, model_summary, tokenizer_choices
+from bpeviz.app.choices import (
+    IMPORTED,
+    MODEL,
+    MODEL_NAMES,
+    model_summary,
+    tokenizer_choices,
+)
 from bpeviz.app.inert import escape_markdown
 from bpeviz.app.settings import Message
 from bpeviz.app.state import current_text, imported_tokenizer, presentation_mode
@@ -110,9 +116,9 @@ text = linked_text_area(
     default=surprise.text if surprise else DEFAULT_TEXT,
     height=130,
 )
-# On a projector the tokens come right under the text, on the first screen; what to look at
-# and the choices that change them follow.
-tokens_area = st.container() if presentation_mode() else None
+# The count and the tokens come right under the text, on a laptop's first screen; what to
+# look at and the choices that change them follow.
+tokens_area = st.container()
 if surprise is not None:
     st.info(f"**What to look at.** {escape_markdown(surprise.look)}", icon="🔎")
 
@@ -178,7 +184,7 @@ try:
 except (RuntimeError, ValueError) as error:
     show_messages([Message("error", f"{model_name or model} is not available: {error}")])
     st.stop()
-with tokens_area or st.container():
+with tokens_area:
     if isinstance(tokenizer, LibraryTokenizer):  # WordPiece, Unigram, ...: the library's view
         st.info(library_note(tokenizer), icon="ℹ️")
         if text:
@@ -218,6 +224,7 @@ with tokens_area or st.container():
         text=prompt if pieces else None,
         show="ids" if view == "Token ids" else "text",
         group=group,
+        copy=True,
     )
 
 st.header("Why was this word split like this?")

@@ -5,7 +5,7 @@ from dataclasses import replace
 import streamlit as st
 
 from bpeviz.app import runs, runs_state, runs_view
-from bpeviz.app.settings import Message, check_settings
+from bpeviz.app.settings import MIN_VOCAB, Message, check_settings
 from bpeviz.app.state import current_settings, current_text, presentation_mode
 from bpeviz.app.token_view import show_tokens
 from bpeviz.app.training import current_history, history_for
@@ -63,7 +63,7 @@ for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
             )
         st.number_input(
             "Vocab size",
-            min_value=1,
+            min_value=MIN_VOCAB,
             value=default.vocab_size,
             step=1,
             key=runs_state.widget_key(name, "vocab"),

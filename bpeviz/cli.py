@@ -5,8 +5,9 @@
   then prints a one-screen summary (sizes, stop reason, compression,
   the first and last merges).
 - ``encode`` prints token ids as a JSON list; ``decode`` turns such a list back into the exact
-  bytes of the text. Both use a saved model (``--model x.model``, ``x.tiktoken`` or a Hugging
-  Face ``tokenizer.json``) or a real one (``--encoding cl100k_base``, ``o200k_base``,
+  bytes of the text (on a terminal, followed by a newline if the text has none at its end).
+  Both use a saved model (``--model x.model``, ``x.tiktoken`` or a Hugging Face
+  ``tokenizer.json``) or a real one (``--encoding cl100k_base``, ``o200k_base``,
   ``r50k_base``, ``p50k_base``, Mistral's ``tekken_240911`` with its ``<s>`` first, or a model
   name such as ``gpt-4o``, whose chat markup's special tokens come with it).
 - ``history FILE --vocab-size N`` prints every merge step, as a table or ``--jsonl``.
@@ -486,6 +487,8 @@ def _decode(args: argparse.Namespace) -> None:
         return
     sys.stdout.flush()
     binary.write(data)  # the exact bytes, so decoding gives a non-UTF-8 file back too
+    if sys.stdout.isatty() and not data.endswith(b"\n"):
+        binary.write(b"\n")  # on a terminal the prompt starts a line of its own
     binary.flush()
 
 

@@ -11,7 +11,7 @@ import functools
 from collections.abc import Sequence
 
 from bpeviz.pretokenize import PRETOKENIZER_REGISTRY
-from bpeviz.readable import counted, readable
+from bpeviz.readable import counted, readable, times
 from bpeviz.tie_rules import TIE_RULES
 from bpeviz.tokenizer import Tokenizer
 from bpeviz.trainer import MergeStep, Pair
@@ -80,16 +80,14 @@ def tie_sentence(
     rule = TIE_RULES.get(step.rule)
     reason = rule.reason if rule else f"by the rule {step.rule!r}"
     how_many = f"At least {tied_count:,}" if at_least else f"{tied_count:,}"
-    times = "once" if step.count == 1 else f"{step.count:,} times"
     return (
-        f"{how_many} pairs occurred {times} each: {listed}. "
+        f"{how_many} pairs occurred {times(step.count)} each: {listed}. "
         f"The rule {quoted(step.rule)} picked {pair_text(tokenizer, step.pair)} {reason}."
     )
 
 
 def count_sentence(step: MergeStep, tokens_before: int) -> str:
     """How often the pair occurred, how many were replaced, and the token count change."""
-    times = "once" if step.count == 1 else f"{step.count:,} times"
     if step.replacements == step.count:
         replaced = "all of them were replaced" if step.count > 1 else "it was replaced"
     else:
@@ -99,8 +97,8 @@ def count_sentence(step: MergeStep, tokens_before: int) -> str:
             f"{'was' if step.replacements == 1 else 'were'} replaced, left to right"
         )
     return (
-        f"The pair occurred {times}; {replaced}. The text went from {tokens_before:,} to "
-        f"{counted(step.tokens_after, 'token')}."
+        f"The pair occurred {times(step.count)}; {replaced}. The text went from "
+        f"{tokens_before:,} to {counted(step.tokens_after, 'token')}."
     )
 
 

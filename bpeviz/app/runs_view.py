@@ -18,7 +18,7 @@ import numpy as np
 
 from bpeviz.app.runs import RUN_NAMES, FirstDifference, Merge, RunSettings, cut_by
 from bpeviz.narration import quoted
-from bpeviz.readable import counted, readable
+from bpeviz.readable import counted, readable, times
 from bpeviz.record import Mark
 from bpeviz.web import chip_html, chip_note_html
 
@@ -52,7 +52,7 @@ def difference_reason(
                 f"pre-tokenizer ({settings.pretokenizer}), so {other} can never make it."
             )
     if difference.same_count:
-        count = f"Both pairs occurred {difference.a.count:,} times"
+        count = f"Both pairs occurred {times(difference.a.count)}"
         if a.tie_break != b.tie_break:
             return (
                 f"{count}: a tie, which the rules {a.tie_break} ({names[0]}) and "

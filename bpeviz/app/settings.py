@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from bpeviz.config import DEFAULT_PRETOKENIZER, TrainingConfig, unique_special_tokens
-from bpeviz.corpus import base_size
+from bpeviz.corpus import BYTE_COUNT, base_size
 from bpeviz.pretokenize import END_OF_WORD
 from bpeviz.readable import counted
 from bpeviz.samples import DEFAULT_SAMPLE_KEY, Sample, get_sample, list_samples
@@ -27,6 +27,9 @@ SOURCE_LABELS: dict[str, str] = {"sample": "Sample", "paste": "Paste", "upload":
 KEY_SOURCE = "src"
 KEY_SAMPLE = "sample"
 KEY_VOCAB = "vocab"
+# The vocab size boxes start at the 256 bytes alone (no merge yet; a lesson opens there):
+# they took 1, then failed to train.
+MIN_VOCAB = BYTE_COUNT
 KEY_PRETOKENIZER = "pretok"
 KEY_TIE_BREAK = "tie"
 KEY_SPECIALS = "special"

@@ -25,7 +25,7 @@ from typing import Any
 
 import streamlit as st
 
-from bpeviz.app.links import unread_number, whole_number
+from bpeviz.app.links import link_flag, unread_number, whole_number
 from bpeviz.app.state import KEY_STEP
 from bpeviz.app.training import history_key
 from bpeviz.app.widgets import show_messages
@@ -107,8 +107,8 @@ def _linked() -> View | None:
     return (
         whole_number(_from_link(KEY_STEP) or "") or 0,
         "before" if when.startswith("before") else "after",
-        _from_link(KEY_QUIZ) == "1",
-        _from_link(KEY_PIECES) == "1",
+        link_flag(_from_link(KEY_QUIZ) or "") is True,
+        link_flag(_from_link(KEY_PIECES) or "") is True,
     )
 
 

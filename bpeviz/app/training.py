@@ -16,8 +16,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
+from bpeviz.app import compression, parallel
 from bpeviz.app.choices import IMPORTED, TRAINED
 from bpeviz.app.export import LoadedModel, load_upload
 from bpeviz.app.reaper import give_back_freed_memory
@@ -26,6 +28,7 @@ from bpeviz.app.state import current_settings, text_and_messages
 from bpeviz.app.text_input import TrainingText
 from bpeviz.app.widgets import show_messages
 from bpeviz.budget import SERVER_BUDGET
+from bpeviz.bundled import bundled_names
 from bpeviz.history import History
 from bpeviz.samples import get_sample
 from bpeviz.stepdata import TOP_PAIRS
@@ -300,3 +303,42 @@ def history_key(history: History) -> tuple[Any, ...]:
         run.special_tokens,
         history.base,
     )
+
+
+# The Compression page's numbers on the bundled samples are the same for every session:
+# measured once per server (7 vocab sizes × the cross lines on or off), not on each visit.
+Samples = tuple[tuple[str, str], ...]  # (language, bundled sample key)
+
+
+@st.cache_data(max_entries=14, show_spinner=False)
+def sample_curves(
+    samples: Samples, max_vocab: int, pretokenizer: str, tie_break: str, cross: bool
+) -> pd.DataFrame:
+    """:func:`compression.compression_curves` of the bundled samples' runs."""
+    histories = {
+        name: train_sample(key, max_vocab, pretokenizer, tie_break) for name, key in samples
+    }
+    return compression.compression_curves(histories, cross=cross)
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
+def sample_references(samples: Samples) -> pd.DataFrame:
+    """Every bundled real tokenizer measured on the samples. Raises ``RuntimeError`` when
+    one cannot be loaded (nothing is cached then)."""
+    real = {name: real_tokenizer(name) for name in bundled_names()}
+    return compression.references_for(real, {name: get_sample(key).text for name, key in samples})
+
+
+@st.cache_data(max_entries=14, show_spinner=False)
+def sample_passages(
+    samples: Samples, max_vocab: int, pretokenizer: str, tie_break: str, *, real: bool
+) -> pd.DataFrame:
+    """:func:`parallel.passage_table` of the samples' runs (and with ``real``, the bundled
+    real tokenizers: ``RuntimeError`` when one cannot be loaded)."""
+    tokenizers: dict[str, Tokenizer] = {}
+    for name, key in samples:
+        history = train_sample(key, max_vocab, pretokenizer, tie_break)
+        tokenizers[f"trained on {name} (vocab {history.vocab_size:,})"] = history.tokenizer
+    if real:
+        tokenizers |= {name: real_tokenizer(name) for name in bundled_names()}
+    return parallel.passage_table(tokenizers, parallel.passages())
