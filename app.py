@@ -11,8 +11,10 @@ import streamlit as st
 
 from bpeviz.app.lesson_view import lesson_bar, lesson_sidebar, seed_lesson
 from bpeviz.app.live_class import class_bar, class_controls, start_or_join
+from bpeviz.app.presenter import presenter_window
 from bpeviz.app.sidebar import sidebar
 from bpeviz.app.state import init_state, presentation_mode, sweep_closed_sessions
+from bpeviz.app.training import let_go_of_closed_sessions
 from bpeviz.app.widgets import inject_css, show_link_messages, show_messages
 
 st.set_page_config(
@@ -22,8 +24,10 @@ st.set_page_config(
     initial_sidebar_state="collapsed" if presentation_mode() else "auto",
 )
 init_state()
+if presenter_window():  # the teacher's second window: the presenter view alone
+    st.stop()
 seed_lesson()
-sweep_closed_sessions()
+sweep_closed_sessions(let_go_of_closed_sessions)
 
 # Each page by the name a live class uses for it (bpeviz.classroom.state.PAGES).
 pages = {

@@ -150,8 +150,12 @@ def test_a_reveal_after_answerers_left_and_were_forgotten_counts_their_answers()
         state.join(f"passer-{number:04d}")
         state.leave(f"passer-{number:04d}")
     assert "student-a" not in state.students  # forgotten
-    reveal = state.reveal(0, [0], 2.0)[0].message
+    events = state.reveal(0, [0], 2.0)
+    reveal = events[0].message
     assert (reveal["answered"], reveal["right"], reveal["spread"]) == (3, 2, [2, 0, 0, 1])
+    # the teacher's results name the forgotten answerer without a number that could collide
+    (answers,) = [e.message for e in events if e.message["type"] == "answers"]
+    assert answers["answers"] == [["A student who left", 0], ["Student 1", 0], ["Student 2", 3]]
     assert state.score() == {"right": 2, "answered": 3}
     assert state.question is not None and state.question.right_rows == [0]
 
@@ -196,7 +200,8 @@ def test_200_answers_at_once_leave_each_socket_one_tally_and_close_none() -> Non
     queues, _teacher = run_coroutine(scenario())
     for events in queues:
         assert None not in events  # no socket closed
-        assert len(events) <= 6  # view, counts, reveal, spread and board at most
+        # view, counts, spread, reveal, the teacher's answers for the results and the board
+        assert len(events) <= 6
     student_counts = [e for e in queues[0] if e.message["type"] == "counts"]
     assert student_counts[-1].message["answered"] == MAX_STUDENTS
     kinds = [e.message["type"] for e in queues[-1]]

@@ -145,9 +145,9 @@ def test_the_reveal_counts_tied_rows_right_and_keeps_a_running_score() -> None:
             "score": {"right": 2, "answered": 3},
         },
     )
-    assert events[1][0] == "teacher"
-    assert [entry["nick"] for entry in events[1][1]["top"]] == ["A", "B"]  # C: none right
-    assert events[2] == (
+    assert events[2][0] == "teacher"
+    assert [entry["nick"] for entry in events[2][1]["top"]] == ["A", "B"]  # C: none right
+    assert events[1] == (
         "teacher",
         {
             "type": "answers",
@@ -178,7 +178,7 @@ def test_the_results_name_a_student_without_a_nickname_by_their_number() -> None
     quiz_at(state, 4)
     state.answer("aaaaaaaa", 4, 2)
     state.answer("bbbbbbbb", 4, 0)
-    answers = messages(state.reveal(4, [0], 2.0))[-1][1]
+    answers = messages(state.reveal(4, [0], 2.0))[1][1]
     assert answers["answers"] == [["Student 1", 2], ["Bo", 0]]
     assert messages([state._board()]) == [("teacher", {"type": "board", "top": [
         {"nick": "Bo", "right": 1, "answered": 1}]})]  # fmt: skip

@@ -348,7 +348,8 @@ class ClassState:
             "right": right,
             "score": self.score(),
         }
-        return [Event("all", reveal), self._board(), self._answers(question)]
+        # the answers before the board: a board sent later (a rename) then replaces this one
+        return [Event("all", reveal), self._answers(question), self._board()]
 
     def _answers(self, question: Question) -> Event:
         """The teacher's record of a revealed question, for the class's results: who chose
@@ -356,7 +357,7 @@ class ClassState:
         the same number all class long)."""
         numbers = {student_id: n for n, student_id in enumerate(self.students, start=1)}
         answers = [
-            [self.students[student_id].nick or f"Student {numbers[student_id]}", row]
+            [self._answerer(student_id, numbers), row]
             for student_id, row in question.answers.items()
         ]
         message = {
@@ -367,6 +368,14 @@ class ClassState:
             "answers": answers,
         }
         return Event("teacher", message)
+
+    def _answerer(self, student_id: str, numbers: dict[str, int]) -> str:
+        """How the results name who answered: the nickname, else "Student N"; a student the
+        class has forgotten (past 4 x MAX_STUDENTS ids) is no longer known by either."""
+        student = self.students.get(student_id)
+        if student is None:
+            return "A student who left"
+        return student.nick or f"Student {numbers[student_id]}"
 
     def score(self) -> dict[str, int]:
         return {"right": self.right_total, "answered": self.answered_total}

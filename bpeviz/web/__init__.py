@@ -40,6 +40,7 @@ SCRIPTS = (  # each file uses only what it or an earlier one defines (tests/test
     "address.js",
     "step_view.js",
     "live.js",
+    "presenter.js",
     "class_bar.js",
     "main.js",
 )
