@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh Debian machine with Python 3.11+:
 #   make run   - install the app's packages into .venv and start the app
 #   make test  - install test packages (+ Chromium and a CJK font when root), lint, run every test
-#   make serve - a class: WORKERS app processes behind nginx on PORT (see README, "Serving a class")
+#   make serve - a class: WORKERS app processes behind nginx on PORT (see docs/teaching.md, "Serving a class")
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python

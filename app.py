@@ -1,6 +1,8 @@
 """bpeviz: the frame. Page setup, shared settings in the sidebar, and the list of pages.
 
-Run with ``streamlit run app.py``. Every page reads the sidebar's settings through
+Start it with ``make run``, which runs ``streamlit run server.py``: ``server.py`` serves this
+frame with the live class's routes beside it (``streamlit run app.py`` would start the pages
+without them, so a live class could not start). Every page reads the sidebar's settings through
 ``bpeviz.app`` and reuses the one cached training run; the settings, the page and the step
 live in the URL, so a link reproduces the exact view.
 """

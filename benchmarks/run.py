@@ -25,7 +25,7 @@ run is the one least disturbed); step queries take the median of 20 random steps
    (``benchmarks/unigram.py``).
 
 The corpus is Tiny Shakespeare from ``../shared/corpora`` when present, else the bundled
-samples repeated to the same size (the figures are then not comparable with the README's).
+samples repeated to the same size (the figures are then not comparable with docs/performance.md's).
 """
 
 from __future__ import annotations

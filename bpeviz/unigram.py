@@ -30,7 +30,8 @@ in front (``hug`` is ``▁hug``); a character no piece covers falls back to its 
 Each round's record holds its vocabulary with probabilities, each token's loss if removed,
 the removed tokens and the losses. Where this differs from SentencePiece's trainer (its
 seed, its digamma update, its cut of pieces expected less than half a time, its approximate
-removal cost) is written in the README and checked by ``tests/test_unigram_sentencepiece.py``.
+removal cost) is written in docs/engine.md (Unigram) and checked by
+``tests/test_unigram_sentencepiece.py``.
 ``bpeviz/unigram_textbook.py`` is the recipe in plain Python, held equal to this module;
 here every word's lattice lies in flat numpy arrays and each pass runs over all words at once,
 position by position. Lattice views of one word are in ``bpeviz/unigram_lattice.py``.

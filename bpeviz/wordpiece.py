@@ -57,7 +57,7 @@ MASK = (1 << SHIFT) - 1
 # Rust's char::is_whitespace is Unicode's White_Space; BERT's punctuation is ASCII punctuation
 # (symbols such as $ + < = > ^ ` | ~ included) and Unicode's P categories. The library's
 # tables are Unicode 8's: 147 characters whose category came or changed since are cut
-# differently (README, WordPiece).
+# differently (docs/engine.md, WordPiece).
 _BERT_PUNCTUATION = r"\p{P}!-/:-@\[-`{-~"
 WORD_PATTERNS: dict[str, regex.Pattern[str]] = {
     "words": regex.compile(r"[^\p{White_Space}]+"),

@@ -60,7 +60,7 @@ def texts() -> st.SearchStrategy[str]:
     Code points that Python's ``unicodedata`` (Unicode 14 here) calls unassigned are left
     out: ``regex`` and Oniguruma each classify them by their own, newer or older, Unicode
     tables (``regex`` knows U+323B0 as a letter, tokenizers' Oniguruma does not), which is a
-    limit of the engines that the README states, not something a file format can settle.
+    limit of the engines that docs/engine.md states, not something a file format can settle.
     """
     assigned = st.characters(exclude_categories=("Cn", "Cs"))
     return st.one_of(

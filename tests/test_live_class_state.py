@@ -244,7 +244,7 @@ def test_a_class_ends_after_three_idle_hours_and_goes_to_json_and_back() -> None
 def test_codes_are_unambiguous_and_failed_joins_are_limited() -> None:
     assert not set("0O1IL") & set(codes.ALPHABET)
     assert len(codes.ALPHABET) == 31
-    assert codes.CODE_LENGTH == 9  # 31**9: 26 trillion codes (see the README's arithmetic)
+    assert codes.CODE_LENGTH == 9  # 31**9: 26 trillion codes (see docs/teaching.md's arithmetic)
     assert codes.normal_code("abc-def-ghj") == "ABCDEFGHJ"  # typed small, with dashes
     assert codes.normal_code(" k7q m4x abc") == "K7QM4XABC"
     assert codes.normal_code("K7QM4XAB0") is None  # 0 is never in a code

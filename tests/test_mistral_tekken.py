@@ -131,7 +131,7 @@ def test_the_wheel_hash_is_the_one_set_up_pins() -> None:
 
 
 def test_the_wheel_is_apache_licensed(tekken: Tokenizer) -> None:
-    """What the README says about the file's licence: the wheel's own metadata."""
+    """What docs/tokenizers.md says about the file's licence: the wheel's own metadata."""
     with zipfile.ZipFile(wheel_path()) as archive:
         metadata = archive.read("mistral_common-1.13.1.dist-info/METADATA").decode()
         licence = archive.read("mistral_common-1.13.1.dist-info/licenses/LICENSE").decode()

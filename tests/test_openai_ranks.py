@@ -124,7 +124,7 @@ def test_edge_texts_match_tiktoken(name: str, text: str) -> None:
 # Code points Python's ``unicodedata`` (Unicode 14 here) calls unassigned are left out: the
 # ``regex`` package and tiktoken's Rust regex each classify them by their own, newer or older,
 # Unicode tables (U+3D000 is a letter to one and not to the other), which says nothing about
-# the encoder. The README says so.
+# the encoder. docs/engine.md says so.
 ASSIGNED = st.characters(exclude_categories=("Cn", "Cs"))
 
 

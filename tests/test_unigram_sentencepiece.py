@@ -1,6 +1,7 @@
 """Unigram against SentencePiece (the ``sentencepiece`` package, a test dependency): given
 the same pieces and scores, its Viterbi cuts every word as ours does; and where our trainer
-differs from SentencePiece's (README, Unigram), each stated difference is shown on its trainer.
+differs from SentencePiece's (docs/engine.md, Unigram), each stated difference is shown on
+its trainer.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def test_byte_fallback_matches_sentencepiece() -> None:
     assert model.viterbi("▁語")[0] == ["▁", *byte_pieces("語")]
 
 
-# ---- where the trainers differ (README, Unigram) -------------------------------------------
+# ---- where the trainers differ (docs/engine.md, Unigram) -----------------------------------
 
 
 def sentencepiece_vocab(text: str, vocab_size: int, **options: object) -> dict[str, float]:

@@ -271,7 +271,7 @@ def lesson_sidebar() -> None:
             key=KEY_UPLOAD,
             on_change=_load_upload,
             max_upload_size=1,
-            help=f"A lesson written as the README's “Lessons” section shows, up to "
+            help=f"A lesson written as docs/lessons.md in bpeviz's repository shows, up to "
             f"{MAX_LESSON_BYTES // 1000} KB. The page's link then holds it (a lesson of "
             "most of up to 20 slides), so a reload or the link copied opens it again.",
         )

@@ -3,7 +3,7 @@
 A code is 9 characters from 31 that cannot be confused off a projector (no 0/O, 1/I/L),
 shown as three groups of three: 31⁹ ≈ 26 trillion codes. A right code always gets in, and a page
 already in a class always gets back in: nothing here refuses a hit. The defence against
-guessing is the size of the code space (the README's "Teaching a live class" works it out)
+guessing is the size of the code space (docs/teaching.md works it out)
 and what cannot hurt a class: a socket has one try (its hello; a miss closes it), and
 misses (codes that name no class) are counted per session
 (:data:`MAX_FAILED_JOINS` a minute; a session past it waits, its own right code too) and per
