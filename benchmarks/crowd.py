@@ -37,7 +37,7 @@ from browser_latency import load_harness
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-from bpeviz.samples import get_sample  # noqa: E402
+from bpeviz.engine.samples import get_sample  # noqa: E402
 
 STUDENTS = 30
 IMPORTERS = 20
@@ -126,8 +126,8 @@ def check_paste_link(harness: ModuleType) -> tuple[str, bool]:
 def big_tokenizer_json() -> bytes:
     """o200k_base's ranks as a byte-level BPE tokenizer.json (merges replayed from ranks)."""
     from bpeviz.formats.hf_json import bytes_to_unicode
-    from bpeviz.openai_ranks import load_encoding
-    from bpeviz.tokendata import rank_parents
+    from bpeviz.real.openai_ranks import load_encoding
+    from bpeviz.records.tokens import rank_parents
 
     ranks = load_encoding("o200k_base").ranks
     assert ranks is not None

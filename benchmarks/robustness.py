@@ -102,7 +102,7 @@ def _child(code: str) -> dict:
 _PAGE = """
 import json, resource, sys, time
 from streamlit.testing.v1 import AppTest
-from bpeviz.app.text_input import MAX_BOX_CHARS
+from bpeviz.app.frame.text_input import MAX_BOX_CHARS
 
 def rss_mb():
     with open("/proc/self/status") as status:
@@ -217,7 +217,7 @@ import json, pathlib, time
 from hf_helpers import split_json
 from bpeviz.formats import load_model_file
 from bpeviz.formats.hf_models import read_tokenizer_json
-from bpeviz.pretokenize import _verdict
+from bpeviz.engine.pretokenize import _verdict
 
 def library_file(pattern):
     document = json.loads(split_json(pattern))

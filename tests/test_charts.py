@@ -1,4 +1,5 @@
-"""Tests for bpeviz.app.charts, read back through ``chart.to_dict()`` (AppTest cannot see them)."""
+"""Tests for bpeviz.app.shared.charts, read back through ``chart.to_dict()`` (AppTest cannot see
+them)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from bpeviz.app.charts import (
+from bpeviz.app.compression.curves import CURVE_COLUMNS, compression_curves, reference_ratios
+from bpeviz.app.shared.charts import (
     PICK,
     X_TITLE,
     Y_TITLE,
@@ -17,9 +19,8 @@ from bpeviz.app.charts import (
     projector_type,
     reference_label,
 )
-from bpeviz.app.compression import CURVE_COLUMNS, compression_curves, reference_ratios
-from bpeviz.history import train
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.engine.history import train
+from bpeviz.engine.tokenizer import Tokenizer
 
 
 @pytest.fixture(scope="module")
@@ -255,8 +256,8 @@ def test_close_reference_lines_get_labels_apart() -> None:
     the 22 px a projector label needs is 22 × 3 / 210 = 0.3143 units: the tokenizer listed
     first keeps its label on 4.00; the second, in the other column (x), keeps 3.95; a third at
     3.90 shares the first one's column, so its label goes to 4.00 - 0.3143 = 3.6857."""
-    from bpeviz.app.compression import CURVE_COLUMNS as CURVES
-    from bpeviz.app.compression import REFERENCE_COLUMNS as REFERENCES
+    from bpeviz.app.compression.curves import CURVE_COLUMNS as CURVES
+    from bpeviz.app.compression.curves import REFERENCE_COLUMNS as REFERENCES
 
     curves = pd.DataFrame(
         [("en", "English", "own text", 256, 0, 8, 8, 1.0),

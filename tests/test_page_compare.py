@@ -7,7 +7,7 @@ import pytest
 from apptest_support import open_page, plain, token_views
 from tekken_oracle import OFFERED as TEKKEN_OFFERED
 
-from bpeviz.record import VOCAB_FIELDS, named
+from bpeviz.records.schema import VOCAB_FIELDS, named
 
 PAGE = "app_pages/compare.py"
 

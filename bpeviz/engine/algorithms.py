@@ -1,16 +1,16 @@
 """The training algorithms a run can use: one registry read by the CLI (and later the app).
 
-``bpe`` merges the most frequent pair (``bpeviz/trainer.py``); ``wordpiece`` merges the pair
+``bpe`` merges the most frequent pair (``bpeviz/engine/trainer.py``); ``wordpiece`` merges the pair
 with the best score, count(ab) / (count(a) x count(b)), or by frequency as the ``tokenizers``
-library does (``bpeviz/wordpiece.py``). Each lists the pre-tokenizers it can run after: BPE is
-byte-level and takes every one; WordPiece works on characters and needs words.
+library does (``bpeviz/engine/wordpiece.py``). Each lists the pre-tokenizers it can run after: BPE
+is byte-level and takes every one; WordPiece works on characters and needs words.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bpeviz.pretokenize import PRETOKENIZERS
+from bpeviz.engine.pretokenize import PRETOKENIZERS
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bpeviz.corpus import BYTE_COUNT, base_size
-from bpeviz.pretokenize import PRETOKENIZERS
-from bpeviz.tie_rules import TIE_BREAKS
+from bpeviz.engine.corpus import BYTE_COUNT, base_size
+from bpeviz.engine.pretokenize import PRETOKENIZERS
+from bpeviz.engine.tie_rules import TIE_BREAKS
 
 MAX_VOCAB_SIZE = 1_000_000
 # What a person training a tokenizer gets unless they choose: the app's sidebar and the CLI's

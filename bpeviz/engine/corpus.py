@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bpeviz.pretokenize import END_OF_WORD, PieceKind, pretokenize_text, to_bytes
+from bpeviz.engine.pretokenize import END_OF_WORD, PieceKind, pretokenize_text, to_bytes
 
 BYTE_COUNT = 256
 END_OF_WORD_ID = 256  # the </w> marker, a base symbol after the 256 bytes when enabled

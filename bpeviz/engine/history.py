@@ -20,11 +20,11 @@ from functools import cached_property
 
 import numpy as np
 
-from bpeviz.config import TrainingConfig
-from bpeviz.corpus import Corpus, TextLayout, base_size, text_layout
-from bpeviz.tie_rules import pair_order, tie_rule
-from bpeviz.tokenizer import Tokenizer
-from bpeviz.trainer import (
+from bpeviz.engine.config import TrainingConfig
+from bpeviz.engine.corpus import Corpus, TextLayout, base_size, text_layout
+from bpeviz.engine.tie_rules import pair_order, tie_rule
+from bpeviz.engine.tokenizer import Tokenizer
+from bpeviz.engine.trainer import (
     NEVER,
     MergeStep,
     Pair,
@@ -317,7 +317,8 @@ def train(
     progress: ProgressCallback | None = None,
     top_pairs: int = 0,
 ) -> History:
-    """Train BPE and return its full :class:`History` (see :func:`bpeviz.trainer.run_training`).
+    """Train BPE and return its full :class:`History` (see
+    :func:`bpeviz.engine.trainer.run_training`).
 
     Repeated special tokens count once; an empty one is dropped.
     """

@@ -17,9 +17,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from bpeviz.config import TrainingConfig
+from bpeviz.engine.config import TrainingConfig
 
-SAMPLES_DIR: Path = Path(__file__).resolve().parents[1] / "sample_texts"
+SAMPLES_DIR: Path = Path(__file__).resolve().parents[2] / "sample_texts"
 METADATA_FILE = "samples.json"
 DEFAULT_SAMPLE_KEY = "english"
 

@@ -12,10 +12,10 @@ Encoding (:func:`encode`) replays the merges: in each piece, merge the pair that
 earliest, until no learned pair is left.
 
 It recounts the whole text for every merge, so it is for small texts. Everything that makes
-``bpeviz/trainer.py`` and ``bpeviz/tokenizer.py`` fast (distinct chunks with weights, linked
-lists, heaps, counts updated in place, caches) is left out on purpose: the tests hold the fast
-engine equal to this recipe, merge by merge and id by id. Only the published split patterns
-come from ``bpeviz.pretokenize``; the cutting itself is done here, independently.
+``bpeviz/engine/trainer.py`` and ``bpeviz/engine/tokenizer.py`` fast (distinct chunks with weights,
+linked lists, heaps, counts updated in place, caches) is left out on purpose: the tests hold the
+fast engine equal to this recipe, merge by merge and id by id. Only the published split patterns
+come from ``bpeviz.engine.pretokenize``; the cutting itself is done here, independently.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from itertools import pairwise
 
 import regex
 
-from bpeviz.pretokenize import END_OF_WORD, SPLIT_PATTERNS
-from bpeviz.tie_rules import TIE_BREAKS
+from bpeviz.engine.pretokenize import END_OF_WORD, SPLIT_PATTERNS
+from bpeviz.engine.tie_rules import TIE_BREAKS
 
 Pair = tuple[int, int]
 END_OF_WORD_ID = 256  # the ``</w>`` marker: one more base symbol, after the 256 bytes

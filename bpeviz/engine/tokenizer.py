@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bpeviz.config import unique_special_tokens
-from bpeviz.corpus import END_OF_WORD_ID, base_size, symbol_bytes
-from bpeviz.pretokenize import (
+from bpeviz.engine.config import unique_special_tokens
+from bpeviz.engine.corpus import END_OF_WORD_ID, base_size, symbol_bytes
+from bpeviz.engine.pretokenize import (
     END_OF_WORD,
     SPLIT_PATTERNS,
     PieceKind,

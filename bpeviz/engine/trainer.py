@@ -2,7 +2,7 @@
 
 The recipe is the textbook one: count adjacent pairs, take the most frequent (ties broken by a
 named rule), give it the next id, replace its occurrences left to right, record the merge,
-repeat. Read it first in ``bpeviz/textbook.py``, the textbook recipe in a few short
+repeat. Read it first in ``bpeviz/engine/textbook.py``, the textbook recipe in a few short
 functions. That loop recounts the whole text for every merge; this one does the same work
 incrementally and gives exactly the same merges (the tests hold the two equal):
 
@@ -32,10 +32,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bpeviz.config import TrainingConfig
-from bpeviz.corpus import Corpus, base_size, build_corpus, symbol_bytes
-from bpeviz.readable import counted
-from bpeviz.tie_rules import tie_rule
+from bpeviz.engine.config import TrainingConfig
+from bpeviz.engine.corpus import Corpus, base_size, build_corpus, symbol_bytes
+from bpeviz.engine.readable import counted
+from bpeviz.engine.tie_rules import tie_rule
 
 MAX_TIED_RECORDED = 2  # MergeStep.tied: the winner and the runner-up
 NEVER = np.iinfo(np.int32).max  # a boundary that no merge removes (a chunk edge)

@@ -15,7 +15,7 @@ Which pair it merges is the rule (``score_rule``):
   and keeps the vocabulary); with the ``lexmin`` tie rule and the library's order of ``##``
   symbols, the vocabulary is the library's, id for id.
 
-Ties go to the run's tie rule (``bpeviz/tie_rules.py``): ``first`` is the pair that occurs
+Ties go to the run's tie rule (``bpeviz/engine/tie_rules.py``): ``first`` is the pair that occurs
 first in the text, ``lexmin``/``lexmax`` the smallest/largest ids. Scores are compared
 exactly, as fractions.
 
@@ -26,10 +26,10 @@ hands words out, which changes from run to run, so ``continuation_order`` can gi
 then one token per merge. A merge whose text is already in the vocabulary (``##a`` + ``##bc``
 after ``##ab`` + ``##c``) reuses that token's id and adds nothing, as in the library.
 
-Read the recipe first in ``bpeviz/wordpiece_textbook.py``; this module does the same work
+Read the recipe first in ``bpeviz/engine/wordpiece_textbook.py``; this module does the same work
 incrementally (distinct words weighted by their count, pair counts updated in place, a heap
 with stale entries checked when they reach the top) and the tests hold the two equal.
-Encoding (greedy longest match) is in ``bpeviz/wordpiece_encode.py``.
+Encoding (greedy longest match) is in ``bpeviz/engine/wordpiece_encode.py``.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ from fractions import Fraction
 import numpy as np
 import regex
 
-from bpeviz.readable import counted
-from bpeviz.tie_rules import tie_rule
+from bpeviz.engine.readable import counted
+from bpeviz.engine.tie_rules import tie_rule
 
 CONTINUATION = "##"
 UNK = "[UNK]"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import regex
 
-from bpeviz.wordpiece import CONTINUATION, UNK, WordPieceRun, split_words
+from bpeviz.engine.wordpiece import CONTINUATION, UNK, WordPieceRun, split_words
 
 MAX_WORD_CHARS = 100
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
 
-from bpeviz.wordpiece import UNK, initial_vocab, merged_text, split_words, word_symbols
+from bpeviz.engine.wordpiece import UNK, initial_vocab, merged_text, split_words, word_symbols
 
 StringPair = tuple[str, str]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.engine.tokenizer import Tokenizer
 
 IM_START, IM_END, IM_SEP = "<|im_start|>", "<|im_end|>", "<|im_sep|>"
 ROLES = ("system", "user", "assistant")
@@ -71,7 +71,7 @@ def encode_chat(
     with special tokens allowed (special tokens end every pre-tokenizer piece, so encoding
     the parts one by one changes nothing).
 
-    >>> from bpeviz.tokenizer import Tokenizer
+    >>> from bpeviz.engine.tokenizer import Tokenizer
     >>> plain = ChatFormat("plain", ":", "", {IM_START: 256, IM_END: 257}, "a doctest")
     >>> bytes_only = Tokenizer.from_merges([], special_tokens=[IM_START, IM_END])
     >>> chat = encode_chat(bytes_only, plain, [("user", "hi")])

@@ -24,9 +24,9 @@ import zipfile
 from functools import lru_cache
 from pathlib import Path
 
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.tekken import from_tekken
-from bpeviz.openai_ranks import RanksUnavailable
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.real.openai_ranks import RanksUnavailable
 
 TEKKEN = "tekken_240911"  # what links and the CLI call it: the file's name
 WHEEL = "mistral_common-1.13.1-py3-none-any.whl"

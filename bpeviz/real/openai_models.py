@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from bpeviz.chat import IM_END, IM_SEP, IM_START, ChatFormat
-from bpeviz.openai_ranks import REAL_ENCODING_NAMES, load_encoding
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.engine.tokenizer import Tokenizer
+from bpeviz.real.chat import IM_END, IM_SEP, IM_START, ChatFormat
+from bpeviz.real.openai_ranks import REAL_ENCODING_NAMES, load_encoding
 
 TIKTOKENIZER = "tiktokenizer's src/models/tokenizer.ts (dqbd/tiktokenizer)"
 

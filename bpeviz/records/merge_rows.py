@@ -1,7 +1,7 @@
 """A merge as a row: the one schema of the Step table, the history CSV, the Export page and
 the CLI's ``history --jsonl``, so every place names and renders a merge's fields alike.
 
-Token text is :func:`~bpeviz.readable.readable` (``␣`` for a space, ``<E3>`` for a byte that
+Token text is :func:`~bpeviz.engine.readable.readable` (``␣`` for a space, ``<E3>`` for a byte that
 is only part of a character). Pure Python: the app turns rows into a table with pandas.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from bpeviz.history import History
-from bpeviz.readable import readable
-from bpeviz.trainer import MergeStep
+from bpeviz.engine.history import History
+from bpeviz.engine.readable import readable
+from bpeviz.engine.trainer import MergeStep
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ MERGE_COLUMNS: tuple[str, ...] = tuple(field.name for field in fields(MergeRow))
 def merge_row(history: History, step: MergeStep) -> MergeRow:
     """The row of one merge of ``history``.
 
-    >>> from bpeviz.history import train
+    >>> from bpeviz.engine.history import train
     >>> history = train("aaabdaaabac", 258)
     >>> row = merge_row(history, history.steps[1])
     >>> row.left, row.right, row.token, row.tied, row.tied_ids

@@ -10,11 +10,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from bpeviz.pretokenize import PRETOKENIZER_REGISTRY
-from bpeviz.readable import counted, readable
-from bpeviz.tie_rules import TIE_RULES
-from bpeviz.tokenizer import Tokenizer
-from bpeviz.trainer import MergeStep, Pair
+from bpeviz.engine.pretokenize import PRETOKENIZER_REGISTRY
+from bpeviz.engine.readable import counted, readable
+from bpeviz.engine.tie_rules import TIE_RULES
+from bpeviz.engine.tokenizer import Tokenizer
+from bpeviz.engine.trainer import MergeStep, Pair
 
 TIED_LISTED = 5  # a tie sentence names this many pairs, then says how many more
 QUOTED_CHARS = 24  # a longer token is quoted by its start and "…" (the chips show it whole)
@@ -28,7 +28,7 @@ def quoted(text: str) -> str:
 def pair_text(tokenizer: Tokenizer, pair: Pair) -> str:
     """``“h” + “e”``; a token longer than :data:`QUOTED_CHARS` by its start and ``…``.
 
-    >>> from bpeviz.tokenizer import Tokenizer
+    >>> from bpeviz.engine.tokenizer import Tokenizer
     >>> tokenizer = Tokenizer.from_merges([(104, 101)])
     >>> pair_text(tokenizer, (256, 32)), pair_text(Tokenizer.from_merges([]), (97, 98))
     ('“he” + “␣”', '“a” + “b”')

@@ -2,7 +2,7 @@
 pair-table row holds, the kinds of token and of a token's outline, and the one builder of a
 vocabulary entry.
 
-Both records (:func:`bpeviz.stepdata.payload`, :func:`bpeviz.tokendata.tokens_data`) send
+Both records (:func:`bpeviz.records.step.payload`, :func:`bpeviz.records.tokens.tokens_data`) send
 lists, not objects: a record of thousands of tokens would otherwise repeat each field's name
 thousands of times. The browser reads them by name all the same, through index constants that
 :func:`bpeviz.web.constants` writes from the tuples here, so Python and JavaScript cannot drift
@@ -15,10 +15,10 @@ from collections.abc import Callable
 from enum import IntEnum
 from typing import Any
 
-from bpeviz.pretokenize import END_OF_WORD, to_bytes
-from bpeviz.readable import hex_bytes, readable, split_utf8
-from bpeviz.token_info import special_title, token_title
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.engine.pretokenize import END_OF_WORD, to_bytes
+from bpeviz.engine.readable import hex_bytes, readable, split_utf8
+from bpeviz.engine.tokenizer import Tokenizer
+from bpeviz.records.token_info import special_title, token_title
 
 SCHEMA = 1  # bump when a record's layout changes: the browser refuses another version
 
@@ -110,9 +110,9 @@ def whole_characters(data: bytes) -> bool:
 
 def vocab_entry(tokenizer: Tokenizer, token_id: int, origin: Callable[[int], str]) -> list[Any]:
     """The vocabulary entry of one token (:data:`VOCAB_FIELDS`), every field given;
-    ``origin`` says where a token came from for its title (``bpeviz.token_info``).
+    ``origin`` says where a token came from for its title (``bpeviz.records.token_info``).
 
-    >>> from bpeviz.token_info import trained_origin
+    >>> from bpeviz.records.token_info import trained_origin
     >>> vocab_entry(Tokenizer.from_merges([(97, 98)]), 256, trained_origin(256))
     ['ab', 'id 256 · bytes 61 62 · made by merge 1', 0, '', 0, '6162']
     """

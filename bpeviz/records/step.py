@@ -7,8 +7,9 @@ text at step ``k`` the way :meth:`History.segmentation` does, from the step at w
 boundary between two symbols vanished (a token starts where that step is later than ``k``;
 its id is the one made by the last merge inside it, or its first symbol's).
 
-Schema (:data:`bpeviz.record.SCHEMA`; every list index is a step, a merge number minus one, or
-a token id; the places of a list that stands for one thing are named in :mod:`bpeviz.record`):
+Schema (:data:`bpeviz.records.schema.SCHEMA`; every list index is a step, a merge number minus
+one, or a token id; the places of a list that stands for one thing are named in
+:mod:`bpeviz.records.schema`):
 
 - ``base``, ``merge_count``, ``text_bytes``, ``rule``, ``end_of_word``;
 - ``tokens``: the token count of the whole text at steps ``0..merge_count``;
@@ -19,17 +20,17 @@ a token id; the places of a list that stands for one thing are named in :mod:`bp
   (``offsets`` has one more entry, the window's end) and the step its left boundary
   vanished (``merge_count + 1``: never);
 - ``vocab``: per token id (bytes, merges, then special tokens), its entry
-  (:data:`~bpeviz.record.VOCAB_FIELDS`: label, title, kind, broken, newlines, hex). A merged
+  (:data:`~bpeviz.records.schema.VOCAB_FIELDS`: label, title, kind, broken, newlines, hex). A merged
   token leaves what its parents give to the browser (:func:`vocab_entries`): ``hex`` ``""``
-  (its parents' joined), ``broken`` :data:`~bpeviz.record.JOINED` (that hex), and a long
+  (its parents' joined), ``broken`` :data:`~bpeviz.records.schema.JOINED` (that hex), and a long
   whole-character token's label ``None`` (theirs joined);
 - ``merges``: per merge ``[left, right, made, count, replacements]``
-  (:data:`~bpeviz.record.MERGE_FIELDS`);
-- ``sentences``: per merge ``[counts, tie]`` (:data:`~bpeviz.record.SENTENCE_FIELDS`: what
+  (:data:`~bpeviz.records.schema.MERGE_FIELDS`);
+- ``sentences``: per merge ``[counts, tie]`` (:data:`~bpeviz.records.schema.SENTENCE_FIELDS`: what
   it did, and how a tie was broken or ``""``); ``start``: step 0's two sentences
-  ``[counts, first_merge]`` (:data:`~bpeviz.record.START_FIELDS`);
+  ``[counts, first_merge]`` (:data:`~bpeviz.records.schema.START_FIELDS`);
 - ``tops``: at steps ``0..merge_count``, the best ``TOP_PAIRS`` rows of the pair table,
-  flattened ``[left, right, count, ...]`` (:data:`~bpeviz.record.TOP_FIELDS`); ``tied``:
+  flattened ``[left, right, count, ...]`` (:data:`~bpeviz.records.schema.TOP_FIELDS`); ``tied``:
   how many pairs share the top count (``TOP_PAIRS + 1``: that many or more);
 - ``pieces``: the window's symbols where a piece of the pre-tokenizer starts (no merge ever
   crosses one); ``pieces_rule``: the sentence that says so for this run's pre-tokenizer;
@@ -48,15 +49,16 @@ from typing import Any
 
 import numpy as np
 
-from bpeviz.history import History
-from bpeviz.narration import (
+from bpeviz.engine.history import History
+from bpeviz.engine.tokenizer import Tokenizer
+from bpeviz.records.narration import (
     count_sentence,
     first_merge_sentence,
     pieces_sentence,
     start_sentence,
     tie_sentence,
 )
-from bpeviz.record import (
+from bpeviz.records.schema import (
     JOINED,
     MERGE_FIELDS,
     SCHEMA,
@@ -66,8 +68,7 @@ from bpeviz.record import (
     row,
     vocab_entry,
 )
-from bpeviz.token_info import trained_origin
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.records.token_info import trained_origin
 
 TOP_PAIRS = 12  # rows of the pair table shown at each step
 WINDOW_SYMBOLS = 6_000  # symbols of text drawn: a bundled sample whole, a book's first pages
@@ -76,10 +77,10 @@ LABEL_JOINED_OVER = 24  # bytes: a longer token's label may be left to the brows
 
 
 def vocab_entries(tokenizer: Tokenizer, base: int, size: int) -> list[list[Any]]:
-    """The vocabulary entries (:data:`bpeviz.record.VOCAB_FIELDS`) of ids ``0..size-1``.
+    """The vocabulary entries (:data:`bpeviz.records.schema.VOCAB_FIELDS`) of ids ``0..size-1``.
 
     A merged token's bytes are its parents' bytes joined, so they are left for the browser
-    to join (``hex`` ``""``, ``broken`` :data:`~bpeviz.record.JOINED` for its hex): long
+    to join (``hex`` ``""``, ``broken`` :data:`~bpeviz.records.schema.JOINED` for its hex): long
     tokens would otherwise repeat their parents, and a small text trained far in ``bytes``
     mode has tokens of whole paragraphs. So is the label of a long token made of two
     whole-character parents, whose readable text is theirs joined (``None``).

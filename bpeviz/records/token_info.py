@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bpeviz.corpus import BYTE_COUNT, END_OF_WORD_ID
+from bpeviz.engine.corpus import BYTE_COUNT, END_OF_WORD_ID
 
 MAX_TITLE_BYTES = 32
 

@@ -2,16 +2,16 @@
 Step page (Tokenize, Compare, Two runs, the "why was this split" trace), with its inspector.
 
 The browser draws coloured spans and a click-a-token inspector from this record only
-(``mountTokens`` in ``bpeviz/web/main.js``), with the same renderer as the step view, so
+(``mountTokens`` in ``bpeviz/web/core/main.js``), with the same renderer as the step view, so
 every page shows tokens one way. Schema of :func:`tokens_data`:
 
-- ``schema``: :data:`bpeviz.record.SCHEMA`; ``kind``: ``"tokens"``;
+- ``schema``: :data:`bpeviz.records.schema.SCHEMA`; ``kind``: ``"tokens"``;
 - ``ids``: the tokens to draw; ``marks``: per token ``""``, ``"ps"``, ``"pe"`` or ``"new"``
   (an outline), or ``None``;
 - ``vocab``: per id drawn and per ancestor in ``parents``, its entry
-  (:data:`bpeviz.record.VOCAB_FIELDS`), every field given;
+  (:data:`bpeviz.records.schema.VOCAB_FIELDS`), every field given;
 - ``parents``: per token made by a merge, ``[left, right, number]``
-  (:data:`bpeviz.record.PARENT_FIELDS`): a merge list's merge
+  (:data:`bpeviz.records.schema.PARENT_FIELDS`): a merge list's merge
   number (its index + 1), or for a rank table (``cl100k_base``) the token's rank, with the
   two parts the BPE of its bytes ends with when only lower ranks may merge (the "rank
   replay", as tiktoken's educational module builds a token). Every ancestor down to single
@@ -30,19 +30,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpeviz.corpus import base_size
-from bpeviz.narration import pieces_sentence
-from bpeviz.pretokenize import PieceKind, pretokenize_text, to_bytes
-from bpeviz.record import PARENT_FIELDS, SCHEMA, row, vocab_entry
-from bpeviz.token_info import rank_origin, trained_origin
-from bpeviz.tokenizer import Tokenizer, _merge_parts
+from bpeviz.engine.corpus import base_size
+from bpeviz.engine.pretokenize import PieceKind, pretokenize_text, to_bytes
+from bpeviz.engine.tokenizer import Tokenizer, _merge_parts
+from bpeviz.records.narration import pieces_sentence
+from bpeviz.records.schema import PARENT_FIELDS, SCHEMA, row, vocab_entry
+from bpeviz.records.token_info import rank_origin, trained_origin
 
 SHOWS = ("text", "ids")
 MARKS = ("", "ps", "pe", "new")
 
 
 def token_entry(tokenizer: Tokenizer, token_id: int) -> list[Any]:
-    """The vocabulary entry of one token (:func:`bpeviz.record.vocab_entry`), its title
+    """The vocabulary entry of one token (:func:`bpeviz.records.schema.vocab_entry`), its title
     naming its merge, or its rank in a rank table.
 
     >>> token_entry(Tokenizer.from_merges([(97, 98)]), 256)

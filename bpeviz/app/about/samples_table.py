@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bpeviz.samples import list_samples
+from bpeviz.engine.samples import list_samples
 
 SAMPLE_COLUMNS: tuple[str, ...] = ("key", "title", "language", "bytes", "licence", "source")
 

@@ -6,8 +6,8 @@ offsets, and their symmetric difference is exactly "where they disagree". Offset
 bytes, not characters, because a byte-level tokenizer may cut inside a character (half of a
 three-byte Japanese character is a perfectly good token).
 
-What is left out: drawing. The page colours the tokens with :mod:`bpeviz.app.token_view`; this
-module only computes (and makes a small table of the differing cuts with some context).
+What is left out: drawing. The page colours the tokens with :mod:`bpeviz.app.shared.token_view`;
+this module only computes (and makes a small table of the differing cuts with some context).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from bpeviz.engine.history import bytes_per_token
+from bpeviz.engine.pretokenize import to_bytes
+from bpeviz.engine.readable import counted, readable
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.hf_models import LibraryTokenizer
-from bpeviz.history import bytes_per_token
-from bpeviz.pretokenize import to_bytes
-from bpeviz.readable import counted, readable
-from bpeviz.tokenizer import Tokenizer
 
 DEFAULT_COMPARE_TEXT = (
     "The printer counted pairs of letters, 1234 times a day.\n"
@@ -182,7 +182,7 @@ def boundary_table(
 ) -> pd.DataFrame:
     """The differing cuts in text order, with a few readable bytes on each side.
 
-    ``before`` and ``after`` are :func:`bpeviz.readable.readable` forms, so a cut inside a
+    ``before`` and ``after`` are :func:`bpeviz.engine.readable.readable` forms, so a cut inside a
     character shows up as hex (``<E3><81>``) and spaces as ``␣``. At most ``limit`` rows.
     """
     data = comparison.data
@@ -201,7 +201,7 @@ def start_marks(result: Tokenization, cuts: frozenset[int], *, mark: str) -> lis
     """One mark per token: ``mark`` on each token that starts at one of ``cuts``, else "".
 
     With ``cuts`` = the cuts only this tokenizer makes, the marked tokens are where the other
-    tokenizer keeps going (the ``marks`` of :func:`bpeviz.tokendata.tokens_data`).
+    tokenizer keeps going (the ``marks`` of :func:`bpeviz.records.tokens.tokens_data`).
 
     >>> result = tokenize(Tokenizer.from_merges([(97, 97)]), "aaab", name="aa")
     >>> start_marks(result, frozenset({3}), mark="new")

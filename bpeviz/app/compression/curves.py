@@ -17,11 +17,11 @@ from collections.abc import Collection, Mapping
 
 import pandas as pd
 
-from bpeviz.app.csv_cells import csv_bytes
-from bpeviz.app.settings import Settings
+from bpeviz.app.frame.run_settings import Settings
+from bpeviz.app.shared.csv_cells import csv_bytes
+from bpeviz.engine.history import History, bytes_per_token
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.hf_models import LibraryTokenizer
-from bpeviz.history import History, bytes_per_token
-from bpeviz.tokenizer import Tokenizer
 
 CURVE_COLUMNS: tuple[str, ...] = (
     "trained_on",
@@ -70,7 +70,7 @@ def own_curve(history: History, *, language: str) -> pd.DataFrame:
 
     No encoding happens: the token counts come from the history.
 
-    >>> from bpeviz.history import train
+    >>> from bpeviz.engine.history import train
     >>> curve = own_curve(train("aaabdaaabac", 259), language="toy")
     >>> curve["tokens"].tolist()
     [11, 9, 7, 5]
@@ -121,7 +121,7 @@ def compression_curves(
     on its own text and, with ``cross``, a sampled curve (``points`` encodes) on each other
     run's text.
 
-    >>> from bpeviz.history import train
+    >>> from bpeviz.engine.history import train
     >>> data = compression_curves({"a": train("aaab", 257), "b": train("bbba", 257)})
     >>> data[["trained_on", "measured_on", "tokens"]].values.tolist()
     [['a', 'a', 4], ['a', 'a', 3], ['a', 'b', 4], ['a', 'b', 4], ['b', 'b', 4], ['b', 'b', 3], \
@@ -155,7 +155,7 @@ def reference_ratios(
     Text that spells a special token counts as text; a file the ``tokenizers`` library
     encodes counts the tokens its template adds too (it decides them, not the caller).
 
-    >>> from bpeviz.tokenizer import Tokenizer
+    >>> from bpeviz.engine.tokenizer import Tokenizer
     >>> reference_ratios(Tokenizer(), {"toy": "abcd"})["bytes_per_token"].tolist()
     [1.0]
     """

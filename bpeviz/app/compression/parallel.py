@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from bpeviz.engine.samples import get_sample
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.hf_models import LibraryTokenizer
-from bpeviz.samples import get_sample
-from bpeviz.tokenizer import Tokenizer
 
 PASSAGE_SAMPLES: dict[str, str] = {"English": "parallel_en", "Japanese": "parallel_ja"}
 COLUMNS: tuple[str, ...] = ("tokenizer", "English", "Japanese", "Japanese ÷ English")

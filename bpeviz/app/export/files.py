@@ -14,16 +14,16 @@ from functools import cached_property
 
 import pandas as pd
 
-from bpeviz.corpus import BYTE_COUNT
+from bpeviz.engine.corpus import BYTE_COUNT
+from bpeviz.engine.pretokenize import GPT4_SPLIT_PATTERN, PRETOKENIZER_REGISTRY
+from bpeviz.engine.readable import readable
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats import is_hf_json, load_model_file
 from bpeviz.formats.gpt2 import from_gpt2_files, to_gpt2_files
 from bpeviz.formats.hf_json import to_hf_json
 from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
 from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.formats.tiktoken import from_tiktoken, to_tiktoken
-from bpeviz.pretokenize import GPT4_SPLIT_PATTERN, PRETOKENIZER_REGISTRY
-from bpeviz.readable import readable
-from bpeviz.tokenizer import Tokenizer
 
 
 def first_tokens_frame(
@@ -77,7 +77,7 @@ def pattern_description(pattern: str) -> str:
 
     >>> pattern_description("")
     '(none: the whole text is one piece)'
-    >>> from bpeviz.pretokenize import GPT2_SPLIT_PATTERN
+    >>> from bpeviz.engine.pretokenize import GPT2_SPLIT_PATTERN
     >>> pattern_description(GPT2_SPLIT_PATTERN)[:22]
     "GPT-2's pattern: '(?:["
     """

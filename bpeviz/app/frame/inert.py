@@ -12,12 +12,12 @@ that opens the link. :func:`escape_markdown` shows such a string as the characte
   before a colon between a letter and a non-space (``http:``) and before an ``@`` inside a
   word (an e-mail address);
 - bidirectional controls (U+202A-U+202E, U+2066-U+2069) are shown as ``\\u202e``, as token
-  text shows them (:func:`bpeviz.readable.readable`): they would reorder what follows them.
+  text shows them (:func:`bpeviz.engine.readable.readable`): they would reorder what follows them.
 
 :func:`lesson_markdown` is the same for a teacher's lesson notes, keeping the Markdown they
 write (emphasis, lists, headings, code): only what fetches or links is escaped, and code is
-left as written. HTML for ``st.html`` is escaped by :func:`bpeviz.app.spans.esc` instead,
-with :func:`visible_bidi` first (:func:`bpeviz.app.widgets.caption`).
+left as written. HTML for ``st.html`` is escaped by :func:`bpeviz.app.shared.token_label.esc`
+instead, with :func:`visible_bidi` first (:func:`bpeviz.app.frame.widgets.caption`).
 """
 
 from __future__ import annotations

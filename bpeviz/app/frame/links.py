@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bpeviz.app.settings import (
+from bpeviz.app.frame.run_settings import (
     KEY_END_OF_WORD,
     KEY_PASTE,
     KEY_PRETOKENIZER,
@@ -27,9 +27,9 @@ from bpeviz.app.settings import (
     sample_keys,
     suggested_state,
 )
-from bpeviz.pretokenize import PRETOKENIZERS
-from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample
-from bpeviz.tie_rules import TIE_BREAKS
+from bpeviz.engine.pretokenize import PRETOKENIZERS
+from bpeviz.engine.samples import DEFAULT_SAMPLE_KEY, get_sample
+from bpeviz.engine.tie_rules import TIE_BREAKS
 
 MAX_LINK_TEXT_CHARS = 1_000  # a pasted text this short travels in the link
 MAX_LINK_DIGITS = 12  # of a count in a link: far past any vocab size or step

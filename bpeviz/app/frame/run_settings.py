@@ -2,8 +2,8 @@
 
 :class:`Settings` is the training settings every page shares, built from the session state
 (:func:`settings_from_state`); plain Python (no Streamlit), so it is unit-tested directly.
-The text they apply to is :mod:`bpeviz.app.text_input`; the link format is
-:mod:`bpeviz.app.links`; the widgets are :mod:`bpeviz.app.sidebar`.
+The text they apply to is :mod:`bpeviz.app.frame.text_input`; the link format is
+:mod:`bpeviz.app.frame.links`; the widgets are :mod:`bpeviz.app.frame.sidebar`.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bpeviz.config import DEFAULT_PRETOKENIZER, TrainingConfig, unique_special_tokens
-from bpeviz.corpus import base_size
-from bpeviz.pretokenize import END_OF_WORD
-from bpeviz.readable import counted
-from bpeviz.samples import DEFAULT_SAMPLE_KEY, Sample, get_sample, list_samples
+from bpeviz.engine.config import DEFAULT_PRETOKENIZER, TrainingConfig, unique_special_tokens
+from bpeviz.engine.corpus import base_size
+from bpeviz.engine.pretokenize import END_OF_WORD
+from bpeviz.engine.readable import counted
+from bpeviz.engine.samples import DEFAULT_SAMPLE_KEY, Sample, get_sample, list_samples
 
 SOURCES: tuple[str, ...] = ("sample", "paste", "upload")
 SOURCE_LABELS: dict[str, str] = {"sample": "Sample", "paste": "Paste", "upload": "Upload"}

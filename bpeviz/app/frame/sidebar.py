@@ -6,21 +6,21 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpeviz.app import settings as cfg
-from bpeviz.app.links import MAX_LINK_TEXT_CHARS, query_from_state
-from bpeviz.app.state import (
+from bpeviz.app.frame import run_settings as cfg
+from bpeviz.app.frame.links import MAX_LINK_TEXT_CHARS, query_from_state
+from bpeviz.app.frame.state import (
     KEY_PRESENT,
     KEY_STEP,
     KEY_UPLOAD_WIDGET,
     KEY_UPLOADED,
     keep_long_text,
 )
-from bpeviz.app.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB, format_size
-from bpeviz.app.widgets import caption
-from bpeviz.config import MAX_VOCAB_SIZE
-from bpeviz.pretokenize import END_OF_WORD, PRETOKENIZER_REGISTRY, PRETOKENIZERS
-from bpeviz.samples import get_sample, list_samples
-from bpeviz.tie_rules import TIE_BREAKS, TIE_RULES
+from bpeviz.app.frame.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB, format_size
+from bpeviz.app.frame.widgets import caption
+from bpeviz.engine.config import MAX_VOCAB_SIZE
+from bpeviz.engine.pretokenize import END_OF_WORD, PRETOKENIZER_REGISTRY, PRETOKENIZERS
+from bpeviz.engine.samples import get_sample, list_samples
+from bpeviz.engine.tie_rules import TIE_BREAKS, TIE_RULES
 
 
 def _apply_sample_suggestions() -> None:

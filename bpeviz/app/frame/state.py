@@ -2,7 +2,7 @@
 sidebar's current settings and text as the pages read them.
 
 State: every key is set with ``st.session_state.setdefault`` (or by a widget) and never at
-module level. The settings travel in the URL (see :mod:`bpeviz.app.links` for the format),
+module level. The settings travel in the URL (see :mod:`bpeviz.app.frame.links` for the format),
 written after the sidebar is drawn; the step, presentation mode and page-level choices are
 widgets bound to query parameters (``bind="query-params"``).
 """
@@ -13,13 +13,24 @@ import threading
 
 import streamlit as st
 
-from bpeviz.app.links import state_from_query
-from bpeviz.app.reaper import start_sweeping
-from bpeviz.app.settings import KEY_PASTE, STATE_KEYS, Message, Settings, settings_from_state
-from bpeviz.app.text_input import MAX_UPLOAD_MB, TrainingText, text_from_paste, text_from_upload
-from bpeviz.app.text_store import REF_SUFFIX, TextStore
-from bpeviz.samples import get_sample
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.app.frame.links import state_from_query
+from bpeviz.app.frame.reaper import start_sweeping
+from bpeviz.app.frame.run_settings import (
+    KEY_PASTE,
+    STATE_KEYS,
+    Message,
+    Settings,
+    settings_from_state,
+)
+from bpeviz.app.frame.text_input import (
+    MAX_UPLOAD_MB,
+    TrainingText,
+    text_from_paste,
+    text_from_upload,
+)
+from bpeviz.app.frame.text_store import REF_SUFFIX, TextStore
+from bpeviz.engine.samples import get_sample
+from bpeviz.engine.tokenizer import Tokenizer
 
 KEY_PRESENT = "present"
 KEY_FOCUS = "focus"  # presentation mode's Focus view of the Step page (the card and the text)
@@ -36,7 +47,7 @@ KEY_PAGE_SETTINGS = "_live_class_pages"
 
 @st.cache_resource(show_spinner=False)
 def sweep_closed_sessions() -> threading.Event:
-    """Once per process: free what closed tabs held (see :mod:`bpeviz.app.reaper`)."""
+    """Once per process: free what closed tabs held (see :mod:`bpeviz.app.frame.reaper`)."""
     return start_sweeping()
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 
-from bpeviz.app.settings import Message
+from bpeviz.app.frame.run_settings import Message
 
 MAX_PASTE_BYTES = 2_000_000  # 2 MB of UTF-8
 MAX_BOX_CHARS = 200_000  # of a Tokenize or Compare box, tokenized (the box keeps them all)

@@ -1,6 +1,6 @@
 """Texts too long for a link, kept by the server so that a reload does not lose them.
 
-A link holds a typed text of up to :data:`~bpeviz.app.links.MAX_LINK_TEXT_CHARS`
+A link holds a typed text of up to :data:`~bpeviz.app.frame.links.MAX_LINK_TEXT_CHARS`
 characters. A longer one travels as a reference instead (``paste_ref=<digest>``), and the
 text itself stays here, in the memory of the app process that served it: a reload of the
 tab, or the link opened in another tab of the same browser (nginx keeps a browser on one
@@ -13,7 +13,7 @@ server restarts, and the oldest when the store is full; the page then says so an
 the text again.
 
 Plain Python (no Streamlit), so it is unit-tested directly; the app holds one
-:class:`TextStore` for the process (:func:`bpeviz.app.state.text_store`).
+:class:`TextStore` for the process (:func:`bpeviz.app.frame.state.text_store`).
 """
 
 from __future__ import annotations

@@ -16,17 +16,17 @@ from typing import Any
 
 import streamlit as st
 
-from bpeviz.app.choices import IMPORTED, TRAINED
-from bpeviz.app.export import LoadedModel, load_upload
-from bpeviz.app.settings import Message, Settings, check_settings, outcome_messages
-from bpeviz.app.state import current_settings, text_and_messages
-from bpeviz.app.text_input import TrainingText
-from bpeviz.app.widgets import show_messages
-from bpeviz.history import History
-from bpeviz.samples import get_sample
-from bpeviz.stepdata import TOP_PAIRS
-from bpeviz.tokenizer import Tokenizer
-from bpeviz.trainer import run_training
+from bpeviz.app.export.files import LoadedModel, load_upload
+from bpeviz.app.frame.run_settings import Message, Settings, check_settings, outcome_messages
+from bpeviz.app.frame.state import current_settings, text_and_messages
+from bpeviz.app.frame.text_input import TrainingText
+from bpeviz.app.frame.widgets import show_messages
+from bpeviz.app.shared.choices import IMPORTED, TRAINED
+from bpeviz.engine.history import History
+from bpeviz.engine.samples import get_sample
+from bpeviz.engine.tokenizer import Tokenizer
+from bpeviz.engine.trainer import run_training
+from bpeviz.records.step import TOP_PAIRS
 
 PROGRESS_AFTER_SECONDS = 0.3
 
@@ -150,7 +150,7 @@ def _import_slot(contents: tuple[str, ...], pattern: str) -> _ImportSlot:
 
 
 def shared_import(files: list[tuple[str, bytes]], *, pattern: str) -> LoadedModel:
-    """Read uploaded model files as :func:`bpeviz.app.export.load_upload` does, once per
+    """Read uploaded model files as :func:`bpeviz.app.export.files.load_upload` does, once per
     content: sessions that upload the same bytes share one model.
 
     A 10 MB ``tokenizer.json`` takes seconds and over 100 MB to read; a class importing
@@ -181,7 +181,7 @@ def real_tokenizer(name: str) -> Tokenizer:
     Raises ``RuntimeError`` (``RanksUnavailable``) with an explanation when the ranks file
     is not installed; nothing is cached then, so a later call tries again.
     """
-    from bpeviz.bundled import load_bundled
+    from bpeviz.real.registry import load_bundled
 
     return load_bundled(name)
 
@@ -193,7 +193,7 @@ def named_tokenizer(name: str) -> Tokenizer:
 
     Raises ``ValueError`` for a name that is not an OpenAI model (nothing is cached then).
     """
-    from bpeviz.openai_models import load_named
+    from bpeviz.real.openai_models import load_named
 
     return load_named(name)
 
@@ -201,7 +201,7 @@ def named_tokenizer(name: str) -> Tokenizer:
 def chosen_tokenizer(
     choice: str, history: History | None, imported: tuple[str, Tokenizer] | None
 ) -> tuple[Tokenizer, Any]:
-    """The tokenizer behind a choice of :mod:`bpeviz.app.choices`, and its cache key for
+    """The tokenizer behind a choice of :mod:`bpeviz.app.shared.choices`, and its cache key for
     :func:`encode` (``None`` for an imported one: it is not named uniquely, so not cached).
 
     Raises ``RuntimeError`` when a real tokenizer's ranks are not installed, ``ValueError``

@@ -1,6 +1,6 @@
 """Small Streamlit helpers every page uses to draw what the pure modules build: messages,
 captions, charts, short tables, columns and a text area that travels in the link (token spans:
-:mod:`bpeviz.app.token_view`).
+:mod:`bpeviz.app.shared.token_view`).
 """
 
 from __future__ import annotations
@@ -11,19 +11,19 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from bpeviz.app import charts
-from bpeviz.app.inert import escape_markdown, visible_bidi
-from bpeviz.app.links import MAX_LINK_TEXT_CHARS
-from bpeviz.app.settings import Message
-from bpeviz.app.state import (
+from bpeviz.app.frame.inert import escape_markdown, visible_bidi
+from bpeviz.app.frame.links import MAX_LINK_TEXT_CHARS
+from bpeviz.app.frame.run_settings import Message
+from bpeviz.app.frame.state import (
     KEY_LINK_MESSAGES,
     keep_long_text,
     linked_long_text,
     presentation_mode,
 )
-from bpeviz.app.styles import stylesheet
-from bpeviz.app.tables import presented
-from bpeviz.app.text_input import MAX_BOX_CHARS
+from bpeviz.app.frame.styles import stylesheet
+from bpeviz.app.frame.text_input import MAX_BOX_CHARS
+from bpeviz.app.shared import charts
+from bpeviz.app.shared.tables import presented
 
 
 def show_messages(messages: list[Message]) -> None:
@@ -112,7 +112,7 @@ def linked_text_area(label: str, *, key: str, default: str = "", **kwargs: Any) 
     default, and drops it otherwise (a caption says so). Nothing typed is ever cut, and the
     text stays with the session when the student visits another page (``persist_state``);
     drawn with it as its default too, a browser that missed the seeded value shows it (see
-    :func:`bpeviz.app.sidebar.sidebar`).
+    :func:`bpeviz.app.frame.sidebar.sidebar`).
     """
     seeded = f"_seeded_{key}"
     if not st.session_state.get(seeded):

@@ -18,9 +18,9 @@ whole number, a value of the wrong type or a file over :data:`MAX_LESSON_BYTES` 
 with one sentence saying what to fix (:class:`LessonError`), never half-read. :func:`to_toml`
 writes a lesson back in the same format (``parse_lesson(to_toml(x)) == x``).
 
-Plain Python (no Streamlit), next to the link format it reuses (:mod:`bpeviz.app.links`):
+Plain Python (no Streamlit), next to the link format it reuses (:mod:`bpeviz.app.frame.links`):
 the parameters' names and values are the app's, so this lives in the app layer, which the
-engine never imports. What is left out: showing a slide (:mod:`bpeviz.app.lesson_view`).
+engine never imports. What is left out: showing a slide (:mod:`bpeviz.app.lesson.view`).
 """
 
 from __future__ import annotations
@@ -37,14 +37,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from bpeviz.app import settings as cfg
-from bpeviz.app.choices import TRAINED
-from bpeviz.app.compression import VOCAB_CHOICES
-from bpeviz.app.surprises import load_surprises
-from bpeviz.bundled import bundled_names
-from bpeviz.config import MAX_VOCAB_SIZE
-from bpeviz.pretokenize import PRETOKENIZERS
-from bpeviz.tie_rules import TIE_BREAKS
+from bpeviz.app.compression.curves import VOCAB_CHOICES
+from bpeviz.app.frame import run_settings as cfg
+from bpeviz.app.shared.choices import TRAINED
+from bpeviz.app.tokenize.surprises import load_surprises
+from bpeviz.engine.config import MAX_VOCAB_SIZE
+from bpeviz.engine.pretokenize import PRETOKENIZERS
+from bpeviz.engine.tie_rules import TIE_BREAKS
+from bpeviz.real.registry import bundled_names
 
 MAX_LESSON_BYTES = 200_000  # a 45-minute lesson is about 15 KB
 MAX_SLIDES = 200
@@ -57,7 +57,7 @@ MAX_MINUTES = 600
 # stays in the session only; the bundled 16-slide lesson takes about 4,300 characters.
 LINK_FORMAT = "z1."
 MAX_LINK_LESSON_CHARS = 6_000
-LESSONS_DIR: Path = Path(__file__).resolve().parents[1] / "lessons"
+LESSONS_DIR: Path = Path(__file__).resolve().parents[2] / "lessons"
 
 # A slide's page, by the name a lesson uses, and the script st.navigation runs for it.
 PAGES: dict[str, str] = {
@@ -100,7 +100,7 @@ def _vocab_choices() -> list[str]:
     return [str(size) for size in VOCAB_CHOICES]
 
 
-# Every parameter a slide's view may hold: the link's names (see bpeviz.app.links and the
+# Every parameter a slide's view may hold: the link's names (see bpeviz.app.frame.links and the
 # pages' widget keys), so a slide's view is a link's query.
 PARAMS: dict[str, Param] = {
     cfg.KEY_SOURCE: Param("choice", choices=lambda: ("sample", "paste")),
@@ -279,7 +279,7 @@ def parse_lesson(data: bytes | str) -> Lesson:
     ('T', 'about')
     >>> parse_lesson('title = "T"\\n[[slides]]\\ntitle = "S"\\npage = "home"\\n')
     Traceback (most recent call last):
-    bpeviz.app.lesson.LessonError: Slide 1 (S)'s page 'home' is not one of: step, tokenize, \
+    bpeviz.app.lesson.slides.LessonError: Slide 1 (S)'s page 'home' is not one of: step, tokenize, \
 compression, compare, runs, export, about.
     """
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
@@ -425,7 +425,7 @@ def slide_state(slide: Slide) -> tuple[dict[str, Any], tuple[str, ...]]:
     """The session state that shows ``slide``, and the keys to drop so that what the slide
     leaves out takes its default (every parameter of its page it does not name).
 
-    The sidebar's settings are read as a link's (:func:`bpeviz.app.links.state_from_query`):
+    The sidebar's settings are read as a link's (:func:`bpeviz.app.frame.links.state_from_query`):
     a slide naming only ``sample = "aaabdaaabac"`` gets that sample's own settings. A
     surprise without a text of its own brings its text, as choosing it in the menu does.
 
@@ -433,7 +433,7 @@ def slide_state(slide: Slide) -> tuple[dict[str, Any], tuple[str, ...]]:
     >>> state["sample"], state["vocab"], state["tie"], state["step"], "quiz" in dropped
     ('aaabdaaabac', 259, 'lexmin', 2, True)
     """
-    from bpeviz.app.links import state_from_query
+    from bpeviz.app.frame.links import state_from_query
 
     sidebar = {key: value for key, value in slide.query().items() if not PARAMS[key].pages}
     state: dict[str, Any] = dict(state_from_query(sidebar)[0])

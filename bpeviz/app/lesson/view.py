@@ -7,16 +7,19 @@ session state the sidebar and the pages read (before any widget is drawn: it is 
 callback), and the frame's :func:`lesson_bar` then switches to the slide's page with the
 slide's query parameters. The lesson is in the link too, so a reload or a shared link stays
 on that slide: a bundled one by name (``?lesson=bpe&slide=3``), a teacher's own whole
-(``?lesson_file=z1...``, :func:`~bpeviz.app.lesson.lesson_to_link`) when short enough.
-The format itself is :mod:`bpeviz.app.lesson`.
+(``?lesson_file=z1...``, :func:`~bpeviz.app.lesson.slides.lesson_to_link`) when short enough.
+The format itself is :mod:`bpeviz.app.lesson.slides`.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from bpeviz.app.inert import escape_markdown, lesson_markdown
-from bpeviz.app.lesson import (
+from bpeviz.app.frame.inert import escape_markdown, lesson_markdown
+from bpeviz.app.frame.links import whole_number
+from bpeviz.app.frame.run_settings import Message
+from bpeviz.app.frame.state import KEY_LINK_MESSAGES, KEY_PAGE_SETTINGS, presentation_mode
+from bpeviz.app.lesson.slides import (
     MAX_LESSON_BYTES,
     MAX_LINK_LESSON_CHARS,
     PAGES,
@@ -30,9 +33,6 @@ from bpeviz.app.lesson import (
     slide_state,
     to_toml,
 )
-from bpeviz.app.links import whole_number
-from bpeviz.app.settings import Message
-from bpeviz.app.state import KEY_LINK_MESSAGES, KEY_PAGE_SETTINGS, presentation_mode
 from bpeviz.web import asset
 
 LINK_LESSON, LINK_FILE, LINK_SLIDE = "lesson", "lesson_file", "slide"
@@ -47,8 +47,9 @@ KEY_KEYS = "lesson_keys"
 PRESENT_MARGIN = "0.5rem"  # below the header, whose one control (the sidebar's) is far left
 PRESENT_PAGE_TITLE = "1.6rem"  # the page's name under a slide's title, in presentation mode
 
-# PageDown / PageUp anywhere on the page (but in a box being typed in): bpeviz/web/lesson_keys.js.
-keys_component = st.components.v2.component("bpeviz_lesson_keys", js=asset("lesson_keys.js"))
+# PageDown / PageUp anywhere on the page (but in a box being typed in):
+# bpeviz/web/step/lesson_keys.js.
+keys_component = st.components.v2.component("bpeviz_lesson_keys", js=asset("step/lesson_keys.js"))
 
 
 def current_lesson() -> tuple[Lesson, int] | None:

@@ -1,5 +1,5 @@
 """A live class in the app: ``?class=new`` starts one, ``?class=CODE`` joins it, and the
-class bar (``web/class_bar.js``) sits above every page.
+class bar (``web/live/class_bar.js``) sits above every page.
 
 The script does three things only: it starts a class with the session's run, gives a joining
 student that run (before the sidebar is drawn, so its widgets show it), and switches a
@@ -22,17 +22,18 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from bpeviz.app.class_results import checked_results, results_csv, results_json
-from bpeviz.app.lesson import PARAMS, TEXT_BOXES
-from bpeviz.app.lesson_view import current_lesson
-from bpeviz.app.settings import KEY_SOURCE, STATE_KEYS, Message
-from bpeviz.app.state import KEY_PAGE_SETTINGS, KEY_STEP, KEY_UPLOADED
-from bpeviz.app.step_view import component
+from bpeviz.app.frame.run_settings import KEY_SOURCE, STATE_KEYS, Message
+from bpeviz.app.frame.state import KEY_PAGE_SETTINGS, KEY_STEP, KEY_UPLOADED
+from bpeviz.app.lesson.slides import PARAMS, TEXT_BOXES
+from bpeviz.app.lesson.view import current_lesson
+from bpeviz.app.live.results import checked_results, results_csv, results_json
+from bpeviz.app.step.view import component
 from bpeviz.classroom.codes import TOO_MANY, client_address, normal_code
-from bpeviz.classroom.hub import current_hub, run_id
+from bpeviz.classroom.hubs.choose import current_hub
+from bpeviz.classroom.hubs.common import run_id
 from bpeviz.classroom.public_url import PublicUrlError, is_loopback, loopback_warning, public_url
 from bpeviz.classroom.state import ENDED, MAX_TITLE_CHARS, PAGES, ClassError, View
-from bpeviz.readable import counted
+from bpeviz.engine.readable import counted
 
 KEY_CLASS = "class"  # the query parameter: "new", or a class's code
 KEY_HELD = "_live_class"  # this session's class: {"code", "role", "key"?, "checked"?}

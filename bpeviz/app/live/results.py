@@ -2,9 +2,10 @@
 answered, the merge asked, the four pairs offered, the right ones, how many chose each and
 who chose which (a nickname, or "Student N" in the order students joined).
 
-The teacher's browser keeps them (``web/class_results.js``: the server tells the teacher
+The teacher's browser keeps them (``web/live/class_results.js``: the server tells the teacher
 who answered what at each reveal) and hands them to the app; they are checked here as any
-data from a browser, and written as JSON and as CSV (formula-safe, :mod:`.csv_cells`).
+data from a browser, and written as JSON and as CSV (formula-safe,
+:mod:`~bpeviz.app.shared.csv_cells`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from bpeviz.app.csv_cells import csv_bytes
+from bpeviz.app.shared.csv_cells import csv_bytes
 
 CHOICES = 4  # the quiz's rows: 0 (the real next merge) to 3
 MAX_QUESTIONS = 200

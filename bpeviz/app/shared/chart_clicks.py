@@ -1,11 +1,12 @@
 """From a click on a chart to the Step page at that merge.
 
 The Compression chart reports a click as an Altair point selection named
-:data:`bpeviz.app.charts.PICK`: Streamlit hands the page ``{"pick": [{"trained_on": "English",
-"merges": 120}]}`` (the fields of :data:`bpeviz.app.charts.PICK_FIELDS`), or ``{"pick": []}`` /
-``{}`` when nothing is picked. This module turns that into where to go (:func:`step_target`)
-and the sidebar settings that reproduce the clicked run there (:func:`step_settings`), so the
-Step page trains (or finds in its cache) exactly the run the curve was drawn from.
+:data:`bpeviz.app.shared.charts.PICK`: Streamlit hands the page ``{"pick": [{"trained_on":
+"English", "merges": 120}]}`` (the fields of :data:`bpeviz.app.shared.charts.PICK_FIELDS`), or
+``{"pick": []}`` / ``{}`` when nothing is picked. This module turns that into where to go
+(:func:`step_target`) and the sidebar settings that reproduce the clicked run there
+(:func:`step_settings`), so the Step page trains (or finds in its cache) exactly the run the curve
+was drawn from.
 
 What is left out: the navigation itself (``st.switch_page``, in the page).
 """
@@ -16,9 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bpeviz.app import settings as cfg
-from bpeviz.app.charts import PICK
-from bpeviz.pretokenize import END_OF_WORD
+from bpeviz.app.frame import run_settings as cfg
+from bpeviz.app.shared.charts import PICK
+from bpeviz.engine.pretokenize import END_OF_WORD
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Altair charts, built by pure functions so tests can read them back with ``chart.to_dict()``.
 
 Only the chart *spec* is made here; drawing it (``st.altair_chart``) is the page's job. The data
-comes from :mod:`bpeviz.app.compression` in long form (one row per point).
+comes from :mod:`bpeviz.app.compression.curves` in long form (one row per point).
 
 The compression chart has five layers, all on one vocabulary-size axis:
 
@@ -10,7 +10,7 @@ The compression chart has five layers, all on one vocabulary-size axis:
 2. markers where the other-language curves were actually measured (they are sampled);
 3. an invisible layer of every point that lights up the point nearest the pointer, carries
    the tooltip, and holds the click selection :data:`PICK` (the page opens the Step page at
-   the merge clicked: :mod:`bpeviz.app.chart_clicks`);
+   the merge clicked: :mod:`bpeviz.app.shared.chart_clicks`);
 4. a dotted horizontal rule per text for each reference tokenizer (``cl100k_base``,
    ``o200k_base``), labelled, the labels of two tokenizers apart;
 5. a vertical rule with a label at the vocabulary size chosen in the sidebar.
@@ -22,8 +22,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from bpeviz.app.compression import CURVE_COLUMNS, OTHER, OWN, REFERENCE_COLUMNS
-from bpeviz.corpus import BYTE_COUNT
+from bpeviz.app.compression.curves import CURVE_COLUMNS, OTHER, OWN, REFERENCE_COLUMNS
+from bpeviz.engine.corpus import BYTE_COUNT
 
 PICK = "pick"  # the click selection's name: what st.altair_chart(selection_mode=...) listens to
 PICK_FIELDS: tuple[str, ...] = ("trained_on", "merges")  # what a click reports

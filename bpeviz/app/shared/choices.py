@@ -3,15 +3,15 @@ Mistral's Tekken where its wheel was downloaded), and the one imported on the Ex
 page.
 
 Option keys are short and stable, since links hold them (``?tok_model=o200k_base``). What is
-left out: loading. :func:`bpeviz.app.training.chosen_tokenizer` turns a key into a tokenizer.
+left out: loading. :func:`bpeviz.app.frame.training.chosen_tokenizer` turns a key into a tokenizer.
 """
 
 from __future__ import annotations
 
-from bpeviz.app.inert import escape_markdown
-from bpeviz.bundled import bundled_names, bundled_summary, missing_note
-from bpeviz.mistral_tekken import BOS, TEKKEN
-from bpeviz.openai_models import CHAT_MODELS, MODEL_ENCODINGS, chat_format, encoding_for_model
+from bpeviz.app.frame.inert import escape_markdown
+from bpeviz.real.mistral_tekken import BOS, TEKKEN
+from bpeviz.real.openai_models import CHAT_MODELS, MODEL_ENCODINGS, chat_format, encoding_for_model
+from bpeviz.real.registry import bundled_names, bundled_summary, missing_note
 
 TRAINED = "Trained here"
 IMPORTED = "Imported"

@@ -1,18 +1,19 @@
 """Tables (pandas DataFrames) and CSV payloads of the Step, Tokenize and Export pages.
 
-Pure functions over a :class:`~bpeviz.history.History` or a tokenizer; the pages only hand
+Pure functions over a :class:`~bpeviz.engine.history.History` or a tokenizer; the pages only hand
 them to ``st.dataframe`` and ``st.download_button``. Token text in every table is the
 readable form (``␣the``, ``<E3><81>``), so whitespace and broken characters are visible in a
 table cell too.
 
 - :func:`pair_frame`: the pair counts at one step, best first, the chosen pair and ties
   flagged (:func:`pair_csv` for the whole table);
-- :func:`merge_frame`: the merges so far, one :mod:`bpeviz.merge_rows` row each
+- :func:`merge_frame`: the merges so far, one :mod:`bpeviz.records.merge_rows` row each
   (:func:`merge_csv` for the file);
 - :func:`text_stats` and :func:`distinct_chunks`: what the Tokenize page counts and lists;
 - :func:`presented`: a table as presentation mode draws it (its own HTML, at projector size).
 
-What is left out: the charts (:mod:`bpeviz.app.charts`) and HTML (:mod:`bpeviz.app.spans`).
+What is left out: the charts (:mod:`bpeviz.app.shared.charts`) and HTML
+(:mod:`bpeviz.app.shared.token_label`).
 """
 
 from __future__ import annotations
@@ -24,14 +25,14 @@ import numpy as np
 import pandas as pd
 import regex
 
-from bpeviz.app.csv_cells import csv_bytes
-from bpeviz.app.inert import escape_markdown
-from bpeviz.app.spans import token_label
-from bpeviz.history import History, PairTable, bytes_per_token
-from bpeviz.merge_rows import MERGE_COLUMNS, merge_rows
-from bpeviz.pretokenize import PieceKind, pretokenize_text, to_bytes, to_text
-from bpeviz.tokenizer import TRACE_MAX_BYTES, Tokenizer
-from bpeviz.trainer import Pair
+from bpeviz.app.frame.inert import escape_markdown
+from bpeviz.app.shared.csv_cells import csv_bytes
+from bpeviz.app.shared.token_label import token_label
+from bpeviz.engine.history import History, PairTable, bytes_per_token
+from bpeviz.engine.pretokenize import PieceKind, pretokenize_text, to_bytes, to_text
+from bpeviz.engine.tokenizer import TRACE_MAX_BYTES, Tokenizer
+from bpeviz.engine.trainer import Pair
+from bpeviz.records.merge_rows import MERGE_COLUMNS, merge_rows
 
 PAIR_COLUMNS: tuple[str, ...] = (
     "rank",
@@ -74,7 +75,7 @@ def pair_frame(
     ``tied`` is true for every row that shares the top count with at least one other row;
     ``note`` says which row is ``chosen`` (when it is the first row) and which only tied.
 
-    >>> from bpeviz.history import train
+    >>> from bpeviz.engine.history import train
     >>> history = train("bad cab bat cat", 258, pretokenizer="words")
     >>> frame = pair_frame(history.pair_table(0), history.tokenizer, chosen=(98, 97))
     >>> frame[["pair", "count", "tied"]].head(3).values.tolist()
@@ -121,9 +122,10 @@ def pair_csv(table: PairTable, tokenizer: Tokenizer, *, chosen: Pair | None = No
 def merge_frame(
     history: History, k: int | None = None, *, newest_first: bool = False
 ) -> pd.DataFrame:
-    """The first ``k`` merges (all by default), one :class:`~bpeviz.merge_rows.MergeRow` a row.
+    """The first ``k`` merges (all by default), one :class:`~bpeviz.records.merge_rows.MergeRow` a
+    row.
 
-    >>> from bpeviz.history import train
+    >>> from bpeviz.engine.history import train
     >>> merge_frame(train("aaabdaaabac", 259, tie_break="lexmin"), 3)["token"].tolist()
     ['aa', 'ab', 'aaab']
     """
@@ -240,7 +242,7 @@ def presented(
     column settings do on its canvas grid, which no stylesheet can enlarge.
 
     ``st.table`` renders Markdown in its cells, so every text cell is made inert
-    (:func:`~bpeviz.app.inert.escape_markdown`): a token ``![x](http://…)`` is shown, not
+    (:func:`~bpeviz.app.frame.inert.escape_markdown`): a token ``![x](http://…)`` is shown, not
     fetched.
 
     >>> frame = pd.DataFrame({"name": ["a*b*"], "ratio": [1.5], "n": [2]})

@@ -2,7 +2,7 @@
 ``kind: "tokens"``, so the Tokenize, Compare and Two runs pages and the trace draw tokens with
 the one renderer the Step page uses, and a click on a token opens the same inspector.
 
-The record is :func:`bpeviz.tokendata.tokens_data`; this module only mounts it (and the
+The record is :func:`bpeviz.records.tokens.tokens_data`; this module only mounts it (and the
 trace's row labels), one component per ``key``.
 """
 
@@ -14,13 +14,13 @@ from typing import Any
 
 import streamlit as st
 
-from bpeviz.app.inert import escape_markdown
-from bpeviz.app.step_view import component
-from bpeviz.app.trace import TraceLine
+from bpeviz.app.frame.inert import escape_markdown
+from bpeviz.app.step.view import component
+from bpeviz.app.tokenize.trace import TraceLine
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.hf_models import ENGINE, LibraryTokenizer
-from bpeviz.library_tokendata import library_tokens_data
-from bpeviz.tokendata import piece_starts, tokens_data
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.records.library_tokens import library_tokens_data
+from bpeviz.records.tokens import piece_starts, tokens_data
 
 
 def show_tokens(

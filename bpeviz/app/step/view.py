@@ -1,6 +1,6 @@
 """The Step page's view, drawn in the browser: a Streamlit component around ``bpeviz.web.script``.
 
-The server trains and hands over one record (:func:`bpeviz.stepdata.payload`); every Next,
+The server trains and hands over one record (:func:`bpeviz.records.step.payload`); every Next,
 Previous, slider move, key and autoplay tick is drawn by the browser from it, with no server
 round trip. The browser writes the view (step, before/after, the quiz and Show pieces) into the
 address as it draws, so a link copied right after stepping is never stale. Once a student stops
@@ -25,12 +25,12 @@ from typing import Any
 
 import streamlit as st
 
-from bpeviz.app.links import unread_number, whole_number
-from bpeviz.app.state import KEY_STEP
-from bpeviz.app.widgets import show_messages
-from bpeviz.history import History
-from bpeviz.readable import counted
-from bpeviz.stepdata import payload_json, window_for, window_shows
+from bpeviz.app.frame.links import unread_number, whole_number
+from bpeviz.app.frame.state import KEY_STEP
+from bpeviz.app.frame.widgets import show_messages
+from bpeviz.engine.history import History
+from bpeviz.engine.readable import counted
+from bpeviz.records.step import payload_json, window_for, window_shows
 from bpeviz.web import script, step_page
 
 KEY_VIEW = "step_view"  # the component (its state: the step the student stopped at)
@@ -217,7 +217,7 @@ def _write_link(view: View) -> View:
     """Put the view into the URL in one write; return it.
 
     A name already in the query keeps its place and a new one goes at the end, in
-    ``LINK_KEYS`` order, as ``linkSearch`` (bpeviz/web/address.js) writes them: the query
+    ``LINK_KEYS`` order, as ``linkSearch`` (bpeviz/web/step/address.js) writes them: the query
     Streamlit then sends is the one the browser already shows. A default is written as no
     value at all (an empty list), so the same write also removes it.
     """

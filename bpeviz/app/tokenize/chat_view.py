@@ -1,5 +1,5 @@
 """The Tokenize page's chat view: system, user and assistant messages built into a chat
-model's markup (:mod:`bpeviz.chat`), drawn as tokens with the markup's special tokens marked,
+model's markup (:mod:`bpeviz.real.chat`), drawn as tokens with the markup's special tokens marked,
 and what each message costs.
 
 Why a view of its own: a chat model is billed for the markup too, so a message's count in a
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpeviz.app.inert import escape_markdown
-from bpeviz.app.token_view import show_tokens
-from bpeviz.app.training import named_tokenizer
-from bpeviz.app.widgets import columns, linked_text_area
-from bpeviz.chat import REPLY, encode_chat
-from bpeviz.openai_models import CHAT_MODELS, chat_format, encoding_for_model
+from bpeviz.app.frame.inert import escape_markdown
+from bpeviz.app.frame.training import named_tokenizer
+from bpeviz.app.frame.widgets import columns, linked_text_area
+from bpeviz.app.shared.token_view import show_tokens
+from bpeviz.real.chat import REPLY, encode_chat
+from bpeviz.real.openai_models import CHAT_MODELS, chat_format, encoding_for_model
 
 DEFAULT_MESSAGES = {
     "system": "You are a helpful assistant.",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from bpeviz.samples import SAMPLES_DIR
+from bpeviz.engine.samples import SAMPLES_DIR
 
 SURPRISES_FILE: Path = SAMPLES_DIR / "surprises.json"
 

@@ -1,6 +1,6 @@
 """ "Why was this word split like this?": the encoding trace, one row per merge rule that
 fired, as data (:func:`trace_rows`, :func:`trace_lines`; the browser draws each line's
-tokens, see :func:`bpeviz.app.token_view.show_trace`) and the summary above it as HTML.
+tokens, see :func:`bpeviz.app.shared.token_view.show_trace`) and the summary above it as HTML.
 """
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bpeviz.app.spans import token_label
-from bpeviz.corpus import END_OF_WORD_ID
-from bpeviz.narration import quoted
-from bpeviz.pretokenize import to_bytes
-from bpeviz.readable import counted, readable
-from bpeviz.record import Mark
-from bpeviz.tokenizer import TRACE_MAX_BYTES, Tokenizer, TraceStep
+from bpeviz.app.shared.token_label import token_label
+from bpeviz.engine.corpus import END_OF_WORD_ID
+from bpeviz.engine.pretokenize import to_bytes
+from bpeviz.engine.readable import counted, readable
+from bpeviz.engine.tokenizer import TRACE_MAX_BYTES, Tokenizer, TraceStep
+from bpeviz.records.narration import quoted
+from bpeviz.records.schema import Mark
 
 
 def traced_part(piece: str, *, limit: int = TRACE_MAX_BYTES) -> str:

@@ -15,8 +15,8 @@ histories:
   boundary, which GPT-4's pattern never allows);
 - :func:`curves_frame` / :func:`curves_chart`: both compression curves on one chart.
 
-The card and sentences that explain a difference are in :mod:`bpeviz.app.runs_view`; the
-presets and the page's widget state in :mod:`bpeviz.app.runs_state`. What is left out:
+The card and sentences that explain a difference are in :mod:`bpeviz.app.two_runs.view`; the
+presets and the page's widget state in :mod:`bpeviz.app.two_runs.state`. What is left out:
 training (the app trains each run once, cached) and widgets.
 """
 
@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 import altair as alt
 import pandas as pd
 
-from bpeviz.history import History
-from bpeviz.pretokenize import END_OF_WORD, pretokenize
-from bpeviz.readable import readable
+from bpeviz.engine.history import History
+from bpeviz.engine.pretokenize import END_OF_WORD, pretokenize
+from bpeviz.engine.readable import readable
 
 RUN_NAMES: tuple[str, str] = ("A", "B")
 RUN_COLOURS: tuple[str, str] = ("#1f77b4", "#e4572e")
@@ -94,7 +94,7 @@ class Merge:
 def merges_of(history: History) -> list[Merge]:
     """The run's merges in order, as byte strings (``</w>`` shows as its marker text).
 
-    >>> from bpeviz.history import train
+    >>> from bpeviz.engine.history import train
     >>> [m.text() for m in merges_of(train("aaabdaaabac", 259, tie_break="lexmin"))]
     ['a + a → aa', 'a + b → ab', 'aa + ab → aaab']
     """

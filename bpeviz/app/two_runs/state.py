@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bpeviz.app import settings as cfg
-from bpeviz.app.runs import RUN_NAMES, RunSettings
-from bpeviz.samples import get_sample
+from bpeviz.app.frame import run_settings as cfg
+from bpeviz.app.two_runs.parting import RUN_NAMES, RunSettings
+from bpeviz.engine.samples import get_sample
 
 # Widget keys (and query parameters) of the page: runs_a_pretok, runs_b_vocab, runs_step...
 FIELDS: tuple[str, ...] = ("pretok", "tie", "vocab", "eow")

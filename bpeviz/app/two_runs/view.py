@@ -1,4 +1,5 @@
-"""The words and HTML that explain where two training runs part (see :mod:`bpeviz.app.runs`).
+"""The words and HTML that explain where two training runs part (see
+:mod:`bpeviz.app.two_runs.parting`).
 
 - :func:`difference_reason`: one sentence on why they part there;
 - :func:`difference_html`: the card with both runs' merges at that step;
@@ -7,7 +8,7 @@
 - :func:`own_cut_marks`: which tokens to outline in each run's text.
 
 Everything from the user's text is escaped here (``html.escape``); what is left out is
-drawing it (``st.html`` on the page; the text's tokens: :mod:`bpeviz.app.token_view`).
+drawing it (``st.html`` on the page; the text's tokens: :mod:`bpeviz.app.shared.token_view`).
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ import html
 
 import numpy as np
 
-from bpeviz.app.runs import RUN_NAMES, FirstDifference, Merge, RunSettings, cut_by
-from bpeviz.narration import quoted
-from bpeviz.readable import counted, readable
-from bpeviz.record import Mark
+from bpeviz.app.two_runs.parting import RUN_NAMES, FirstDifference, Merge, RunSettings, cut_by
+from bpeviz.engine.readable import counted, readable
+from bpeviz.records.narration import quoted
+from bpeviz.records.schema import Mark
 from bpeviz.web import chip_html, chip_note_html
 
 

@@ -3,7 +3,7 @@
 A hub keeps each class's :class:`~bpeviz.classroom.state.ClassState` and hands each change's
 events to the class's open sockets (:class:`Fanout`). :class:`MemoryHub` keeps classes in
 this process, the default: no service to start. With several worker processes
-(``make serve``), :class:`~bpeviz.classroom.redis_hub.RedisHub` keeps them in Redis and
+(``make serve``), :class:`~bpeviz.classroom.hubs.redis_hub.RedisHub` keeps them in Redis and
 passes events between workers by pub/sub; :func:`current_hub` picks one from the
 environment (``BPEVIZ_REDIS_URL``).
 
@@ -18,19 +18,15 @@ import asyncio
 import hashlib
 import json
 import logging
-import os
 import secrets
-import threading
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from bpeviz.classroom.codes import JoinLimit, new_code
-from bpeviz.classroom.codes import classes_per_address as default_classes_per_address
 from bpeviz.classroom.state import (
     MAX_CLASSES,
     ClassError,
-    ClassGone,
     ClassState,
     Event,
     View,
@@ -221,98 +217,6 @@ def new_class(view: View, taken: Callable[[str], bool]) -> tuple[ClassState, str
     return ClassState(code, key_digest(key), time.time(), view=view), key
 
 
-class MemoryHub:
-    """Classes in this process's memory (one process serves the whole class)."""
-
-    def __init__(self, *, classes_per_address: int | None = None) -> None:
-        self.classes_per_address = classes_per_address or default_classes_per_address()
-        self.misses = JoinLimit()
-        self._given: dict[str, float] = {}  # every code given, when (see was_given)
-        self._classes: dict[str, ClassState] = {}
-        self._runs: dict[str, dict[str, Any]] = {}  # what each class trains: see run_of
-        self._creators: dict[str, str] = {}  # who started each class (its client's address)
-        self._lock = threading.Lock()  # the script's thread and the event loop share classes
-        self.fanout = Fanout()
-
-    def _open(self, code: str) -> ClassState | None:
-        state = self._classes.get(code)
-        if state is not None and state.idle(time.time()):
-            self._forget(code)
-            return None
-        return state
-
-    def _forget(self, code: str) -> None:
-        del self._classes[code], self._runs[code]
-        self._creators.pop(code, None)
-
-    def _sweep(self) -> None:
-        for code in list(self._classes):
-            self._open(code)
-
-    def create(self, run: dict[str, Any], view: View, creator: str = "") -> tuple[str, str]:
-        with self._lock:
-            self._sweep()
-            if len(self._classes) >= MAX_CLASSES:
-                raise server_full()
-            mine = sum(1 for started_by in self._creators.values() if started_by == creator)
-            if creator and mine >= self.classes_per_address:
-                raise client_full(self.classes_per_address)
-            state, key = new_class(view, lambda code: code in self._classes or code in self._given)
-            self._classes[state.code] = state
-            self._given[state.code] = time.time()
-            if len(self._given) > MAX_GIVEN:  # the oldest first
-                self._given.pop(next(iter(self._given)))
-            self._runs[state.code] = run
-            if creator:
-                self._creators[state.code] = creator
-            return state.code, key
-
-    def run_of(self, code: str) -> dict[str, Any] | None:
-        with self._lock:
-            state = self._open(code)
-            return self._runs[code] if state else None
-
-    def set_run(self, code: str, key: str, run: dict[str, Any]) -> None:
-        with self._lock:
-            state = self._open(code)
-            if state is None or not state.is_teacher(key):
-                raise ClassError("Only the teacher of an open class can change its run.")
-            self._runs[code] = run
-
-    def is_teacher(self, code: str, key: str) -> bool:
-        with self._lock:
-            state = self._open(code)
-            return state is not None and state.is_teacher(key)
-
-    def was_given(self, code: str) -> bool:
-        with self._lock:
-            given = self._given.get(code)
-            return given is not None and time.time() - given < GIVEN_S
-
-    async def read(self, code: str) -> ClassState | None:
-        with self._lock:
-            return self._open(code)
-
-    async def change(self, code: str, change: Change) -> list[Event]:
-        with self._lock:
-            state = self._open(code)
-            if state is None:
-                raise ClassGone()
-            events = state.change_whole(change)
-            if state.ended:
-                self._forget(code)
-        self.fanout.send(code, events)
-        if state.ended:
-            self.fanout.close(code)
-        return events
-
-    async def start(self) -> None:
-        return None
-
-    async def stop(self) -> None:
-        return None
-
-
 async def end_gone_classes(hub: Hub) -> None:
     """Tell the sockets of each class that is gone (expired after 3 idle hours: the memory
     hub forgets it when next asked, Redis drops its keys) that it has ended, and close them.
@@ -331,22 +235,3 @@ async def sweep_forever(hub: Hub, every_s: float = SWEEP_S) -> None:
             await end_gone_classes(hub)
         except Exception:  # Redis away, say: the next sweep tries again
             log.warning("could not look for ended classes", exc_info=True)
-
-
-_hub: Hub | None = None
-_hub_lock = threading.Lock()
-
-
-def current_hub() -> Hub:
-    """This process's hub: Redis's when ``BPEVIZ_REDIS_URL`` is set, else memory's."""
-    global _hub
-    with _hub_lock:
-        if _hub is None:
-            url = os.environ.get("BPEVIZ_REDIS_URL")
-            if url:
-                from bpeviz.classroom.redis_hub import RedisHub
-
-                _hub = RedisHub(url)
-            else:
-                _hub = MemoryHub()
-        return _hub

@@ -41,7 +41,14 @@ from bpeviz.classroom.codes import (
     JoinLimit,
 )
 from bpeviz.classroom.codes import classes_per_address as default_classes_per_address
-from bpeviz.classroom.hub import GIVEN_S, Change, Fanout, client_full, new_class, server_full
+from bpeviz.classroom.hubs.common import (
+    GIVEN_S,
+    Change,
+    Fanout,
+    client_full,
+    new_class,
+    server_full,
+)
 from bpeviz.classroom.state import (
     IDLE_LIMIT_S,
     MAX_CLASSES,

@@ -27,7 +27,7 @@ export function stepSource(record) {
   });
 }
 
-// A tokens record's source (bpeviz.tokendata): its parents table, by merge or by rank.
+// A tokens record's source (bpeviz.records.tokens): its parents table, by merge or by rank.
 export function tokensSource(record, vocab) {
   return sourceOf(vocab, record.unit || "merge", (id) => {
     const parents = tokenParents(record, id);

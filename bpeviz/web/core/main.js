@@ -76,7 +76,7 @@ export function mountPage() {
   window.bpevizStepView = mount(document.getElementById("bpeviz-root"), data, start, remember);
 }
 
-// Spans of any tokenizer's ids (bpeviz.tokendata: the Tokenize and Compare pages), with the
+// Spans of any tokenizer's ids (bpeviz.records.tokens: the Tokenize and Compare pages), with the
 // step view's inspector and its reader of the tokens as text.
 export function mountTokens(root, record) {
   if (refused(root, record)) return;

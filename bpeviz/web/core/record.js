@@ -1,7 +1,7 @@
 // ---- the record: its version, the vocabulary it leaves to be joined, the text at step k ----
-// Pure functions of the record (bpeviz.stepdata.payload, bpeviz.tokendata.tokens_data), no
+// Pure functions of the record (bpeviz.records.step.payload, bpeviz.records.tokens.tokens_data), no
 // DOM: tests/js holds each one equal to the engine. Fields are read by the names that
-// bpeviz.record gives them (VOCAB, MERGE, TOP, ..., written above this file).
+// bpeviz.records.schema gives them (VOCAB, MERGE, TOP, ..., written above this file).
 
 // Why a record cannot be drawn, in one sentence, or null when it can.
 export function schemaProblem(record) {
@@ -51,7 +51,7 @@ export function stepParents(record, id) {
   return [merge.left, merge.right];
 }
 
-// The parents a tokens record (bpeviz.tokendata) gives token `id` by name, {left, right,
+// The parents a tokens record (bpeviz.records.tokens) gives token `id` by name, {left, right,
 // number} (number: the merge or the rank that builds it), or null (a byte, a special).
 export function tokenParents(record, id) {
   const row = record.parents && record.parents[id];
@@ -142,7 +142,7 @@ function cutAt(record, k, when) {
 }
 
 // The quiz's choices for the merge after step k, in the order shown: {row, left, right,
-// count}, row 0 being the real next merge (bpeviz.stepdata.quiz_order made the order).
+// count}, row 0 being the real next merge (bpeviz.records.step.quiz_order made the order).
 export function quizChoices(record, k) {
   const rows = pairRows(record.tops[k]);
   return record.quiz[k].map((row) => ({ row, ...rows[row] }));

@@ -159,7 +159,7 @@ function legend(kind, vocab, ids, options = {}) {
     hex.append(el("span", "bpe-hex", "<E3>"));
     item(hex, " a byte that is only part of a character");
   }
-  // Whitespace symbols (WHITESPACE, bpeviz.readable's table): each one drawn is keyed.
+  // Whitespace symbols (WHITESPACE, bpeviz.engine.readable's table): each one drawn is keyed.
   const drawn = new Set(unique.flatMap((id) => [...labelText(vocab[id][VOCAB.label])]));
   const keys = Object.keys(WHITESPACE).filter((symbol) => drawn.has(symbol));
   if (keys.length) item(keys.map((symbol) => `${symbol} ${WHITESPACE[symbol]}`).join(" · "));

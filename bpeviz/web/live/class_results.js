@@ -2,7 +2,7 @@
 // step, the four pairs offered, the right ones, how many chose each and who chose which (the
 // server's "answers", to the teacher only). Kept in localStorage per class, so that a reload
 // or the end of the class loses nothing; the class bar hands them to the app, which offers
-// them as CSV and JSON (bpeviz.app.class_results).
+// them as CSV and JSON (bpeviz.app.live.results).
 
 const RESULTS_KEY = "bpeviz-class-results-"; // + the class's code
 const MAX_QUESTIONS = 200; // kept per class (the app refuses more)

@@ -65,7 +65,7 @@ export class ClassLink {
     this.key = key;
     this.following = true;
     this.view = null; // the teacher's view, as last heard
-    this.run = ""; // the run this page shows (bpeviz.classroom.hub.run_id), from the app
+    this.run = ""; // the run this page shows (bpeviz.classroom.hubs.common.run_id), from the app
     this.slide = null; // the teacher's lesson slide {slide, slides, title}, from the app
     this.resumed = false; // a teacher's view taken from the server on connecting
     this.connected = 0;

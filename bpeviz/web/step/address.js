@@ -1,6 +1,6 @@
 // ---- the Step page's view in the page's address, written as it draws: a link copied right
 // after a step is never stale. The app gives the link's names, order and defaults
-// (bpeviz.app.step_view.LINK); the server writes the same values once the view reports, and
+// (bpeviz.app.step.view.LINK); the server writes the same values once the view reports, and
 // the two queries must agree to the character (Streamlit adds a history entry when they differ).
 
 // As Python's urllib.parse.quote_plus writes a name or a value.

@@ -7,7 +7,7 @@ const REPORT_AFTER_MS = 600;
 
 class StepView {
   // report(state) hears where the student stopped, once stepping pauses: {step, when, quiz,
-  // pieces}; link (the app's names and defaults, bpeviz.app.step_view.LINK) puts every change
+  // pieces}; link (the app's names and defaults, bpeviz.app.step.view.LINK) puts every change
   // into the address at once.
   constructor(root, record, start, report, link) {
     this.root = root;
