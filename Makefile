@@ -33,7 +33,7 @@ $(VENV)/.tekken-downloaded: requirements-tekken.txt | $(PY)
 	touch $@
 
 run: $(VENV)/.app-installed $(VENV)/.tekken-downloaded
-	$(PY) -m streamlit run server.py --server.port $(PORT)
+	FORWARDED_ALLOW_IPS= $(PY) -m streamlit run server.py --server.port $(PORT)
 
 serve: $(VENV)/.app-installed $(VENV)/.tekken-downloaded system-deps
 	$(PY) scripts/serve.py --workers $(WORKERS) --port $(PORT) --address $(ADDRESS)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -21,9 +23,16 @@ from bpeviz.classroom.hubs.choose import current_hub
 from bpeviz.classroom.hubs.common import sweep_forever
 from bpeviz.classroom.routes import class_routes
 
+log = logging.getLogger("bpeviz.server")
+
 
 @asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[None]:
+    if os.environ.get("FORWARDED_ALLOW_IPS") != "":  # read by uvicorn before this file runs
+        log.warning(
+            "uvicorn believes X-Forwarded-For from loopback peers: start with "
+            "FORWARDED_ALLOW_IPS= (make run, make serve do) so no local program picks its address"
+        )
     hub = current_hub()
     await hub.start()
     sweeper = asyncio.create_task(sweep_forever(hub))  # expired classes: tell their pages

@@ -1,5 +1,6 @@
 """Compression: bytes per token as the vocabulary grows, English and Japanese on one chart."""
 
+import pandas as pd
 import streamlit as st
 
 from bpeviz.app.compression import curves as compression
@@ -7,14 +8,42 @@ from bpeviz.app.compression import parallel
 from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.links import query_from_state
 from bpeviz.app.frame.state import KEY_STEP, current_settings, imported_tokenizer
-from bpeviz.app.frame.training import current_history, real_tokenizer, train_sample
+from bpeviz.app.frame.training import (
+    current_history,
+    sample_curves,
+    sample_passages,
+    sample_references,
+    train_sample,
+)
 from bpeviz.app.frame.widgets import columns, show_chart, show_table
 from bpeviz.app.shared import charts
 from bpeviz.app.shared.chart_clicks import KEY_UNDO, click_undo, step_settings, step_target
 from bpeviz.app.step.view import link_query, session_view
-from bpeviz.real.registry import bundled_names, missing_note
+from bpeviz.real.registry import missing_note
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
+INTRO = (
+    "Each line is how many bytes of text one token covers as merges are learned: higher "
+    "means fewer tokens for the same bytes. Japanese lies higher only because UTF-8 spends "
+    "3 bytes on most of its characters; for the same passage it still needs more tokens "
+    "than English (the last table)."
+)
+HOW_TO_READ = """\
+- **Solid** lines: a tokenizer trained here, measured on the text it was trained on.
+  **Dashed**: on the other language; they stay near 1 byte per token, as a tokenizer learns
+  no merges for a language it never saw.
+- **Dotted**: real tokenizers (GPT-4's `cl100k_base`, GPT-4o's `o200k_base`, GPT-2's
+  `r50k_base`, Codex's `p50k_base`, Mistral's `tekken_240911`), the sidebar's when no curve
+  holds it, and one imported on the Export / import page. Hover a line for its name; the
+  table below the chart has every number.
+- Every curve starts at 1 byte per token. The first Japanese merges only glue bytes back into
+  characters (the very first is `<E3><81>`, the lead bytes of most hiragana).
+- Bytes, not characters: most Japanese characters are 3 bytes in UTF-8, an English letter 1.
+- The grey line is the sidebar's vocab size. Click a point to open the Step page at that
+  merge (the sidebar then holds that sample and these settings).
+- This page always trains on the two bundled samples (gpt4 pre-tokenizer, tie rule first),
+  about 5 KB each and different texts, whatever the sidebar holds.
+"""
 VOCAB_CHOICES = list(compression.VOCAB_CHOICES)
 PRETOKENIZER, TIE_BREAK = "gpt4", "first"
 KEY_CHART, KEY_GO = "compression_chart", "_compression_go"
@@ -43,23 +72,9 @@ def open_clicked_step() -> None:
 
 
 st.title("Compression")
-st.markdown(
-    "Each line shows how many bytes of text one token stands for on average (higher means fewer "
-    "tokens for the same text) as the vocabulary grows from the 256 single bytes, one merge at "
-    "a time: **solid** lines measure a tokenizer on the text it was trained on, **dashed** lines "
-    "on the other language, and **dotted** lines are the real tokenizers (GPT-4's "
-    "`cl100k_base`, GPT-4o's `o200k_base`, GPT-2's `r50k_base`, Codex's `p50k_base`, "
-    "Mistral's `tekken_240911`), yours "
-    "when no curve here holds it, and one imported on the Export / import page, on each text. "
-    "Both start at exactly 1 byte per token, but UTF-8 writes a Japanese character as 3 bytes, "
-    "so the first Japanese merges only glue bytes back into characters (the very first is "
-    "`<E3><81>`, the lead bytes of most hiragana), and Japanese passes 3 bytes per token as "
-    "soon as its tokens are about one character each."
-)
-st.caption(
-    "This page always trains on the two bundled samples (gpt4 pre-tokenizer, tie rule first), "
-    "whatever text the sidebar holds; only the sidebar's vocab size is marked on the chart."
-)
+st.markdown(INTRO)
+with st.expander("How to read this"):
+    st.markdown(HOW_TO_READ)
 
 settings = current_settings()
 left, right = columns([3, 2], key="compression_controls")
@@ -93,7 +108,8 @@ with st.spinner("Training on the English and Japanese samples…"):
     histories = {
         name: train_sample(key, max_vocab, PRETOKENIZER, TIE_BREAK) for name, key in SAMPLES.items()
     }
-curves = compression.compression_curves(histories, cross=cross)
+sample_keys = tuple(SAMPLES.items())
+curves = sample_curves(sample_keys, max_vocab, PRETOKENIZER, TIE_BREAK, cross)
 references = None
 imported = imported_tokenizer()
 yours = None
@@ -117,31 +133,27 @@ if reference and missing_note() is not None:
 if reference:
     texts = {name: history.text for name, history in histories.items()}
     try:
-        real = {name: real_tokenizer(name) for name in bundled_names()}
+        bundled = sample_references(sample_keys)
     except RuntimeError as error:
         st.error(f"The real tokenizers' lines are not available: {escape_markdown(str(error))}")
     else:
-        if yours is not None:
-            real[YOURS_LINE] = yours.tokenizer
-        if imported is not None:  # any kind: tokenizers-encoded files count their own way
-            real[IMPORTED_LINE] = imported[1]
-        references = compression.references_for(real, texts)
+        own = {  # this session's: measured here
+            **({YOURS_LINE: yours.tokenizer} if yours is not None else {}),
+            **({IMPORTED_LINE: imported[1]} if imported is not None else {}),  # any kind
+        }
+        references = pd.concat([bundled, compression.references_for(own, texts)])
+        references = references.reset_index(drop=True)
 
 marker = settings.vocab_size if settings.vocab_size >= settings.base_size else None
-chart = charts.compression_chart(curves, references=references, current_vocab_size=marker)
+chart = charts.compression_chart(
+    compression.chart_points(curves), references=references, current_vocab_size=marker
+)
 show_chart(chart, key=KEY_CHART, on_select=open_clicked_step, selection_mode=charts.PICK)
 if st.session_state.pop(KEY_GO, False):
     # The link of the new view: the clicked run's settings and step. Naming them also keeps
     # switch_page from clearing this page's widget-bound parameters, which Streamlit refuses.
     link = query_from_state(st.session_state) | link_query(session_view())
     st.switch_page("app_pages/step.py", query_params=link)
-st.caption(
-    f"The grey line marks the vocab size chosen in the sidebar ({settings.vocab_size:,}). "
-    "Hover a line for its numbers; click a point to open the Step page at that merge (the "
-    "sidebar then holds that sample and these settings). The dashed lines stay near 1 byte "
-    "per token: a tokenizer learns no merges for a language it never saw, so it reads that "
-    "language byte by byte."
-)
 for name, history in histories.items():
     if history.merge_count < max_vocab - history.base:
         st.info(
@@ -159,42 +171,21 @@ else:
             f"That is above the {max_vocab:,} trained here: the own-text numbers are those at "
             f"{max_vocab:,}. Raise “Train each sample up to” to reach it."
         )
-    columns = columns(
-        len(histories) + (len(references) if references is not None else 0),
-        key="compression_numbers",
-        pairs=True,
-    )
-    for column, name in zip(columns, histories, strict=False):
-        ratio = compression.ratio_at(curves, trained_on=name, measured_on=name, vocab_size=marker)
-        column.metric(
-            f"{name} on {name}",
-            f"{ratio:.2f}",
-            help=f"The tokenizer trained on the {name} sample, measured on that sample.",
-        )
-    if references is not None:
-        for column, row in zip(columns[len(histories) :], references.itertuples(), strict=False):
-            column.metric(f"{row.tokenizer} on {row.measured_on}", f"{row.bytes_per_token:.2f}")
-if references is not None:
-    for name, cost in compression.language_costs(references).items():
-        st.markdown(compression.language_cost_sentence(name, cost))
-    st.caption(
-        "The two samples are different texts of about 5 KB each, so this compares how densely "
-        "each tokenizer packs each language's bytes, not one text and its translation."
+    st.table(
+        compression.numbers_table(curves, references, vocab_size=marker, languages=list(SAMPLES)),
+        hide_index=True,
     )
 
 st.header("The same passage in English and Japanese", anchor=False)
 texts = parallel.passages()
 try:
-    real_passage = {name: real_tokenizer(name) for name in bundled_names()}
+    passage = sample_passages(sample_keys, max_vocab, PRETOKENIZER, TIE_BREAK, real=True)
 except RuntimeError as error:
-    real_passage = {}
+    passage = sample_passages(sample_keys, max_vocab, PRETOKENIZER, TIE_BREAK, real=False)
     st.caption(f"The real tokenizers are not available here: {escape_markdown(str(error))}")
-passage_tokenizers = {
-    **{f"trained on {name} (vocab {h.vocab_size:,})": h.tokenizer for name, h in histories.items()},
-    **real_passage,
-    **({IMPORTED_LINE: imported[1]} if imported is not None else {}),  # any kind
-}
-passage = parallel.passage_table(passage_tokenizers, texts)
+if imported is not None:  # any kind
+    extra = parallel.passage_table({IMPORTED_LINE: imported[1]}, texts)
+    passage = pd.concat([passage, extra]).reset_index(drop=True)
 st.markdown(
     f"{parallel.sizes_sentence(texts)} The tokens each tokenizer needs for the whole passage, "
     "so the last column is the cost of saying the same thing in Japanese "
@@ -207,13 +198,9 @@ show_table(
 )
 for _, row in passage.iloc[len(histories) :].iterrows():
     st.markdown(parallel.cost_sentence(row))
-with st.expander("The numbers behind the chart"):
-    st.dataframe(curves, hide_index=True, width="stretch", height=300)
-    if references is not None:
-        st.dataframe(references, hide_index=True, width="stretch")
 st.download_button(
     "Download the curves as CSV",
-    compression.curves_csv(curves, references),
+    lambda: compression.curves_csv(curves, references),  # made on click
     file_name=f"bpeviz-compression-{max_vocab}.csv",
     mime="text/csv",
     key="compression_csv",

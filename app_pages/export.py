@@ -15,6 +15,7 @@ from bpeviz.app.frame.text_input import MAX_UPLOAD_MB
 from bpeviz.app.frame.training import current_history, shared_import
 from bpeviz.app.frame.widgets import caption, show_messages
 from bpeviz.app.shared import tables
+from bpeviz.app.shared.choices import opened_on_import
 from bpeviz.app.shared.csv_cells import csv_bytes
 from bpeviz.app.shared.token_view import library_note
 from bpeviz.app.step.view import step_page_for
@@ -25,6 +26,18 @@ KEY_UPLOAD = "export_model_files"
 KEY_PATTERN = "export_pattern"
 KEY_LOADED = "_export_loaded"  # (upload signature, LoadedModel or error message)
 
+KEY_OPEN = "_export_open"
+OPENERS = {"tokenize": ("Tokenize with it", "✂️"), "compare": ("Compare it", "⚖️")}
+
+
+def open_on_import(page: str) -> None:
+    """Button callback: choose the file just imported in the page's menus, then go there."""
+    st.session_state.update(opened_on_import()[page])
+    st.session_state[KEY_OPEN] = page
+
+
+if (opening := st.session_state.pop(KEY_OPEN, None)) is not None:
+    st.switch_page(f"app_pages/{opening}.py", query_params=opened_on_import()[opening])
 st.title("Export / import")
 
 # ---- download ---------------------------------------------------------------------------
@@ -149,8 +162,10 @@ if files:
             "It is now offered on the Tokenize and Compare pages."
         )
         links = st.columns(2)
-        links[0].page_link("app_pages/tokenize.py", label="Tokenize with it", icon="✂️")
-        links[1].page_link("app_pages/compare.py", label="Compare it", icon="⚖️")
+        for column, (page, (label, icon)) in zip(links, OPENERS.items(), strict=True):
+            column.button(
+                label, icon=icon, key=f"export_open_{page}", on_click=open_on_import, args=(page,)
+            )
         if isinstance(result.tokenizer, LibraryTokenizer):
             st.info(library_note(result.tokenizer), icon="ℹ️")
         else:

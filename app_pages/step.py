@@ -63,11 +63,7 @@ if presentation_mode():  # the Focus view's switch on the summary's line: rows a
 else:
     caption(summary)
 if not presentation_mode():  # on a projector, room for the text matters more
-    st.caption(
-        "**Step k** means the first k merges are done. Everything below is about **merge k**: "
-        "the pair it joined, the counts it was picked from, and the text just before and "
-        "after it. Keys: ← → previous / next, Home / End first / last, K play or pause."
-    )
+    st.caption("**Step k**: the first k merges are done; everything below is about **merge k**.")
 
 k, _ = step_view(history)
 

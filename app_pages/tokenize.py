@@ -14,7 +14,13 @@ from bpeviz.app.frame.training import (
 )
 from bpeviz.app.frame.widgets import columns, linked_text_area, show_messages
 from bpeviz.app.shared import tables
-from bpeviz.app.shared.choices import IMPORTED, MODEL, MODEL_NAMES, model_summary, tokenizer_choices
+from bpeviz.app.shared.choices import (
+    IMPORTED,
+    MODEL,
+    MODEL_NAMES,
+    model_summary,
+    tokenizer_choices,
+)
 from bpeviz.app.shared.token_view import (
     OWN_ENGINE_NOTE,
     library_note,
@@ -110,9 +116,9 @@ text = linked_text_area(
     default=surprise.text if surprise else DEFAULT_TEXT,
     height=130,
 )
-# On a projector the tokens come right under the text, on the first screen; what to look at
-# and the choices that change them follow.
-tokens_area = st.container() if presentation_mode() else None
+# The count and the tokens come right under the text, on a laptop's first screen; what to
+# look at and the choices that change them follow.
+tokens_area = st.container()
 if surprise is not None:
     st.info(f"**What to look at.** {escape_markdown(surprise.look)}", icon="🔎")
 
@@ -178,7 +184,7 @@ try:
 except (RuntimeError, ValueError) as error:
     show_messages([Message("error", f"{model_name or model} is not available: {error}")])
     st.stop()
-with tokens_area or st.container():
+with tokens_area:
     if isinstance(tokenizer, LibraryTokenizer):  # WordPiece, Unigram, ...: the library's view
         st.info(library_note(tokenizer), icon="ℹ️")
         if text:
@@ -218,6 +224,7 @@ with tokens_area or st.container():
         text=prompt if pieces else None,
         show="ids" if view == "Token ids" else "text",
         group=group,
+        copy=True,
     )
 
 st.header("Why was this word split like this?")

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from bpeviz.app.frame.run_settings import Message, check_settings
+from bpeviz.app.frame.run_settings import MIN_VOCAB, Message, check_settings
 from bpeviz.app.frame.state import current_settings, current_text, presentation_mode
 from bpeviz.app.frame.training import current_history, history_for
 from bpeviz.app.frame.widgets import caption, columns, show_chart, show_messages, show_table
@@ -65,7 +65,7 @@ for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
             )
         st.number_input(
             "Vocab size",
-            min_value=1,
+            min_value=MIN_VOCAB,
             value=default.vocab_size,
             step=1,
             key=runs_state.widget_key(name, "vocab"),

@@ -10,7 +10,7 @@ with Playwright (the same harness as ``tests/browser``). The step view is drawn 
 - step: from the click on "Next" to the frame that shows the new view (``.bpe-root``'s
   ``data-step`` is the new step and ``data-ready`` true), with "Animate merges" switched
   off (the animation holds the "before" view for 260 ms by design); p50/p95 of ~40 presses;
-- autoplay: "Play" at pace "20 / s" for 2 s, counting the steps actually drawn (one frame
+- autoplay: "Play" at pace "20 steps / s" for 2 s, counting the steps actually drawn (one frame
   each at least), and the server messages meanwhile (none).
 
 On the default sample and on Tiny Shakespeare (uploaded, vocab 4096) when
@@ -136,7 +136,7 @@ def step_latencies(app: Any, clicks: int) -> tuple[list[float], int]:
 def autoplay(app: Any) -> dict[str, int]:
     """Play at 20 steps/s for AUTOPLAY_SECONDS from step 0; what was drawn."""
     app.step(app.step_button("First").click, 0)
-    app.page.locator("select.bpe-pace").select_option(label="20 / s")
+    app.page.locator("select.bpe-pace").select_option(label="20 steps / s")
     return dict(app.page.evaluate(_AUTOPLAY_JS, AUTOPLAY_SECONDS))
 
 

@@ -17,9 +17,16 @@ the same model file. Each check starts its own ``streamlit run app.py`` on loopb
    cached for the next class, so "back near the baseline" is measured from there; the
    figure above the size before any import is printed too).
 
-Run: ``.venv/bin/python benchmarks/crowd.py`` (``--only paste|import``), or as the checks
-``crowd-paste-link`` and ``crowd-import`` of ``benchmarks/robustness.py``. Prints the
-figures, exits 1 on a miss.
+3. **budget**: ``BUDGET_SESSIONS`` (20) Chromium sessions each paste a different 100 KB text
+   (``BUDGET_TEXT_BYTES``) on ``/?src=paste&pretok=bytes&vocab=5256``, the most the training
+   budget allows for it (``bpeviz.engine.budget``: 5,000 merges of 100,000 symbols; training stops
+   sooner, when its new tokens reach 4 million symbols), all at once; then all close.
+   Targets: the server's memory at most 2 GB all along (``BUDGET_PEAK_MB``), and
+   ``SETTLE_SECONDS`` after the tabs closed within ``BACK_NEAR_MB`` of where it was before.
+
+Run: ``.venv/bin/python benchmarks/crowd.py`` (``--only paste|import|budget``), or as the
+checks ``crowd-paste-link``, ``crowd-import`` and ``crowd-budget`` of
+``benchmarks/robustness.py``. Prints the figures, exits 1 on a miss.
 """
 
 from __future__ import annotations
@@ -53,6 +60,9 @@ SET_VALUE_JS = """(el, value) => {
   el.dispatchEvent(new Event("input", { bubbles: true }));
 }"""
 LINK = {"src": "paste", "vocab": "300", "pretok": "gpt2", "tie": "lexmin"}
+BUDGET_SESSIONS = 20
+BUDGET_TEXT_BYTES = 100_000
+BUDGET_PEAK_MB = 2048
 
 
 def _typed(number: int) -> str:
@@ -103,9 +113,7 @@ def check_paste_link(harness: ModuleType) -> tuple[str, bool]:
                 app.poll_ms = 250  # thirty pages on two cores
                 app.wait_idle(180_000)
             held = [_held(app) for app in apps]
-            texts = [
-                app.page.locator(".st-key-paste textarea").input_value() for app in apps
-            ]
+            texts = [app.page.locator(".st-key-paste textarea").input_value() for app in apps]
             errors = [app.alerts("Error") for app in apps]
         finally:
             browser.close()
@@ -152,10 +160,18 @@ def big_tokenizer_json() -> bytes:
         "pre_tokenizer": {**byte_level, "use_regex": True},
         "post_processor": None,
         "decoder": {**byte_level, "use_regex": True},
-        "model": {"type": "BPE", "dropout": None, "unk_token": None, "vocab": vocab,
-                  "merges": merges, "byte_fallback": False, "ignore_merges": False,
-                  "continuing_subword_prefix": None, "end_of_word_suffix": None,
-                  "fuse_unk": False},
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "vocab": vocab,
+            "merges": merges,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+        },
     }
     data = json.dumps(document, ensure_ascii=False, indent=2).encode("utf-8")
     assert len(data) <= IMPORT_BYTES
@@ -226,9 +242,77 @@ def check_import(harness: ModuleType) -> tuple[str, bool]:
     return line, peak <= TARGET_PEAK_MB and settled <= after_first + BACK_NEAR_MB
 
 
+def shuffled_words(size: int, seed: int) -> str:
+    """``size`` characters of the English sample's words in a seeded order: a text that
+    does not repeat itself (each session its own, so none shares another's training)."""
+    import random
+
+    words = get_sample("english").text.split()
+    rng = random.Random(seed)
+    return " ".join(rng.choice(words) for _ in range(size // 3))[:size]
+
+
+def check_budget(harness: ModuleType) -> tuple[str, bool]:
+    """Twenty sessions at the budget at once, then all closed."""
+    from playwright.sync_api import sync_playwright
+
+    link = {"src": "paste", "pretok": "bytes", "vocab": "5256"}
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+        server = harness.start_server(Path(folder) / "server.log")
+        browser = playwright.chromium.launch(
+            executable_path=str(harness.CHROMIUM), headless=True, args=harness.CHROMIUM_ARGS
+        )
+        try:
+            apps = [harness.new_app_page(browser, server.url) for _ in range(BUDGET_SESSIONS)]
+            apps[0].open("step", **link)
+            baseline = peak = server.rss_mb()
+            started = time.perf_counter()
+            for app in apps[1:]:
+                app.open("step", **link)
+            for number, app in enumerate(apps):
+                box = app.page.locator(".st-key-paste textarea")
+                box.evaluate(SET_VALUE_JS, shuffled_words(BUDGET_TEXT_BYTES, number))
+                box.press("Control+Enter")
+            for app in apps:
+                app.poll_ms = 500  # twenty pages on two cores
+                while True:
+                    try:
+                        app.wait_idle(5_000)
+                        break
+                    except AssertionError:  # not idle yet: keep watching the memory
+                        peak = max(peak, server.rss_mb())
+                peak = max(peak, server.rss_mb())
+            took = time.perf_counter() - started
+            errors = sum(bool(app.alerts("Error")) for app in apps)
+            stopped = sum(
+                any("the most this server keeps" in text for text in app.alerts("Info"))
+                for app in apps
+            )
+            for app in apps:
+                app.page.context.close()
+            closed = time.monotonic()
+            while time.monotonic() - closed < SETTLE_SECONDS:
+                peak = max(peak, server.rss_mb())
+                time.sleep(1)
+            settled = server.rss_mb()
+        finally:
+            browser.close()
+            harness.stop_server(server)
+    line = (
+        f"budget, {BUDGET_SESSIONS} sessions at once, each its own "
+        f"{BUDGET_TEXT_BYTES // 1000} KB text at vocab 5,256 (bytes): trained in {took:.0f} s, "
+        f"{stopped} stopped by the tokens' budget, {errors} errors; server {baseline:.0f} MB "
+        f"before, peak {peak:.0f} MB (target <= {BUDGET_PEAK_MB}); {settled:.0f} MB "
+        f"{SETTLE_SECONDS} s after the tabs closed (target <= {baseline + BACK_NEAR_MB:.0f})"
+    )
+    met = peak <= BUDGET_PEAK_MB and settled <= baseline + BACK_NEAR_MB and errors == 0
+    return line, met
+
+
 CHECKS: dict[str, Callable[[ModuleType], tuple[str, bool]]] = {
     "paste": check_paste_link,
     "import": check_import,
+    "budget": check_budget,
 }
 
 

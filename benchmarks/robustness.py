@@ -28,6 +28,17 @@ counted in the next, and a check that hangs is stopped (``--timeout``).
   text in Markdown (``tests/browser/test_markdown_inert.py``), in real Chromium. Target: the
   Markdown fetch count 0, and no user text drawn as a link or an image.
 
+- ``budget-paste-100kb``, ``budget-paste-1mb`` (issue 29): 100 KB or 1 MB of text that does
+  not repeat itself pasted on ``?src=paste&pretok=bytes&vocab=1000000`` (100 KB took 91 s and
+  1.6 GB before the training budget), the app run as a server runs it (AppTest). Target: the
+  budget's sentence within 2 s, memory growth at most 100 MB.
+- ``budget-largest``: the largest runs the budget allows (``bpeviz.engine.budget``): 2 MB in
+  ``bytes`` mode (2,000,000 symbols, 250 merges), and 100 KB at its most (vocab 5,256, where
+  the new tokens' budget stops it), trained, with the history, its tokenizer and the step
+  record, in a fresh process each: time and peak memory printed (no target).
+- ``crowd-budget``: twenty sessions at the budget at once (``benchmarks/crowd.py``). Targets:
+  the server at most 2 GB, back within 150 MB of where it was 60 s after they close.
+
 - ``crowd-paste-link`` and ``crowd-import``: a crowd of real Chromium sessions
   (``benchmarks/crowd.py``): 30 students typing on a paste link at once while one session
   trains, and 20 sessions importing one tokenizer.json. Targets: no setting changed and no
@@ -210,6 +221,118 @@ def check_compare_box_1mb_library() -> Result:
     return _page_check("compare", "box", 1_000_000, ("Imported", "o200k_base"), library=True)
 
 
+# ---- the training budget -------------------------------------------------------------------
+
+BUDGET_SECONDS, BUDGET_MB = 2.0, 100.0
+
+_BUDGET_LINK = """
+import json, resource, time
+from streamlit.testing.v1 import AppTest
+from test_budget import shuffled_words
+
+def rss_mb():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) / 1024
+
+def app(**params):
+    at = AppTest.from_file("app.py", default_timeout=600)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+app()  # the app loaded and drawn once
+at = app(src="paste", pretok="bytes", vocab="1000000")
+text = shuffled_words({size})  # pasted into the box: a link holds at most 524,288 characters
+before = rss_mb()
+started = time.perf_counter()
+at = at.text_area(key="paste").input(text).run()
+seconds = time.perf_counter() - started
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({{
+    "seconds": seconds, "growth_mb": peak - before, "before_mb": before,
+    "errors": [e.value for e in at.error], "exceptions": [str(e.value) for e in at.exception],
+}}))
+"""
+
+
+def _budget_link(size: int) -> Result:
+    figures = _child(_BUDGET_LINK.format(size=size))
+    result = Result()
+    said = [error for error in figures["errors"] if "past the training budget" in error]
+    result.add(
+        f"{size:,}-byte paste at vocab 1,000,000 (bytes): {figures['seconds']:.1f} s (target "
+        f"{BUDGET_SECONDS:g} s): {(said or figures['errors'] or ['NO MESSAGE'])[0][:150]}",
+        bool(said) and figures["seconds"] <= BUDGET_SECONDS,
+    )
+    result.add(
+        f"memory growth {figures['growth_mb']:.0f} MB over {figures['before_mb']:.0f} MB "
+        f"(target {BUDGET_MB:g} MB)",
+        figures["growth_mb"] <= BUDGET_MB,
+    )
+    result.add(f"exceptions: {figures['exceptions'] or 'none'}", not figures["exceptions"])
+    return result
+
+
+def check_budget_paste_100kb() -> Result:
+    return _budget_link(100_000)
+
+
+def check_budget_paste_1mb() -> Result:
+    return _budget_link(1_000_000)
+
+
+_BUDGET_RUN = """
+import json, resource, time
+from test_budget import shuffled_words
+from bpeviz.engine.budget import SERVER_BUDGET
+from bpeviz.engine.config import TrainingConfig
+from bpeviz.engine.history import History
+from bpeviz.records.step import TOP_PAIRS, payload_json
+from bpeviz.engine.trainer import run_training
+
+def rss_mb():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) / 1024
+
+size = SERVER_BUDGET.symbols if {largest} else 100_000  # the most symbols, or 100 KB
+vocab = 256 + SERVER_BUDGET.merge_symbols // size  # the most merges for them
+text = shuffled_words(size)
+before = rss_mb()
+started = time.perf_counter()
+config = TrainingConfig(vocab, "bytes")
+run = run_training(text, config, top_pairs=TOP_PAIRS, budget=SERVER_BUDGET)
+trained = time.perf_counter() - started
+record = payload_json(History(run))
+seconds = time.perf_counter() - started
+print(json.dumps({{
+    "size": size, "vocab": vocab, "merges": len(run.steps), "reason": run.stop_reason,
+    "trained": trained,
+    "seconds": seconds, "record_mb": len(record.encode()) / 1e6,
+    "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before,
+}}))
+"""
+
+
+def check_budget_largest() -> Result:
+    """The largest runs the budget allows, each in a fresh process: printed, no target."""
+    result = Result()
+    for largest in (True, False):
+        figures = _child(_BUDGET_RUN.format(largest=largest))
+        result.add(
+            f"{figures['size']:,} bytes at vocab {figures['vocab']:,} (bytes): "
+            f"{figures['merges']:,} merges "
+            f"({figures['reason'][:60]}), trained in {figures['trained']:.1f} s, with the "
+            f"history and its {figures['record_mb']:.1f} MB step record {figures['seconds']:.1f} "
+            f"s; peak memory {figures['peak_mb']:.0f} MB above the start",
+            True,
+        )
+    return result
+
+
 # ---- a pattern that would hang -------------------------------------------------------------
 
 _PATTERN = """
@@ -273,9 +396,7 @@ def check_catastrophic_pattern() -> Result:
         )
         for name in ("evil.model", "tokenizer.json"):
             path = str(Path(folder) / name)
-            seconds, cpu, status, _, stderr = _cli(
-                ["encode", "--model", path, "--text", "a" * 99]
-            )
+            seconds, cpu, status, _, stderr = _cli(["encode", "--model", path, "--text", "a" * 99])
             result.add(
                 f"encode --model {name}: exit {status} in {seconds:.1f} s ({cpu:.1f} s CPU): "
                 f"{stderr.strip()[:90]}",
@@ -418,9 +539,13 @@ CHECKS: dict[str, Callable[[], Result]] = {
     "compare-box-1mb-library": check_compare_box_1mb_library,
     "catastrophic-pattern": check_catastrophic_pattern,
     "cli-dev-zero": check_cli_dev_zero,
+    "budget-paste-100kb": check_budget_paste_100kb,
+    "budget-paste-1mb": check_budget_paste_1mb,
+    "budget-largest": check_budget_largest,
     "markdown-fetches": check_markdown_fetches,
     "crowd-paste-link": _crowd("paste"),
     "crowd-import": _crowd("import"),
+    "crowd-budget": _crowd("budget"),
 }
 
 

@@ -19,7 +19,10 @@ run is the one least disturbed); step queries take the median of 20 random steps
 6. the Step page's record for the browser (``bpeviz.records.step``): its gzipped size for a
    bundled sample at 512 and the corpus at 4096, and the time to build it;
 7. WordPiece to 4096 with every step recorded, both rules, against the ``tokenizers``
-   library's WordPieceTrainer, runs alternated (``benchmarks/wordpiece.py``).
+   library's WordPieceTrainer, runs alternated (``benchmarks/wordpiece.py``);
+8. Unigram to 4096 with every round recorded against the library's UnigramTrainer, in CPU
+   time, runs alternated, SentencePiece beside; a 5 KB sample in at most 1 s
+   (``benchmarks/unigram.py``).
 
 The corpus is Tiny Shakespeare from ``../shared/corpora`` when present, else the bundled
 samples repeated to the same size (the figures are then not comparable with the README's).
@@ -52,7 +55,7 @@ from bpeviz.records.step import TOP_PAIRS, payload_json  # noqa: E402
 
 SHAKESPEARE = ROOT.parent / "shared" / "corpora" / "tinyshakespeare.txt"
 TARGET_SIZE = 1_115_394
-FIGURES = ("1", "2a", "2b", "3", "4", "5", "6", "7")
+FIGURES = ("1", "2a", "2b", "3", "4", "5", "6", "7", "8")
 
 
 def load_corpus() -> tuple[str, str]:
@@ -339,6 +342,28 @@ def main() -> int:
                 f"<= {TARGET}",
                 ours / theirs <= TARGET,
             )
+
+    # 8. Unigram (issue 33): whole process against the library's UnigramTrainer, CPU time.
+    if "8" in wanted:
+        import unigram
+
+        times = unigram.unigram_times(text, args.runs)
+        for name, (cpu, wall) in times.items():
+            print(f"     Unigram {name}: {cpu:.3f} s CPU, {wall:.3f} s wall")
+        ratio = times["ours"][0] / times["tokenizers"][0]
+        report(
+            f"8. Unigram vocab {unigram.VOCAB_SIZE}, ours / tokenizers (CPU time ratio)",
+            ratio,
+            f"<= {unigram.TARGET}",
+            ratio <= unigram.TARGET,
+        )
+        seconds = unigram.sample_seconds(args.runs)
+        report(
+            f"8. Unigram, 5 KB sample to {unigram.SAMPLE_VOCAB} (CPU s)",
+            seconds,
+            f"<= {unigram.SAMPLE_TARGET}",
+            seconds <= unigram.SAMPLE_TARGET,
+        )
 
     missed = [name for name, _, _, ok in results if not ok]
     print(f"\n{len(results) - len(missed)} of {len(results)} figures within target")

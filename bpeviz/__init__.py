@@ -8,6 +8,8 @@ The public API, in a few explicit names (see each one's docstring):
 [((97, 97), 256), ((97, 98), 257), ((256, 257), 258)]
 >>> history.tokenizer.encode("aaabdaaabac")
 [258, 100, 258, 97, 99]
+>>> bpeviz.UnigramModel({"h": 15, "u": 36, "g": 20, "hu": 15, "ug": 20}).viterbi("hug")
+(['h', 'ug'], 0.026699893200427205)
 
 Nothing here imports Streamlit; only the app layer (``bpeviz.app``) does.
 """
@@ -22,6 +24,7 @@ from bpeviz.engine.pretokenize import (
 from bpeviz.engine.tie_rules import TIE_BREAKS
 from bpeviz.engine.tokenizer import Tokenizer, TraceStep
 from bpeviz.engine.trainer import MergeStep
+from bpeviz.engine.unigram import UnigramModel
 
 __all__ = [
     "GPT2_SPLIT_PATTERN",
@@ -34,6 +37,7 @@ __all__ = [
     "Segmentation",
     "Tokenizer",
     "TraceStep",
+    "UnigramModel",
     "pretokenize",
     "train",
 ]

@@ -5,14 +5,17 @@
   then prints a one-screen summary (sizes, stop reason, compression,
   the first and last merges).
 - ``encode`` prints token ids as a JSON list; ``decode`` turns such a list back into the exact
-  bytes of the text. Both use a saved model (``--model x.model``, ``x.tiktoken`` or a Hugging
-  Face ``tokenizer.json``) or a real one (``--encoding cl100k_base``, ``o200k_base``,
+  bytes of the text (on a terminal, followed by a newline if the text has none at its end).
+  Both use a saved model (``--model x.model``, ``x.tiktoken`` or a Hugging Face
+  ``tokenizer.json``) or a real one (``--encoding cl100k_base``, ``o200k_base``,
   ``r50k_base``, ``p50k_base``, Mistral's ``tekken_240911`` with its ``<s>`` first, or a model
   name such as ``gpt-4o``, whose chat markup's special tokens come with it).
 - ``history FILE --vocab-size N`` prints every merge step, as a table or ``--jsonl``.
 - ``train FILE --algorithm wordpiece --pretokenizer words|bert ...`` trains WordPiece (by
   score, or ``--wordpiece-rule frequency`` as the ``tokenizers`` library does) and writes
   ``PREFIX.tokenizer.json``; its summary gives each merge's score.
+- ``train FILE --algorithm unigram --vocab-size N --out PREFIX`` trains Unigram (SentencePiece's
+  words, ``▁`` in front) and writes ``PREFIX.tokenizer.json``; its summary gives each round.
 
 Bad input never ends in a traceback: the message goes to stderr, with exit status 2 (as
 argparse does for bad options). Only regular files are read, or standard input named ``-``; a
@@ -45,6 +48,7 @@ from bpeviz.cli_files import (
     write_text,
 )
 from bpeviz.engine.algorithms import ALGORITHMS, algorithm_problems
+from bpeviz.engine.budget import NO_BUDGET_FLAG, SERVER_BUDGET
 from bpeviz.engine.config import DEFAULT_PRETOKENIZER, TrainingConfig
 from bpeviz.engine.corpus import build_corpus
 from bpeviz.engine.history import History
@@ -53,6 +57,7 @@ from bpeviz.engine.readable import counted
 from bpeviz.engine.tie_rules import TIE_BREAKS
 from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.engine.trainer import MergeStep, max_useful_vocab_size, run_training
+from bpeviz.engine.unigram import UnigramRound, UnigramRun, train_unigram
 from bpeviz.engine.wordpiece import (
     SCORE_RULES,
     UNK,
@@ -65,6 +70,7 @@ from bpeviz.formats import is_hf_json, load_model_file
 from bpeviz.formats.common import render_token
 from bpeviz.formats.hf_json import to_hf_json
 from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
+from bpeviz.formats.hf_unigram import to_hf_unigram_json
 from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
 from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
 from bpeviz.real.openai_ranks import RanksUnavailable
@@ -146,7 +152,8 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
         "--algorithm",
         choices=ALGORITHMS,
         default="bpe",
-        help="bpe merges the most frequent pair; wordpiece the best-scoring one",
+        help="bpe merges the most frequent pair; wordpiece the best-scoring one; unigram "
+        "prunes the tokens whose removal raises the loss least",
     )
     parser.add_argument(
         "--wordpiece-rule",
@@ -160,7 +167,7 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
         choices=tuple(dict.fromkeys((*PRETOKENIZERS, *WORDPIECE_PRETOKENIZERS))),
         default=None,
         help=f"bpe: {DEFAULT_PRETOKENIZER} (default), bytes, gpt2, words; "
-        "wordpiece: words (default), bert",
+        "wordpiece: words (default), bert; unigram: words",
     )
     parser.add_argument("--tie-break", choices=TIE_BREAKS, default="first")
     parser.add_argument(
@@ -176,6 +183,12 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--min-frequency", type=int, default=1, metavar="N", help="stop below this pair count"
+    )
+    parser.add_argument(
+        NO_BUDGET_FLAG,
+        action="store_true",
+        help="train past the budget the app keeps to (merges × symbols, the new tokens' "
+        "length): for big runs on your own computer",
     )
 
 
@@ -245,18 +258,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _check_algorithm(args: argparse.Namespace, command: str) -> None:
     """Fill in the algorithm's default pre-tokenizer and refuse settings it cannot use."""
-    wordpiece = args.algorithm == "wordpiece"
     if args.pretokenizer is None:
-        args.pretokenizer = "words" if wordpiece else DEFAULT_PRETOKENIZER
+        args.pretokenizer = DEFAULT_PRETOKENIZER if args.algorithm == "bpe" else "words"
     problems = algorithm_problems(args.algorithm, args.pretokenizer)
     if problems:
         raise CliError(" ".join(problems))
-    if not wordpiece:
+    if args.algorithm == "bpe":
         return
+    name = {"wordpiece": "WordPiece", "unigram": "Unigram"}[args.algorithm]
     if command != "train":
-        raise CliError(f"'{command}' is for BPE so far: train WordPiece with 'train'")
+        raise CliError(f"'{command}' is for BPE so far: train {name} with 'train'")
     if args.end_of_word or args.min_frequency != 1:
-        raise CliError("--end-of-word and --min-frequency are for BPE: WordPiece marks ##")
+        marks = "WordPiece marks ##" if args.algorithm == "wordpiece" else "Unigram marks ▁"
+        raise CliError(f"--end-of-word and --min-frequency are for BPE: {marks}")
 
 
 def _train(args: argparse.Namespace) -> None:
@@ -264,6 +278,9 @@ def _train(args: argparse.Namespace) -> None:
     _check_algorithm(args, "train")
     if args.algorithm == "wordpiece":
         _train_wordpiece(args, started)
+        return
+    if args.algorithm == "unigram":
+        _train_unigram(args, started)
         return
     prefix = args.out.removesuffix(".model")
     check_prefix(prefix)
@@ -355,6 +372,60 @@ def _wordpiece_line(step: WordPieceStep) -> str:
     )
 
 
+def _train_unigram(args: argparse.Namespace, started: float) -> None:
+    """Unigram: train on the file's words, write ``PREFIX.tokenizer.json``."""
+    if args.special:
+        raise CliError("--special is for BPE and WordPiece: Unigram's one special is <unk>")
+    prefix = args.out.removesuffix(".tokenizer.json")
+    target = Path(f"{prefix}.tokenizer.json")
+    check_prefix(prefix)
+    check_targets([target], [args.file], force=args.force)
+    source, text_size = _read_training_text(args.file)
+    if isinstance(source, bytes):
+        raise CliError(
+            f"{_shown(args.file, quoted=True)} is not UTF-8 text: Unigram trains on characters"
+        )
+    run = train_unigram(source, args.vocab_size)
+    written = [write_text(target, to_hf_unigram_json(run.model()), force=args.force)]
+    seconds = time.perf_counter() - started
+    print(_unigram_summary(args, run, text_size, written, seconds))
+
+
+def _unigram_summary(
+    args: argparse.Namespace, run: UnigramRun, text_size: str, written: list[Path], seconds: float
+) -> str:
+    rounds, final = run.rounds, run.final
+    lines = [
+        f"trained Unigram on {_shown(args.file)}: {text_size}",
+        f"seed: {run.seed_pieces:,} pieces ({run.seed_rule})",
+        f"rounds: {len(rounds)} ({rounds[0].size:,} -> {final.size:,} pieces), EM "
+        f"{counted(run.em_iterations, 'iteration')} a round, shrinking factor "
+        f"{run.shrinking_factor}",
+        f"loss (natural log, best segmentations): {rounds[0].loss:,.1f} -> {final.loss:,.1f}",
+        f"stop: {run.stop_reason}",
+    ]
+    shown = rounds if len(rounds) <= 2 * SUMMARY_MERGES else rounds[:SUMMARY_MERGES]
+    lines.append("rounds:" if shown is rounds else "first rounds:")
+    lines.extend(map(_unigram_line, shown))
+    if shown is not rounds:
+        lines.append("last rounds:")
+        lines.extend(map(_unigram_line, rounds[-SUMMARY_MERGES:]))
+    top = ", ".join(
+        f"[{render_token(piece.encode())}] {probability:.4g}"
+        for piece, probability in zip(final.pieces[:8], final.probabilities[:8], strict=False)
+    )
+    lines.append(f"most probable: {top}")
+    lines.append(f"wrote {', '.join(str(path) for path in written)} in {seconds:.1f} s")
+    return "\n".join(lines)
+
+
+def _unigram_line(round_: UnigramRound) -> str:
+    removed = round_.removed
+    cheapest = ", ".join(f"[{render_token(piece.encode())}]" for piece in removed[:3])
+    what = f"removed {len(removed):,} (cheapest {cheapest})" if removed else "nothing removed"
+    return f"  round {round_.round:>3}: {round_.size:,} pieces, loss {round_.loss:,.2f}; {what}"
+
+
 def _html(args: argparse.Namespace) -> None:
     _check_algorithm(args, "html")
     check_targets([Path(args.out)], [args.file], force=args.force)
@@ -416,6 +487,8 @@ def _decode(args: argparse.Namespace) -> None:
         return
     sys.stdout.flush()
     binary.write(data)  # the exact bytes, so decoding gives a non-UTF-8 file back too
+    if sys.stdout.isatty() and not data.endswith(b"\n"):
+        binary.write(b"\n")  # on a terminal the prompt starts a line of its own
     binary.flush()
 
 
@@ -517,7 +590,10 @@ def _run_training(args: argparse.Namespace, source: str | bytes) -> History:
         )
     progress = _Progress(sys.stderr)
     try:
-        return History(run_training(corpus, config, progress=progress, top_pairs=TOP_PAIRS))
+        budget = None if args.no_budget else SERVER_BUDGET
+        return History(
+            run_training(corpus, config, progress=progress, top_pairs=TOP_PAIRS, budget=budget)
+        )
     finally:
         progress.close()
 

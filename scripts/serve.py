@@ -173,13 +173,25 @@ def new_proxy_secret() -> str:
 def worker_environment(
     redis_url: str, proxy_secret: str, classes_per_address: int
 ) -> dict[str, str]:
-    """A worker's environment: this one's, and where Redis is, nginx's secret, the class cap."""
+    """A worker's environment: this one's, and where Redis is, nginx's secret, the class cap;
+    and no address uvicorn takes ``X-Forwarded-For`` from (its default believes any loopback
+    peer's): nginx's secret is the one way a worker learns a browser's address."""
     return {
         **os.environ,
+        "FORWARDED_ALLOW_IPS": "",
         "BPEVIZ_REDIS_URL": redis_url,
         "BPEVIZ_PROXY_SECRET": proxy_secret,
         "BPEVIZ_CLASSES_PER_ADDRESS": str(classes_per_address),
     }
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``path`` readable by this user alone, a file left there before included
+    (``touch(mode=)`` sets the mode of a new file only)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with open(descriptor, "w", encoding="utf-8") as file:
+        os.fchmod(file.fileno(), 0o600)
+        file.write(text)
 
 
 def nginx_config(
@@ -338,15 +350,14 @@ def start(
                     )
                 time.sleep(0.25)
         config = run_dir / "nginx.conf"
-        config.touch(mode=0o600)  # it holds the secret: readable by this user alone
-        config.write_text(
+        write_private(  # it holds the secret
+            config,
             nginx_config(
                 run_dir=run_dir,
                 listen=f"{address}:{port}",
                 worker_addresses=[worker.address for worker in cluster.workers],
                 proxy_secret=proxy_secret,
             ),
-            encoding="utf-8",
         )
         with (run_dir / "nginx.out").open("wb") as out:
             cluster.nginx = subprocess.Popen(
@@ -403,7 +414,8 @@ def main() -> int:
     parser.add_argument(
         "--classes-per-address",
         type=int,
-        default=int(os.environ.get("BPEVIZ_CLASSES_PER_ADDRESS") or CLASSES_PER_ADDRESS),
+        # a string: argparse reads it with type=int, and says in one line if it is no number
+        default=os.environ.get("BPEVIZ_CLASSES_PER_ADDRESS") or str(CLASSES_PER_ADDRESS),
         help="open classes started from one network address (a building behind one NAT "
         f"address; default {CLASSES_PER_ADDRESS}, or BPEVIZ_CLASSES_PER_ADDRESS)",
     )

@@ -150,12 +150,14 @@ def test_a_paste_over_the_limit_is_refused_but_kept_in_the_box() -> None:
 
 
 @pytest.mark.parametrize(
-    ("vocab", "expected"),
-    [(100, "at least 256"), (2_000_000, "above the limit")],
-    ids=["vocab-100", "vocab-2M"],
+    ("link", "vocab", "expected"),
+    [({"pretok": "words", "eow": "1"}, 256, "at least 257"), ({}, 2_000_000, "above the limit")],
+    ids=["vocab-256-with-marker", "vocab-2M"],
 )
-def test_a_vocab_size_out_of_bounds_is_explained(vocab: int, expected: str) -> None:
-    at = run(new_app())
+def test_a_vocab_size_out_of_bounds_is_explained(
+    link: dict[str, str], vocab: int, expected: str
+) -> None:
+    at = run(new_app(**link))
     run(at.number_input(key="vocab").set_value(vocab))
     assert any(expected in text for text in messages(at.error))
     assert not at.slider
@@ -189,3 +191,13 @@ def test_a_binary_upload_is_refused() -> None:
     run(at.file_uploader(key="upload").set_value(("photo.png", png, "image/png")))
     assert any("binary" in text for text in messages(at.error))
     assert not at.slider
+
+
+def test_the_vocab_size_boxes_start_at_256() -> None:
+    """The 256 bytes alone (a lesson opens there): the sidebar took 1, then failed to train."""
+    from apptest_support import open_page
+
+    at = run(new_app())
+    assert at.number_input(key="vocab").proto.min == 256
+    runs = open_page("app_pages/two_runs.py")
+    assert {box.proto.min for box in runs.number_input if box.key.startswith("runs_")} == {256}

@@ -9,7 +9,7 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from bpeviz.app.compression.curves import CURVE_COLUMNS, compression_curves, reference_ratios
+from bpeviz.app.compression.curves import CURVE_COLUMNS, REAL, compression_curves, reference_ratios
 from bpeviz.app.shared.charts import (
     PICK,
     X_TITLE,
@@ -87,7 +87,7 @@ def test_lines_are_dashed_when_the_tokenizer_learned_the_other_language(spec) ->
     (lines,) = layers_with_mark(spec, "line")
     dash = lines["encoding"]["strokeDash"]
     assert dash["field"] == "kind"
-    assert dash["scale"]["domain"] == ["own text", "other language"]
+    assert dash["scale"]["domain"] == ["own text", "other language", REAL]  # with references
     assert dash["scale"]["range"][0] == [1, 0]  # solid
     assert lines["encoding"]["detail"]["field"] == "trained_on"
 
@@ -171,7 +171,10 @@ def test_marker_beyond_the_curves_widens_the_axis(curves) -> None:
     assert lines["encoding"]["x"]["scale"]["domain"] == [256, 4096]
 
 
-def test_reference_lines_are_horizontal_and_labelled(spec) -> None:
+def test_reference_lines_are_horizontal_and_named_on_hover(spec) -> None:
+    """The dotted lines carry no text on the chart (five tokenizers within 0.2 bytes per
+    token of each other piled their labels up): each names itself in its tooltip, and the
+    legend says what a dotted line is."""
     (reference,) = [layer for layer in layers_with_mark(spec, "rule") if "y" in layer["encoding"]]
     assert "x" not in reference["encoding"]  # spans the whole width
     assert reference["encoding"]["y"]["field"] == "bytes_per_token"
@@ -180,13 +183,24 @@ def test_reference_lines_are_horizontal_and_labelled(spec) -> None:
         ("English", 1.0),
         ("Japanese", 1.0),
     ]
-    labels = [
-        row["label"]
-        for layer in layers_with_mark(spec, "text")
-        if layer["encoding"]["x"]["field"] == "x_end"
-        for row in layer_rows(spec, layer)
+    assert [row["line"] for row in rows] == [
+        "bytes only on English: 1.00",
+        "bytes only on Japanese: 1.00",
     ]
-    assert labels == ["bytes only on English: 1.00", "bytes only on Japanese: 1.00"]
+    assert reference["encoding"]["tooltip"][0]["field"] == "line"
+    (text,) = layers_with_mark(spec, "text")  # the marker's label only
+    assert text["encoding"]["x"]["field"] == "vocab_size"
+    dash = reference["encoding"]["strokeDash"]
+    assert dash["scale"]["domain"][-1] == REAL
+    assert {row["kind"] for row in rows} == {REAL}
+
+
+def test_the_legends_sit_below_the_chart_and_the_y_axis_says_which_way_is_better(spec) -> None:
+    """Below the chart, a legend leaves a phone's plot its whole width."""
+    (lines,) = layers_with_mark(spec, "line")
+    for channel in ("color", "strokeDash"):
+        assert lines["encoding"][channel]["legend"]["orient"] == "bottom"
+    assert lines["encoding"]["y"]["title"] == ["bytes per token", "higher is better: fewer tokens"]
 
 
 def test_labels() -> None:
@@ -209,7 +223,7 @@ def test_projector_type_enlarges_axis_and_legend_text_and_keeps_the_layers(curve
     # Every label a class reads is at least 18 px at 1280x720 (issue 18); titles above them.
     assert projected["config"]["axis"] == {"labelFontSize": 18, "titleFontSize": 20}
     assert projected["config"]["legend"] == {"labelFontSize": 18, "titleFontSize": 20}
-    assert projected["config"]["text"] == {"fontSize": 18}  # the reference and marker labels
+    assert projected["config"]["text"] == {"fontSize": 18}  # the marker's label
     labels = [layer for layer in projected["layer"] if layer["mark"]["type"] == "text"]
     assert labels and all("fontSize" not in layer["mark"] for layer in labels)
     assert projected["layer"] == plain["layer"]
@@ -248,27 +262,3 @@ def test_every_chart_in_presentation_mode_sets_18px_text_or_more(page: str) -> N
         assert config["text"]["fontSize"] >= 18
         small = {path: size for path, size in font_sizes(spec).items() if size < 18}
         assert not small, small
-
-
-def test_close_reference_lines_get_labels_apart() -> None:
-    """Two tokenizers at 4.00 and 3.95 bytes per token on one text, a curve from 1.00 to 4.00:
-    on their lines their labels overlapped. The 3 units span 0.7 × 300 = 210 px of plot, so
-    the 22 px a projector label needs is 22 × 3 / 210 = 0.3143 units: the tokenizer listed
-    first keeps its label on 4.00; the second, in the other column (x), keeps 3.95; a third at
-    3.90 shares the first one's column, so its label goes to 4.00 - 0.3143 = 3.6857."""
-    from bpeviz.app.compression.curves import CURVE_COLUMNS as CURVES
-    from bpeviz.app.compression.curves import REFERENCE_COLUMNS as REFERENCES
-
-    curves = pd.DataFrame(
-        [("en", "English", "own text", 256, 0, 8, 8, 1.0),
-         ("en", "English", "own text", 300, 44, 2, 8, 4.0)], columns=list(CURVES),
-    )  # fmt: skip
-    references = pd.DataFrame(
-        [("a", "English", 2, 8, 4.0), ("b", "English", 2, 8, 3.95), ("c", "English", 2, 8, 3.9)],
-        columns=list(REFERENCES),
-    )
-    spec = compression_chart(curves, references=references, height=300).to_dict()
-    text = next(layer for layer in layers_with_mark(spec, "text") if "x_end" in str(layer))
-    rows = {row["tokenizer"]: row for row in layer_rows(spec, text)}
-    assert rows["a"]["x_end"] == rows["c"]["x_end"] != rows["b"]["x_end"]
-    assert [rows[name]["label_y"] for name in "abc"] == pytest.approx([4.0, 3.95, 3.6857], abs=1e-4)

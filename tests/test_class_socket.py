@@ -34,7 +34,7 @@ from websockets.exceptions import ConnectionClosed
 from bpeviz.classroom import routes
 from bpeviz.classroom.codes import JoinLimit
 from bpeviz.classroom.hubs.choose import current_hub
-from bpeviz.classroom.state import MAX_SOCKETS_PER_STUDENT, ClassState, View
+from bpeviz.classroom.state import MAX_SOCKETS_PER_STUDENT, ClassState, ClassUnavailable, View
 
 WAIT_S = 10.0
 STUDENT = {"type": "hello", "role": "student", "id": "student-0001"}
@@ -271,7 +271,8 @@ def test_a_refused_extra_page_does_not_free_a_place_for_the_next(
 ) -> None:
     """With MAX_SOCKETS_PER_STUDENT pages of one student open, every further page is
     refused: the fifth as the fourth (a refused page once took a place off the count on its
-    way out, so every second extra page got in)."""
+    way out, so every second extra page got in). Not for good: a page closed, the next
+    retry gets in."""
 
     async def scenario() -> list[dict[str, Any]]:
         pages = [await student(server_url, code) for _ in range(MAX_SOCKETS_PER_STUDENT)]
@@ -286,7 +287,7 @@ def test_a_refused_extra_page_does_not_free_a_place_for_the_next(
         return answers
 
     answers = run_coroutine(scenario())
-    assert [(a["type"], a.get("fatal")) for a in answers] == [("error", True)] * 3
+    assert [(a["type"], a.get("fatal")) for a in answers] == [("error", None)] * 3
 
 
 @pytest.fixture
@@ -364,6 +365,20 @@ def test_the_qr_code_of_an_open_class_is_never_refused(
         assert answer.status == 200
 
 
+def test_the_qr_code_of_an_ended_class_says_so_and_is_no_miss(
+    server_url: str, fresh_limits: None
+) -> None:
+    code, _key = current_hub().create({"state": {}}, View())
+    run_coroutine(current_hub().change(code, lambda s: s.end()))
+    base = server_url.replace("ws://", "http://").removesuffix(routes.SOCKET_PATH)
+    with pytest.raises(HTTPError) as gone:
+        build_opener(ProxyHandler({})).open(f"{base}/api/class/{code}/qr.svg", timeout=WAIT_S)
+    said = gone.value.read().decode("utf-8")
+    gone.value.close()
+    assert (gone.value.code, said) == (404, "This class has ended.")
+    assert current_hub().misses.addresses.count("loopback") == 0
+
+
 def test_a_refused_hello_leaves_no_seat_taken(server_url: str, code: str) -> None:
     async def scenario() -> tuple[list[dict[str, Any]], dict[str, Any]]:
         refused = [
@@ -412,3 +427,133 @@ def test_an_error_in_one_sockets_handler_is_told_to_it_and_ends_no_other(
     told, heard = run_coroutine(scenario())
     assert told["message"] == "The server could not do that: try again, or reload the page."
     assert not told.get("fatal") and heard == "view"
+
+
+@pytest.mark.parametrize(
+    "frame", [b"\x00binary", "[" * 1500], ids=["binary frames", "JSON too deep"]
+)
+def test_frames_no_page_sends_are_strikes_and_log_nothing(
+    server_url: str, code: str, frame: bytes | str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Binary frames, and JSON nested past what a page sends (which the JSON parser would
+    meet as a RecursionError), are strikes like any refused message: 30 of them close the
+    socket as too many refused, and fill no log with tracebacks."""
+
+    async def scenario() -> tuple[list[dict[str, Any]], Any]:
+        client = await student(server_url, code)
+        for _ in range(30):
+            with contextlib.suppress(ConnectionClosed):
+                await client.send(frame)
+        return await until_closed(client)
+
+    with caplog.at_level("WARNING"):
+        heard, closed = run_coroutine(scenario())
+    assert closed is not None and closed.code == 1008
+    assert closed.reason == routes.close_reason(routes.STRUCK_OUT)
+    assert [m for m in heard if m["type"] == "error" and m.get("fatal")]
+    assert len([r for r in caplog.records if r.name.startswith("bpeviz")]) <= 2
+
+
+def test_a_class_out_of_reach_for_a_moment_is_no_refusal(
+    server_url: str, code: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The class's store out of reach (Redis restarting: ClassUnavailable) is told as "try
+    again" and the socket closed 1013 (try again later): no fatal refusal, which would stop
+    the page reconnecting for good, and no traceback."""
+    hub = current_hub()
+
+    async def unavailable(*_args: Any) -> Any:
+        raise ClassUnavailable()
+
+    async def scenario() -> tuple[list[dict[str, Any]], Any]:
+        client = await student(server_url, code)
+        monkeypatch.setattr(hub, "change", unavailable)
+        await client.send(json.dumps({"type": "nick", "nick": "Ada"}))
+        return await until_closed(client)
+
+    with caplog.at_level("WARNING"):
+        heard, closed = run_coroutine(scenario())
+    errors = [m for m in heard if m["type"] == "error"]
+    assert errors and not any(m.get("fatal") for m in errors)
+    assert closed is not None and closed.code == 1013
+    assert not [r for r in caplog.records if r.name.startswith("bpeviz") and r.exc_info]
+
+
+def test_a_teacher_page_hears_what_changed_between_its_hello_and_its_welcome(
+    server_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The class changes (another tab of the teacher moves to step 7) after the teacher's
+    socket is admitted but before it is subscribed: its welcome still has step 7, because it
+    reads the class after subscribing (an event before that it would never hear)."""
+    hub = current_hub()
+    code, key = hub.create({"state": {}}, View())
+    subscribe = hub.fanout.add
+
+    def moved_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        moved = ClassState.from_json(hub._classes[code].to_json())  # as another worker's write
+        moved.show({**View().__dict__, "step": 7}, time.time())
+        hub._classes[code] = moved
+        return subscribe(*args, **kwargs)
+
+    async def scenario() -> dict[str, Any]:
+        teacher = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+        monkeypatch.setattr(hub.fanout, "add", moved_meanwhile)
+        await teacher.send(
+            json.dumps({"type": "hello", "code": code, "role": "teacher", "key": key})
+        )
+        welcome = json.loads(await asyncio.wait_for(teacher.recv(), WAIT_S))
+        await teacher.close()
+        return dict(welcome)
+
+    welcome = run_coroutine(scenario())
+    assert welcome["type"] == "welcome" and welcome["view"]["step"] == 7
+
+
+def test_a_tab_that_reconnects_again_and_again_takes_one_place(server_url: str, code: str) -> None:
+    """A tab whose Wi-Fi drops: each reconnect's hello names the tab, so it replaces the tab's
+    old socket (which the server may not have seen go) instead of taking a page's place: the
+    fifth reconnect gets in, and the old sockets are let go."""
+
+    async def scenario() -> tuple[list[str], list[bool]]:
+        sockets, heard = [], []
+        for _ in range(MAX_SOCKETS_PER_STUDENT + 2):  # none closed: as if half-open
+            client = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+            await client.send(json.dumps({**STUDENT, "code": code, "tab": "tab-00000001"}))
+            heard.append(json.loads(await asyncio.wait_for(client.recv(), WAIT_S))["type"])
+            sockets.append(client)
+        for old in sockets[:-1]:
+            await until_closed(old)
+        still = [socket.protocol.close_rcvd is None for socket in sockets]
+        for socket in sockets:
+            await socket.close()
+        return heard, still
+
+    heard, still = run_coroutine(scenario())
+    assert heard == ["welcome"] * (MAX_SOCKETS_PER_STUDENT + 2)
+    assert still == [False] * (MAX_SOCKETS_PER_STUDENT + 1) + [True]
+
+
+def test_the_class_knows_whether_its_teachers_page_is_connected(server_url: str) -> None:
+    """What the away rule (ClassState.idle_at) reads: a teacher's socket counts while open."""
+    hub = current_hub()
+    code, key = hub.create({"state": {}}, View())
+
+    async def teacher_sockets() -> int:
+        state = await hub.read(code)
+        assert state is not None
+        return state.teacher_sockets
+
+    async def scenario() -> tuple[int, int]:
+        teacher = await connect(server_url, proxy=None, open_timeout=WAIT_S)
+        await teacher.send(
+            json.dumps({"type": "hello", "code": code, "role": "teacher", "key": key})
+        )
+        assert json.loads(await asyncio.wait_for(teacher.recv(), WAIT_S))["type"] == "welcome"
+        connected = await teacher_sockets()
+        await teacher.close()
+        deadline = time.monotonic() + WAIT_S
+        while await teacher_sockets() and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        return connected, await teacher_sockets()
+
+    assert run_coroutine(scenario()) == (1, 0)

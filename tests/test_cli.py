@@ -7,6 +7,7 @@ stderr, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -532,6 +533,29 @@ def test_a_bad_regex_in_a_model_file_is_one_line(tmp_path: Path) -> None:
     assert result.returncode == 2, stderr
     assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr
     assert "the split pattern '[a-' is not a valid regular expression" in stderr
+
+
+def test_decode_on_a_terminal_ends_its_line(tmp_path: Path) -> None:
+    """On a terminal the text is followed by a newline, so the prompt starts a line of its
+    own; into a pipe or a file (the round trips above) the bytes stay exact. cl100k_base's
+    [9906, 11] is "Hello," (tiktoken)."""
+    import pty
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.run(
+        [sys.executable, "-m", "bpeviz", "decode", "--encoding", "cl100k_base",
+         "--ids", "[9906, 11]"],
+        cwd=tmp_path, env=env, stdout=follower, stderr=subprocess.PIPE, timeout=300, check=False,
+    )  # fmt: skip
+    os.close(follower)
+    written = b""
+    with contextlib.suppress(OSError):  # the terminal closed: all of it read
+        while chunk := os.read(leader, 1024):
+            written += chunk
+    os.close(leader)
+    assert process.returncode == 0, process.stderr
+    assert written.replace(b"\r\n", b"\n") == b"Hello,\n"
 
 
 def test_train_defaults_to_the_apps_pre_tokenizer(tmp_path: Path) -> None:

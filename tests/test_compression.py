@@ -16,7 +16,7 @@ from bpeviz.app.compression.curves import (
     compression_curves,
     cross_curve,
     curves_csv,
-    language_cost_sentence,
+    numbers_table,
     own_curve,
     ratio_at,
     reference_ratios,
@@ -187,11 +187,16 @@ def test_english_and_japanese_samples_behave_as_the_page_explains() -> None:
     assert en_on_ja["bytes_per_token"].max() < 1.2
 
 
-def test_the_language_cost_says_per_byte_of_utf8_and_as_many() -> None:
+def test_the_numbers_table_says_the_language_cost_per_byte_and_as_many() -> None:
     """English at 4 bytes a token and Japanese at 2 (the docstring's table): the same bytes
     of UTF-8 text take twice as many tokens in Japanese. The lecturer's "1.5× more tokens,
     per byte" left open per byte of what, and whether "more" meant 1.5× or 2.5×."""
-    sentence = language_cost_sentence("t", 2.0)
-    assert sentence.startswith("t: per byte of UTF-8 text, Japanese takes 2.0× as many tokens")
-    assert "more tokens" not in sentence
-    assert "3 bytes" in sentence  # why per character would say something else
+    references = pd.DataFrame(
+        [("t", "English", 10, 40, 4.0), ("t", "Japanese", 20, 40, 2.0)],
+        columns=list(REFERENCE_COLUMNS),
+    )
+    curves = pd.DataFrame(columns=list(CURVE_COLUMNS))
+    table = numbers_table(curves, references, vocab_size=512)
+    assert table.columns[-1] == "per byte of UTF-8, Japanese takes × as many tokens"
+    assert table.values.tolist()[-1] == ["t", "4.00", "2.00", "2.0×"]
+

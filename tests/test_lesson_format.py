@@ -87,7 +87,7 @@ MALFORMED = {
     "top-key": ('author = "me"\n' + MINIMAL, "unknown key 'author' at its top"),
     "sample": (slide_toml('sample = "nope"'), "'nope', which is not one of: english"),
     "flag-type": (slide_toml("quiz = 1"), "quiz must be true or false"),
-    "vocab-zero": (slide_toml("vocab = 0"), "use a whole number from 1"),
+    "vocab-zero": (slide_toml("vocab = 0"), "use a whole number from 256"),
     "wrong-page": (slide_toml("step = 3", page="tokenize"), "belongs to the step page"),
     "tokenizer": (slide_toml('tok_model = "gpt5"', page="tokenize"), "'gpt5'"),
     "nested-view": (slide_toml("view = 3"), "unknown key 'view'"),

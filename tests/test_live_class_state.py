@@ -13,15 +13,17 @@ import pytest
 from protocol_client import run_coroutine
 
 from bpeviz.classroom import codes
-from bpeviz.classroom.hubs.common import end_gone_classes, run_id
+from bpeviz.classroom.hubs.common import Inbox, end_gone_classes, run_id
 from bpeviz.classroom.hubs.memory import MemoryHub
 from bpeviz.classroom.state import (
     IDLE_LIMIT_S,
     MAX_CLASSES,
     MAX_SOCKETS_PER_STUDENT,
     MAX_STUDENTS,
+    TEACHER_AWAY_S,
     ClassError,
     ClassState,
+    Event,
     View,
     key_digest,
 )
@@ -212,8 +214,25 @@ def test_one_student_holds_at_most_a_few_sockets() -> None:
     state.join("student-aaaa")  # one closed: one may open
 
 
+def test_a_tab_that_reconnects_counts_as_one_page() -> None:
+    """Sockets that name their tab (a reconnect before the server saw the old one go) count
+    as one page: the tab still gets in; another tab, past the limit, does not."""
+    state = new_state()
+    for tab in ("tab-1", "tab-2"):
+        state.join("student-aaaa", tab=tab)
+    for _ in range(MAX_SOCKETS_PER_STUDENT + 1):
+        state.join("student-aaaa", tab="tab-3")
+    with pytest.raises(ClassError, match="open"):
+        state.join("student-aaaa", tab="tab-4")
+    for _ in range(MAX_SOCKETS_PER_STUDENT + 1):
+        state.leave("student-aaaa", tab="tab-3")
+    state.join("student-aaaa", tab="tab-4")  # tab 3 closed for good: one may open
+    assert state.students["student-aaaa"].sockets == 3 and state.connected() == 1
+
+
 def test_a_class_ends_after_three_idle_hours_and_goes_to_json_and_back() -> None:
     state = new_state(now=100.0)
+    state.teacher_arrives()
     state.join("aaaaaaaa")
     quiz_at(state, 3)
     state.answer("aaaaaaaa", 3, 2)
@@ -398,3 +417,57 @@ def test_a_run_is_named_alike_whatever_the_order_of_its_settings() -> None:
     assert first == run_id({"state": {"vocab": 512, "sample": "english"}})
     assert first != run_id({"state": {"vocab": 513, "sample": "english"}})
     assert re.fullmatch(r"[0-9a-f]{16}", first)
+
+
+def test_with_the_defaults_one_address_cannot_fill_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One address (a building, or someone scripting ?class=new) starting every class it
+    may: others can still start theirs (the per-address cap is well below the server's)."""
+    monkeypatch.delenv("BPEVIZ_CLASSES_PER_ADDRESS", raising=False)
+    hub = MemoryHub()
+    with pytest.raises(ClassError, match="from this network address"):
+        for _ in range(MAX_CLASSES + 1):
+            hub.create({}, View(), creator="203.0.113.7")
+    hub.create({}, View(), creator="198.51.100.2")  # not "this server has ... open"
+    assert 4 * codes.classes_per_address() <= MAX_CLASSES
+
+
+def test_a_waiting_tally_never_jumps_past_a_waiting_reveal() -> None:
+    """A socket's inbox merges a snapshot only with one of its kind queued after the last
+    other event: the tally of question 3 stays before question 3's reveal, and question 4's
+    tally after question 4's view (a page hearing them in any other order would show the
+    reveal of a question whose last tally it never saw, or a tally of a question not asked)."""
+    inbox = Inbox()
+    for event in (
+        Event("all", {"type": "counts", "question": 3, "answered": 5}),
+        Event("all", {"type": "reveal", "step": 3}),
+        Event("all", {"type": "view", "step": 4}),
+        Event("all", {"type": "counts", "question": 4, "answered": 0}),
+        Event("all", {"type": "counts", "question": 4, "answered": 1}),
+    ):
+        inbox.put(event)
+    heard = [
+        (e.message["type"], e.message.get("question", e.message.get("step")))
+        for e in inbox.taken()
+        if e is not None
+    ]
+    assert heard == [("counts", 3), ("reveal", 3), ("view", 4), ("counts", 4)]
+
+
+def test_a_class_whose_teacher_is_away_for_long_is_freed() -> None:
+    """A class whose teacher's page never connected, or left, for TEACHER_AWAY_S is idle
+    (its place on the server free again), however recently it was driven before."""
+    never = new_state(now=100.0)
+    assert not never.idle(100.0 + TEACHER_AWAY_S - 1)
+    assert never.idle(100.0 + TEACHER_AWAY_S + 1)
+    state = new_state(now=100.0)
+    state.teacher_arrives()
+    assert not state.idle(100.0 + 2 * TEACHER_AWAY_S)  # the teacher is there
+    state.teacher_leaves(5_000.0)
+    again = ClassState.from_json(state.to_json())
+    assert not again.idle(5_000.0 + TEACHER_AWAY_S - 1)
+    assert again.idle(5_000.0 + TEACHER_AWAY_S + 1)
+    again.teacher_arrives()
+    assert not again.idle(5_000.0 + TEACHER_AWAY_S + 1)
+    assert TEACHER_AWAY_S < IDLE_LIMIT_S

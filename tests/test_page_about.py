@@ -7,6 +7,7 @@ import inspect
 from apptest_support import open_page
 
 from bpeviz.engine import textbook
+from bpeviz.engine.config import MAX_VOCAB_SIZE
 from bpeviz.engine.samples import list_samples
 
 PAGE = "app_pages/about.py"
@@ -32,7 +33,7 @@ def test_about_page_explains_and_lists_the_samples() -> None:
 
 def test_about_page_survives_impossible_settings() -> None:
     at = open_page(PAGE)
-    at.number_input(key="vocab").set_value(10).run()
+    at.number_input(key="vocab").set_value(MAX_VOCAB_SIZE + 1).run()
     assert not at.exception
     assert at.title[0].value == "About bpeviz"
 

@@ -7,6 +7,7 @@ import pytest
 from apptest_support import open_page, plain, token_views
 from tekken_oracle import OFFERED as TEKKEN_OFFERED
 
+from bpeviz.engine.config import MAX_VOCAB_SIZE
 from bpeviz.records.schema import VOCAB_FIELDS, named
 
 PAGE = "app_pages/compare.py"
@@ -83,9 +84,9 @@ def test_token_text_is_given_as_text() -> None:
 
 def test_impossible_sidebar_settings_show_a_message() -> None:
     at = open_page(PAGE)
-    at.number_input(key="vocab").set_value(10).run()
+    at.number_input(key="vocab").set_value(MAX_VOCAB_SIZE + 1).run()
     assert not at.exception
-    assert any("too small" in error.value for error in at.error)
+    assert any("above the limit" in error.value for error in at.error)
     assert span_views(at) == []
 
 
@@ -145,7 +146,7 @@ def test_the_same_tokenizer_twice_asks_for_two() -> None:
 
 
 def test_bad_training_settings_still_compare_the_real_ones() -> None:
-    at = open_page(PAGE, vocab="100")
+    at = open_page(PAGE, vocab=str(MAX_VOCAB_SIZE + 1))
     assert not at.exception
     assert at.selectbox(key="cmp_left").options == [
         "cl100k_base",

@@ -10,6 +10,7 @@ from apptest_support import downloaded, keep_downloads, open_page, token_views
 
 from bpeviz.app.frame.state import KEY_IMPORTED
 from bpeviz.app.step.view import step_page_for
+from bpeviz.engine.config import MAX_VOCAB_SIZE
 from bpeviz.engine.history import train
 from bpeviz.engine.samples import get_sample
 from bpeviz.formats.gpt2 import to_gpt2_files
@@ -78,7 +79,7 @@ def test_uploading_a_model_shows_it_and_offers_it_to_the_tokenize_page() -> None
     # The Tokenize page now offers it.
     at.switch_page("app_pages/tokenize.py").run()
     assert not at.exception
-    assert any("Imported" in option for option in at.radio(key="tok_model").options)
+    assert "Imported" in at.radio(key="tok_model").options
 
 
 def test_uploading_a_gpt2_pair() -> None:
@@ -115,7 +116,7 @@ def test_a_lone_vocab_json_asks_for_its_merges() -> None:
 
 def test_impossible_sidebar_settings_still_allow_uploads() -> None:
     at = open_page(PAGE)
-    at.number_input(key="vocab").set_value(10).run()
+    at.number_input(key="vocab").set_value(MAX_VOCAB_SIZE + 1).run()
     assert not at.exception
     assert download_labels(at) == []
     assert [uploader.key for uploader in at.main.file_uploader] == ["export_model_files"]
@@ -219,8 +220,7 @@ def test_a_tokenizer_json_our_reader_refuses_is_encoded_by_the_library(kind: str
     assert any("encoded by Hugging Face tokenizers" in plain(s.value) for s in at.success)
     assert any("no merge trace" in plain(info.value) for info in at.info)
     at.switch_page("app_pages/tokenize.py").run()
-    imported = next(o for o in at.radio(key="tok_model").options if o.startswith("Imported"))
-    at.radio(key="tok_model").set_value(imported).run()
+    at.radio(key="tok_model").set_value("Imported").run()
     text = "The reprinters uncounted 1234 pairs! 駅前"
     at.text_area(key="tok_text").input(text).run()
     assert not at.exception
@@ -255,3 +255,21 @@ def test_the_html_page_is_named_by_its_merges(monkeypatch: pytest.MonkeyPatch) -
     data, file_name = downloaded(at, "export_html_page", served)
     assert file_name == "bpeviz-aaabdaaabac-wikipedia-3-merges.html"
     assert data.lstrip().lower().startswith(b"<!doctype html")
+
+
+def test_compare_it_and_tokenize_with_it_open_on_the_uploaded_file() -> None:
+    """After an upload, the two buttons open their pages with it chosen (followed in a real
+    browser in tests/browser/test_glance.py); the menu's caption names the file."""
+    at = open_page(PAGE)
+    model = to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
+    at.file_uploader(key="export_model_files").upload("wiki.model", model).run()
+    at.button(key="export_open_compare").click().run()
+    assert not at.exception
+    assert at.selectbox(key="cmp_left").value == "Imported"
+    assert at.selectbox(key="cmp_right").value == "cl100k_base"
+    assert not at.warning
+    at.switch_page("app_pages/export.py").run()
+    at.file_uploader(key="export_model_files").upload("wiki.model", model).run()
+    at.button(key="export_open_tokenize").click().run()
+    assert at.radio(key="tok_model").value == "Imported"
+    assert "wiki\\.model" in " ".join(at.radio(key="tok_model").proto.captions)  # escaped

@@ -19,6 +19,7 @@ from sample_runs import sample_history
 from streamlit.testing.v1 import AppTest
 
 from bpeviz.app.shared.chart_clicks import KEY_UNDO, StepTarget, click_undo, step_settings
+from bpeviz.engine.config import MAX_VOCAB_SIZE
 from bpeviz.engine.history import train
 from bpeviz.engine.samples import get_sample
 from bpeviz.records.step import TOP_PAIRS, payload
@@ -131,8 +132,8 @@ def test_a_text_with_nothing_to_merge_has_no_steps() -> None:
 
 
 def test_bad_settings_stop_the_page_with_a_message() -> None:
-    at = run(new_app(vocab="100"))
-    assert any("at least 256" in plain(e.value) for e in at.error)
+    at = run(new_app(vocab=str(MAX_VOCAB_SIZE + 1)))
+    assert any("above the limit" in plain(e.value) for e in at.error)
     assert not [node for node in at.main if getattr(node, "type", None) == "bidi_component"]
 
 

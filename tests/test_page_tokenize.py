@@ -26,6 +26,7 @@ from tiktoken_oracle import chat_oracle
 
 from bpeviz.app.frame.links import MAX_LINK_TEXT_CHARS
 from bpeviz.app.tokenize.trace import trace_rows
+from bpeviz.engine.config import MAX_VOCAB_SIZE
 from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.records.narration import pieces_sentence
 from bpeviz.records.schema import VOCAB_FIELDS, Kind, named
@@ -194,8 +195,8 @@ def test_a_link_opens_with_its_text_tokenizer_and_view() -> None:
 
 
 def test_bad_training_settings_still_leave_cl100k(cl100k: Tokenizer) -> None:
-    at = tokenize_page(vocab="100", tok_view="Token ids")
-    assert any("at least 256" in re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
+    at = tokenize_page(vocab=str(MAX_VOCAB_SIZE + 1), tok_view="Token ids")
+    assert any("above the limit" in re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
     assert at.radio(key="tok_model").options == [
         "cl100k_base",
         "o200k_base",
@@ -259,6 +260,7 @@ def test_without_its_wheel_tekken_is_not_offered_and_a_line_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from bpeviz.real import mistral_tekken
+
     monkeypatch.setattr(mistral_tekken, "wheel_path", lambda: tmp_path / "absent.whl")
     at = tokenize_page(tok_model="tekken_240911")
     assert "tekken_240911" not in at.radio(key="tok_model").options
@@ -315,7 +317,7 @@ def test_chat_view_builds_seed_000_from_a_system_message() -> None:
         200264, 17360, 200266, 9566, 448, 58840, 402, 290, 1268, 328, 28714, 13, 200265, 200264,
         173781, 200266,
     ]  # fmt: skip
-    assert [metric.value for metric in at.metric] == ["16", "5", "1"]
+    assert [metric.value for metric in at.metric] == ["16", "16", "5", "1"]  # cookbook: 3+1+9+3
     table = at.table[0].value
     assert list(table["part"]) == ["system", "reply's opening"]
     assert list(table["tokens"]) == [13, 3]
@@ -364,3 +366,39 @@ def test_a_very_long_word_is_traced_only_in_part_and_the_page_says_so() -> None:
     rows = [data for key, data in token_views(at).items() if key.startswith("tok_trace_")]
     assert rows and all(len(row["ids"]) <= TRACE_MAX_BYTES for row in rows)
     assert rows[0]["ids"] == list(word.encode()[:TRACE_MAX_BYTES])
+
+
+def cookbook_count(encoding_name: str, messages: list[tuple[str, str]]) -> int:
+    """OpenAI's cookbook rule (How to count tokens with tiktoken, for gpt-3.5-turbo-0613 and
+    later, gpt-4 and gpt-4o): 3 tokens per message, its role and content encoded, 3 more for
+    the reply's opening. Encoded here with tiktoken itself."""
+    from tiktoken_oracle import tiktoken_encoding
+
+    encoding = tiktoken_encoding(encoding_name)
+    return sum(3 + len(encoding.encode(role)) + len(encoding.encode(content))
+               for role, content in messages) + 3  # fmt: skip
+
+
+def test_chat_view_opens_on_a_current_model_and_says_which_count_is_billed() -> None:
+    at = tokenize_page(tok_input="Chat")
+    assert at.selectbox(key="tok_chat_model").value == "gpt-4o"
+    said = " ".join(caption.value for caption in at.caption)
+    assert "seed" not in said
+    assert "cookbook" in said and "bill" in said
+
+
+@pytest.mark.parametrize(("model", "encoding"), [("gpt-3.5-turbo", "cl100k_base"),
+                                                 ("gpt-4o", "o200k_base")])  # fmt: skip
+def test_chat_view_shows_the_cookbooks_count_too(model: str, encoding: str) -> None:
+    """The default two messages: the issue's user read 24 by the cookbook under
+    gpt-3.5-turbo, 26 as the newline markup is drawn."""
+    at = tokenize_page(tok_input="Chat", tok_chat_model=model)
+    messages = [("system", "You are a helpful assistant."),
+                ("user", "How many tokens is this message?")]  # fmt: skip
+    metrics = {metric.label: metric.value for metric in at.metric}
+    expected = cookbook_count(encoding, messages)
+    assert metrics["OpenAI's count (billed)"] == f"{expected:,}"
+    if model == "gpt-3.5-turbo":
+        assert expected == 24 and metrics["Tokens in the chat"] == "26"
+    else:
+        assert metrics["Tokens in the chat"] == f"{expected:,}"

@@ -111,7 +111,7 @@ def test_a_link_sets_both_runs() -> None:
     assert metrics(at)["Only in A"] == "0"
 
 
-@pytest.mark.parametrize("vocab", [10, 5_000_000])
+@pytest.mark.parametrize("vocab", [5_000_000])
 def test_an_impossible_vocab_size_is_explained(vocab: int) -> None:
     at = open_page(PAGE)
     at.number_input(key="runs_b_vocab").set_value(vocab)

@@ -24,7 +24,7 @@ from test_live_class_refusals import REFUSED, SET_UP
 
 from bpeviz.classroom import codes, state
 from bpeviz.classroom.hubs import redis_hub
-from bpeviz.classroom.hubs.common import Subscriber, end_gone_classes
+from bpeviz.classroom.hubs.common import GIVEN_S, Subscriber, end_gone_classes
 from bpeviz.classroom.hubs.redis_hub import RedisHub
 from bpeviz.classroom.state import IDLE_LIMIT_S, MAX_CLASSES, ClassError, ClassState, View
 
@@ -316,13 +316,15 @@ def test_keys_expire_after_the_idle_limit_and_a_step_moves_the_expiry(
         async with two_workers(redis_url) as (first, _second):
             code, _key = first.create(RUN, View())
             keys = (first.class_key(code), first.run_key(code))
+            away_ms = state.TEACHER_AWAY_S * 1000  # no page of the teacher connected yet
+            assert all(away_ms - 60_000 < raw.pttl(k) <= away_ms for k in keys)
+            await first.change(code, lambda s: s.teacher_arrives())
             limit_ms = IDLE_LIMIT_S * 1000
             assert all(limit_ms - 60_000 < raw.pttl(k) <= limit_ms for k in keys)
             await first.change(code, lambda s: s.show(view(), time.time() + 120))
             assert all(raw.pttl(k) > limit_ms + 60_000 for k in keys)
 
             monkeypatch.setattr(state, "IDLE_LIMIT_S", 1.0)
-            monkeypatch.setattr(redis_hub, "IDLE_LIMIT_S", 1.0)
             short, _key = first.create(RUN, View())
             keys = (first.class_key(short), first.run_key(short))
             assert all(0 < raw.pttl(k) <= 1000 for k in keys)
@@ -430,7 +432,11 @@ def test_a_refused_message_leaves_the_class_in_redis_byte_for_byte_the_same(
     redis_url: str, raw: Any, kind: str
 ) -> None:
     """Each refused message (test_live_class_refusals.REFUSED: hello, answer, nick, view,
-    reveal) through the Redis hub: the class's JSON in Redis is what it was."""
+    reveal) through the Redis hub, written in one transaction with a change that is made
+    (a batch with nothing made writes nothing, so that alone proves nothing): the class's
+    JSON in Redis is what the made changes alone make of it."""
+    holding = lambda s: s.rename("student-a", "Ann")  # noqa: E731 - holds the write lock
+    made = lambda s: s.rename("student-b", "Bo")  # noqa: E731
 
     async def scenario() -> tuple[str, str]:
         async with two_workers(redis_url) as (first, _second):
@@ -438,9 +444,87 @@ def test_a_refused_message_leaves_the_class_in_redis_byte_for_byte_the_same(
             for change in SET_UP:
                 await first.change(code, change)
             before = raw.get(first.class_key(code))
-            with pytest.raises(ClassError):
-                await first.change(code, REFUSED[kind])
+            writing = asyncio.create_task(first.change(code, holding))
+            await asyncio.sleep(0)  # it holds the lock: the next two wait, and go together
+            outcomes = await asyncio.gather(
+                first.change(code, made), first.change(code, REFUSED[kind]), return_exceptions=True
+            )
+            await writing
+            assert not isinstance(outcomes[0], Exception) and isinstance(outcomes[1], ClassError)
             return before, raw.get(first.class_key(code))
 
     before, after = run_coroutine(scenario())
-    assert after == before
+    expected = ClassState.from_json(before)
+    expected.change_whole(holding)
+    expected.change_whole(made)
+    assert after == expected.to_json()
+
+
+def test_a_moment_without_redis_is_no_refusal_and_the_next_change_goes_through(
+    redis_url: str, raw: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis failing one write (a restart, a dropped connection) is not the class refusing
+    the change: it is ClassUnavailable, which the socket answers with "try again", never a
+    fatal refusal that would stop the page reconnecting; the next change is made."""
+    applied = redis_hub.apply_changes
+    failures = [redis.exceptions.ConnectionError("Connection reset by peer")]
+
+    def fails_once(*args: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return applied(*args)
+
+    async def scenario() -> tuple[BaseException | None, ClassState | None]:
+        async with two_workers(redis_url) as (first, _second):
+            code, _key = first.create(RUN, View())
+            monkeypatch.setattr(redis_hub, "apply_changes", fails_once)
+            try:
+                await first.change(code, lambda s: s.join("student-a"))
+                raised = None
+            except Exception as error:  # which one it is, is the test
+                raised = error
+            await first.change(code, lambda s: s.join("student-b"))
+            return raised, await first.read(code)
+
+    raised, read = run_coroutine(scenario())
+    assert isinstance(raised, state.ClassUnavailable) and not isinstance(raised, ClassError)
+    assert read is not None and set(read.students) == {"student-b"}
+
+
+def test_a_new_code_is_known_as_given_in_the_same_step_that_opens_its_class(
+    redis_url: str, raw: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The script that opens a class also records its code as given: a client failing
+    after it (here: any later command) cannot leave an open class whose code a link to it,
+    once ended, would count as a wrong guess."""
+
+    def no_more(*_args: Any, **_kwargs: Any) -> NoReturn:
+        raise redis.exceptions.ConnectionError("gone")
+
+    hub = RedisHub(redis_url)
+    try:
+        monkeypatch.setattr(hub._sync, "set", no_more)
+        code, _key = hub.create(RUN, View())
+    finally:
+        hub._sync.close()
+    assert 0 < raw.ttl(f"bpeviz:given:{code}") <= GIVEN_S
+
+
+def test_a_class_whose_teacher_never_came_gives_its_place_back_on_every_worker(
+    redis_url: str, raw: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server full of classes whose teachers' pages never connected (a script asking for
+    ?class=new): once TEACHER_AWAY_S has passed, another may start a class."""
+
+    async def scenario() -> None:
+        async with two_workers(redis_url) as (first, second):
+            for _ in range(MAX_CLASSES):
+                first.create(RUN, View())
+            with pytest.raises(ClassError, match="classes open"):
+                second.create(RUN, View())
+            later = time.time() + state.TEACHER_AWAY_S + 1
+            monkeypatch.setattr(time, "time", lambda: later)
+            second.create(RUN, View())
+            assert raw.zcard(first.open_classes_key) == 1
+
+    run_coroutine(scenario())

@@ -212,3 +212,12 @@ def test_reasons_for_unequal_counts_and_for_a_tie_under_one_rule() -> None:
         "Both pairs occurred 3 times: a tie, broken differently because the runs' texts are "
         "cut differently."
     )
+
+
+def test_a_tie_at_count_one_says_once() -> None:
+    """Made-up merges tied at a count of 1: "occurred once", not "occurred 1 times"."""
+    tie = FirstDifference(1, Merge(1, b"a", b"b", 1), Merge(1, b"c", b"d", 1))
+    assert difference_reason(tie, RunSettings("words"), RunSettings("gpt2")) == (
+        "Both pairs occurred once: a tie, broken differently because the runs' texts are "
+        "cut differently."
+    )

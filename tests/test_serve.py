@@ -327,6 +327,7 @@ def test_the_workers_get_the_proxy_secret_and_the_class_cap(tmp_path: Path) -> N
     empty) and ``--classes-per-address``."""
     first, second = serve.worker_environment("redis://x", "one", 7), serve.new_proxy_secret()
     assert first["BPEVIZ_PROXY_SECRET"] == "one" and first["BPEVIZ_CLASSES_PER_ADDRESS"] == "7"
+    assert first["FORWARDED_ALLOW_IPS"] == ""  # uvicorn believes X-Forwarded-For from no one
     assert len(second) >= 32 and second != serve.new_proxy_secret()
     assert serve.CLASSES_PER_ADDRESS == codes.CLASSES_PER_ADDRESS  # one default, said twice
 
@@ -335,15 +336,16 @@ def test_x_real_ip_counts_from_nginx_only_never_from_another_local_program(
     cluster: Any,
 ) -> None:
     """A wrong code through nginx counts against the address nginx saw (127.0.0.1 here); one
-    sent straight to a worker by a local program claiming X-Real-IP counts against the
-    machine ("loopback"), never against the address it claims (Redis holds the counts)."""
+    sent straight to a worker by a local program claiming X-Real-IP (or X-Forwarded-For,
+    which uvicorn believes from loopback by default) counts against the machine
+    ("loopback"), never against the address it claims (Redis holds the counts)."""
     raw = redis.Redis.from_url(cluster.redis.url, decode_responses=True)
     claimed = "203.0.113.99"
     through_nginx = cluster.url.replace("http://", "ws://") + SOCKET_PATH
     straight = f"ws://{cluster.workers[0].address}{SOCKET_PATH}"
 
     async def wrong_code(url: str) -> dict[str, Any]:
-        headers = {"X-Real-IP": claimed, "X-Bpeviz-Proxy": "a guess"}
+        headers = {"X-Real-IP": claimed, "X-Forwarded-For": claimed, "X-Bpeviz-Proxy": "a guess"}
         async with connect(url, additional_headers=headers, proxy=None) as socket:
             hello = {"type": "hello", "role": "student", "id": "guesser-0001", "code": "Z" * 9}
             await socket.send(json.dumps(hello))
@@ -362,3 +364,25 @@ def test_x_real_ip_counts_from_nginx_only_never_from_another_local_program(
         assert raw.zcard(f"bpeviz:misses:address:{claimed}") == 0
     finally:
         raw.close()
+
+
+def test_nginx_config_is_private_even_where_one_was_left_readable(tmp_path: Path) -> None:
+    """A --run-dir used before may hold an nginx.conf readable by all; the new one, which
+    holds the proxy's secret, is readable by this user alone."""
+    config = tmp_path / "nginx.conf"
+    config.write_text("old", encoding="utf-8")
+    config.chmod(0o644)
+    serve.write_private(config, "new secret")
+    assert config.read_text(encoding="utf-8") == "new secret"
+    assert config.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_bad_class_cap_in_the_environment_is_one_sentence(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("BPEVIZ_CLASSES_PER_ADDRESS", "lots")
+    monkeypatch.setattr("sys.argv", ["serve.py"])
+    with pytest.raises(SystemExit) as exited:
+        serve.main()
+    said = capsys.readouterr().err
+    assert exited.value.code == 2 and "'lots'" in said and "Traceback" not in said

@@ -2,11 +2,13 @@
 
 ``/api/class/socket`` carries a class's events both ways, as JSON text messages. The first
 message says who is there: ``{"type": "hello", "code", "role": "teacher", "key"}`` or
-``{"type": "hello", "code", "role": "student", "id", "nick"}``. Then the teacher sends
-``view``, ``reveal`` and ``end``; a student sends ``answer`` and ``nick``. The server sends
-``welcome`` once, then the class's events (:mod:`bpeviz.classroom.state`), ``answered`` to
-the one student whose answer it took, ``error`` with a sentence for a person (and the type
-of message it ``refused``) when it refuses something, and ``ended`` when the class is gone.
+``{"type": "hello", "code", "role": "student", "id", "nick", "tab"}`` (``tab``: the page's
+own token, the same on each reconnect: the page's old socket is let go, not counted). Then
+the teacher sends ``view``, ``reveal`` and ``end``; a student sends ``answer`` and ``nick``.
+The server sends ``welcome`` once, then the class's events (:mod:`bpeviz.classroom.state`),
+``answered`` to the one student whose answer it took, ``error`` with a sentence for a person
+(and the type of message it ``refused``) when it refuses something, and ``ended`` when the
+class is gone.
 
 Every message is bounded (:data:`MAX_MESSAGE_BYTES`, :data:`RATE_PER_S`), every field is
 checked, and a socket that floods, stalls or sends what no page sends is closed, with a close
@@ -36,7 +38,16 @@ from bpeviz.classroom.hubs.choose import current_hub
 from bpeviz.classroom.hubs.common import Hub, Subscriber
 from bpeviz.classroom.public_url import join_base
 from bpeviz.classroom.qr import qr_svg
-from bpeviz.classroom.state import ENDED, ClassError, ClassGone, ClassState, ended_event
+from bpeviz.classroom.state import (
+    ENDED,
+    UNAVAILABLE,
+    ClassError,
+    ClassGone,
+    ClassState,
+    ClassUnavailable,
+    PagesOpen,
+    ended_event,
+)
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +65,7 @@ STRUCK_OUT = "This page sent too many messages the class refuses: reload it."
 FELL_BEHIND = "This page fell behind the class: reconnecting."
 FAULT = "The server could not do that: try again, or reload the page."
 CLOSE_FAULT = 1011  # WebSocket close code: the server met an unexpected condition
+CLOSE_TRY_AGAIN = 1013  # WebSocket close code: try again later
 
 
 class MessageTooLong(Exception):
@@ -96,13 +108,26 @@ class Bucket:
         return True
 
 
-async def _receive(socket: WebSocket, timeout: float | None = None) -> dict[str, Any]:
-    text = await asyncio.wait_for(socket.receive_text(), timeout)
+async def _read(socket: WebSocket, timeout: float | None = None) -> str:
+    """The next message's text, bounded. A binary frame is a refused message (a strike),
+    not a fault: no page sends one."""
+    frame = await asyncio.wait_for(socket.receive(), timeout)
+    if frame["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(frame.get("code", 1000), frame.get("reason"))
+    text = frame.get("text")
+    if not isinstance(text, str):
+        raise ClassError("A class message is JSON text, not binary.")
     if len(text.encode("utf-8")) > MAX_MESSAGE_BYTES:
         raise MessageTooLong(TOO_LONG)
+    return text
+
+
+def _parse(text: str) -> dict[str, Any]:
+    """A class message from its text; JSON nested deeper than the parser goes (1,500 ``[``
+    fit in the size limit) is refused like any other bad JSON."""
     try:
         message = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ClassError("That message is not JSON.") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         raise ClassError("A message is a JSON object with a type.")
@@ -112,6 +137,12 @@ async def _receive(socket: WebSocket, timeout: float | None = None) -> dict[str,
 async def _refuse(socket: WebSocket, sentence: str) -> None:
     await socket.send_text(json.dumps({"type": "error", "message": sentence, "fatal": True}))
     await socket.close(CLOSE_POLICY, close_reason(sentence))
+
+
+async def _unavailable(socket: WebSocket) -> None:
+    """The class's store is out of reach for now: said (not fatal), closed, the page retries."""
+    await socket.send_text(json.dumps({"type": "error", "message": UNAVAILABLE}))
+    await socket.close(CLOSE_TRY_AGAIN, UNAVAILABLE)
 
 
 async def _gone(socket: WebSocket) -> None:
@@ -152,6 +183,13 @@ async def _send_events(socket: WebSocket, subscriber: Subscriber) -> None:
             return
         ended = ended or event.message["type"] == "ended"
         await socket.send_text(event.text)
+
+
+def _sent(sender: asyncio.Task[None]) -> None:
+    """A sender's end, read: a send to a socket that closed meanwhile is no fault to report
+    (unread, asyncio would log it as "Task exception was never retrieved")."""
+    if not sender.cancelled() and sender.exception() is not None:
+        log.debug("a class socket's sender stopped: %r", sender.exception())
 
 
 async def _admit(
@@ -196,6 +234,10 @@ async def class_socket(socket: WebSocket) -> None:
     ends this socket alone, with a sentence; every other socket goes on."""
     try:
         await _class_socket(socket)
+    except ClassUnavailable:
+        log.warning("a class socket let go: the class could not be reached")
+        with contextlib.suppress(Exception):
+            await _unavailable(socket)
     except Exception:
         log.exception("a class socket failed")
         with contextlib.suppress(Exception):  # not fatal: the page tries again
@@ -209,7 +251,7 @@ async def _class_socket(socket: WebSocket) -> None:
     await socket.accept()
     address = client_address(socket.headers, socket.client.host if socket.client else None)
     try:
-        hello = await _receive(socket, HELLO_TIMEOUT_S)
+        hello = _parse(await _read(socket, HELLO_TIMEOUT_S))
     except WebSocketDisconnect:
         return
     except MessageTooLong:
@@ -222,13 +264,18 @@ async def _class_socket(socket: WebSocket) -> None:
     if admitted is None:
         return
     code, state, teacher, student_id = admitted
-    subscriber = hub.fanout.add(code, teacher=teacher)
+    tab = hello.get("tab") if not teacher else None  # the page's own token, across reconnects
+    tab = tab if isinstance(tab, str) and STUDENT_ID.fullmatch(tab) else None
+    subscriber = hub.fanout.add(code, teacher=teacher, tab=f"{student_id}/{tab}" if tab else None)
     joined = False  # a refused join (class full, pages open) has no page of this id to leave
     try:
-        if not teacher:
-            await hub.change(code, lambda s: s.join(student_id, hello.get("nick") or ""))
-            joined = True
-            state = await hub.read(code)
+        if teacher:  # a class whose teacher is away for long ends (ClassState.idle_at)
+            await hub.change(code, lambda s: s.teacher_arrives())
+        else:
+            await hub.change(code, lambda s: s.join(student_id, hello.get("nick") or "", tab))
+            hub.fanout.replace_tab(code, subscriber)
+        joined = True
+        state = await hub.read(code)  # after subscribing: no change falls between the two
         if state is None:
             raise ClassGone()
         await socket.send_text(
@@ -237,21 +284,38 @@ async def _class_socket(socket: WebSocket) -> None:
             )
         )
         sender = asyncio.create_task(_send_events(socket, subscriber))
+        sender.add_done_callback(_sent)
         try:
             await _serve(socket, hub, code, teacher, student_id, sender)
         finally:
             sender.cancel()
     except ClassGone:
         await _gone(socket)
+    except PagesOpen as error:  # for now: a page may close, a dropped one be seen to go
+        await socket.send_text(json.dumps({"type": "error", "message": str(error)}))
+        await socket.close(CLOSE_TRY_AGAIN, close_reason(str(error)))
     except ClassError as error:
         await _refuse(socket, str(error))
     except WebSocketDisconnect:
         pass
     finally:
         hub.fanout.remove(code, subscriber)
-        if joined:
-            with contextlib.suppress(Exception):  # the class may have ended meanwhile
-                await hub.change(code, lambda s: s.leave(student_id))
+        if joined and teacher:
+            await _leave(hub, code, lambda s: s.teacher_leaves(time.time()))
+        elif joined:
+            await _leave(hub, code, lambda s: s.leave(student_id, tab))
+
+
+async def _leave(hub: Hub, code: str, leave: Any) -> None:
+    """The page's place given back; a class ended meanwhile has none to give, but a leave
+    that fails otherwise is logged: the student would count as connected until the class
+    ends (the teacher as there), and their browser one page short."""
+    try:
+        await hub.change(code, leave)
+    except ClassGone:
+        pass
+    except Exception as error:  # the socket is closing: nothing to tell it
+        log.warning("class %s: a page's leave failed: %r", code, error)
 
 
 async def _serve(
@@ -264,7 +328,8 @@ async def _serve(
 ) -> None:
     bucket = Bucket()
     strikes = 0
-    receiver = asyncio.ensure_future(_receive(socket))
+    faults = 0
+    receiver = asyncio.ensure_future(_read(socket))
     while True:
         done, _ = await asyncio.wait({receiver, sender}, return_when=asyncio.FIRST_COMPLETED)
         if sender in done:  # the class ended, or this socket fell behind
@@ -272,9 +337,11 @@ async def _serve(
             return
         message: dict[str, Any] = {}
         try:
-            message = receiver.result()  # a message that is not a class message is a strike
-            if not bucket.take():
+            slow = not bucket.take()  # before any parsing: a flood costs the server little
+            text = receiver.result()  # a frame that is not a class message is a strike
+            if slow:
                 raise ClassError("Too many messages: slow down.")
+            message = _parse(text)
             change = _teacher_change(message) if teacher else _student_change(student_id, message)
             await hub.change(code, change)
             if message["type"] == "answer" and not teacher:  # now the page may say it is in
@@ -287,20 +354,21 @@ async def _serve(
             receiver.cancel()
             await _gone(socket)
             return
-        except ClassError as error:
+        except (WebSocketDisconnect, asyncio.CancelledError, ClassUnavailable):
+            raise
+        except Exception as error:  # a refusal, or a fault in a change: a strike either way
             strikes += 1
+            if not isinstance(error, ClassError):  # logged once a socket: no log floods
+                faults += 1
+                if faults == 1:
+                    log.exception("class %s: a message failed", code)
             if strikes > RATE_BURST:
                 await _refuse(socket, STRUCK_OUT)
                 return
-            refused = {"type": "error", "message": str(error), "refused": message.get("type")}
+            said = str(error) if isinstance(error, ClassError) else FAULT
+            refused = {"type": "error", "message": said, "refused": message.get("type")}
             await socket.send_text(json.dumps(refused))
-        except (WebSocketDisconnect, asyncio.CancelledError):
-            raise
-        except Exception:  # a fault in a change: told to this page, which stays in
-            log.exception("class %s: a message failed", code)
-            refused = {"type": "error", "message": FAULT, "refused": message.get("type")}
-            await socket.send_text(json.dumps(refused))
-        receiver = asyncio.ensure_future(_receive(socket))
+        receiver = asyncio.ensure_future(_read(socket))
 
 
 async def class_qr(request: Request) -> Response:
@@ -309,6 +377,8 @@ async def class_qr(request: Request) -> Response:
     code = normal_code(request.path_params["code"])
     hub = current_hub()
     if code is None or await hub.read(code) is None:  # an open class's own is never refused
+        if code is not None and await asyncio.to_thread(hub.was_given, code):
+            return Response(ENDED, 404, media_type="text/plain")  # a class that was: no miss
         said = await asyncio.to_thread(hub.misses.miss, address, f"qr:{address}")
         if said == TOO_MANY:
             return Response(said, 429, media_type="text/plain")

@@ -20,9 +20,11 @@ from functools import cached_property
 from typing import Any, Literal
 
 MAX_STUDENTS = 200  # connected at once, per class
-MAX_CLASSES = 50  # open at once, per server
-MAX_SOCKETS_PER_STUDENT = 3  # a student's tabs (and a reload's new socket before the old drops)
+MAX_CLASSES = 200  # open at once, per server (4 times the classes one address may open)
+MAX_SOCKETS_PER_STUDENT = 3  # a student's pages (tabs; a reload's new socket before the old drops)
+MAX_SOCKETS_PER_TAB = 8  # one tab's reconnects the server has not yet seen the old sockets of
 IDLE_LIMIT_S = 3 * 3600.0  # a class nobody drove for 3 hours ends
+TEACHER_AWAY_S = 30 * 60.0  # and one whose teacher's page was not connected for 30 minutes
 MAX_NICK_CHARS = 24
 MAX_TITLE_CHARS = 200  # a lesson slide's title, in the teacher's view
 MAX_STEP = 1_000_000
@@ -40,6 +42,22 @@ ENDED = "This class has ended."
 
 class ClassError(ValueError):
     """A request the class refuses; the message says why, in one sentence for a person."""
+
+
+UNAVAILABLE = "The class could not be reached: trying again."
+
+
+class ClassUnavailable(Exception):
+    """The class's store could not be reached a moment ago (Redis restarting, say): not a
+    refusal (not a :class:`ClassError`): the page is let go and tries again."""
+
+    def __init__(self) -> None:
+        super().__init__(UNAVAILABLE)
+
+
+class PagesOpen(ClassError):
+    """A browser at its limit of pages in the class: refused for now, not for good (a page
+    may close, or be a socket of a dropped connection the server has not seen go yet)."""
 
 
 class ClassGone(ClassError):
@@ -119,6 +137,7 @@ class Student:
 
     nick: str = ""
     sockets: int = 0  # open connections (a student's tab may reconnect before it drops)
+    tabs: dict[str, int] = field(default_factory=dict)  # sockets per tab that named itself
     right: int = 0
     answered: int = 0
 
@@ -136,6 +155,11 @@ class Question:
         for row in self.answers.values():
             counts[row] += 1
         return counts
+
+
+def _pages(student: Student) -> int:
+    """A student's pages: each tab that named itself, and each socket that did not."""
+    return student.sockets - sum(student.tabs.values()) + len(student.tabs)
 
 
 def _copied(value: Any) -> Any:
@@ -182,6 +206,12 @@ class ClassState:
     right_total: int = 0  # over the revealed questions: the running class score
     answered_total: int = 0
     ended: bool = False
+    teacher_sockets: int = 0  # the teacher's pages connected (in every worker)
+    teacher_seen: float | None = None  # when the teacher's last page left (None: created)
+
+    def __post_init__(self) -> None:
+        if self.teacher_seen is None:  # a new class: its teacher has TEACHER_AWAY_S to connect
+            self.teacher_seen = self.last_active
 
     # ---- who is who ----------------------------------------------------------------------
 
@@ -191,8 +221,10 @@ class ClassState:
     def connected(self) -> int:
         return sum(1 for student in self.students.values() if student.sockets > 0)
 
-    def join(self, student_id: str, nick: Any = "") -> list[Event]:
-        """A student's browser connects (again: the same id keeps its score).
+    def join(self, student_id: str, nick: Any = "", tab: str | None = None) -> list[Event]:
+        """A student's browser connects (again: the same id keeps its score). A socket that
+        names its ``tab`` (a page's own token) counts with that tab's other sockets as one
+        page: a tab reconnecting before the server saw its old socket drop still gets in.
 
         Every check comes before the first change: a refused hello leaves no trace (a hello
         whose nickname is a number once took a seat for good)."""
@@ -200,24 +232,35 @@ class ClassState:
         student = self.students.get(student_id)
         if (student is None or student.sockets == 0) and self.connected() >= MAX_STUDENTS:
             raise ClassError(f"This class is full ({MAX_STUDENTS} students).")
-        if student is not None and student.sockets >= MAX_SOCKETS_PER_STUDENT:
-            raise ClassError(
+        tabs = dict(student.tabs) if student is not None else {}
+        new_page = tab is None or tab not in tabs
+        if student is not None and new_page and _pages(student) >= MAX_SOCKETS_PER_STUDENT:
+            raise PagesOpen(
                 f"This browser has {MAX_SOCKETS_PER_STUDENT} pages open in the class: close one."
             )
+        if tab is not None and tabs.get(tab, 0) >= MAX_SOCKETS_PER_TAB:
+            raise PagesOpen("This page reconnected too often at once: wait a moment.")
         if student is None:
             if len(self.students) >= 4 * MAX_STUDENTS:  # ids seen: bounded too
                 self._forget_one_away()
             student = Student()
+        if tab is not None:
+            tabs[tab] = tabs.get(tab, 0) + 1
         self.students[student_id] = replace(
-            student, sockets=student.sockets + 1, nick=nick or student.nick
+            student, sockets=student.sockets + 1, nick=nick or student.nick, tabs=tabs
         )
         return [self._counts()]
 
-    def leave(self, student_id: str) -> list[Event]:
+    def leave(self, student_id: str, tab: str | None = None) -> list[Event]:
         student = self.students.get(student_id)
         if student is None or student.sockets == 0:
             return []
-        self.students[student_id] = replace(student, sockets=student.sockets - 1)
+        tabs = dict(student.tabs)
+        if tab is not None and tab in tabs:
+            tabs[tab] -= 1
+            if tabs[tab] <= 0:
+                del tabs[tab]
+        self.students[student_id] = replace(student, sockets=student.sockets - 1, tabs=tabs)
         return [self._counts()]
 
     def rename(self, student_id: str, nick: Any) -> list[Event]:
@@ -387,8 +430,27 @@ class ClassState:
 
     # ---- lifetime ------------------------------------------------------------------------
 
+    def teacher_arrives(self) -> list[Event]:
+        self.teacher_sockets += 1
+        return []
+
+    def teacher_leaves(self, now: float) -> list[Event]:
+        self.teacher_sockets = max(0, self.teacher_sockets - 1)
+        if self.teacher_sockets == 0:
+            self.teacher_seen = now
+        return []
+
+    def idle_at(self) -> float:
+        """When the class ends by itself: :data:`IDLE_LIMIT_S` after it was last driven, or
+        :data:`TEACHER_AWAY_S` after its teacher's last page left (or it was created, if no
+        page of the teacher ever connected): a class nobody runs gives its place back."""
+        idle = self.last_active + IDLE_LIMIT_S
+        if self.teacher_sockets == 0:
+            idle = min(idle, (self.teacher_seen or self.last_active) + TEACHER_AWAY_S)
+        return idle
+
     def idle(self, now: float) -> bool:
-        return self.ended or now - self.last_active > IDLE_LIMIT_S
+        return self.ended or now > self.idle_at()
 
     def end(self) -> list[Event]:
         self.ended = True

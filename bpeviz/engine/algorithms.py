@@ -2,8 +2,10 @@
 
 ``bpe`` merges the most frequent pair (``bpeviz/engine/trainer.py``); ``wordpiece`` merges the pair
 with the best score, count(ab) / (count(a) x count(b)), or by frequency as the ``tokenizers``
-library does (``bpeviz/engine/wordpiece.py``). Each lists the pre-tokenizers it can run after: BPE
-is byte-level and takes every one; WordPiece works on characters and needs words.
+library does (``bpeviz/engine/wordpiece.py``); ``unigram`` starts from every substring and prunes
+the tokens whose removal raises the loss least (``bpeviz/engine/unigram.py``). Each lists the
+pre-tokenizers it can run after: BPE is byte-level and takes every one; WordPiece and Unigram
+work on characters and need words (Unigram's are SentencePiece's: whitespace, ``▁`` in front).
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ ALGORITHM_REGISTRY: dict[str, Algorithm] = {
             "WordPiece: merge the pair with the best score, count(ab) / (count(a) x count(b))",
             ("words", "bert"),
         ),
+        Algorithm(
+            "unigram",
+            "Unigram: start from every substring, prune the tokens the text needs least",
+            ("words",),
+        ),
     )
 }
 ALGORITHMS: tuple[str, ...] = tuple(ALGORITHM_REGISTRY)
@@ -47,6 +54,8 @@ def algorithm_problems(algorithm: str, pretokenizer: str) -> list[str]:
     allowed = ALGORITHM_REGISTRY[algorithm].pretokenizers
     if pretokenizer in allowed:
         return []
+    if algorithm == "unigram":
+        return [f"Unigram needs words: use the pre-tokenizer 'words', not {pretokenizer!r}."]
     if algorithm == "wordpiece":
         return [
             f"WordPiece needs words: use the pre-tokenizer 'words' or 'bert', not {pretokenizer!r}."

@@ -67,6 +67,17 @@ class Corpus:
         chunk = np.searchsorted(self.chunk_starts, positions, side="right") - 1
         return self.chunk_weights[chunk]
 
+    def buffer_bytes(self, start: int, stop: int) -> bytes:
+        """The bytes of buffer positions ``start..stop-1`` (``</w>`` spelled out).
+
+        >>> build_corpus("ab", "bytes").buffer_bytes(0, 2)
+        b'ab'
+        """
+        symbols = self.unique_symbols[start:stop]
+        if not self.end_of_word:
+            return symbols.astype(np.uint8).tobytes()
+        return b"".join(symbol_bytes(symbol) for symbol in symbols.tolist())
+
 
 def build_corpus(
     source: str | bytes,

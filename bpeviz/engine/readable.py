@@ -33,6 +33,15 @@ def counted(number: int, noun: str, plural: str | None = None) -> str:
     return f"{number:,} {word}"
 
 
+def times(number: int) -> str:
+    """How often something happened, as a person says it: ``once``, ``2 times``.
+
+    >>> times(1), times(2), times(1_500)
+    ('once', '2 times', '1,500 times')
+    """
+    return "once" if number == 1 else f"{number:,} times"
+
+
 def hex_bytes(data: bytes) -> str:
     """``b"\\xe3\\x81"`` -> ``"<E3><81>"``."""
     return "".join(f"<{value:02X}>" for value in data)

@@ -18,7 +18,9 @@ incrementally and gives exactly the same merges (the tests hold the two equal):
 Overlaps follow the usual convention: ``aaa`` counts ``(a, a)`` twice but merges it once.
 
 What the loop keeps for the history is tiny: for every buffer position, the step at which the
-boundary before it vanished (``death``), and one :class:`MergeStep` per merge.
+boundary before it vanished (``death``), and one :class:`MergeStep` per merge. A merge's new
+token is kept as where it first occurs in the buffer, not as bytes: trained far, a small text's
+tokens grow as long as the text, and their bytes would sum to its length squared.
 """
 
 from __future__ import annotations
@@ -28,12 +30,13 @@ import heapq
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from bpeviz.engine.budget import Budget, check_budget, token_stop_reason
 from bpeviz.engine.config import TrainingConfig
-from bpeviz.engine.corpus import Corpus, base_size, build_corpus, symbol_bytes
+from bpeviz.engine.corpus import Corpus, base_size, build_corpus
 from bpeviz.engine.readable import counted
 from bpeviz.engine.tie_rules import tie_rule
 
@@ -58,18 +61,27 @@ class MergeStep:
     tied pair (recording them all would cost a scan of the tie per merge, and a megabyte
     of text has dozens of tied pairs at most steps).
     ``tokens_after`` is the token count of the whole training text after this merge.
+    ``token`` is the new token's bytes, read when asked from where it first occurred
+    (``token_at``, ``token_symbols`` symbols of the corpus's buffer).
     """
 
     step: int
     pair: Pair
     new_id: int
-    token: bytes
     count: int
     replacements: int
     tied: tuple[Pair, ...]
     more_tied: bool
     rule: str
     tokens_after: int
+    token_at: int
+    token_symbols: int
+    corpus: Corpus = field(repr=False, compare=False)
+
+    @property
+    def token(self) -> bytes:
+        """The new token's bytes (``</w>`` spelled out)."""
+        return self.corpus.buffer_bytes(self.token_at, self.token_at + self.token_symbols)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,12 +145,17 @@ def run_training(
     pattern: str | None = None,
     progress: ProgressCallback | None = None,
     top_pairs: int = 0,
+    budget: Budget | None = None,
 ) -> TrainingRun:
     """Train BPE on ``source`` up to ``config.vocab_size`` (bytes + merges; specials after).
 
     With ``top_pairs``, the best ``top_pairs`` rows of the pair table before every merge are
     recorded too (:class:`PairTop`): what the browser's step view shows at every step, which
     recounting the table at each of thousands of steps would take minutes to give.
+
+    With a ``budget`` (:mod:`bpeviz.engine.budget`), a run that would cost more is refused before
+    the first merge (:class:`~bpeviz.engine.budget.OverBudget`), and training stops once the new
+    tokens hold its ``token_symbols``.
 
     Raises ``ValueError`` with :meth:`TrainingConfig.problems` when the settings make no
     sense. Stopping early is not an error: ``stop_reason`` says why it stopped. A ``Corpus``
@@ -148,24 +165,17 @@ def run_training(
     if problems:
         raise ValueError(" ".join(problems))
     base, specials = config.base_size, config.special_tokens
-    corpus = (
-        source
-        if isinstance(source, Corpus)
-        else build_corpus(
-            source,
-            config.pretokenizer,
-            special_tokens=specials,
-            end_of_word=config.end_of_word,
-            pattern=pattern,
-        )
-    )
-    if not corpus.text:
-        raise ValueError("the text is empty: paste or upload some text to train on")
+    corpus = source if isinstance(source, Corpus) else corpus_for(source, config, pattern=pattern)
+    check_run(corpus, config, budget)
 
     with _gc_paused():
         trainer = _IncrementalTrainer(corpus, base, config.tie_break)
         steps, stop_reason = trainer.run(
-            config.vocab_size - base, config.min_frequency, progress, top_pairs
+            config.vocab_size - base,
+            config.min_frequency,
+            progress,
+            top_pairs,
+            token_limit=budget.token_symbols if budget is not None else None,
         )
         death = np.array(trainer.death, dtype=np.int32)
         pair_tops = trainer.pair_tops
@@ -183,6 +193,29 @@ def run_training(
         pair_tops=tuple(pair_tops),
         top_pairs=top_pairs,
     )
+
+
+def corpus_for(
+    source: str | bytes, config: TrainingConfig, *, pattern: str | None = None
+) -> Corpus:
+    """The corpus :func:`run_training` trains ``source`` on, for a caller that checks it first."""
+    return build_corpus(
+        source,
+        config.pretokenizer,
+        special_tokens=config.special_tokens,
+        end_of_word=config.end_of_word,
+        pattern=pattern,
+    )
+
+
+def check_run(corpus: Corpus, config: TrainingConfig, budget: Budget | None) -> None:
+    """Raise ``ValueError`` when ``corpus`` cannot be trained under ``config`` (empty), or
+    :class:`~bpeviz.engine.budget.OverBudget` when the run would cost more than ``budget``."""
+    if not corpus.text:
+        raise ValueError("the text is empty: paste or upload some text to train on")
+    if budget is not None:
+        useful = max_useful_vocab_size(corpus)
+        check_budget(corpus, config.base_size, config.vocab_size, useful, budget)
 
 
 class _IncrementalTrainer:
@@ -225,7 +258,8 @@ class _IncrementalTrainer:
             self.nxt[size - 1] = -1
         self.death: list[int] = [NEVER] * size
         self.tokens_total = corpus.symbol_count
-        self.token_bytes: list[bytes] = [symbol_bytes(s) for s in range(base)]
+        self.corpus = corpus
+        self.width: list[int] = [1] * size  # symbols of the token at each live position
         self.pair_tops: list[PairTop] = []
 
         # Initial pair counts and positions, vectorised: group positions by pair key.
@@ -282,8 +316,11 @@ class _IncrementalTrainer:
         min_frequency: int,
         progress: ProgressCallback | None,
         top_pairs: int = 0,
+        *,
+        token_limit: int | None = None,
     ) -> tuple[list[MergeStep], str]:
         steps: list[MergeStep] = []
+        token_symbols = 0  # of every new token together
         report_every = max(1, merges_wanted // 100)
         reason = f"reached the vocab size ({self.base + merges_wanted})"
         for step in range(1, merges_wanted + 1):
@@ -306,25 +343,30 @@ class _IncrementalTrainer:
             tied, more_tied = self._tied_with(best)
             pair = (best >> SHIFT, best & MASK)
             new_id = self.base + step - 1
-            self.token_bytes.append(self.token_bytes[pair[0]] + self.token_bytes[pair[1]])
-            replacements = self._merge(best, new_id, step)
+            token_at, replacements = self._merge(best, new_id, step)
             self.tokens_total -= replacements
             steps.append(
                 MergeStep(
                     step=step,
                     pair=pair,
                     new_id=new_id,
-                    token=self.token_bytes[new_id],
                     count=count,
                     replacements=replacements,
                     tied=tuple((key >> SHIFT, key & MASK) for key in tied),
                     more_tied=more_tied,
                     rule=self.tie_break,
                     tokens_after=self.tokens_total,
+                    token_at=token_at,
+                    token_symbols=self.width[token_at],
+                    corpus=self.corpus,
                 )
             )
             if progress is not None and (step % report_every == 0 or step == merges_wanted):
                 progress(step, merges_wanted)
+            token_symbols += self.width[token_at]
+            if token_limit is not None and token_symbols >= token_limit and step < merges_wanted:
+                reason = token_stop_reason(step, token_symbols)
+                break
         if top_pairs and len(self.pair_tops) == len(steps):  # the table after the last merge
             self.pair_tops.append(self._top_rows(top_pairs))
         return steps, reason
@@ -499,15 +541,17 @@ class _IncrementalTrainer:
                     else:
                         bucket.append(entry)
 
-    def _merge(self, best: int, new_id: int, step: int) -> int:
-        """Replace the pair left to right, keeping neighbours' counts right; return merges.
+    def _merge(self, best: int, new_id: int, step: int) -> tuple[int, int]:
+        """Replace the pair left to right, keeping neighbours' counts right; return where
+        the new token first occurs and how many were merged (weighted).
 
         New pairs all contain ``new_id``, so they are gathered by their other token:
         ``(x, new)`` in ``left_*``, ``(new, y)`` in ``right_*``.
         """
         a, b = best >> SHIFT, best & MASK
         seq, nxt, prv, weight, death = self.seq, self.nxt, self.prv, self.weight, self.death
-        counts = self.counts
+        counts, width = self.counts, self.width
+        first = -1
         left_positions: defaultdict[int, list[int]] = defaultdict(list)
         left_counts: defaultdict[int, int] = defaultdict(int)
         right_positions: defaultdict[int, list[int]] = defaultdict(list)
@@ -536,6 +580,9 @@ class _IncrementalTrainer:
                 right_positions[y].append(i)
                 right_counts[y] += w
                 prv[k] = i
+            if first < 0:
+                first = i
+            width[i] += width[j]
             seq[i] = new_id
             seq[j] = -1
             nxt[i] = k
@@ -543,4 +590,4 @@ class _IncrementalTrainer:
             replacements += w
         del counts[best]
         self._record_new_pairs(left_positions, left_counts, right_positions, right_counts, new_id)
-        return replacements
+        return first, replacements

@@ -119,6 +119,27 @@ def encode_chat(
     return ChatEncoding("".join(text), ids, parts)
 
 
+COOKBOOK_PER_MESSAGE = 3  # <|im_start|>, the role's end, <|im_end|>
+COOKBOOK_REPLY = 3  # the reply's opening, <|im_start|>assistant<|im_sep|>
+
+
+def cookbook_count(tokenizer: Tokenizer, messages: Sequence[tuple[str, str]]) -> int:
+    """A chat's prompt tokens by OpenAI's cookbook rule ("How to count tokens with tiktoken",
+    for gpt-3.5-turbo-0613 and later, gpt-4, gpt-4o): 3 per message, its role and content
+    encoded as text, and 3 for the reply's opening. The cookbook checks this against the
+    prompt tokens the API reports, which is what it bills.
+
+    >>> cookbook_count(Tokenizer(), [("user", "hi")])  # bytes only: 4 + 2 + 3 + 3
+    12
+    """
+    return COOKBOOK_REPLY + sum(
+        COOKBOOK_PER_MESSAGE
+        + len(tokenizer.encode(role, allow_special=False))
+        + len(tokenizer.encode(content, allow_special=False))
+        for role, content in messages
+    )
+
+
 def _pieces(separator: str, tokenizer: Tokenizer) -> list[tuple[str, bool]]:
     """A separator as one piece, special when it is one of the tokenizer's special tokens."""
     return [(separator, separator in tokenizer.special_tokens)] if separator else []

@@ -45,7 +45,7 @@ CHATML_SEP_O200K = ChatFormat(
     role_separator=IM_SEP,
     message_separator="",
     special_tokens={IM_START: 200264, IM_END: 200265, IM_SEP: 200266},
-    source=f"{TIKTOKENIZER}; the seed document's GPT-4o example",
+    source=TIKTOKENIZER,
 )
 
 # tiktoken's exact names (left out: p50k_edit's edit models, listed in UNSHIPPED below).
@@ -121,13 +121,13 @@ UNSHIPPED: dict[str, str] = {
 
 # Chat markup by name (exact) or prefix, as tiktokenizer builds it: gpt-3.5-turbo's own
 # newline form, gpt-4's and gpt-4o's <|im_sep|> form (dated versions included).
-CHAT_MODELS: dict[str, ChatFormat] = {
-    "gpt-3.5-turbo": CHATML_NEWLINE,
-    "gpt-35-turbo": CHATML_NEWLINE,
-    "gpt-4": CHATML_SEP_CL100K,
-    "gpt-4-32k": CHATML_SEP_CL100K,
+CHAT_MODELS: dict[str, ChatFormat] = {  # the first, a current model, is the chat view's default
     "gpt-4o": CHATML_SEP_O200K,
     "gpt-4o-mini": CHATML_SEP_O200K,
+    "gpt-4": CHATML_SEP_CL100K,
+    "gpt-4-32k": CHATML_SEP_CL100K,
+    "gpt-3.5-turbo": CHATML_NEWLINE,
+    "gpt-35-turbo": CHATML_NEWLINE,
 }
 _CHAT_PREFIXES = (
     ("gpt-3.5-turbo-", CHATML_NEWLINE),

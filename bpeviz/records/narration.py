@@ -11,7 +11,7 @@ import functools
 from collections.abc import Sequence
 
 from bpeviz.engine.pretokenize import PRETOKENIZER_REGISTRY
-from bpeviz.engine.readable import counted, readable
+from bpeviz.engine.readable import counted, readable, times
 from bpeviz.engine.tie_rules import TIE_RULES
 from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.engine.trainer import MergeStep, Pair
@@ -33,14 +33,22 @@ def pair_text(tokenizer: Tokenizer, pair: Pair) -> str:
     >>> pair_text(tokenizer, (256, 32)), pair_text(Tokenizer.from_merges([]), (97, 98))
     ('“he” + “␣”', '“a” + “b”')
     """
-    left, right = (_shortened(tokenizer.token_bytes(token)) for token in pair)
+    left, right = (shortened(tokenizer.token_bytes(token)) for token in pair)
     return f"{quoted(left)} + {quoted(right)}"
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _shortened(data: bytes) -> str:
+def shortened(data: bytes) -> str:
     """Readable, cut to :data:`QUOTED_CHARS` (only the start is made readable: a token of a
-    whole paragraph is quoted a thousand times in a long run's tie sentences)."""
+    whole paragraph is quoted a thousand times in a long run's tie sentences).
+
+    >>> shortened(b"ab"), shortened(b"a" * 200)[-3:]
+    ('ab', 'aa…')
+    """
+    return _shortened(data[: 4 * QUOTED_CHARS + 1])  # the start is all it reads
+
+
+@functools.lru_cache(maxsize=1 << 14)  # keyed by a token's start: it keeps no long token
+def _shortened(data: bytes) -> str:
     text = readable(data[: 4 * QUOTED_CHARS])
     if len(text) <= QUOTED_CHARS and len(data) <= 4 * QUOTED_CHARS:
         return text
@@ -72,16 +80,14 @@ def tie_sentence(
     rule = TIE_RULES.get(step.rule)
     reason = rule.reason if rule else f"by the rule {step.rule!r}"
     how_many = f"At least {tied_count:,}" if at_least else f"{tied_count:,}"
-    times = "once" if step.count == 1 else f"{step.count:,} times"
     return (
-        f"{how_many} pairs occurred {times} each: {listed}. "
+        f"{how_many} pairs occurred {times(step.count)} each: {listed}. "
         f"The rule {quoted(step.rule)} picked {pair_text(tokenizer, step.pair)} {reason}."
     )
 
 
 def count_sentence(step: MergeStep, tokens_before: int) -> str:
     """How often the pair occurred, how many were replaced, and the token count change."""
-    times = "once" if step.count == 1 else f"{step.count:,} times"
     if step.replacements == step.count:
         replaced = "all of them were replaced" if step.count > 1 else "it was replaced"
     else:
@@ -91,8 +97,8 @@ def count_sentence(step: MergeStep, tokens_before: int) -> str:
             f"{'was' if step.replacements == 1 else 'were'} replaced, left to right"
         )
     return (
-        f"The pair occurred {times}; {replaced}. The text went from {tokens_before:,} to "
-        f"{counted(step.tokens_after, 'token')}."
+        f"The pair occurred {times(step.count)}; {replaced}. The text went from "
+        f"{tokens_before:,} to {counted(step.tokens_after, 'token')}."
     )
 
 

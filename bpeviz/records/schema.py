@@ -108,9 +108,12 @@ def whole_characters(data: bytes) -> bool:
     return True
 
 
-def vocab_entry(tokenizer: Tokenizer, token_id: int, origin: Callable[[int], str]) -> list[Any]:
+def vocab_entry(
+    tokenizer: Tokenizer, token_id: int, origin: Callable[[int], str], *, spell: bool = True
+) -> list[Any]:
     """The vocabulary entry of one token (:data:`VOCAB_FIELDS`), every field given;
-    ``origin`` says where a token came from for its title (``bpeviz.records.token_info``).
+    ``origin`` says where a token came from for its title (``bpeviz.records.token_info``);
+    ``spell=False`` leaves its label ``None`` (for the browser to join).
 
     >>> from bpeviz.records.token_info import trained_origin
     >>> vocab_entry(Tokenizer.from_merges([(97, 98)]), 256, trained_origin(256))
@@ -120,14 +123,21 @@ def vocab_entry(tokenizer: Tokenizer, token_id: int, origin: Callable[[int], str
     if tokenizer.is_special(token_id):
         return entry(data, special_title(token_id), special=True)
     title = token_title(token_id, data, origin(token_id))
-    return entry(data, title, end_of_word=tokenizer.end_of_word)
+    return entry(data, title, end_of_word=tokenizer.end_of_word, spell=spell)
 
 
 def entry(
-    data: bytes, title: str, *, special: bool = False, end_of_word: bool = False
+    data: bytes,
+    title: str,
+    *,
+    special: bool = False,
+    end_of_word: bool = False,
+    spell: bool = True,
 ) -> list[Any]:
     """The vocabulary entry of a token of these bytes (:data:`VOCAB_FIELDS`): the one place
     one is built. ``end_of_word``: a trailing ``</w>`` is drawn apart (the tokenizer uses it).
+    ``spell=False``: the label is ``None``, not made readable (a token as long as a whole
+    text costs a microsecond a byte to spell out, and the browser joins its parents').
 
     >>> entry(b"ab</w>", "t", end_of_word=True), entry(b"<|x|>", "s", special=True)
     (['ab', 't', 1, '', 0, '61623c2f773e'], ['<|x|>', 's', 2, '', 0, '3c7c787c3e'])
@@ -141,7 +151,7 @@ def entry(
         broken = "" if whole_characters(shown) else shown.hex()
     return row(
         VOCAB_FIELDS,
-        label=label_runs(shown),
+        label=label_runs(shown) if spell else None,
         title=title,
         kind=kind.value,
         broken=broken,

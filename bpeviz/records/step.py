@@ -89,15 +89,20 @@ def vocab_entries(tokenizer: Tokenizer, base: int, size: int) -> list[list[Any]]
     parents = {new: (left, right) for left, right, new in tokenizer.merges}
     whole: list[bool] = []
     entries: list[list[Any]] = []
-    label, broken, full = (VOCAB_FIELDS.index(name) for name in ("label", "broken", "hex"))
+    broken, full = (VOCAB_FIELDS.index(name) for name in ("broken", "hex"))
     for token_id in range(size):
-        entry = vocab_entry(tokenizer, token_id, origin)
-        whole.append(entry[broken] == "")
         made = parents.get(token_id)
+        # Two whole-character parents make a whole-character token, whose label is theirs
+        # joined: a long one is not spelled out here (its text may be the whole text's).
+        joined = (
+            made is not None
+            and whole[made[0]]
+            and whole[made[1]]
+            and len(tokenizer.token_bytes(token_id)) > LABEL_JOINED_OVER
+        )
+        entry = vocab_entry(tokenizer, token_id, origin, spell=not joined)
+        whole.append(entry[broken] == "")
         if made is not None:  # what its parents give is left to the browser
-            long = len(entry[full]) > 2 * LABEL_JOINED_OVER
-            if whole[-1] and whole[made[0]] and whole[made[1]] and long:
-                entry[label] = None
             entry[broken] = "" if whole[-1] else JOINED
             entry[full] = ""
         entries.append(entry)

@@ -249,7 +249,7 @@ def test_the_exported_page_works_from_disk(browser: Any, tmp_path: Path, screens
         wait_hash(page, 0)
 
         # Autoplay at 20 steps a second: it advances by itself; the hash follows on pause.
-        page.locator("select.bpe-pace").select_option(label="20 / s")
+        page.locator("select.bpe-pace").select_option(label="20 steps / s")
         play = page.locator(".bpe-root button").filter(has_text="Play")
         play.click()
         page.wait_for_function(

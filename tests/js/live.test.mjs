@@ -100,3 +100,76 @@ test("a page whose socket drops says it is reconnecting, and comes back", () => 
     mock.timers.reset();
   }
 });
+
+// A socket the server accepts and then closes (a fault, a restart) before any welcome: each
+// retry waits longer than the one before (it is the welcome, not the open, that says the
+// class is back).
+test("a page whose socket opens and closes again and again waits longer each time", () => {
+  mock.timers.enable({ apis: ["setTimeout", "Date"] });
+  try {
+    const link = new web.ClassLink("ABCDEFGHJ", "student");
+    const waits = [];
+    for (let round = 0; round < 5; round += 1) {
+      const socket = link.socket;
+      socket.readyState = StandInSocket.OPEN;
+      socket.fire("open", {});
+      socket.fire("close", { code: 1011, reason: "The server could not do that." });
+      let waited = 0;
+      while (link.socket === socket) {
+        mock.timers.tick(10);
+        waited += 10;
+        assert.ok(waited <= A_LONG_WHILE_MS, "no retry came");
+      }
+      waits.push(waited);
+    }
+    // at least half of 0.5, 1, 2, 4, 8 s: the 5th wait is past the first's most
+    assert.ok(waits[4] >= 4000 && waits[4] > waits[0], `waits ${waits}`);
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+for (const [said, last] of [
+  ["a fatal refusal", { type: "error", message: "This class is full.", fatal: true }],
+  ["the class's end", { type: "ended", message: "This class has ended." }],
+]) {
+  test(`no new socket after ${said}`, () => {
+    mock.timers.enable({ apis: ["setTimeout"] });
+    try {
+      const link = new web.ClassLink("ABCDEFGHJ", "student");
+      const socket = link.socket;
+      socket.fire("open", {});
+      link.hear(last);
+      socket.fire("close", { code: 1000, reason: "" });
+      mock.timers.tick(A_LONG_WHILE_MS);
+      assert.equal(link.socket, socket);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+}
+
+// A tab's reconnects name the tab (the server lets its old socket go instead of counting
+// another page); another tab names another.
+test("a tab's hellos name the same tab across reconnects, another tab's another", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  try {
+    const tabOf = (socket) => {
+      let sent = null;
+      socket.send = (text) => (sent = JSON.parse(text));
+      socket.fire("open", {});
+      return sent.tab;
+    };
+    const link = new web.ClassLink("ABCDEFGHJ", "student");
+    const first = tabOf(link.socket);
+    link.socket.fire("close", { code: 1006, reason: "" });
+    mock.timers.tick(A_LONG_WHILE_MS);
+    const again = tabOf(link.socket);
+    const other = tabOf(new web.ClassLink("ABCDEFGHJ", "student").socket);
+    assert.match(first, /^[0-9a-f]{16,}$/);
+    assert.equal(again, first);
+    assert.notEqual(other, first);
+  } finally {
+    mock.timers.reset();
+  }
+});

@@ -13,7 +13,7 @@ training. The caller passes finished histories (the app trains them once, cached
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 import pandas as pd
 
@@ -45,6 +45,7 @@ REFERENCE_COLUMNS: tuple[str, ...] = (
 )
 OWN = "own text"
 OTHER = "other language"
+REAL = "real (hover: its name)"  # a reference line: a real tokenizer, yours or one imported
 DEFAULT_POINTS = 20
 
 
@@ -144,6 +145,27 @@ def compression_curves(
     return pd.concat(frames, ignore_index=True)
 
 
+CHART_POINTS = 150  # per own-text curve on the chart: every merge of a 4,096 run is too many
+
+
+def chart_points(curves: pd.DataFrame, points: int = CHART_POINTS) -> pd.DataFrame:
+    """The curves with each own-text curve thinned to about ``points`` merges, both ends kept
+    (:func:`sampled_steps`): the browser draws and hit-tests every point, and a line through
+    150 of them looks the same as through 3,840. The table and the CSV keep every merge.
+
+    >>> from bpeviz.engine.history import train
+    >>> full = compression_curves({"toy": train("aaabdaaabac", 259)}, cross=False)
+    >>> chart_points(full, 3)["merges"].tolist()
+    [0, 2, 3]
+    """
+    own = curves["kind"] == OWN
+    keep = pd.Series(~own, index=curves.index)
+    for _, rows in curves[own].groupby("trained_on", sort=False):
+        wanted = set(sampled_steps(int(rows["merges"].max()), points))
+        keep |= curves.index.isin(rows.index[rows["merges"].isin(wanted)])
+    return curves[keep].reset_index(drop=True)
+
+
 def reference_ratios(
     tokenizer: Tokenizer | LibraryTokenizer,
     texts: Mapping[str, str | bytes],
@@ -224,21 +246,6 @@ def language_costs(
     return costs
 
 
-def language_cost_sentence(
-    name: str, cost: float, *, base: str = "English", other: str = "Japanese"
-) -> str:
-    """How many times as many tokens ``other`` takes as ``base`` for the same bytes, said so
-    that it cannot be read as per character, or as "1.9× more" meaning 2.9×.
-
-    >>> language_cost_sentence("o200k_base", 1.9)[:81]
-    'o200k_base: per byte of UTF-8 text, Japanese takes 1.9× as many tokens as English'
-    """
-    return (
-        f"{name}: per byte of UTF-8 text, {other} takes {cost:.1f}× as many tokens as {base} "
-        "(bytes, not characters: most Japanese characters are 3 bytes, an English letter 1)."
-    )
-
-
 def ratio_at(curves: pd.DataFrame, *, trained_on: str, measured_on: str, vocab_size: int) -> float:
     """The bytes per token of one curve at the largest measured vocab size ``<= vocab_size``.
 
@@ -252,6 +259,46 @@ def ratio_at(curves: pd.DataFrame, *, trained_on: str, measured_on: str, vocab_s
     if rows.empty:
         return float("nan")
     return float(rows.sort_values("vocab_size")["bytes_per_token"].iloc[-1])
+
+
+COST_COLUMN = "per byte of UTF-8, Japanese takes × as many tokens"
+
+
+def numbers_table(
+    curves: pd.DataFrame,
+    references: pd.DataFrame | None,
+    *,
+    vocab_size: int,
+    languages: Sequence[str] = ("English", "Japanese"),
+) -> pd.DataFrame:
+    """Bytes per token at ``vocab_size``, as text that fits any screen: a row per tokenizer,
+    a column per text, and how many times as many tokens per byte the second text takes.
+
+    A tokenizer trained here has its number on its own text only (its other-language curve
+    is sampled, so it has no point at every vocab size). A table wraps where twelve metrics
+    side by side were cut to ``2…`` at 1366 px.
+
+    >>> from bpeviz.engine.history import train
+    >>> curves = compression_curves({"toy": train("aaab", 257)}, cross=False)
+    >>> numbers_table(curves, None, vocab_size=257, languages=("toy",)).values.tolist()
+    [['trained on toy', '1.33']]
+    """
+    rows = []
+    for name in languages:
+        ratio = ratio_at(curves, trained_on=name, measured_on=name, vocab_size=vocab_size)
+        rows.append({"tokenizer": f"trained on {name}", name: f"{ratio:.2f}"})
+    if references is not None:
+        costs = language_costs(references, base=languages[0], other=languages[-1])
+        for name, table in references.groupby("tokenizer", sort=False):
+            ratios = dict(zip(table["measured_on"], table["bytes_per_token"], strict=True))
+            row = {"tokenizer": str(name)} | {
+                language: f"{ratios[language]:.2f}" for language in languages if language in ratios
+            }
+            if name in costs and len(languages) > 1:
+                row[COST_COLUMN] = f"{costs[str(name)]:.1f}×"
+            rows.append(row)
+    columns = ["tokenizer", *languages, *([COST_COLUMN] if len(languages) > 1 else [])]
+    return pd.DataFrame([dict.fromkeys(columns, "") | row for row in rows], columns=columns)
 
 
 def curves_csv(curves: pd.DataFrame, references: pd.DataFrame | None = None) -> bytes:

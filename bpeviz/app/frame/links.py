@@ -18,6 +18,7 @@ from bpeviz.app.frame.run_settings import (
     KEY_SPECIALS,
     KEY_TIE_BREAK,
     KEY_VOCAB,
+    MIN_VOCAB,
     SOURCES,
     STATE_KEYS,
     SUGGESTED_KEYS,
@@ -25,6 +26,7 @@ from bpeviz.app.frame.run_settings import (
     default_state,
     parse_special_tokens,
     sample_keys,
+    specials_beyond_the_box,
     suggested_state,
 )
 from bpeviz.engine.pretokenize import PRETOKENIZERS
@@ -44,6 +46,36 @@ def _baseline(state: Mapping[str, Any]) -> dict[str, Any]:
     except ValueError:
         sample = get_sample(DEFAULT_SAMPLE_KEY)
     return suggested_state(sample)
+
+
+FLAG_WORDS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+
+
+def link_flag(text: str) -> bool | None:
+    """An on/off setting as a link writes it: ``1``, ``true`` or ``yes`` is on, ``0``,
+    ``false`` or ``no`` off (any case), anything else ``None``. The one rule for every flag,
+    so that ``?present=1`` works as ``?quiz=1`` does.
+
+    >>> [link_flag(text) for text in ("1", "Yes", "TRUE", "no", "2", "")]
+    [True, True, True, False, None, None]
+    """
+    return FLAG_WORDS.get(text.strip().lower())
+
+
+def bound_flags(params: Mapping[str, str], names: Sequence[str]) -> dict[str, str]:
+    """The flags among ``names`` that a widget bound to the link would misread, rewritten as
+    the ``true`` / ``false`` Streamlit's bound toggles and checkboxes accept.
+
+    >>> bound_flags({"present": "1", "focus": "true", "step": "1"}, ["present", "focus"])
+    {'present': 'true'}
+    """
+    rewritten = {}
+    for name in names:
+        value = params.get(name)
+        flag = link_flag(value) if isinstance(value, str) else None
+        if flag is not None and value != str(flag).lower():
+            rewritten[name] = str(flag).lower()
+    return rewritten
 
 
 def whole_number(text: str) -> int | None:
@@ -74,7 +106,7 @@ def unread_number(key: str, text: str) -> Message:
     if digits.isascii() and digits.isdigit():
         why = f"has more than {MAX_LINK_DIGITS} digits"
     else:
-        why = "is not a whole number" + (" of at least 1" if key == KEY_VOCAB else "")
+        why = "is not a whole number" + (f" of at least {MIN_VOCAB}" if key == KEY_VOCAB else "")
     return Message("warning", f"The link's {key}={_short(text)} {why}; ignored.")
 
 
@@ -116,9 +148,9 @@ def query_from_state(state: Mapping[str, Any]) -> dict[str, str]:
             value = int(value)
         if value != baseline[key]:
             params[key] = _format(value)
-    specials = " ".join(parse_special_tokens(str(full[KEY_SPECIALS] or "")))
-    if specials:
-        params[KEY_SPECIALS] = specials
+    tokens = parse_special_tokens(str(full[KEY_SPECIALS] or ""))
+    if tokens and specials_beyond_the_box(tokens) is None:  # else the page says it is too much
+        params[KEY_SPECIALS] = " ".join(tokens)
     paste = str(full[KEY_PASTE] or "")
     if full[KEY_SOURCE] == "paste" and 0 < len(paste) <= MAX_LINK_TEXT_CHARS:
         params[KEY_PASTE] = paste
@@ -153,22 +185,28 @@ def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Me
     vocab = params.get(KEY_VOCAB)
     if vocab is not None:
         count = whole_number(vocab)
-        if count is not None and count >= 1:
+        if count is not None and count >= MIN_VOCAB:
             state[KEY_VOCAB] = count
         elif count is None:
             messages.append(unread_number(KEY_VOCAB, vocab))
         else:
-            ignored(KEY_VOCAB, "is not a whole number of at least 1")
+            ignored(KEY_VOCAB, f"is below {MIN_VOCAB}, the byte tokens alone")
     for key, choices in ((KEY_PRETOKENIZER, PRETOKENIZERS), (KEY_TIE_BREAK, TIE_BREAKS)):
         choose(key, choices, f"is not one of {', '.join(choices)}")
     eow = params.get(KEY_END_OF_WORD)
     if eow is not None:
-        if eow.lower() in ("1", "true", "0", "false"):
-            state[KEY_END_OF_WORD] = eow.lower() in ("1", "true")
+        flag = link_flag(eow)
+        if flag is not None:
+            state[KEY_END_OF_WORD] = flag
         else:
             ignored(KEY_END_OF_WORD, "is not 1 or 0")
     if params.get(KEY_SPECIALS):
-        state[KEY_SPECIALS] = " ".join(parse_special_tokens(params[KEY_SPECIALS]))
+        tokens = parse_special_tokens(params[KEY_SPECIALS])
+        beyond = specials_beyond_the_box(tokens)
+        if beyond is None:
+            state[KEY_SPECIALS] = " ".join(tokens)
+        else:
+            ignored(KEY_SPECIALS, f"holds {beyond}")
     if params.get(KEY_PASTE):
         state[KEY_PASTE] = params[KEY_PASTE]
     return state, messages

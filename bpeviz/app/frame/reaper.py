@@ -52,7 +52,7 @@ def sweep_once(runtime: Any) -> int:
         count = _shut_down(table.expire())
     if count:
         gc.collect()
-        _give_back_freed_memory()
+        give_back_freed_memory()
     return count
 
 
@@ -63,7 +63,7 @@ def _shut_down(expired: list[tuple[str, Any]]) -> int:
     return len(expired)
 
 
-def _give_back_freed_memory() -> None:
+def give_back_freed_memory() -> None:
     """Return free heap pages to the system (glibc; elsewhere nothing happens)."""
     name = ctypes.util.find_library("c")
     try:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from bpeviz.engine.config import DEFAULT_PRETOKENIZER, TrainingConfig, unique_special_tokens
-from bpeviz.engine.corpus import base_size
+from bpeviz.engine.corpus import BYTE_COUNT, base_size
 from bpeviz.engine.pretokenize import END_OF_WORD
 from bpeviz.engine.readable import counted
 from bpeviz.engine.samples import DEFAULT_SAMPLE_KEY, Sample, get_sample, list_samples
@@ -27,6 +27,9 @@ SOURCE_LABELS: dict[str, str] = {"sample": "Sample", "paste": "Paste", "upload":
 KEY_SOURCE = "src"
 KEY_SAMPLE = "sample"
 KEY_VOCAB = "vocab"
+# The vocab size boxes start at the 256 bytes alone (no merge yet; a lesson opens there):
+# they took 1, then failed to train.
+MIN_VOCAB = BYTE_COUNT
 KEY_PRETOKENIZER = "pretok"
 KEY_TIE_BREAK = "tie"
 KEY_SPECIALS = "special"
@@ -43,6 +46,11 @@ STATE_KEYS: tuple[str, ...] = (
     KEY_PASTE,
 )
 
+
+# The Special tokens box's bounds: a link keeps them (20,000 tokens made a 248,920-character
+# address, which nginx and the server refuse), and each set is a regex compiled on the server.
+MAX_SPECIAL_TOKENS = 64
+MAX_SPECIALS_CHARS = 1_000
 
 SUGGESTED_KEYS: tuple[str, ...] = (KEY_VOCAB, KEY_PRETOKENIZER, KEY_TIE_BREAK, KEY_END_OF_WORD)
 Level = Literal["error", "warning", "info"]
@@ -145,6 +153,22 @@ def parse_special_tokens(raw: str) -> tuple[str, ...]:
     return unique_special_tokens(re.split(r"[,\s]+", raw or ""))
 
 
+def specials_beyond_the_box(tokens: tuple[str, ...]) -> str | None:
+    """What is too much about these special tokens for the box, or ``None``.
+
+    >>> specials_beyond_the_box(("<|a|>",)) is None
+    True
+    """
+    chars = len(" ".join(tokens))
+    if len(tokens) <= MAX_SPECIAL_TOKENS and chars <= MAX_SPECIALS_CHARS:
+        return None
+    return (
+        f"{counted(len(tokens), 'special token')} ({counted(chars, 'character')}), more than "
+        f"the box takes: at most {MAX_SPECIAL_TOKENS} tokens and {MAX_SPECIALS_CHARS:,} "
+        "characters"
+    )
+
+
 def settings_from_state(state: Mapping[str, Any]) -> Settings:
     """Read :class:`Settings` from the session state (missing keys take the defaults).
 
@@ -171,7 +195,11 @@ def settings_from_state(state: Mapping[str, Any]) -> Settings:
 
 def check_settings(settings: Settings) -> list[Message]:
     """Problems with the settings themselves, each with how to fix it (empty list: fine)."""
-    return [Message("error", problem) for problem in settings.config().problems()]
+    found = [Message("error", problem) for problem in settings.config().problems()]
+    beyond = specials_beyond_the_box(settings.special_tokens)
+    if beyond is not None:
+        found.append(Message("error", f"The Special tokens box holds {beyond}: remove some."))
+    return found
 
 
 def outcome_messages(settings: Settings, merge_count: int, stop_reason: str) -> list[Message]:

@@ -125,10 +125,10 @@ def sidebar() -> None:
                 caption(f"Using {stored[0]} ({format_size(len(stored[1]))}).")
         st.number_input(
             "Vocab size",
-            value=max(1, cfg.settings_from_state(state).vocab_size),
+            value=max(cfg.MIN_VOCAB, cfg.settings_from_state(state).vocab_size),
             key=cfg.KEY_VOCAB,
             persist_state="session",
-            min_value=1,
+            min_value=cfg.MIN_VOCAB,
             step=1,
             help=f"256 byte tokens plus one per merge (plus the {END_OF_WORD} marker when it is "
             "on). "
@@ -158,7 +158,8 @@ def sidebar() -> None:
             key=cfg.KEY_SPECIALS,
             persist_state="session",
             placeholder="none (e.g. <|endoftext|>)",
-            help="Separated by spaces or commas. A special token is never split or merged.",
+            help=f"Separated by spaces or commas; at most {cfg.MAX_SPECIAL_TOKENS} tokens and "
+            f"{cfg.MAX_SPECIALS_CHARS:,} characters. A special token is never split or merged.",
         )
         st.checkbox(
             f"{END_OF_WORD} end-of-word marker",

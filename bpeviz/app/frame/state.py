@@ -13,7 +13,7 @@ import threading
 
 import streamlit as st
 
-from bpeviz.app.frame.links import state_from_query
+from bpeviz.app.frame.links import bound_flags, link_flag, state_from_query
 from bpeviz.app.frame.reaper import start_sweeping
 from bpeviz.app.frame.run_settings import (
     KEY_PASTE,
@@ -29,6 +29,7 @@ from bpeviz.app.frame.text_input import (
     text_from_upload,
 )
 from bpeviz.app.frame.text_store import REF_SUFFIX, TextStore
+from bpeviz.app.lesson.slides import PARAMS
 from bpeviz.engine.samples import get_sample
 from bpeviz.engine.tokenizer import Tokenizer
 
@@ -93,6 +94,11 @@ def init_state() -> None:
     """Once per session, before any widget: seed the settings from the link (query params)."""
     if st.session_state.get(KEY_INITIALISED):
         return
+    # A widget bound to the link reads only Streamlit's own true/false: ?present=1 and
+    # ?present=yes are given to it as its value, before it is drawn.
+    flags = [name for name, param in PARAMS.items() if param.kind == "flag" and param.bound]
+    for name, value in bound_flags(st.query_params.to_dict(), flags).items():
+        st.session_state.setdefault(name, value == "true")
     params = {key: st.query_params[key] for key in STATE_KEYS if key in st.query_params}
     state, messages = state_from_query(params)
     long_paste, missing = linked_long_text(KEY_PASTE)
@@ -107,11 +113,12 @@ def init_state() -> None:
 
 def presentation_mode() -> bool:
     """Whether the app is in presentation (projector) mode: the toggle's value, or before the
-    toggle is first drawn, the link's (``?present=true``). A lesson's slide opens its page
-    with the slide's own link, which need not say ``present``: the toggle's value stands."""
+    toggle is first drawn, the link's (``?present=1``, ``true`` or ``yes``). A lesson's slide
+    opens its page with the slide's own link, which need not say ``present``: the toggle's
+    value stands."""
     if KEY_PRESENT in st.session_state:
         return bool(st.session_state[KEY_PRESENT])
-    return st.query_params.get(KEY_PRESENT) == "true"
+    return link_flag(st.query_params.get(KEY_PRESENT) or "") is True
 
 
 def current_settings() -> Settings:

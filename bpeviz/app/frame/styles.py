@@ -26,6 +26,7 @@ def stylesheet(*, presentation: bool = False) -> str:
 [data-testid="stSidebarNav"] a:focus-visible{{outline:3px solid #0072B2;outline-offset:-3px;}}
 [data-testid="stButtonGroup"] button[aria-checked="true"]::before{{content:"✓";margin-right:.3em;}}
 .bpe-step h2{{scroll-margin-top:0;}}
+.stMainBlockContainer{{padding-top:3.5rem;}}
 .stMain .bpe-step{{--bpe-bar-top:{HEADER_HEIGHT};}}
 [data-testid="stCode"] code{{overflow-wrap:anywhere;}}
 [class*="st-key-stack_"]{{container-type:inline-size;}}
@@ -64,8 +65,6 @@ def stylesheet(*, presentation: bool = False) -> str:
    the key help is left to screen readers (a short line of it ends the options' row), the
    card grows only as its text needs, and the four numbers sit on one line each. Every label
    a class reads is at least 18 px. */
-.bpe-step .bpe-keys{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;
- clip:rect(0,0,0,0);white-space:nowrap;}
 .bpe-step .bpe-keys-short{display:inline;margin-left:auto;}
 .bpe-step .bpe-jump{width:5.5rem;}
 .bpe-card{padding:6px 16px;}

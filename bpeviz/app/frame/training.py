@@ -11,24 +11,57 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
+from bpeviz.app.compression import curves as compression
+from bpeviz.app.compression import parallel
 from bpeviz.app.export.files import LoadedModel, load_upload
+from bpeviz.app.frame.reaper import give_back_freed_memory
 from bpeviz.app.frame.run_settings import Message, Settings, check_settings, outcome_messages
 from bpeviz.app.frame.state import current_settings, text_and_messages
 from bpeviz.app.frame.text_input import TrainingText
 from bpeviz.app.frame.widgets import show_messages
 from bpeviz.app.shared.choices import IMPORTED, TRAINED
+from bpeviz.engine.budget import SERVER_BUDGET
 from bpeviz.engine.history import History
 from bpeviz.engine.samples import get_sample
 from bpeviz.engine.tokenizer import Tokenizer
-from bpeviz.engine.trainer import run_training
+from bpeviz.engine.trainer import check_run, corpus_for, run_training
+from bpeviz.real.registry import bundled_names
 from bpeviz.records.step import TOP_PAIRS
 
 PROGRESS_AFTER_SECONDS = 0.3
+# Runs training at once, per server process: the machine's two cores. Training is CPU-bound,
+# so more at once finish no sooner and only hold more memory (20 sessions at the budget
+# would each hold a trainer's few hundred MB); a session past them waits its turn.
+TRAINING_AT_ONCE = 2
+
+
+@st.cache_resource(show_spinner=False)
+def _training_turns() -> threading.BoundedSemaphore:
+    return threading.BoundedSemaphore(TRAINING_AT_ONCE)
+
+
+@contextmanager
+def taking_turns(turns: threading.BoundedSemaphore, waiting: Callable[[], None]) -> Iterator[None]:
+    """Hold one of ``turns`` while the block runs; when none is free, call ``waiting`` (to
+    say so) and wait for one. The freed memory goes back to the system afterwards: what a
+    trainer freed in the middle of the heap would otherwise stay counted against the server.
+    """
+    if not turns.acquire(blocking=False):
+        waiting()
+        turns.acquire()
+    try:
+        yield
+    finally:
+        turns.release()
+        give_back_freed_memory()
 
 
 @dataclass
@@ -55,7 +88,8 @@ def _digest(data: str | bytes) -> str:
 
 
 def _train_with_progress(data: str | bytes, settings: Settings) -> History:
-    """Train, showing a progress bar if it takes more than a moment."""
+    """Train within the server's budget (:mod:`bpeviz.engine.budget`: a run past it is refused
+    before the first merge), showing a progress bar if it takes more than a moment."""
     started = time.perf_counter()
     bar: Any = None
 
@@ -67,8 +101,22 @@ def _train_with_progress(data: str | bytes, settings: Settings) -> History:
             bar = st.progress(0.0)
         bar.progress(min(done / max(total, 1), 1.0), text=f"Training: merge {done:,} of {total:,}")
 
+    note: Any = None
+
+    def waiting() -> None:
+        nonlocal note
+        note = st.info("Waiting for other sessions' training to finish (two train at once)…")
+
+    config = settings.config()
+    corpus = corpus_for(data, config)
+    check_run(corpus, config, SERVER_BUDGET)  # refused at once, not after waiting a turn
     try:
-        run = run_training(data, settings.config(), progress=progress, top_pairs=TOP_PAIRS)
+        with taking_turns(_training_turns(), waiting):
+            if note is not None:
+                note.empty()
+            run = run_training(
+                corpus, config, progress=progress, top_pairs=TOP_PAIRS, budget=SERVER_BUDGET
+            )
         return History(run)
     finally:
         if bar is not None:
@@ -256,3 +304,42 @@ def history_key(history: History) -> tuple[Any, ...]:
         run.special_tokens,
         history.base,
     )
+
+
+# The Compression page's numbers on the bundled samples are the same for every session:
+# measured once per server (7 vocab sizes × the cross lines on or off), not on each visit.
+Samples = tuple[tuple[str, str], ...]  # (language, bundled sample key)
+
+
+@st.cache_data(max_entries=14, show_spinner=False)
+def sample_curves(
+    samples: Samples, max_vocab: int, pretokenizer: str, tie_break: str, cross: bool
+) -> pd.DataFrame:
+    """:func:`compression.compression_curves` of the bundled samples' runs."""
+    histories = {
+        name: train_sample(key, max_vocab, pretokenizer, tie_break) for name, key in samples
+    }
+    return compression.compression_curves(histories, cross=cross)
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
+def sample_references(samples: Samples) -> pd.DataFrame:
+    """Every bundled real tokenizer measured on the samples. Raises ``RuntimeError`` when
+    one cannot be loaded (nothing is cached then)."""
+    real = {name: real_tokenizer(name) for name in bundled_names()}
+    return compression.references_for(real, {name: get_sample(key).text for name, key in samples})
+
+
+@st.cache_data(max_entries=14, show_spinner=False)
+def sample_passages(
+    samples: Samples, max_vocab: int, pretokenizer: str, tie_break: str, *, real: bool
+) -> pd.DataFrame:
+    """:func:`parallel.passage_table` of the samples' runs (and with ``real``, the bundled
+    real tokenizers: ``RuntimeError`` when one cannot be loaded)."""
+    tokenizers: dict[str, Tokenizer] = {}
+    for name, key in samples:
+        history = train_sample(key, max_vocab, pretokenizer, tie_break)
+        tokenizers[f"trained on {name} (vocab {history.vocab_size:,})"] = history.tokenizer
+    if real:
+        tokenizers |= {name: real_tokenizer(name) for name in bundled_names()}
+    return parallel.passage_table(tokenizers, parallel.passages())

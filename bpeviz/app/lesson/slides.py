@@ -105,7 +105,7 @@ def _vocab_choices() -> list[str]:
 PARAMS: dict[str, Param] = {
     cfg.KEY_SOURCE: Param("choice", choices=lambda: ("sample", "paste")),
     cfg.KEY_SAMPLE: Param("choice", choices=cfg.sample_keys),
-    cfg.KEY_VOCAB: Param("count", low=1),
+    cfg.KEY_VOCAB: Param("count", low=cfg.MIN_VOCAB),
     cfg.KEY_PRETOKENIZER: Param("choice", choices=lambda: PRETOKENIZERS),
     cfg.KEY_TIE_BREAK: Param("choice", choices=lambda: TIE_BREAKS),
     cfg.KEY_END_OF_WORD: Param("flag"),
@@ -135,7 +135,7 @@ PARAMS: dict[str, Param] = {
     "compare_text": Param("text", pages=("compare",)),
     **_runs("pretok", Param("choice", ("runs",), lambda: PRETOKENIZERS, bound=True)),
     **_runs("tie", Param("choice", ("runs",), lambda: TIE_BREAKS, bound=True)),
-    **_runs("vocab", Param("count", ("runs",), low=1, bound=True)),
+    **_runs("vocab", Param("count", ("runs",), low=cfg.MIN_VOCAB, bound=True)),
     **_runs("eow", Param("flag", ("runs",), bound=True)),
     "runs_step": Param("count", ("runs",), bound=True),
 }

@@ -12,8 +12,11 @@ The compression chart has five layers, all on one vocabulary-size axis:
    the tooltip, and holds the click selection :data:`PICK` (the page opens the Step page at
    the merge clicked: :mod:`bpeviz.app.shared.chart_clicks`);
 4. a dotted horizontal rule per text for each reference tokenizer (``cl100k_base``,
-   ``o200k_base``), labelled, the labels of two tokenizers apart;
+   ``o200k_base``), named in its tooltip: five tokenizers within 0.2 bytes per token of each
+   other left no room for labels on the chart, and the legend says what a dotted line is;
 5. a vertical rule with a label at the vocabulary size chosen in the sidebar.
+
+The legends sit below the plot: beside it, they took half of a phone's width.
 
 """
 
@@ -22,16 +25,16 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from bpeviz.app.compression.curves import CURVE_COLUMNS, OTHER, OWN, REFERENCE_COLUMNS
+from bpeviz.app.compression.curves import CURVE_COLUMNS, OTHER, OWN, REAL, REFERENCE_COLUMNS
 from bpeviz.engine.corpus import BYTE_COUNT
 
 PICK = "pick"  # the click selection's name: what st.altair_chart(selection_mode=...) listens to
 PICK_FIELDS: tuple[str, ...] = ("trained_on", "merges")  # what a click reports
 X_TITLE = f"vocabulary size ({BYTE_COUNT} bytes + merges)"
-Y_TITLE: tuple[str, ...] = ("bytes per token", "(higher = more compression)")  # two lines
+Y_TITLE: tuple[str, ...] = ("bytes per token", "higher is better: fewer tokens")  # two lines
 PROJECTOR_LABEL_SIZE = 18  # presentation mode's axis, legend and label text (projector_type)
 PROJECTOR_TITLE_SIZE = 20
-LABEL_GAP_PX = PROJECTOR_LABEL_SIZE + 4  # between two reference labels in one column
+LEGEND = alt.Legend(orient="bottom", direction="vertical")  # two columns side by side: 390 px
 PALETTE: tuple[str, ...] = ("#1f77b4", "#e4572e", "#2ca02c", "#9467bd", "#8c564b", "#17becf")
 TOOLTIP_FIELDS: tuple[tuple[str, str, str, str | None], ...] = (
     ("trained_on", "N", "tokenizer trained on", None),
@@ -70,11 +73,14 @@ def compression_chart(
         "vocab_size:Q", title=X_TITLE, scale=alt.Scale(domain=[BYTE_COUNT, x_max], nice=False)
     )
     y = alt.Y("bytes_per_token:Q", title=list(Y_TITLE), scale=alt.Scale(zero=False))
-    color = alt.Color("measured_on:N", title="measured on", scale=color_scale)
+    has_references = references is not None and not references.empty
+    color = alt.Color("measured_on:N", title="measured on", scale=color_scale, legend=LEGEND)
+    kinds = [OWN, OTHER, *([REAL] if has_references else [])]
     dash = alt.StrokeDash(
         "kind:N",
-        title="tokenizer trained on",
-        scale=alt.Scale(domain=[OWN, OTHER], range=[[1, 0], [6, 4]]),
+        title="tokenizer",
+        scale=alt.Scale(domain=kinds, range=[[1, 0], [6, 4], [2, 3]][: len(kinds)]),
+        legend=LEGEND,
     )
     nearest = alt.selection_point(
         name="nearest", nearest=True, on="pointerover", empty=False, clear="pointerout"
@@ -103,12 +109,8 @@ def compression_chart(
         .add_params(nearest, pick)
     )
     layers: list[alt.Chart] = [lines, measured, hover]
-    if references is not None and not references.empty:
-        values = [*curves["bytes_per_token"].tolist(), *references["bytes_per_token"].tolist()]
-        # The plot is drawn about 0.7 times ``height`` tall (axis titles and padding take
-        # the rest; measured in Chromium at 1280 px), over a slightly wider, rounded range.
-        units_per_px = (max(values) - min(values)) / (0.7 * height)
-        layers.extend(_reference_layers(references, x_max, color_scale, units_per_px))
+    if references is not None and has_references:
+        layers.append(_reference_layer(references, color, dash))
     if current_vocab_size is not None:
         layers.extend(_marker_layers(current_vocab_size, x_max))
     return alt.layer(*layers).properties(height=height)
@@ -126,80 +128,25 @@ def _x_max(curves: pd.DataFrame, current_vocab_size: int | None) -> int:
 
 
 def reference_label(row: pd.Series) -> str:
-    """``"cl100k_base on English: 4.23"``: what the dotted reference line stands for."""
+    """``"cl100k_base on English: 4.23"``: what a dotted reference line stands for."""
     return f"{row['tokenizer']} on {row['measured_on']}: {row['bytes_per_token']:.2f}"
 
 
-def reference_label_x(tokenizers: list[str], x_max: int) -> list[float]:
-    """Where each reference label ends: the first tokenizer's at the right edge, the next
-    one's 45% of the width further left, so two tokenizers' labels on one text never overlap.
-
-    >>> reference_label_x(["a", "b", "a"], 1256)
-    [1256.0, 806.0, 1256.0]
-    """
-    order = list(dict.fromkeys(tokenizers))
-    step = 0.45 * (x_max - BYTE_COUNT)
-    return [float(x_max - order.index(name) % 2 * step) for name in tokenizers]
-
-
-def reference_label_y(values: list[float], min_gap: float) -> list[float]:
-    """Where each reference label sits: on its line, or moved down just enough to keep
-    ``min_gap`` below the label above it (taken from the highest value down). Five real
-    tokenizers measure English within 0.2 bytes per token of each other: on their lines, their
-    labels were drawn over one another.
-
-    >>> reference_label_y([4.24, 4.35, 2.88, 4.23], 0.2)
-    [4.15, 4.35, 2.88, 3.95]
-    """
-    placed = [0.0] * len(values)
-    floor = float("inf")
-    for index in sorted(range(len(values)), key=lambda i: -values[i]):
-        placed[index] = round(min(values[index], floor - min_gap), 6)
-        floor = placed[index]
-    return placed
-
-
-def _label_rows(data: pd.DataFrame, min_gap: float) -> list[float]:
-    """:func:`reference_label_y` within each column of labels (same ``x_end``)."""
-    label_y = data["bytes_per_token"].astype(float).tolist()
-    for _, rows in data.groupby("x_end").groups.items():
-        positions = list(rows)
-        moved = reference_label_y([label_y[i] for i in positions], min_gap)
-        for i, value in zip(positions, moved, strict=True):
-            label_y[i] = value
-    return label_y
-
-
-def _reference_layers(
-    references: pd.DataFrame, x_max: int, color_scale: alt.Scale, units_per_px: float
-) -> list[alt.Chart]:
+def _reference_layer(
+    references: pd.DataFrame, color: alt.Color, dash: alt.StrokeDash
+) -> alt.Chart:
     data = pd.DataFrame(references, columns=list(REFERENCE_COLUMNS)).reset_index(drop=True)
-    data["x_end"] = reference_label_x(data["tokenizer"].tolist(), x_max)
-    data["label_y"] = _label_rows(data, LABEL_GAP_PX * units_per_px)
-    data["label"] = [reference_label(row) for _, row in data.iterrows()]
-    color = alt.Color("measured_on:N", title="measured on", scale=color_scale)
+    data["line"] = [reference_label(row) for _, row in data.iterrows()]
+    data["kind"] = REAL
     tooltip = [
-        alt.Tooltip("tokenizer:N", title="tokenizer"),
-        alt.Tooltip("measured_on:N", title="measured on"),
+        alt.Tooltip("line:N", title="line"),
         alt.Tooltip("tokens:Q", title="tokens", format=",d"),
-        alt.Tooltip("bytes_per_token:Q", title="bytes per token", format=".3f"),
     ]
-    rules = (
+    return (
         alt.Chart(data)
-        .mark_rule(strokeDash=[2, 3], strokeWidth=1.5)
-        .encode(y="bytes_per_token:Q", color=color, tooltip=tooltip)
+        .mark_rule(strokeWidth=1.5)
+        .encode(y="bytes_per_token:Q", color=color, strokeDash=dash, tooltip=tooltip)
     )
-    labels = (
-        alt.Chart(data)
-        .mark_text(align="right", baseline="bottom", dy=-3)
-        .encode(
-            x=alt.X("x_end:Q"),
-            y=alt.Y("label_y:Q", title=list(Y_TITLE)),
-            text="label:N",
-            color=color,
-        )
-    )
-    return [rules, labels]
 
 
 def marker_label(vocab_size: int) -> str:

@@ -40,10 +40,25 @@ def tokenizer_choices(
     for name in bundled_names():
         choices[name] = bundled_summary(name)
     if models:
-        choices[MODEL] = "a model by name (gpt-4o, gpt-4, gpt2, …): its encoding and chat tokens"
+        choices[MODEL] = "a model by name (gpt-4o, gpt-4, gpt2...): its encoding and chat tokens"
     if imported_name is not None:
         choices[IMPORTED] = f"{escape_markdown(imported_name)}, loaded on the Export / import page"
     return choices
+
+
+def opened_on_import() -> dict[str, dict[str, str]]:
+    """The links that open Tokenize and Compare on a file just imported: by page, the query
+    that chooses it (Compare: against ``cl100k_base``, or the first real one offered).
+
+    >>> opened_on_import()["tokenize"]
+    {'tok_model': 'Imported'}
+    """
+    real = bundled_names()
+    other = "cl100k_base" if "cl100k_base" in real else next(iter(real), TRAINED)
+    return {
+        "tokenize": {"tok_model": IMPORTED},
+        "compare": {"cmp_left": IMPORTED, "cmp_right": other},
+    }
 
 
 def short_name(choice: str) -> str:

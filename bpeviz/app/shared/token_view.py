@@ -36,9 +36,12 @@ def show_tokens(
     scroll: bool = True,
     legend: bool = True,
     label: str | None = None,
+    copy: bool = False,
 ) -> dict[str, Any]:
     """Draw ``ids`` of ``tokenizer`` as coloured spans (with a legend of what they hold);
     return the record.
+
+    ``copy``: "Copy ids" and "Copy tokens" buttons, each putting a JSON list on the clipboard.
 
     ``label`` names the box of tokens for a screen reader (default "The text, token by
     token"): a page with two boxes gives each its own.
@@ -58,6 +61,7 @@ def show_tokens(
         scroll=scroll,
     )
     data["legend"] = legend
+    data["copy"] = copy
     if label is not None:
         data["label"] = label
     component(data=data, key=key)

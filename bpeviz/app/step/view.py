@@ -25,8 +25,9 @@ from typing import Any
 
 import streamlit as st
 
-from bpeviz.app.frame.links import unread_number, whole_number
+from bpeviz.app.frame.links import link_flag, unread_number, whole_number
 from bpeviz.app.frame.state import KEY_STEP
+from bpeviz.app.frame.training import history_key
 from bpeviz.app.frame.widgets import show_messages
 from bpeviz.engine.history import History
 from bpeviz.engine.readable import counted
@@ -58,13 +59,16 @@ LINK = {"keys": [list(key) for key in LINK_KEYS], "when": WHEN_OPTIONS}  # for t
 component = st.components.v2.component("bpeviz_step", js=script(), isolate_styles=False)
 
 
-@st.cache_resource(max_entries=24, show_spinner=False, hash_funcs={History: id})
-def _record(history: History, window_from: int = 0) -> tuple[str, str, History]:
-    """The record of a history as JSON, with a key that names it (built once per history
-    and window; the history is kept with it so that its ``id`` is never reused while
-    cached)."""
+# Eight records: a record at the budget is a 2.3 MB string (4.6 MB held, its characters
+# two bytes each), so 24 kept 110 MB after a class had gone.
+@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs={History: history_key})
+def _record(history: History, window_from: int = 0) -> tuple[str, str]:
+    """The record of a history as JSON, with a key that names it (built once per run and
+    window). A run is named by its text and settings (training is deterministic), so the
+    cache keeps no history: how many runs live is the training cache's to say (twenty
+    sessions at the budget left 376 MB behind when their histories were kept here too)."""
     text = payload_json(history, window_from=window_from)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], text, history
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], text
 
 
 def _window(history: History, step: int) -> int:
@@ -82,7 +86,7 @@ def _window(history: History, step: int) -> int:
 
 def step_page_for(history: History, *, name: str, summary: str) -> str:
     """The exported page of a run (``bpeviz.web.step_page``) with the record the app holds."""
-    _, text, _ = _record(history)
+    _, text = _record(history)
     subtitle = f"{name} · {counted(len(history.text), 'byte')} · {summary}"
     return step_page(text, title=f"bpeviz: {name}", subtitle=subtitle)
 
@@ -103,8 +107,8 @@ def _linked() -> View | None:
     return (
         whole_number(_from_link(KEY_STEP) or "") or 0,
         "before" if when.startswith("before") else "after",
-        _from_link(KEY_QUIZ) == "1",
-        _from_link(KEY_PIECES) == "1",
+        link_flag(_from_link(KEY_QUIZ) or "") is True,
+        link_flag(_from_link(KEY_PIECES) or "") is True,
     )
 
 
@@ -146,7 +150,7 @@ def step_view(history: History) -> tuple[int, str]:
         state[KEY_RESUME] = _linked() is None
     step, when = current_step(history.merge_count)
     window_from = _window(history, step)
-    key, text, _ = _record(history, window_from)
+    key, text = _record(history, window_from)
     start = state.get(KEY_START)
     moved_elsewhere = (step, when) != state.get(KEY_SEEN) and (step, when) != tuple(
         (start or ())[1:3]

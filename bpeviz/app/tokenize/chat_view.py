@@ -15,7 +15,7 @@ from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.training import named_tokenizer
 from bpeviz.app.frame.widgets import columns, linked_text_area
 from bpeviz.app.shared.token_view import show_tokens
-from bpeviz.real.chat import REPLY, encode_chat
+from bpeviz.real.chat import REPLY, cookbook_count, encode_chat
 from bpeviz.real.openai_models import CHAT_MODELS, chat_format, encoding_for_model
 
 DEFAULT_MESSAGES = {
@@ -62,10 +62,17 @@ def show_chat_view() -> None:
         return
     encoded = encode_chat(tokenizer, chat, messages)
     special = sum(tokenizer.is_special(token_id) for token_id in encoded.ids)
-    counts = columns(3, key="tokenize_chat_counts")
+    counts = columns(4, key="tokenize_chat_counts", pairs=True)
     counts[0].metric("Tokens in the chat", f"{len(encoded.ids):,}")
-    counts[1].metric("Markup's special tokens", f"{special:,}")
-    counts[2].metric("Messages", f"{len(messages):,}")
+    counts[1].metric("OpenAI's count (billed)", f"{cookbook_count(tokenizer, messages):,}")
+    counts[2].metric("Markup's special tokens", f"{special:,}")
+    counts[3].metric("Messages", f"{len(messages):,}")
+    st.caption(
+        "Two ways to count: the markup's tokens, drawn below, and OpenAI's cookbook rule (3 "
+        "per message, its role and text, 3 for the reply's opening), which the cookbook checks "
+        "against the prompt tokens the API reports and bills. They agree for gpt-4o and gpt-4; "
+        "where they differ (gpt-3.5-turbo's newline markup), the cookbook's is billed."
+    )
     st.table(
         {
             "part": [

@@ -18,7 +18,7 @@ import html
 import numpy as np
 
 from bpeviz.app.two_runs.parting import RUN_NAMES, FirstDifference, Merge, RunSettings, cut_by
-from bpeviz.engine.readable import counted, readable
+from bpeviz.engine.readable import counted, readable, times
 from bpeviz.records.narration import quoted
 from bpeviz.records.schema import Mark
 from bpeviz.web import chip_html, chip_note_html
@@ -53,7 +53,7 @@ def difference_reason(
                 f"pre-tokenizer ({settings.pretokenizer}), so {other} can never make it."
             )
     if difference.same_count:
-        count = f"Both pairs occurred {difference.a.count:,} times"
+        count = f"Both pairs occurred {times(difference.a.count)}"
         if a.tie_break != b.tie_break:
             return (
                 f"{count}: a tie, which the rules {a.tie_break} ({names[0]}) and "

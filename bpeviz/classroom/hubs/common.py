@@ -43,6 +43,10 @@ SNAPSHOTS = ("view", "counts", "spread", "board")  # each tells the whole of its
 Change = Callable[[ClassState], list[Event]]
 
 
+def _is_snapshot(event: Event | None) -> bool:
+    return event is not None and event.message.get("type") in SNAPSHOTS
+
+
 class Inbox:
     """One socket's events in order, where a snapshot (the view, a tally, the board) replaces
     the one of its kind still waiting: the latest is all a page needs. So a socket's queue
@@ -62,9 +66,16 @@ class Inbox:
         self._ready = asyncio.Event()
 
     def put(self, event: Event | None) -> None:
+        """Queue ``event``; a snapshot replaces the one of its kind queued after the last
+        other event (a reveal, the end: barriers no snapshot moves past, or the page would
+        hear a tally after the reveal it came before)."""
         if event is not None and event.message.get("type") in SNAPSHOTS:
             kind = event.message["type"]
-            self._events = [e for e in self._events if e is None or e.message["type"] != kind]
+            start = len(self._events)
+            while start > 0 and _is_snapshot(self._events[start - 1]):
+                start -= 1
+            tail = [e for e in self._events[start:] if e is None or e.message["type"] != kind]
+            self._events[start:] = tail
         self._events.append(event)
         if len(self._events) > QUEUE_LIMIT:  # a socket that never reads: let it go
             self._events = [None]
@@ -97,8 +108,9 @@ class Subscriber:
     """One open socket's inbox: the events of its class for it (the teacher's alone to the
     teacher's sockets)."""
 
-    def __init__(self, teacher: bool = False) -> None:
+    def __init__(self, teacher: bool = False, tab: str | None = None) -> None:
         self.teacher = teacher
+        self.tab = tab  # the student's id and the page's token, when the page named its tab
         self.queue = Inbox()
 
     def put(self, event: Event | None) -> None:
@@ -115,10 +127,21 @@ class Fanout:
     def __init__(self) -> None:
         self._sockets: dict[str, set[Subscriber]] = {}
 
-    def add(self, code: str, *, teacher: bool = False) -> Subscriber:
-        subscriber = Subscriber(teacher)
+    def add(self, code: str, *, teacher: bool = False, tab: str | None = None) -> Subscriber:
+        subscriber = Subscriber(teacher, tab)
         self._sockets.setdefault(code, set()).add(subscriber)
         return subscriber
+
+    def replace_tab(self, code: str, subscriber: Subscriber) -> None:
+        """Let go of this process's other sockets of ``subscriber``'s tab: a page reconnected
+        (its Wi-Fi dropped), so they are its old ones, maybe half-open and not yet noticed."""
+        for other in list(self._sockets.get(code, ())):
+            if (
+                other is not subscriber
+                and subscriber.tab is not None
+                and other.tab == subscriber.tab
+            ):
+                other.put(None)
 
     def remove(self, code: str, subscriber: Subscriber) -> None:
         sockets = self._sockets.get(code)

@@ -2,10 +2,10 @@
 
 Each class is two keys: its :class:`~bpeviz.classroom.state.ClassState` as JSON (changed by
 every join, answer and step) and its run as JSON (large, written when the teacher's run
-changes). Both expire when the class has been idle for
-:data:`~bpeviz.classroom.state.IDLE_LIMIT_S` (the expiry moves with the class's last
-activity), and a sorted set of open classes by last activity bounds how many are open
-(:data:`~bpeviz.classroom.state.MAX_CLASSES`).
+changes). Both expire when the class becomes idle
+(:meth:`~bpeviz.classroom.state.ClassState.idle_at`: the expiry moves with the class's last
+activity and its teacher's coming and going), and a sorted set of open classes by that time
+bounds how many are open (:data:`~bpeviz.classroom.state.MAX_CLASSES`).
 
 A change is an optimistic transaction (``WATCH`` the class, read it, apply the change in
 Python, write it back in ``MULTI``; again if another worker wrote first), and its events are
@@ -50,11 +50,11 @@ from bpeviz.classroom.hubs.common import (
     server_full,
 )
 from bpeviz.classroom.state import (
-    IDLE_LIMIT_S,
     MAX_CLASSES,
     ClassError,
     ClassGone,
     ClassState,
+    ClassUnavailable,
     Event,
     View,
 )
@@ -64,12 +64,12 @@ Pending = tuple[Change, asyncio.Future[list[Event]]]  # a change waiting for its
 RECONNECT_S = 1.0  # the listener's pause before it reads again after losing Redis
 
 # Count the open classes (after forgetting the idle ones), and those its client started, and
-# add one if there is room, in one step: two workers starting the 50th class at once cannot
+# add one if there is room, in one step: two workers starting the last class at once cannot
 # both get it.
-# KEYS: open classes (sorted set: code by last activity), the class, its run, who started each
-# open class (hash: code -> client address).
-# ARGV: idle before (seconds), the limit, code, state JSON, run JSON, expiry (ms), last active,
-# the client ('' : not counted), the limit per client.
+# KEYS: open classes (sorted set: code by when it becomes idle, ClassState.idle_at), the class,
+# its run, who started each open class (hash: code -> client address), the code's "given" mark.
+# ARGV: now (seconds), the limit, code, state JSON, run JSON, expiry (ms), when it becomes idle,
+# the client ('' : not counted), the limit per client, how long a code stays given (seconds).
 _CREATE = """
 for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])) do
   redis.call('HDEL', KEYS[4], gone)
@@ -88,6 +88,7 @@ redis.call('SET', KEYS[2], ARGV[4], 'PXAT', ARGV[6])
 redis.call('SET', KEYS[3], ARGV[5], 'PXAT', ARGV[6])
 redis.call('ZADD', KEYS[1], ARGV[7], ARGV[3])
 if ARGV[8] ~= '' then redis.call('HSET', KEYS[4], ARGV[3], ARGV[8]) end
+redis.call('SET', KEYS[5], '1', 'EX', ARGV[10])
 return 1
 """
 
@@ -158,7 +159,7 @@ def apply_changes(state: ClassState | None, changes: list[Change]) -> list[list[
 def expiry_ms(state: ClassState) -> int:
     """When the class's keys go (Unix time, ms): when it becomes idle, as :meth:`ClassState.idle`
     says."""
-    return int((state.last_active + IDLE_LIMIT_S) * 1000)
+    return int(state.idle_at() * 1000)
 
 
 def events_json(events: list[Event]) -> str:
@@ -243,21 +244,22 @@ class RedisHub:
                     self.class_key(code),
                     self.run_key(code),
                     self.creators_key,
+                    self.given_key(code),
                 ],
                 args=[
-                    repr(state.last_active - IDLE_LIMIT_S),
+                    repr(state.last_active),  # now: classes idle before it are gone
                     MAX_CLASSES,
                     code,
                     state.to_json(),
                     run_text,
                     expiry_ms(state),
-                    repr(state.last_active),
+                    repr(state.idle_at()),
                     creator,
                     self.classes_per_address,
+                    int(GIVEN_S),
                 ],
             )
             if created == 1:
-                self._sync.set(self.given_key(code), "1", ex=int(GIVEN_S))
                 return code, key
             if created == 0:
                 raise server_full()
@@ -285,12 +287,18 @@ class RedisHub:
         return state is not None and state.is_teacher(key)
 
     def was_given(self, code: str) -> bool:
-        return bool(self._sync.exists(self.given_key(code)))
+        try:
+            return bool(self._sync.exists(self.given_key(code)))
+        except RedisError as error:
+            raise ClassUnavailable() from error
 
     # ---- the sockets (the server's event loop) -----------------------------------------
 
     async def read(self, code: str) -> ClassState | None:
-        return self._open(await self._async.get(self.class_key(code)))
+        try:
+            return self._open(await self._async.get(self.class_key(code)))
+        except RedisError as error:  # a socket's page tries again (routes)
+            raise ClassUnavailable() from error
 
     async def change(self, code: str, change: Change) -> list[Event]:
         """Apply ``change`` to the class in Redis and publish its events, in one transaction.
@@ -342,7 +350,7 @@ class RedisHub:
                             expires = expiry_ms(state)
                             pipe.set(key, state.to_json(), pxat=expires)
                             pipe.pexpireat(self.run_key(code), expires)
-                            pipe.zadd(self.open_classes_key, {code: state.last_active})
+                            pipe.zadd(self.open_classes_key, {code: state.idle_at()})
                         if events:
                             pipe.publish(self.channel(code), events_json(events))
                         await pipe.execute()
@@ -351,7 +359,7 @@ class RedisHub:
                         continue
         except RedisError as error:  # Redis is down, say: no change in the batch was made
             log.warning("could not change class %s: %s", code, error)
-            outcomes = [ClassError("The class could not be reached: try again.")] * len(batch)
+            outcomes = [ClassUnavailable() for _ in batch]
         except Exception as error:  # a fault here: every caller gets it, none waits forever
             log.exception("could not change class %s", code)
             outcomes = [error] * len(batch)

@@ -15,6 +15,9 @@ function counted(count, noun) {
   return `${number(count)} ${count === 1 ? noun : noun + "s"}`;
 }
 
+// How often something happened, as a person says it: "once", "2 times".
+export const timesWord = (count) => (count === 1 ? "once" : `${number(count)} times`);
+
 function button(label, title, onClick, primary) {
   const node = el("button", primary ? "bpe-button bpe-primary" : "bpe-button", label);
   node.type = "button";

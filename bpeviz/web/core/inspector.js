@@ -85,7 +85,7 @@ function inspectorCard(source, id, countLine, close) {
   else {
     const parents = pairWords(source.vocab, made.left, made.right);
     where = source.unit === "rank" ? `Rank ${number(made.number)}: the encoder builds it from ${parents}.` : `Made by merge ${number(made.number)}: ${parents}.`;
-    if (made.count !== null) where += ` When it was made, that pair occurred ${counted(made.count, "time")} in the training text.`;
+    if (made.count !== null) where += ` When it was made, that pair occurred ${timesWord(made.count)} in the training text.`;
   }
   box.append(el("p", "", where));
   box.append(el("p", "bpe-inspector-count", countLine));

@@ -103,8 +103,43 @@ export function mountTokens(root, record) {
   const countLine = (made, hits) => `In this text: ${counted(hits, "time")}${hits ? ", outlined." : "."}`;
   if (record.inspect !== false) new Inspector(panel, spans, tokensSource(record, vocab), countLine).listen(scroll, panel);
   const key = record.legend ? legend(null, vocab, ids, { ids: showIds }) : "";
-  root.replaceChildren(key, rule, scroll, ...(reader ? [reader.element] : []), panel);
+  const copies = record.copy ? copyButtons(vocab, ids) : "";
+  root.replaceChildren(key, rule, scroll, copies, ...(reader ? [reader.element] : []), panel);
   root.dataset.ready = "true";
+}
+
+// "Copy ids" and "Copy tokens": the shown tokens' ids, and each token's text (its bytes as
+// UTF-8, a broken character as U+FFFD), as JSON lists on the clipboard.
+function copyButtons(vocab, ids) {
+  const row = el("div", "bpe-buttons bpe-copy");
+  const texts = () => ids.map((id) => new TextDecoder().decode(hexBytes(vocab[id][VOCAB.hex])));
+  const copier = (what, list) => {
+    const name = `Copy ${what}`;
+    const copy = button(name, `The ${what} as a JSON list.`, async () => {
+      copy.textContent = (await copyText(JSON.stringify(list()))) ? `Copied ${what}` : "Not copied: this browser refused";
+      setTimeout(() => (copy.textContent = name), 2000);
+    });
+    return copy;
+  };
+  row.append(copier("ids", () => ids), copier("tokens", texts));
+  return row;
+}
+
+// Put `text` on the clipboard: the Clipboard API where the page may use it (https or
+// localhost), else the older copy command on a selected, hidden text box.
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const box = el("textarea", "bpe-sr-only");
+    box.value = text;
+    document.body.append(box);
+    box.select();
+    const done = document.execCommand("copy");
+    box.remove();
+    return done;
+  }
 }
 
 // Streamlit's components v2 call this on every run with the data the server sent.

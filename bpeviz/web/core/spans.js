@@ -152,6 +152,10 @@ function legend(kind, vocab, ids, options = {}) {
   if (kind === "pair") item(example(`bpe-c0 bpe-${MARK.PAIR_START}`, "a"), example(`bpe-c1 bpe-${MARK.PAIR_END}`, "b"), " the pair about to merge");
   if (kind === "new") item(example(`bpe-c0 bpe-${MARK.NEW}`, "ab"), " the new token");
   const unique = [...new Set(ids)];
+  if (unique.length) {
+    item(example("bpe-c3", "a"), example("bpe-c5", "b"), " colour = token id; the same token, the same colour");
+    row.lastChild.title = "Eight colours, reused; two tokens side by side never share one.";
+  }
   if (unique.some((id) => vocab[id][VOCAB.kind] === KIND.SPECIAL)) item(example("bpe-special", "<|x|>"), " special token");
   if (options.ids) return row;
   if (unique.some((id) => vocab[id][VOCAB.broken])) {

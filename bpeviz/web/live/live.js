@@ -31,6 +31,13 @@ function storeTeacherKey(code, key) {
   }
 }
 
+// A token of this page (this tab, this load): its reconnects say it, so the server lets the
+// page's old socket go, perhaps half-open after a Wi-Fi drop, instead of counting a new page.
+function pageToken() {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 function studentId() {
   let id = null;
   try {
@@ -83,6 +90,7 @@ export class ClassLink {
     this.listeners = new Set();
     this.stepView = null;
     this.tries = 0;
+    this.tab = pageToken();
     this.pending = null; // the teacher's latest view, waiting for SEND_EVERY_MS
     this.sentAt = 0;
     this.connect();
@@ -97,10 +105,9 @@ export class ClassLink {
     const socket = new WebSocket(`${scheme}://${location.host}${CLASS_SOCKET}`);
     this.socket = socket;
     socket.addEventListener("open", () => {
-      this.tries = 0;
       const hello = { type: "hello", code: this.code, role: this.role };
       if (this.teacher) hello.key = this.key;
-      else Object.assign(hello, { id: studentId(), nick: this.me.nick || "" });
+      else Object.assign(hello, { id: studentId(), nick: this.me.nick || "", tab: this.tab });
       socket.send(JSON.stringify(hello));
     });
     socket.addEventListener("message", (event) => this.hear(JSON.parse(event.data)));
@@ -143,7 +150,8 @@ export class ClassLink {
 
   hear(message) {
     switch (message.type) {
-      case "welcome":
+      case "welcome": // the class is back (an open alone is not: the server reads the hello after)
+        this.tries = 0;
         this.status = "live";
         this.connected = message.connected;
         this.score = message.score;

@@ -1,12 +1,12 @@
 // ---- the step view's controls: slider, buttons, pace, go-to-step and the three switches ----
 
+// Autoplay's pace, one kind of number: steps per second (the value: seconds between steps).
 const PACES = [
-  [0.05, "20 / s"],
-  [0.2, "5 / s"],
-  [0.5, "0.5 s"],
-  [1, "1 s"],
-  [2, "2 s"],
-  [3, "3 s"],
+  [0.05, "20 steps / s"],
+  [0.2, "5 steps / s"],
+  [0.5, "2 steps / s"],
+  [1, "1 step / s"],
+  [2, "0.5 steps / s"],
 ];
 
 // The controls of `view` (a StepView): {bar, element, parts}: the step bar, the options, and
@@ -31,7 +31,7 @@ function stepControls(view) {
     play: button("▶ Play", "Step through the merges by themselves (K).", () => view.toggle()),
   };
   const paceBox = el("select", "bpe-pace");
-  paceBox.title = "Autoplay: time between steps.";
+  paceBox.title = "Autoplay: steps per second.";
   for (const [seconds, name] of PACES) {
     const option = el("option", "", name);
     option.value = seconds;
@@ -63,8 +63,8 @@ function stepControls(view) {
   parts.mergeLine = el("p", "bpe-merge-line");
   const bar = el("div", "bpe-step-bar");
   bar.append(sliderRow, buttons, parts.mergeLine);
-  // On a projector the full key help below is left to screen readers (rows are dear there):
-  // this short line, shown only in presentation mode, ends the options' row instead.
+  // The full key help below is said to screen readers only: this short line ends the
+  // options' row, shown once a keyboard is used in the view (and always on a projector).
   const shortKeys = el("span", "bpe-caption bpe-keys-short", "Keys in view: ← → Home End K");
   shortKeys.setAttribute("aria-hidden", "true"); // the full help says it to a screen reader
   const options = el("div", "bpe-buttons bpe-options");

@@ -260,6 +260,8 @@ class StepView {
     slider.setAttribute("aria-valuetext", `${number(k)} of ${number(merges)}`);
     first.disabled = previous.disabled = k === 0;
     next.disabled = last.disabled = k >= merges;
+    // After a quiz answer the card's "Next question" is the one way on.
+    next.hidden = this.quiz && this.quizAnswers().has(k);
     play.textContent = this.playing ? "⏸ Pause" : "▶ Play";
     play.disabled = merges === 0;
     before.parentElement.hidden = k === 0 || this.quiz;
@@ -284,8 +286,8 @@ class StepView {
     clearTimeout(this.timers.slide);
     this.root.dataset.ready = "false";
     this.root.classList.toggle("bpe-quiz-on", this.quiz);
+    const answered = this.quiz && this.quizAnswers().has(k);
     if (this.quiz) {
-      const answered = this.quizAnswers().has(k);
       this.quizState.revealed = answered;
       this.drawCard(() => boxes.card.replaceChildren(this.quizCard()));
       boxes.pairs.replaceChildren(answered ? pairTable(record, k + 1) : el("p", "bpe-note", "The pair counts are hidden until you answer."));
@@ -293,7 +295,8 @@ class StepView {
       this.drawCard(() => boxes.card.replaceChildren(card(record, k)));
       boxes.pairs.replaceChildren(pairTable(record, k));
     }
-    boxes.counts.replaceChildren(counts(record, k));
+    // An answered question has revealed merge k + 1: the numbers are those after it.
+    boxes.counts.replaceChildren(counts(record, answered && k < record.merge_count ? k + 1 : k));
     if (this.widgets.chart) this.widgets.chart.move(k);
     boxes.vocab.replaceChildren(vocabTable(record, k, this.kept.vocabRows));
     boxes.piecesNote.textContent = this.showPieces ? record.pieces_rule : "";

@@ -1,0 +1,165 @@
+"""Every page read in one look, at a laptop's, a desktop's and a phone's size: no text cut
+short (an element with ``text-overflow: ellipsis`` whose text overflows it, or a ``…`` the
+data does not hold), and no two labels of a chart drawn over each other.
+
+What the data holds is left out of the ``…`` check: token views (``.bpe-root``: a text may
+hold ``…``, as the Tokenize page's default does) and what a person typed (inputs and text
+areas). Charts: the Step page's SVG chart and the Altair charts (Streamlit has Vega draw
+them as SVG), each label's box against every other label's of the same chart.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from conftest import AppPage
+
+pytestmark = pytest.mark.browser
+
+SIZES = {"1280x720": (1280, 720), "1366x768": (1366, 768), "1920x1080": (1920, 1080),
+         "390x844": (390, 844)}  # fmt: skip
+PAGES = ["step", "tokenize", "compression", "compare", "runs", "export", "about"]
+
+# Elements whose text is cut with an ellipsis, and visible text nodes holding "…" outside
+# the data; each as "tag.class: text".
+_CUT_JS = """
+() => {
+  const main = document.querySelector('[data-testid="stAppViewContainer"]');
+  const name = (e) => `${e.tagName.toLowerCase()}.${[...e.classList].join(".")}`;
+  // On screen: a collapsed sidebar's links are laid out, at zero width or off the left edge.
+  const visible = (e) => {
+    const box = e.getBoundingClientRect();
+    return box.width > 0 && box.right > 0 && box.left < innerWidth
+      && getComputedStyle(e).visibility !== "hidden";
+  };
+  const cut = [];
+  for (const e of main.querySelectorAll("*")) {
+    const style = getComputedStyle(e);
+    if (style.textOverflow === "ellipsis" && e.scrollWidth > e.clientWidth + 1
+        && e.textContent.trim() && visible(e))
+      cut.push(`${name(e)}: ${e.textContent.trim().slice(0, 60)}`);
+  }
+  const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.data.includes("…")) continue;
+    const parent = node.parentElement;
+    if (!parent || !visible(parent) || parent.closest(".bpe-root, textarea, input")) continue;
+    cut.push(`… in ${name(parent)}: ${node.data.trim().slice(0, 60)}`);
+  }
+  return cut;
+}
+"""
+
+# Pairs of overlapping text labels within one chart (the Step page's SVG; Vega's SVG).
+_OVERLAPS_JS = """
+() => {
+  const found = [];
+  const charts = document.querySelectorAll("svg.bpe-chart, [data-testid='stVegaLiteChart'] svg");
+  for (const chart of charts) {
+    const boxes = [...chart.querySelectorAll("text")]
+      .filter((t) => t.textContent.trim() && t.getClientRects().length)
+      .map((t) => [t.textContent.trim(), t.getBoundingClientRect()]);
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [a, p] = boxes[i], [b, q] = boxes[j];
+        const overlap = Math.min(p.right, q.right) - Math.max(p.left, q.left) > 1
+          && Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top) > 1;
+        if (overlap) found.push(`${a} / ${b}`);
+      }
+  }
+  return found;
+}
+"""
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_no_text_is_cut_and_no_chart_labels_overlap(app: AppPage, size: str) -> None:
+    width, height = SIZES[size]
+    app.page.set_viewport_size({"width": width, "height": height})
+    problems = {}
+    for page in PAGES:
+        app.open(page)
+        if page == "step":
+            app.wait_view()
+        found = app.page.evaluate(_CUT_JS) + app.page.evaluate(_OVERLAPS_JS)
+        if found:
+            problems[page] = found
+    assert not problems, problems
+    app.assert_clean()
+
+
+def switch(app: AppPage, name: str) -> Any:
+    """One of the step view's checkboxes by its label."""
+    return app.page.locator(".bpe-root label").filter(has_text=name).locator("input")
+
+
+def test_the_step_page_keys_show_with_a_keyboard_and_the_colours_are_said(app: AppPage) -> None:
+    app.page.set_viewport_size({"width": 1366, "height": 900})
+    app.open("step", step=2)
+    app.wait_view(2)
+    page = app.page
+    keys = page.locator(".bpe-step .bpe-keys-short")
+    assert not keys.is_visible(), "the key line shows before any key is used"
+    assert page.locator(".bpe-step .bpe-keys").bounding_box()["height"] <= 1  # said, not shown
+    legend = page.locator(".bpe-step .bpe-legend").inner_text()
+    assert "colour = token id; the same token, the same colour" in legend
+    paces = page.locator("select.bpe-pace option").all_inner_texts()
+    assert paces == ["20 steps / s", "5 steps / s", "2 steps / s", "1 step / s", "0.5 steps / s"]
+    first_token = page.locator(".bpe-scroll .bpe-t").first.bounding_box()
+    # At 1366x900 one line of tokens was on the first screen; now several are.
+    assert first_token["y"] + 4 * first_token["height"] <= 900, first_token
+    app.step_button("Next").focus()
+    page.keyboard.press("Tab")  # focus moved by a key: the key line shows
+    page.keyboard.press("Shift+Tab")
+    keys.wait_for(state="visible")
+    app.assert_clean()
+
+
+def test_after_a_quiz_answer_there_is_one_way_on(app: AppPage) -> None:
+    """Answered: the card's Next question is the way on (the bar's Next is hidden), and the
+    numbers are those after the merge the answer revealed (step 1 -> merge 2 done)."""
+    app.open("step", step=1)
+    app.wait_view(1)
+    page = app.page
+    switch(app, "Guess the next merge").check()
+    app.wait_view(1, "quiz")
+    page.locator(".bpe-choice[data-row='1']").click()
+    page.locator(".bpe-verdict").wait_for()
+    assert not app.step_button("Next ›").is_visible()
+    assert page.get_by_role("button", name="Next question ›").is_visible()
+    merges = page.locator(".bpe-metric").filter(has_text="Merges done").inner_text()
+    assert merges.split("\n")[-1].startswith("2 of"), merges
+    rows = {box["y"] for box in (c.bounding_box() for c in page.locator(".bpe-choice").all())}
+    assert len(rows) == 1 or page.viewport_size["width"] < 700, "a marked choice wrapped"
+    app.assert_clean()
+
+
+def test_windows_line_ends_and_no_break_spaces_are_in_the_legend(app: AppPage) -> None:
+    app.open("tokenize", tok_model="cl100k_base", tok_text="one\r\ntwo\u00a0three")
+    legend = app.page.locator(".st-key-tok_spans .bpe-legend").inner_text()
+    assert "␍ carriage return" in legend and "⍽ no-break space" in legend
+    assert "⇥" not in legend  # no tab drawn, none keyed
+    app.assert_clean()
+
+
+def test_compare_it_opens_on_the_uploaded_file(app: AppPage) -> None:
+    from bpeviz.engine.history import train
+    from bpeviz.formats.minbpe import to_minbpe_model
+
+    model = to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
+    app.open("export")
+    app.upload_files(
+        ".st-key-export_model_files input[type=file]",
+        [{"name": "wiki.model", "mimeType": "application/octet-stream", "buffer": model}],
+    )
+    app.rerun(lambda: app.page.get_by_role("button", name="Compare it").click())
+    app.page.locator("h1").filter(has_text="Compare tokenizers").wait_for()
+    shown = app.page.locator(".st-key-cmp_left").evaluate(
+        "box => box.textContent + [...box.querySelectorAll('input')].map((i) => i.value).join()"
+    )
+    assert "Imported" in shown, shown
+    assert "wiki.model" in app.main_text()  # the menu's caption names the file
+    app.assert_clean()
