@@ -12,6 +12,7 @@ from bpeviz.app.frame.state import init_state, presentation_mode, sweep_closed_s
 from bpeviz.app.frame.widgets import inject_css, show_link_messages, show_messages
 from bpeviz.app.lesson.view import lesson_bar, lesson_sidebar, seed_lesson
 from bpeviz.app.live.live_class import class_bar, class_controls, start_or_join
+from bpeviz.app.live.presenter import presenter_window
 
 st.set_page_config(
     page_title="bpeviz: byte-level BPE, merge by merge",
@@ -20,6 +21,8 @@ st.set_page_config(
     initial_sidebar_state="collapsed" if presentation_mode() else "auto",
 )
 init_state()
+if presenter_window():  # the teacher's second window: the presenter view alone
+    st.stop()
 seed_lesson()
 sweep_closed_sessions()
 

@@ -18,7 +18,8 @@ PACKAGE = REPO / "bpeviz"
 HEAVY = ("streamlit", "pandas", "altair")
 STREAMLIT_FACING = (  # inside bpeviz/app/
     "frame/reaper", "frame/sidebar", "frame/state", "frame/training", "frame/widgets",
-    "lesson/view", "live/live_class", "shared/token_view", "step/view", "tokenize/chat_view",
+    "lesson/view", "live/live_class", "live/presenter", "shared/token_view", "step/view",
+    "tokenize/chat_view",
 )  # fmt: skip
 
 

@@ -10,6 +10,7 @@ widgets bound to query parameters (``bind="query-params"``).
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import streamlit as st
 
@@ -43,6 +44,7 @@ KEY_LINK_MESSAGES = "_link_messages"
 KEY_IMPORTED = "_imported_tokenizer"
 # A live class's teacher: the pages' settings as last seen (a page not drawn drops its widgets'
 # state); a lesson's slide resets those it leaves to their defaults.
+KEY_HELD = "_live_class"  # this session's class: {"code", "role", "key"?, "checked"?}
 KEY_PAGE_SETTINGS = "_live_class_pages"
 
 
@@ -160,3 +162,9 @@ def remember_imported_tokenizer(name: str, tokenizer: Tokenizer) -> None:
 def imported_tokenizer() -> tuple[str, Tokenizer] | None:
     """The tokenizer imported this session, as ``(name, tokenizer)``, if any."""
     return st.session_state.get(KEY_IMPORTED)
+
+
+def held_class() -> dict[str, Any] | None:
+    """This session's live class (:mod:`bpeviz.app.live.live_class`), else ``None``: here, in
+    the frame, so that the lesson bar can ask it without importing the live class."""
+    return st.session_state.get(KEY_HELD)

@@ -18,7 +18,12 @@ import streamlit as st
 from bpeviz.app.frame.inert import escape_markdown, lesson_markdown
 from bpeviz.app.frame.links import whole_number
 from bpeviz.app.frame.run_settings import Message
-from bpeviz.app.frame.state import KEY_LINK_MESSAGES, KEY_PAGE_SETTINGS, presentation_mode
+from bpeviz.app.frame.state import (
+    KEY_LINK_MESSAGES,
+    KEY_PAGE_SETTINGS,
+    held_class,
+    presentation_mode,
+)
 from bpeviz.app.lesson.slides import (
     MAX_LESSON_BYTES,
     MAX_LINK_LESSON_CHARS,
@@ -182,6 +187,13 @@ def _link(name: str | None, lesson: Lesson, index: int) -> dict[str, str]:
     return {LINK_FILE: packed, LINK_SLIDE: str(index + 1)}
 
 
+def _teaching() -> bool:
+    """Whether this session is the teacher of a live class (its class bar then offers the
+    presenter view)."""
+    held = held_class()
+    return held is not None and held["role"] == "teacher"
+
+
 def lesson_bar() -> None:
     """Above the page: the current slide and its controls (nothing when no lesson is on).
 
@@ -212,7 +224,8 @@ def lesson_bar() -> None:
             f"<style>.st-key-lesson_bar{{margin-top:{PRESENT_MARGIN}}}"
             f".stMain h1{{font-size:{PRESENT_PAGE_TITLE};padding:0 0 .25rem}}"
             # the header shows through where it has nothing (its one control stays usable)
-            '[data-testid="stHeader"]{background:transparent;pointer-events:none}'
+            '[data-testid="stHeader"],[data-testid="stToolbar"]'
+            "{background:transparent;pointer-events:none}"
             '[data-testid="stHeader"] button{pointer-events:auto}</style>'
         )
     with st.container(key="lesson_bar", horizontal=True, vertical_alignment="center", gap="small"):
@@ -232,7 +245,8 @@ def lesson_bar() -> None:
             disabled=index == last,
             help="Or press Page Down (what a presenter's clicker sends).",
         )
-        if slide.notes:
+        # Projected to a class, the notes (answers among them) are in the presenter view only.
+        if slide.notes and not (present and _teaching()):
             with st.popover("Speaker notes", icon=":material/speaker_notes:"):
                 st.markdown(lesson_markdown(slide.notes))
         line = f"**{escape_markdown(slide.title)}** · slide {index + 1} of {len(lesson.slides)}"

@@ -23,9 +23,10 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from bpeviz.app.frame.run_settings import KEY_SOURCE, STATE_KEYS, Message
-from bpeviz.app.frame.state import KEY_PAGE_SETTINGS, KEY_STEP, KEY_UPLOADED
+from bpeviz.app.frame.state import KEY_HELD, KEY_PAGE_SETTINGS, KEY_STEP, KEY_UPLOADED, held_class
 from bpeviz.app.lesson.slides import PARAMS, TEXT_BOXES
 from bpeviz.app.lesson.view import current_lesson
+from bpeviz.app.live.presenter import presenter_info
 from bpeviz.app.live.results import checked_results, results_csv, results_json
 from bpeviz.app.step.view import component
 from bpeviz.classroom.codes import TOO_MANY, client_address, normal_code
@@ -36,7 +37,6 @@ from bpeviz.classroom.state import ENDED, MAX_TITLE_CHARS, PAGES, ClassError, Vi
 from bpeviz.engine.readable import counted
 
 KEY_CLASS = "class"  # the query parameter: "new", or a class's code
-KEY_HELD = "_live_class"  # this session's class: {"code", "role", "key"?, "checked"?}
 KEY_BAR = "class_bar"  # the class bar's component
 KEY_TYPED = "class_code"  # the sidebar's box for a code read off the projector
 KEY_ENDED = "_live_class_ended"  # the class ended: say so once
@@ -46,10 +46,7 @@ KEY_RESULTS = "_live_class_results"  # (code, questions): the teacher's class's 
 
 # The pages' settings a class shares (the Step page's own travel in the view, no rerun).
 PAGE_KEYS = tuple(key for key, param in PARAMS.items() if param.pages and "step" not in param.pages)
-
-
-def held_class() -> dict[str, Any] | None:
-    return st.session_state.get(KEY_HELD)
+LINK_KINDS = ("text", "choice")  # a link's value is the widget's own (a flag's or count's is not)
 
 
 def _run_of_session() -> dict[str, Any]:
@@ -63,6 +60,11 @@ def _run_of_session() -> dict[str, Any]:
     state = st.session_state
     pages = state.setdefault(KEY_PAGE_SETTINGS, {})
     pages.update({key: state[key] for key in PAGE_KEYS if isinstance(state.get(key), str | int)})
+    # A page not drawn yet in this session (a class started, or a teacher reloaded, on a
+    # slide's link: the page runs after this) shows the link's text and choices.
+    for key in PAGE_KEYS:
+        if key not in pages and key in st.query_params and PARAMS[key].kind in LINK_KINDS:
+            pages[key] = st.query_params[key]
     run: dict[str, Any] = {
         "state": {key: state[key] for key in STATE_KEYS if key in state},
         "pages": dict(pages),
@@ -305,6 +307,7 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         data["key"] = held["key"]
         data["run"] = _publish_run(held)
         data["slide"] = _slide_shown()
+        data["presenter"] = presenter_info()  # told to the presenter's window (presenter.js)
         data["join"], data["warning"] = _join_base()
         kept = st.session_state.get(KEY_RESULTS)
         data["results"] = len(kept[1]) if kept and kept[0] == held["code"] else 0

@@ -159,6 +159,10 @@ export default function (component) {
     mountClassBar(root, data, report);
     return;
   }
+  if (data.kind === "presenter") {
+    mountPresenter(root, data);
+    return;
+  }
   const view = mount(root, data, data.start, (state) => setStateValue("view", state));
   window.bpevizStepView = view;
   if (view && window.bpevizClass) window.bpevizClass.attach(view);

@@ -49,6 +49,7 @@ function teacherBar(link, parts) {
     at.board.replaceChildren(...entries.map((words) => el("li", "", words)));
   }
   at.board.hidden = !entries.length || !parts.showBoard;
+  tellPresenter(link, parts.presenter); // presenter.js: the presenter's window, if open
   return parts.bar;
 }
 
@@ -71,7 +72,7 @@ function buildTeacherBar(link, parts) {
     parts.redraw();
   });
   const score = el("span", "bpe-class-score");
-  row.append(el("span", "bpe-class-title", "Live class"), el("span", "bpe-class-code-small", spacedCode(link.code)), count, joinButton, end, boardButton, score);
+  row.append(el("span", "bpe-class-title", "Live class"), el("span", "bpe-class-code-small", spacedCode(link.code)), count, joinButton, presenterButton(link.code), end, boardButton, score);
   const join = el("div", "bpe-class-join");
   const words = el("div", "bpe-class-join-words");
   words.append(el("p", "bpe-class-join-hint", "Join the class: open"), el("p", "bpe-class-link", joinLink(link.code, parts.joinBase)), el("p", "bpe-class-join-hint", "or go to the app and enter the code"));
@@ -216,6 +217,7 @@ function mountClassBar(root, data, report) {
   held.report = report;
   if (held.resultsTold === undefined) held.resultsTold = data.results || 0; // what the app has
   held.warning = data.warning || "";
+  held.presenter = data.presenter || null;
   // A following student goes where the teacher is: first to the teacher's run (each asked
   // for once: a run the app cannot give is not asked for again), then to the teacher's page.
   held.go = () => {

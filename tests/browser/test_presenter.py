@@ -1,0 +1,88 @@
+"""Browser test: the presenter view (issue 28, item 2). The teacher's second window shows
+the speaker notes, this and the next slide's titles and the slide's planned minutes, as the
+bundled lesson file writes them, and its Next slide moves the class: a following student's
+bar names the next slide. The projected window shows no notes during the class.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib.resources import files
+from typing import Any
+
+import pytest
+from conftest import AppPage
+from test_live_class import join, wait_connected
+
+pytestmark = pytest.mark.browser
+
+# The bundled lesson as written (the file, not the app's reading of it).
+SLIDES = tomllib.loads(files("bpeviz.lessons").joinpath("bpe.toml").read_text("utf-8"))["slides"]
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_presenter_window_shows_the_notes_and_drives_a_student(
+    app: AppPage, new_page: Any, screenshots: Any
+) -> None:
+    app.page.set_viewport_size({"width": 1280, "height": 720})
+    app.open("tokenize", present="true", lesson="bpe", slide=1, **SLIDES[0]["view"])
+    app.goto(f"{app.page.url}&class=new")
+    app.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
+    code = app.page.evaluate("new URLSearchParams(location.search).get('class')")
+    student = new_page()
+    join(student, code)
+    wait_connected(app, 1)
+    # projected during a class: the notes are not on the screen, the presenter view is offered
+    assert app.page.get_by_text("Speaker notes").count() == 0
+    app.page.screenshot(path=str(screenshots / "presenter_projector_slide1.png"))
+    with app.page.expect_popup() as opened:
+        app.page.get_by_role("link", name="Presenter view").click()
+    presenter = AppPage(opened.value, app.base_url)
+    presenter.page.wait_for_selector(".bpe-presenter-now:not(:empty)", timeout=30_000)
+    first, second, third = SLIDES[0], SLIDES[1], SLIDES[2]
+    now = presenter.page.locator(".bpe-presenter-now")
+    assert now.inner_text() == f"Slide 1 of {len(SLIDES)}: {first['title']}"
+    assert presenter.page.locator(".bpe-presenter-next").inner_text() == (
+        f"Next: {second['title']}"
+    )
+    notes = presenter.page.locator(".bpe-presenter-notes")
+    assert words(notes.inner_text()) == words(first["notes"])
+    lesson_minutes = sum(slide.get("minutes", 0) for slide in SLIDES)
+    clocks = presenter.page.locator(".bpe-presenter-clocks").inner_text()
+    assert f"of {first['minutes']} minutes planned" in clocks, clocks
+    assert f"of {lesson_minutes} minutes" in clocks, clocks
+    presenter.page.screenshot(path=str(screenshots / "presenter_slide1.png"))
+
+    presenter.page.get_by_role("button", name="Next slide →").click()
+    student.page.wait_for_function(
+        "(title) => (document.querySelector('.bpe-class-slide') || {}).textContent === title",
+        arg=f"Slide 2 of {len(SLIDES)}: {second['title']}",
+        timeout=30_000,
+    )
+    presenter.page.wait_for_function(
+        "(title) => document.querySelector('.bpe-presenter-now').textContent === title",
+        arg=f"Slide 2 of {len(SLIDES)}: {second['title']}",
+    )
+    assert words(notes.inner_text()) == words(second["notes"])
+    assert presenter.page.locator(".bpe-presenter-next").inner_text() == f"Next: {third['title']}"
+    presenter.page.screenshot(path=str(screenshots / "presenter_slide2.png"))
+    app.page.screenshot(path=str(screenshots / "presenter_projector_slide2.png"))
+    for page in (app, presenter, student):
+        page.assert_clean()
+
+
+def test_a_presenter_window_in_another_browser_is_refused(app: AppPage, new_page: Any) -> None:
+    """The link names only the class: a browser without the teacher's key gets a sentence,
+    no notes, no controls."""
+    app.open("tokenize", lesson="bpe", slide=1)
+    app.goto(f"{app.page.url}&class=new")
+    app.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
+    code = app.page.evaluate("new URLSearchParams(location.search).get('class')")
+    stranger = new_page()
+    stranger.page.goto(f"{stranger.base_url}/?presenter={code}")
+    refusal = stranger.page.wait_for_selector(".bpe-presenter-refused", timeout=30_000)
+    assert "not the teacher's" in refusal.inner_text()
+    assert stranger.page.locator(".bpe-presenter-notes").count() == 0
