@@ -9,6 +9,7 @@ import streamlit as st
 
 from bpeviz.app.frame.sidebar import sidebar
 from bpeviz.app.frame.state import init_state, presentation_mode, sweep_closed_sessions
+from bpeviz.app.frame.training import let_go_of_closed_sessions
 from bpeviz.app.frame.widgets import inject_css, show_link_messages, show_messages
 from bpeviz.app.lesson.view import lesson_bar, lesson_sidebar, seed_lesson
 from bpeviz.app.live.live_class import class_bar, class_controls, start_or_join
@@ -24,7 +25,7 @@ init_state()
 if presenter_window():  # the teacher's second window: the presenter view alone
     st.stop()
 seed_lesson()
-sweep_closed_sessions()
+sweep_closed_sessions(let_go_of_closed_sessions)
 
 # Each page by the name a live class uses for it (bpeviz.classroom.state.PAGES).
 pages = {

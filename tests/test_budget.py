@@ -247,7 +247,7 @@ def test_a_training_past_the_servers_turns_waits_and_says_so() -> None:
 
 
 def test_the_step_records_cache_keeps_no_history() -> None:
-    """The app's training cache decides how many runs live (six of users'); the step
+    """The app's training cache decides how many runs live (48 MB of users'); the step
     record's cache kept its history too, 24 of them: twenty sessions at the budget left
     376 MB behind when they closed. A record is named by what the run was trained from."""
     history = train("the cat sat on the mat", 270, top_pairs=TOP_PAIRS)

@@ -34,6 +34,11 @@ from bpeviz.engine.trainer import (
     run_training,
 )
 
+# Python objects per record, as tracemalloc counts them (CPython 3.11, 64-bit): a MergeStep
+# with its pairs and numbers, and one row (left, right, count) of a recorded pair table.
+_STEP_BYTES = 680
+_PAIR_ROW_BYTES = 130
+
 
 def bytes_per_token(byte_count: int, token_count: int) -> float:
     """The compression ratio; an empty text (no tokens) counts as 0.0, not a division error.
@@ -240,7 +245,9 @@ class History:
         return PairTop(tuple(rows), min(tied, limit + 1))
 
     def memory_bytes(self) -> int:
-        """Approximate size of what the history keeps (arrays, merge records, the text)."""
+        """Approximate size of what the history keeps: arrays, merge records, the pair tables
+        recorded at each step, the text, and the tokenizer once built (the server's caches
+        are bounded in these bytes; ``tests/test_held_bytes.py`` holds it to tracemalloc)."""
         corpus = self.run.corpus
         arrays = [self.run.death, corpus.unique_symbols, corpus.unique_chunk_start]
         arrays += [corpus.chunk_starts, corpus.chunk_weights]
@@ -248,8 +255,12 @@ class History:
             layout, death = self._text_index
             arrays += [death, layout.symbols, layout.symbol_offsets, layout.special_inner]
         owners = {id(array): array for array in arrays if array is not None and array.base is None}
-        step_bytes = 200 * len(self.steps)  # a MergeStep with its token and small tuples
-        return len(self.text) + step_bytes + sum(int(a.nbytes) for a in owners.values())
+        step_bytes = _STEP_BYTES * len(self.steps)
+        row_bytes = _PAIR_ROW_BYTES * sum(len(top.rows) for top in self.run.pair_tops)
+        tokenizer = self.__dict__.get("tokenizer")
+        tokenizer_bytes = tokenizer.memory_bytes() if tokenizer is not None else 0
+        arrays = sum(int(a.nbytes) for a in owners.values())
+        return len(self.text) + step_bytes + row_bytes + tokenizer_bytes + arrays
 
     def pair_table(self, k: int) -> PairTable:
         """Every adjacent pair after ``k`` merges, with counts, ordered as the trainer chooses.

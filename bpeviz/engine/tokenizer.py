@@ -37,6 +37,7 @@ from bpeviz.engine.pretokenize import (
 
 MERGE = tuple[int, int, int]  # (left id, right id, new id)
 _CACHE_LIMIT = 50_000  # distinct chunks remembered per tokenizer
+_TOKEN_BYTES = 300  # a token's Python objects besides its bytes (tracemalloc, CPython 3.11)
 _MARKER = to_bytes(END_OF_WORD)
 # A trace keeps the token list after every merge: its cost is bytes × merges, so a piece is
 # replayed only up to this size (a 40,000-letter word took minutes and gigabytes).
@@ -177,6 +178,14 @@ class Tokenizer:
             pattern=override,
             special_tokens=special_tokens,
         )
+
+    def memory_bytes(self) -> int:
+        """Approximate size of what the tokenizer keeps: its tokens' bytes, about 300 bytes
+        of Python objects per token (the vocabulary, merges and pair ranks), and the chunks
+        it remembers having encoded (a server's caches are bounded in these bytes)."""
+        tokens = sum(len(token) for token in self.vocab.values())
+        chunks = sum(len(chunk) + 8 * len(ids) + 120 for chunk, ids in self._chunk_cache.items())
+        return tokens + _TOKEN_BYTES * (len(self.vocab) + len(self.special_tokens)) + chunks
 
     def truncated(self, merge_count: int) -> Tokenizer:
         """The same tokenizer with only its first ``merge_count`` merges (ids unchanged)."""

@@ -25,6 +25,7 @@ import ctypes.util
 import gc
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 SWEEP_SECONDS = 5.0
@@ -42,14 +43,20 @@ def _closed_sessions_table(runtime: Any) -> tuple[Any, threading.Lock] | None:
     return table, lock
 
 
-def sweep_once(runtime: Any) -> int:
-    """Shut down the closed sessions whose time to resume has passed; how many there were."""
+def sweep_once(runtime: Any, let_go: Callable[[set[str]], object] | None = None) -> int:
+    """Shut down the closed sessions whose time to resume has passed; how many there were.
+
+    Then ``let_go`` is told the sessions still open or resumable (by id), to drop what
+    the server's caches keep only for the others (:mod:`bpeviz.app.frame.sized_cache`).
+    """
     found = _closed_sessions_table(runtime)
     if found is None:
         return 0
     table, lock = found
     with lock:
         count = _shut_down(table.expire())
+    if count and let_go is not None:
+        let_go({info.session.id for info in runtime._session_mgr.list_sessions()})
     if count:
         gc.collect()
         give_back_freed_memory()
@@ -74,7 +81,7 @@ def give_back_freed_memory() -> None:
         trim(0)
 
 
-def _sweep_forever(stop: threading.Event) -> None:
+def _sweep_forever(stop: threading.Event, let_go: Callable[[set[str]], object] | None) -> None:
     from streamlit import runtime
 
     while not stop.wait(SWEEP_SECONDS):
@@ -88,15 +95,17 @@ def _sweep_forever(stop: threading.Event) -> None:
             )
             return
         try:
-            sweep_once(instance)
+            sweep_once(instance, let_go)
         except Exception:  # a sweep must never take the server down
             _LOGGER.exception("bpeviz: sweeping closed sessions failed")
 
 
-def start_sweeping() -> threading.Event:
-    """Start the sweeping thread (a daemon); setting the returned event stops it."""
+def start_sweeping(let_go: Callable[[set[str]], object] | None = None) -> threading.Event:
+    """Start the sweeping thread (a daemon), which tells ``let_go`` the sessions left after
+    each sweep that shut some down (see :func:`sweep_once`); setting the returned event
+    stops it."""
     stop = threading.Event()
     threading.Thread(
-        target=_sweep_forever, args=(stop,), name="bpeviz-session-sweeper", daemon=True
+        target=_sweep_forever, args=(stop, let_go), name="bpeviz-session-sweeper", daemon=True
     ).start()
     return stop

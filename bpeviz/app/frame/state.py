@@ -10,6 +10,7 @@ widgets bound to query parameters (``bind="query-params"``).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -49,9 +50,10 @@ KEY_PAGE_SETTINGS = "_live_class_pages"
 
 
 @st.cache_resource(show_spinner=False)
-def sweep_closed_sessions() -> threading.Event:
-    """Once per process: free what closed tabs held (see :mod:`bpeviz.app.frame.reaper`)."""
-    return start_sweeping()
+def sweep_closed_sessions(_let_go: Callable[[set[str]], object]) -> threading.Event:
+    """Once per process: free what closed tabs held (see :mod:`bpeviz.app.frame.reaper`), and
+    what the shared caches kept only for them (``_let_go``, told the sessions left)."""
+    return start_sweeping(_let_go)
 
 
 @st.cache_resource(show_spinner=False)

@@ -14,16 +14,19 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bpeviz.app.compression import curves as compression
 from bpeviz.app.compression import parallel
 from bpeviz.app.export.files import LoadedModel, load_upload
 from bpeviz.app.frame.reaper import give_back_freed_memory
 from bpeviz.app.frame.run_settings import Message, Settings, check_settings, outcome_messages
+from bpeviz.app.frame.sized_cache import SizedCache
 from bpeviz.app.frame.state import current_settings, text_and_messages
 from bpeviz.app.frame.text_input import TrainingText
 from bpeviz.app.frame.widgets import show_messages
@@ -64,22 +67,46 @@ def taking_turns(turns: threading.BoundedSemaphore, waiting: Callable[[], None])
         give_back_freed_memory()
 
 
-@dataclass
-class _Slot:
-    """One cache entry: the history for one (text, settings), trained at most once."""
-
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    history: History | None = None
-
-
-@st.cache_resource(max_entries=6, ttl=3600, show_spinner=False)
-def _user_slot(digest: str, training_key: tuple[Any, ...]) -> _Slot:
-    return _Slot()
+# What the runs of pasted and uploaded texts may hold together (History.memory_bytes, its
+# tokenizer counted): three or four runs at the budget (13 MB each), dozens of small ones. The
+# bundled samples' runs are kept apart, 24 of them: a class opens them all lesson long.
+RUN_BYTES = 48_000_000
+SAMPLE_RUNS = 24
 
 
-@st.cache_resource(max_entries=24, show_spinner=False)
-def _sample_slot(sample_key: str, training_key: tuple[Any, ...]) -> _Slot:
-    return _Slot()
+def _is_sample(key: tuple[str, str, tuple[Any, ...]]) -> bool:
+    return key[0] == "sample"
+
+
+# What the Step page's records may hold together: a record at the budget is a 2.3 MB string
+# (4.6 MB held, its characters two bytes each), a bundled sample's half a megabyte; 24
+# records at the budget kept 110 MB after a class had gone.
+RECORD_BYTES = 16_000_000
+
+
+@st.cache_resource(show_spinner=False)
+def _runs() -> SizedCache[tuple[str, str, tuple[Any, ...]], History]:
+    """The process's one cache of trained runs (bounded in bytes: see its module)."""
+    return SizedCache(RUN_BYTES, keep=_is_sample, most_kept=SAMPLE_RUNS)
+
+
+@st.cache_resource(show_spinner=False)
+def step_records() -> SizedCache[tuple[Any, int], tuple[str, str]]:
+    """The process's one cache of the Step page's records (see ``bpeviz.app.step.view``)."""
+    return SizedCache(RECORD_BYTES, keep=lambda key: False, most_kept=0)
+
+
+def let_go_of_closed_sessions(alive: set[str]) -> None:
+    """Drop the runs and records only closed sessions asked for (``alive``: the others'
+    ids); the bundled samples' runs stay for the next class."""
+    _runs().let_go_of_closed(alive=alive)
+    step_records().let_go_of_closed(alive=alive)
+
+
+def session_id() -> str | None:
+    """The id of the session this script runs for (``None`` outside one)."""
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else None
 
 
 def _digest(data: str | bytes) -> str:
@@ -123,11 +150,16 @@ def _train_with_progress(data: str | bytes, settings: Settings) -> History:
             bar.empty()
 
 
-def _history_in(slot: _Slot, data: str | bytes, settings: Settings) -> History:
-    with slot.lock:
-        if slot.history is None:
-            slot.history = _train_with_progress(data, settings)
-        return slot.history
+def _held_bytes(history: History) -> int:
+    history.tokenizer  # noqa: B018 (every page builds it: weighed with it)
+    return history.memory_bytes()
+
+
+def _history_in(
+    key: tuple[str, str, tuple[Any, ...]], data: str | bytes, settings: Settings
+) -> History:
+    train = partial(_train_with_progress, data, settings)
+    return _runs().get(key, train, _held_bytes, user=session_id())
 
 
 def current_history(*, show: bool = True) -> History | None:
@@ -162,10 +194,10 @@ def history_for(text: TrainingText, settings: Settings) -> History:
     ``check_settings``.
     """
     if text.source == "sample":
-        slot = _sample_slot(settings.sample_key, settings.training_key())
+        key = ("sample", settings.sample_key, settings.training_key())
     else:
-        slot = _user_slot(_digest(text.data), settings.training_key())
-    return _history_in(slot, text.data, settings)
+        key = ("text", _digest(text.data), settings.training_key())
+    return _history_in(key, text.data, settings)
 
 
 def train_sample(key: str, vocab_size: int, pretokenizer: str, tie_break: str) -> History:
@@ -181,7 +213,7 @@ def train_sample(key: str, vocab_size: int, pretokenizer: str, tie_break: str) -
         tie_break=tie_break,
     )
     sample = get_sample(key)
-    return _history_in(_sample_slot(key, settings.training_key()), sample.text, settings)
+    return _history_in(("sample", key, settings.training_key()), sample.text, settings)
 
 
 @dataclass

@@ -21,13 +21,14 @@ step it started at), so Streamlit sends the record again only when it changes.
 from __future__ import annotations
 
 import hashlib
+import sys
 from typing import Any
 
 import streamlit as st
 
 from bpeviz.app.frame.links import link_flag, unread_number, whole_number
 from bpeviz.app.frame.state import KEY_STEP
-from bpeviz.app.frame.training import history_key
+from bpeviz.app.frame.training import history_key, session_id, step_records
 from bpeviz.app.frame.widgets import show_messages
 from bpeviz.engine.history import History
 from bpeviz.engine.readable import counted
@@ -59,16 +60,20 @@ LINK = {"keys": [list(key) for key in LINK_KEYS], "when": WHEN_OPTIONS}  # for t
 component = st.components.v2.component("bpeviz_step", js=script(), isolate_styles=False)
 
 
-# Eight records: a record at the budget is a 2.3 MB string (4.6 MB held, its characters
-# two bytes each), so 24 kept 110 MB after a class had gone.
-@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs={History: history_key})
 def _record(history: History, window_from: int = 0) -> tuple[str, str]:
     """The record of a history as JSON, with a key that names it (built once per run and
     window). A run is named by its text and settings (training is deterministic), so the
     cache keeps no history: how many runs live is the training cache's to say (twenty
     sessions at the budget left 376 MB behind when their histories were kept here too)."""
-    text = payload_json(history, window_from=window_from)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], text
+
+    def build() -> tuple[str, str]:
+        text = payload_json(history, window_from=window_from)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], text
+
+    key = (history_key(history), window_from)
+    return step_records().get(
+        key, build, lambda record: sys.getsizeof(record[1]), user=session_id()
+    )
 
 
 def _window(history: History, step: int) -> int:
