@@ -26,7 +26,7 @@ $(VENV)/.dev-installed: requirements.txt requirements-dev.txt | $(PY)
 
 # Mistral's Tekken tokenizer: the mistral-common wheel, downloaded (never installed) into the
 # venv and checked by pip against PyPI's SHA-256. The app reads tekken_240911.json out of it
-# (bpeviz/mistral_tekken.py); without it Tekken is simply not offered.
+# (bpeviz/real/mistral_tekken.py); without it Tekken is simply not offered.
 $(VENV)/.tekken-downloaded: requirements-tekken.txt | $(PY)
 	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
 		--require-hashes -r requirements-tekken.txt -d $(VENV)/share/bpeviz

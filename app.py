@@ -9,13 +9,13 @@ live in the URL, so a link reproduces the exact view.
 
 import streamlit as st
 
-from bpeviz.app.lesson_view import lesson_bar, lesson_sidebar, seed_lesson
-from bpeviz.app.live_class import class_bar, class_controls, start_or_join
-from bpeviz.app.presenter import presenter_window
-from bpeviz.app.sidebar import sidebar
-from bpeviz.app.state import init_state, presentation_mode, sweep_closed_sessions
-from bpeviz.app.training import let_go_of_closed_sessions
-from bpeviz.app.widgets import inject_css, show_link_messages, show_messages
+from bpeviz.app.frame.sidebar import sidebar
+from bpeviz.app.frame.state import init_state, presentation_mode, sweep_closed_sessions
+from bpeviz.app.frame.training import let_go_of_closed_sessions
+from bpeviz.app.frame.widgets import inject_css, show_link_messages, show_messages
+from bpeviz.app.lesson.view import lesson_bar, lesson_sidebar, seed_lesson
+from bpeviz.app.live.live_class import class_bar, class_controls, start_or_join
+from bpeviz.app.live.presenter import presenter_window
 
 st.set_page_config(
     page_title="bpeviz: byte-level BPE, merge by merge",

@@ -19,7 +19,8 @@ from typing import Any
 
 import streamlit as st
 
-from bpeviz.classroom.hub import current_hub, sweep_forever
+from bpeviz.classroom.hubs.choose import current_hub
+from bpeviz.classroom.hubs.common import sweep_forever
 from bpeviz.classroom.routes import class_routes
 
 log = logging.getLogger("bpeviz.server")

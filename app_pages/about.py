@@ -4,8 +4,8 @@ import inspect
 
 import streamlit as st
 
-from bpeviz import textbook
-from bpeviz.app.about import samples_frame
+from bpeviz.app.about.samples_table import samples_frame
+from bpeviz.engine import textbook
 
 st.title("About bpeviz")
 
@@ -32,7 +32,7 @@ learned.
 """
 )
 
-with st.expander("The whole recipe in Python: bpeviz/textbook.py"):
+with st.expander("The whole recipe in Python: bpeviz/engine/textbook.py"):
     st.caption(
         "The textbook algorithm in a few short functions, plain and slow on purpose. The app's "
         "trainer is built for speed, and the test suite holds it equal to this recipe, merge "

@@ -2,8 +2,13 @@
 
 import streamlit as st
 
-from bpeviz.app import compare
-from bpeviz.app.choices import (
+from bpeviz.app.compare import boundaries as compare
+from bpeviz.app.frame.inert import escape_markdown
+from bpeviz.app.frame.run_settings import Message
+from bpeviz.app.frame.state import current_settings, current_text, imported_tokenizer
+from bpeviz.app.frame.training import chosen_tokenizer, current_history, encode_or_stop
+from bpeviz.app.frame.widgets import columns, linked_text_area, show_messages
+from bpeviz.app.shared.choices import (
     IMPORTED,
     TRAINED,
     compare_notes,
@@ -11,14 +16,9 @@ from bpeviz.app.choices import (
     short_name,
     tokenizer_choices,
 )
-from bpeviz.app.inert import escape_markdown
-from bpeviz.app.settings import Message
-from bpeviz.app.state import current_settings, current_text, imported_tokenizer
-from bpeviz.app.token_view import library_cuts_note, show_library_tokens, show_tokens
-from bpeviz.app.training import chosen_tokenizer, current_history, encode_or_stop
-from bpeviz.app.widgets import columns, linked_text_area, show_messages
+from bpeviz.app.shared.token_view import library_cuts_note, show_library_tokens, show_tokens
 from bpeviz.formats.hf_models import LibraryTokenizer
-from bpeviz.record import Mark
+from bpeviz.records.schema import Mark
 
 MAX_SHOWN_TOKENS = 3_000
 

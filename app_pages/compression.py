@@ -3,21 +3,23 @@
 import pandas as pd
 import streamlit as st
 
-from bpeviz.app import charts, compression, parallel
-from bpeviz.app.chart_clicks import KEY_UNDO, click_undo, step_settings, step_target
-from bpeviz.app.inert import escape_markdown
-from bpeviz.app.links import query_from_state
-from bpeviz.app.state import KEY_STEP, current_settings, imported_tokenizer
-from bpeviz.app.step_view import link_query, session_view
-from bpeviz.app.training import (
+from bpeviz.app.compression import curves as compression
+from bpeviz.app.compression import parallel
+from bpeviz.app.frame.inert import escape_markdown
+from bpeviz.app.frame.links import query_from_state
+from bpeviz.app.frame.state import KEY_STEP, current_settings, imported_tokenizer
+from bpeviz.app.frame.training import (
     current_history,
     sample_curves,
     sample_passages,
     sample_references,
     train_sample,
 )
-from bpeviz.app.widgets import columns, show_chart, show_table
-from bpeviz.bundled import missing_note
+from bpeviz.app.frame.widgets import columns, show_chart, show_table
+from bpeviz.app.shared import charts
+from bpeviz.app.shared.chart_clicks import KEY_UNDO, click_undo, step_settings, step_target
+from bpeviz.app.step.view import link_query, session_view
+from bpeviz.real.registry import missing_note
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
 INTRO = (

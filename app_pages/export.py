@@ -2,24 +2,25 @@
 
 import streamlit as st
 
-from bpeviz.app import export, tables
-from bpeviz.app.choices import opened_on_import
-from bpeviz.app.csv_cells import csv_bytes
-from bpeviz.app.inert import escape_markdown
-from bpeviz.app.settings import Message
-from bpeviz.app.state import (
+from bpeviz.app.export import files as export
+from bpeviz.app.frame.inert import escape_markdown
+from bpeviz.app.frame.run_settings import Message
+from bpeviz.app.frame.state import (
     current_settings,
     current_text,
     imported_tokenizer,
     remember_imported_tokenizer,
 )
-from bpeviz.app.step_view import step_page_for
-from bpeviz.app.text_input import MAX_UPLOAD_MB
-from bpeviz.app.token_view import library_note
-from bpeviz.app.training import current_history, shared_import
-from bpeviz.app.widgets import caption, show_messages
+from bpeviz.app.frame.text_input import MAX_UPLOAD_MB
+from bpeviz.app.frame.training import current_history, shared_import
+from bpeviz.app.frame.widgets import caption, show_messages
+from bpeviz.app.shared import tables
+from bpeviz.app.shared.choices import opened_on_import
+from bpeviz.app.shared.csv_cells import csv_bytes
+from bpeviz.app.shared.token_view import library_note
+from bpeviz.app.step.view import step_page_for
+from bpeviz.engine.pretokenize import PRETOKENIZER_REGISTRY
 from bpeviz.formats.hf_models import LibraryTokenizer
-from bpeviz.pretokenize import PRETOKENIZER_REGISTRY
 
 KEY_UPLOAD = "export_model_files"
 KEY_PATTERN = "export_pattern"

@@ -2,22 +2,22 @@
 
 Convention (said on the page too): step k means k merges are done, and everything shown is
 about merge k, the one that just happened. Step 0 is the raw bytes, with the pair merge 1
-will join outlined. The view is drawn in the browser (``bpeviz/app/step_view.py``); the
+will join outlined. The view is drawn in the browser (``bpeviz/app/step/view.py``); the
 server only trains, hands over the run's record and offers the downloads of where the
 student stopped.
 """
 
 import streamlit as st
 
-from bpeviz.app import tables
-from bpeviz.app.chart_clicks import KEY_BACK, KEY_UNDO
-from bpeviz.app.links import query_from_state
-from bpeviz.app.state import KEY_FOCUS, current_settings, current_text, presentation_mode
-from bpeviz.app.step_view import step_view
-from bpeviz.app.styles import FOCUS_STYLE
-from bpeviz.app.training import current_history
-from bpeviz.app.widgets import caption
-from bpeviz.readable import counted
+from bpeviz.app.frame.links import query_from_state
+from bpeviz.app.frame.state import KEY_FOCUS, current_settings, current_text, presentation_mode
+from bpeviz.app.frame.styles import FOCUS_STYLE
+from bpeviz.app.frame.training import current_history
+from bpeviz.app.frame.widgets import caption
+from bpeviz.app.shared import tables
+from bpeviz.app.shared.chart_clicks import KEY_BACK, KEY_UNDO
+from bpeviz.app.step.view import step_view
+from bpeviz.engine.readable import counted
 
 
 def undo_chart_click() -> None:

@@ -3,39 +3,39 @@ splits."""
 
 import streamlit as st
 
-from bpeviz.app import tables
-from bpeviz.app.chat_view import show_chat_view
-from bpeviz.app.choices import (
+from bpeviz.app.frame.inert import escape_markdown
+from bpeviz.app.frame.run_settings import Message
+from bpeviz.app.frame.state import current_text, imported_tokenizer, presentation_mode
+from bpeviz.app.frame.training import (
+    chosen_tokenizer,
+    current_history,
+    encode_or_stop,
+    named_tokenizer,
+)
+from bpeviz.app.frame.widgets import columns, linked_text_area, show_messages
+from bpeviz.app.shared import tables
+from bpeviz.app.shared.choices import (
     IMPORTED,
     MODEL,
     MODEL_NAMES,
     model_summary,
     tokenizer_choices,
 )
-from bpeviz.app.inert import escape_markdown
-from bpeviz.app.settings import Message
-from bpeviz.app.state import current_text, imported_tokenizer, presentation_mode
-from bpeviz.app.surprises import find_surprise, load_surprises
-from bpeviz.app.token_view import (
+from bpeviz.app.shared.token_view import (
     OWN_ENGINE_NOTE,
     library_note,
     show_library_tokens,
     show_tokens,
     show_trace,
 )
-from bpeviz.app.trace import long_piece_note, trace_lines, trace_summary_html, traced_part
-from bpeviz.app.training import (
-    chosen_tokenizer,
-    current_history,
-    encode_or_stop,
-    named_tokenizer,
-)
-from bpeviz.app.widgets import columns, linked_text_area, show_messages
-from bpeviz.bundled import missing_note, prompt_text
+from bpeviz.app.tokenize.chat_view import show_chat_view
+from bpeviz.app.tokenize.surprises import find_surprise, load_surprises
+from bpeviz.app.tokenize.trace import long_piece_note, trace_lines, trace_summary_html, traced_part
+from bpeviz.engine.pretokenize import to_bytes
+from bpeviz.engine.readable import readable
 from bpeviz.formats.hf_models import LibraryTokenizer
-from bpeviz.mistral_tekken import BOS_NOTE
-from bpeviz.pretokenize import to_bytes
-from bpeviz.readable import readable
+from bpeviz.real.mistral_tekken import BOS_NOTE
+from bpeviz.real.registry import missing_note, prompt_text
 
 MAX_SHOWN_TOKENS = 5_000
 MAX_PIECE_LABEL = 80  # characters of a piece shown in the menu (a piece can be 1 MB)

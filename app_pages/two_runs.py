@@ -4,15 +4,17 @@ from dataclasses import replace
 
 import streamlit as st
 
-from bpeviz.app import runs, runs_state, runs_view
-from bpeviz.app.settings import MIN_VOCAB, Message, check_settings
-from bpeviz.app.state import current_settings, current_text, presentation_mode
-from bpeviz.app.token_view import show_tokens
-from bpeviz.app.training import current_history, history_for
-from bpeviz.app.widgets import caption, columns, show_chart, show_messages, show_table
-from bpeviz.pretokenize import PRETOKENIZER_REGISTRY, PRETOKENIZERS
-from bpeviz.readable import counted
-from bpeviz.tie_rules import TIE_BREAKS, TIE_RULES
+from bpeviz.app.frame.run_settings import MIN_VOCAB, Message, check_settings
+from bpeviz.app.frame.state import current_settings, current_text, presentation_mode
+from bpeviz.app.frame.training import current_history, history_for
+from bpeviz.app.frame.widgets import caption, columns, show_chart, show_messages, show_table
+from bpeviz.app.shared.token_view import show_tokens
+from bpeviz.app.two_runs import parting as runs
+from bpeviz.app.two_runs import state as runs_state
+from bpeviz.app.two_runs import view as runs_view
+from bpeviz.engine.pretokenize import PRETOKENIZER_REGISTRY, PRETOKENIZERS
+from bpeviz.engine.readable import counted
+from bpeviz.engine.tie_rules import TIE_BREAKS, TIE_RULES
 
 MAX_SHOWN_TOKENS = 3_000
 DEFAULTS = {"A": runs.RunSettings(pretokenizer="bytes"), "B": runs.RunSettings()}

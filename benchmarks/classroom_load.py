@@ -63,7 +63,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # bpeviz and the protocol clien
 from protocol_client import Run, Student  # noqa: E402
 
 from bpeviz import History, train  # noqa: E402
-from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample  # noqa: E402
+from bpeviz.engine.samples import DEFAULT_SAMPLE_KEY, get_sample  # noqa: E402
 
 TARGET_FIRST_VIEW_P95_S = 5.0
 TARGET_RSS_MB = 1024

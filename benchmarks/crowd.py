@@ -19,7 +19,7 @@ the same model file. Each check starts its own ``streamlit run app.py`` on loopb
 
 3. **budget**: ``BUDGET_SESSIONS`` (20) Chromium sessions each paste a different 100 KB text
    (``BUDGET_TEXT_BYTES``) on ``/?src=paste&pretok=bytes&vocab=5256``, the most the training
-   budget allows for it (``bpeviz.budget``: 5,000 merges of 100,000 symbols; training stops
+   budget allows for it (``bpeviz.engine.budget``: 5,000 merges of 100,000 symbols; training stops
    sooner, when its new tokens reach 4 million symbols), all at once; then all close.
    Targets: the server's memory at most 2 GB all along (``BUDGET_PEAK_MB``), and
    ``SETTLE_SECONDS`` after the tabs closed within ``BACK_NEAR_MB`` of where it was before.
@@ -44,7 +44,7 @@ from browser_latency import load_harness
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-from bpeviz.samples import get_sample  # noqa: E402
+from bpeviz.engine.samples import get_sample  # noqa: E402
 
 STUDENTS = 30
 IMPORTERS = 20
@@ -134,8 +134,8 @@ def check_paste_link(harness: ModuleType) -> tuple[str, bool]:
 def big_tokenizer_json() -> bytes:
     """o200k_base's ranks as a byte-level BPE tokenizer.json (merges replayed from ranks)."""
     from bpeviz.formats.hf_json import bytes_to_unicode
-    from bpeviz.openai_ranks import load_encoding
-    from bpeviz.tokendata import rank_parents
+    from bpeviz.real.openai_ranks import load_encoding
+    from bpeviz.records.tokens import rank_parents
 
     ranks = load_encoding("o200k_base").ranks
     assert ranks is not None

@@ -32,7 +32,7 @@ counted in the next, and a check that hangs is stopped (``--timeout``).
   not repeat itself pasted on ``?src=paste&pretok=bytes&vocab=1000000`` (100 KB took 91 s and
   1.6 GB before the training budget), the app run as a server runs it (AppTest). Target: the
   budget's sentence within 2 s, memory growth at most 100 MB.
-- ``budget-largest``: the largest runs the budget allows (``bpeviz.budget``): 2 MB in
+- ``budget-largest``: the largest runs the budget allows (``bpeviz.engine.budget``): 2 MB in
   ``bytes`` mode (2,000,000 symbols, 250 merges), and 100 KB at its most (vocab 5,256, where
   the new tokens' budget stops it), trained, with the history, its tokenizer and the step
   record, in a fresh process each: time and peak memory printed (no target).
@@ -113,7 +113,7 @@ def _child(code: str) -> dict:
 _PAGE = """
 import json, resource, sys, time
 from streamlit.testing.v1 import AppTest
-from bpeviz.app.text_input import MAX_BOX_CHARS
+from bpeviz.app.frame.text_input import MAX_BOX_CHARS
 
 def rss_mb():
     with open("/proc/self/status") as status:
@@ -286,11 +286,11 @@ def check_budget_paste_1mb() -> Result:
 _BUDGET_RUN = """
 import json, resource, time
 from test_budget import shuffled_words
-from bpeviz.budget import SERVER_BUDGET
-from bpeviz.config import TrainingConfig
-from bpeviz.history import History
-from bpeviz.stepdata import TOP_PAIRS, payload_json
-from bpeviz.trainer import run_training
+from bpeviz.engine.budget import SERVER_BUDGET
+from bpeviz.engine.config import TrainingConfig
+from bpeviz.engine.history import History
+from bpeviz.records.step import TOP_PAIRS, payload_json
+from bpeviz.engine.trainer import run_training
 
 def rss_mb():
     with open("/proc/self/status") as status:
@@ -340,7 +340,7 @@ import json, pathlib, time
 from hf_helpers import split_json
 from bpeviz.formats import load_model_file
 from bpeviz.formats.hf_models import read_tokenizer_json
-from bpeviz.pretokenize import _verdict
+from bpeviz.engine.pretokenize import _verdict
 
 def library_file(pattern):
     document = json.loads(split_json(pattern))

@@ -8,7 +8,7 @@ run is the one least disturbed); step queries take the median of 20 random steps
 1. train ``gpt4`` to vocab 4096 with the full history, against Hugging Face tokenizers
    (BPE model, ByteLevel pre-tokenizer, same vocab size, fed line by line: its faster way);
 2. train ``bytes`` to vocab 512 on the first 100 KB against the textbook loop
-   (``bpeviz.textbook.train``, which recounts every pair for every merge), and to 4096 on the
+   (``bpeviz.engine.textbook.train``, which recounts every pair for every merge), and to 4096 on the
    whole text;
 3. the segmentation with ids of the whole text, and the full pair table, at random steps;
 4. encode the whole text with our encoder on each real encoding (``cl100k_base``, ``o200k_base``,
@@ -16,7 +16,7 @@ run is the one least disturbed); step queries take the median of 20 random steps
    tiktoken, and load cl100k_base and Tekken (a 19 MB JSON file) in a fresh process: time,
    peak and kept memory;
 5. peak memory of training ``bytes`` to 4096 (a fresh process), and the history's size;
-6. the Step page's record for the browser (``bpeviz.stepdata``): its gzipped size for a
+6. the Step page's record for the browser (``bpeviz.records.step``): its gzipped size for a
    bundled sample at 512 and the corpus at 4096, and the time to build it;
 7. WordPiece to 4096 with every step recorded, both rules, against the ``tokenizers``
    library's WordPieceTrainer, runs alternated (``benchmarks/wordpiece.py``);
@@ -46,11 +46,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bpeviz import textbook, train  # noqa: E402
-from bpeviz.bundled import bundled_names, load_bundled  # noqa: E402
-from bpeviz.mistral_tekken import TEKKEN, tekken_available  # noqa: E402
-from bpeviz.samples import get_sample  # noqa: E402
-from bpeviz.stepdata import TOP_PAIRS, payload_json  # noqa: E402
+from bpeviz import train  # noqa: E402
+from bpeviz.engine import textbook  # noqa: E402
+from bpeviz.engine.samples import get_sample  # noqa: E402
+from bpeviz.real.mistral_tekken import TEKKEN, tekken_available  # noqa: E402
+from bpeviz.real.registry import bundled_names, load_bundled  # noqa: E402
+from bpeviz.records.step import TOP_PAIRS, payload_json  # noqa: E402
 
 SHAKESPEARE = ROOT.parent / "shared" / "corpora" / "tinyshakespeare.txt"
 TARGET_SIZE = 1_115_394
@@ -144,7 +145,7 @@ def load_figures(name: str) -> dict[str, float]:
     code = f"""
 import json, sys, time
 sys.path.insert(0, {str(ROOT)!r})
-from bpeviz.bundled import load_bundled
+from bpeviz.real.registry import load_bundled
 
 def kb(field):
     with open("/proc/self/status") as status:

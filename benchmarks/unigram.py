@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bpeviz.unigram import UNK, train_unigram  # noqa: E402
+from bpeviz.engine.unigram import UNK, train_unigram  # noqa: E402
 
 VOCAB_SIZE = 4096
 TARGET = 1.5

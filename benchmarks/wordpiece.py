@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bpeviz.wordpiece import UNK, train_wordpiece  # noqa: E402
+from bpeviz.engine.wordpiece import UNK, train_wordpiece  # noqa: E402
 
 VOCAB_SIZE = 4096
 TARGET = 1.0

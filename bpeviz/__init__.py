@@ -14,12 +14,17 @@ The public API, in a few explicit names (see each one's docstring):
 Nothing here imports Streamlit; only the app layer (``bpeviz.app``) does.
 """
 
-from bpeviz.history import History, PairTable, Segmentation, train
-from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, PRETOKENIZERS, pretokenize
-from bpeviz.tie_rules import TIE_BREAKS
-from bpeviz.tokenizer import Tokenizer, TraceStep
-from bpeviz.trainer import MergeStep
-from bpeviz.unigram import UnigramModel
+from bpeviz.engine.history import History, PairTable, Segmentation, train
+from bpeviz.engine.pretokenize import (
+    GPT2_SPLIT_PATTERN,
+    GPT4_SPLIT_PATTERN,
+    PRETOKENIZERS,
+    pretokenize,
+)
+from bpeviz.engine.tie_rules import TIE_BREAKS
+from bpeviz.engine.tokenizer import Tokenizer, TraceStep
+from bpeviz.engine.trainer import MergeStep
+from bpeviz.engine.unigram import UnigramModel
 
 __all__ = [
     "GPT2_SPLIT_PATTERN",

@@ -39,9 +39,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from bpeviz.algorithms import ALGORITHMS, algorithm_problems
-from bpeviz.budget import NO_BUDGET_FLAG, SERVER_BUDGET
-from bpeviz.bundled import bundled_names, load_bundled, missing_note, prompt_text
 from bpeviz.cli_files import (
     STDIN,
     CliError,
@@ -50,27 +47,18 @@ from bpeviz.cli_files import (
     read_input,
     write_text,
 )
-from bpeviz.config import DEFAULT_PRETOKENIZER, TrainingConfig
-from bpeviz.corpus import build_corpus
-from bpeviz.formats import is_hf_json, load_model_file
-from bpeviz.formats.common import render_token
-from bpeviz.formats.hf_json import to_hf_json
-from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
-from bpeviz.formats.hf_unigram import to_hf_unigram_json
-from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
-from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
-from bpeviz.history import History
-from bpeviz.merge_rows import merge_row
-from bpeviz.openai_ranks import RanksUnavailable
-from bpeviz.pretokenize import PRETOKENIZERS
-from bpeviz.readable import counted
-from bpeviz.stepdata import TOP_PAIRS, payload_json
-from bpeviz.tie_rules import TIE_BREAKS
-from bpeviz.tokenizer import Tokenizer
-from bpeviz.trainer import MergeStep, max_useful_vocab_size, run_training
-from bpeviz.unigram import UnigramRound, UnigramRun, train_unigram
-from bpeviz.web import step_page
-from bpeviz.wordpiece import (
+from bpeviz.engine.algorithms import ALGORITHMS, algorithm_problems
+from bpeviz.engine.budget import NO_BUDGET_FLAG, SERVER_BUDGET
+from bpeviz.engine.config import DEFAULT_PRETOKENIZER, TrainingConfig
+from bpeviz.engine.corpus import build_corpus
+from bpeviz.engine.history import History
+from bpeviz.engine.pretokenize import PRETOKENIZERS
+from bpeviz.engine.readable import counted
+from bpeviz.engine.tie_rules import TIE_BREAKS
+from bpeviz.engine.tokenizer import Tokenizer
+from bpeviz.engine.trainer import MergeStep, max_useful_vocab_size, run_training
+from bpeviz.engine.unigram import UnigramRound, UnigramRun, train_unigram
+from bpeviz.engine.wordpiece import (
     SCORE_RULES,
     UNK,
     WORDPIECE_PRETOKENIZERS,
@@ -78,6 +66,18 @@ from bpeviz.wordpiece import (
     WordPieceStep,
     train_wordpiece,
 )
+from bpeviz.formats import is_hf_json, load_model_file
+from bpeviz.formats.common import render_token
+from bpeviz.formats.hf_json import to_hf_json
+from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
+from bpeviz.formats.hf_unigram import to_hf_unigram_json
+from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
+from bpeviz.formats.minbpe import to_minbpe_model, to_minbpe_vocab
+from bpeviz.real.openai_ranks import RanksUnavailable
+from bpeviz.real.registry import bundled_names, load_bundled, missing_note, prompt_text
+from bpeviz.records.merge_rows import merge_row
+from bpeviz.records.step import TOP_PAIRS, payload_json
+from bpeviz.web import step_page
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1
@@ -497,7 +497,7 @@ def _decode(args: argparse.Namespace) -> None:
 
 def step_record(step: MergeStep, history: History) -> dict[str, Any]:
     """One merge as a JSON-ready dict (what ``history --jsonl`` prints per line): its
-    :class:`~bpeviz.merge_rows.MergeRow`, plus ``tie_count``, how many pairs shared the top
+    :class:`~bpeviz.records.merge_rows.MergeRow`, plus ``tie_count``, how many pairs shared the top
     count in all (0 when there was no tie; recounted, so only here and not in every table).
     """
     return {**merge_row(history, step).as_dict(), "tie_count": history.tie_count(step.step)}

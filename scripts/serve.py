@@ -10,7 +10,7 @@ generated from that template into a run directory that also holds nginx's pid, l
 files, and the workers' logs.
 
 Live classes are shared between the workers through Redis (a teacher on one worker drives
-students on another: ``bpeviz/classroom/redis_hub.py``): Debian's ``redis-server``, started
+students on another: ``bpeviz/classroom/hubs/redis_hub.py``): Debian's ``redis-server``, started
 first on a free loopback port with no persistence (its directory in the run directory),
 named to each worker by ``BPEVIZ_REDIS_URL``, and stopped last. The class limits (wrong codes
 per address, classes per address: ``--classes-per-address``) are kept there too, so N workers

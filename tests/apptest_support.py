@@ -54,8 +54,8 @@ def plain(markdown: str) -> str:
 
 
 def token_views(at: AppTest) -> dict[str, dict[str, Any]]:
-    """What the page gave each token view (``bpeviz.app.token_view``), by its key, in page
-    order: the record of ``bpeviz.tokendata.tokens_data``."""
+    """What the page gave each token view (``bpeviz.app.shared.token_view``), by its key, in page
+    order: the record of ``bpeviz.records.tokens.tokens_data``."""
     views: dict[str, dict[str, Any]] = {}
     for node in at.main:
         if getattr(node, "type", None) != "bidi_component":

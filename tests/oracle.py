@@ -1,7 +1,7 @@
 """Test glue around the oracle: the modes, text strategies, and the step comparison.
 
-The oracle itself is the textbook recipe, :mod:`bpeviz.textbook` (slow, short, written from
-the spec, not from ``bpeviz/trainer.py``); everything here only helps tests hold the fast
+The oracle itself is the textbook recipe, :mod:`bpeviz.engine.textbook` (slow, short, written from
+the spec, not from ``bpeviz/engine/trainer.py``); everything here only helps tests hold the fast
 engine against it.
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
-from bpeviz.textbook import TextbookRun
-from bpeviz.trainer import MergeStep
+from bpeviz.engine.textbook import TextbookRun
+from bpeviz.engine.trainer import MergeStep
 
 # ---- shared by the test files: the modes, text strategies, and the step comparison ---------
 

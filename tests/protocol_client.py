@@ -52,7 +52,7 @@ _RERUN_ENDED = _FINISHED.FINISHED_EARLY_FOR_RERUN  # a newer run took over; wait
 _CARD_TITLE = re.compile(r'<h2 class="bpe-card-title">([^<]*)</h2>')
 _MERGE_TITLE = re.compile(r"Merge ([\d,]+) of ([\d,]+)")
 _CHIP_ID = re.compile(r'<span class="bpe-chipid">id (\d+)</span>')
-# The Step page's view, drawn in the browser (bpeviz/app/step_view.py): a component with this
+# The Step page's view, drawn in the browser (bpeviz/app/step/view.py): a component with this
 # key, given {"kind": "step", "key", "payload": <JSON text>, "start": {"step", "when"}},
 # reporting {"step", "when"} as its state "view".
 STEP_VIEW = "step_view"

@@ -12,9 +12,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from bpeviz.history import History, train
-from bpeviz.samples import get_sample
-from bpeviz.stepdata import TOP_PAIRS
+from bpeviz.engine.history import History, train
+from bpeviz.engine.samples import get_sample
+from bpeviz.records.step import TOP_PAIRS
 
 
 @cache

@@ -1,7 +1,7 @@
 """The test oracle of which tokens the Step page outlines, from :class:`History` directly.
 
 The browser cuts the text and picks its marks from the step record (``viewAt`` in
-``bpeviz/web/record.js``); this computes the same from ``History.segmentation`` by another
+``bpeviz/web/core/record.js``); this computes the same from ``History.segmentation`` by another
 route (comparing the tokens just before and just after a merge), so the two can be held equal
 (``tests/js``, ``tests/browser/test_step_view.py``).
 """
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bpeviz.history import History, Segmentation
-from bpeviz.record import Mark
+from bpeviz.engine.history import History, Segmentation
+from bpeviz.records.schema import Mark
 
 
 def pair_marks(
@@ -64,7 +64,7 @@ def step_outline(history: History, k: int, *, before: bool) -> Outline:
     (``before``) just before it with the two halves of each occurrence outlined. At step 0
     the text is the raw bytes with the pair merge 1 will join outlined, when there is one.
 
-    >>> from bpeviz.history import train
+    >>> from bpeviz.engine.history import train
     >>> history = train("abab", 258)
     >>> [(o.marks, o.legend) for o in (step_outline(history, k, before=b)
     ...  for k, b in ((0, False), (1, True), (1, False)))]  # doctest: +NORMALIZE_WHITESPACE

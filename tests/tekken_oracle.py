@@ -20,7 +20,7 @@ import zipfile
 
 import tiktoken
 
-from bpeviz.mistral_tekken import MEMBER, TEKKEN, wheel_path
+from bpeviz.real.mistral_tekken import MEMBER, TEKKEN, wheel_path
 
 BOS_ID = 1  # <s>, as Mistral numbers it
 # Ids of Mistral's control tokens as its model cards and configs publish them (Pixtral 12B's

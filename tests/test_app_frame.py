@@ -14,9 +14,9 @@ import pytest
 from apptest_support import new_app, plain, run
 from streamlit.testing.v1 import AppTest
 
-from bpeviz.app.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB
-from bpeviz.history import train
-from bpeviz.samples import list_samples
+from bpeviz.app.frame.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB
+from bpeviz.engine.history import train
+from bpeviz.engine.samples import list_samples
 
 APP = Path(__file__).parents[1] / "app.py"
 PAGES = [
@@ -110,7 +110,7 @@ def test_presentation_mode_switches_the_stylesheet() -> None:
 
 
 def step_record(at: AppTest) -> dict:
-    """The record the Step page gave its view (``bpeviz.stepdata.payload``)."""
+    """The record the Step page gave its view (``bpeviz.records.step.payload``)."""
     (view,) = [node for node in at.main if getattr(node, "type", None) == "bidi_component"]
     kind = view.proto.WhichOneof("data")
     data = json.loads(view.proto.mixed.json if kind == "mixed" else view.proto.json)

@@ -22,17 +22,20 @@ import pytest
 from apptest_support import new_app, plain, run
 from test_train import SHAKESPEARE
 
-from bpeviz import cli, narration, record, trainer
-from bpeviz.app import step_view
-from bpeviz.app.training import taking_turns
-from bpeviz.budget import SERVER_BUDGET, Budget, OverBudget, check_budget
-from bpeviz.config import MAX_VOCAB_SIZE, TrainingConfig
-from bpeviz.corpus import build_corpus
-from bpeviz.history import train
-from bpeviz.record import label_runs
-from bpeviz.stepdata import LABEL_JOINED_OVER, TOP_PAIRS, payload
-from bpeviz.tokenizer import Tokenizer
-from bpeviz.trainer import max_useful_vocab_size, run_training
+from bpeviz import cli
+from bpeviz.app.frame.training import taking_turns
+from bpeviz.app.step import view as step_view
+from bpeviz.engine import trainer
+from bpeviz.engine.budget import SERVER_BUDGET, Budget, OverBudget, check_budget
+from bpeviz.engine.config import MAX_VOCAB_SIZE, TrainingConfig
+from bpeviz.engine.corpus import build_corpus
+from bpeviz.engine.history import train
+from bpeviz.engine.tokenizer import Tokenizer
+from bpeviz.engine.trainer import max_useful_vocab_size, run_training
+from bpeviz.records import narration
+from bpeviz.records import schema as record
+from bpeviz.records.schema import label_runs
+from bpeviz.records.step import LABEL_JOINED_OVER, TOP_PAIRS, payload
 
 REPO = Path(__file__).resolve().parents[1]
 

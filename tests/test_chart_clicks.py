@@ -1,4 +1,5 @@
-"""Tests for bpeviz.app.chart_clicks: a click on the Compression chart → the Step page's merge.
+"""Tests for bpeviz.app.shared.chart_clicks: a click on the Compression chart → the Step page's
+merge.
 
 The selection payloads are the shape Streamlit hands a page for a point selection with
 ``fields`` (a list of the picked points' field values, keyed by the selection's name).
@@ -8,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from bpeviz.app.chart_clicks import (
+from bpeviz.app.frame.run_settings import Settings, settings_from_state
+from bpeviz.app.shared.chart_clicks import (
     StepTarget,
     change_sentence,
     click_undo,
@@ -16,8 +18,7 @@ from bpeviz.app.chart_clicks import (
     step_settings,
     step_target,
 )
-from bpeviz.app.settings import Settings, settings_from_state
-from bpeviz.history import train
+from bpeviz.engine.history import train
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
 MERGES = {"English": 768, "Japanese": 700}

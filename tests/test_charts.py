@@ -1,4 +1,5 @@
-"""Tests for bpeviz.app.charts, read back through ``chart.to_dict()`` (AppTest cannot see them)."""
+"""Tests for bpeviz.app.shared.charts, read back through ``chart.to_dict()`` (AppTest cannot see
+them)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from bpeviz.app.charts import (
+from bpeviz.app.compression.curves import CURVE_COLUMNS, REAL, compression_curves, reference_ratios
+from bpeviz.app.shared.charts import (
     PICK,
     X_TITLE,
     Y_TITLE,
@@ -17,9 +19,8 @@ from bpeviz.app.charts import (
     projector_type,
     reference_label,
 )
-from bpeviz.app.compression import CURVE_COLUMNS, REAL, compression_curves, reference_ratios
-from bpeviz.history import train
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.engine.history import train
+from bpeviz.engine.tokenizer import Tokenizer
 
 
 @pytest.fixture(scope="module")

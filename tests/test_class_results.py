@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bpeviz.app.class_results import checked_results, results_csv, results_json
+from bpeviz.app.live.results import checked_results, results_csv, results_json
 
 QUESTIONS: list[Any] = [
     {"step": 0, "choices": ["“h” + “e”", "“t” + “h”", "“ ” + “t”", "“a” + “n”"],

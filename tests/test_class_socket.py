@@ -33,7 +33,7 @@ from websockets.exceptions import ConnectionClosed
 
 from bpeviz.classroom import routes
 from bpeviz.classroom.codes import JoinLimit
-from bpeviz.classroom.hub import current_hub
+from bpeviz.classroom.hubs.choose import current_hub
 from bpeviz.classroom.state import MAX_SOCKETS_PER_STUDENT, ClassState, ClassUnavailable, View
 
 WAIT_S = 10.0

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from bpeviz import cli
+from bpeviz.engine.history import train
+from bpeviz.engine.samples import get_sample
+from bpeviz.engine.trainer import MAX_TIED_RECORDED
 from bpeviz.formats.minbpe import to_minbpe_model
 from bpeviz.formats.tiktoken import to_tiktoken
-from bpeviz.history import train
-from bpeviz.samples import get_sample
-from bpeviz.trainer import MAX_TIED_RECORDED
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -442,8 +442,7 @@ def test_encode_tekken_puts_mistrals_bos_first(
 def test_tekken_without_its_wheel_says_what_to_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
-    from bpeviz import mistral_tekken
-
+    from bpeviz.real import mistral_tekken
     monkeypatch.setattr(mistral_tekken, "wheel_path", lambda: tmp_path / "absent.whl")
     mistral_tekken.load_tekken.cache_clear()
     try:

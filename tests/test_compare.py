@@ -1,10 +1,11 @@
-"""Tests for bpeviz.app.compare: two tokenizations of one text and the cuts where they differ."""
+"""Tests for bpeviz.app.compare.boundaries: two tokenizations of one text and the cuts where they
+differ."""
 
 from __future__ import annotations
 
 import pytest
 
-from bpeviz.app.compare import (
+from bpeviz.app.compare.boundaries import (
     BOUNDARY_COLUMNS,
     DEFAULT_COMPARE_TEXT,
     boundaries,
@@ -15,8 +16,8 @@ from bpeviz.app.compare import (
     token_spans,
     tokenize,
 )
-from bpeviz.history import train
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.engine.history import train
+from bpeviz.engine.tokenizer import Tokenizer
 
 AA = Tokenizer.from_merges([(97, 97)])  # one merge: a + a
 AB = Tokenizer.from_merges([(97, 98)])  # one merge: a + b
@@ -175,7 +176,7 @@ def test_a_library_file_is_cut_where_its_offsets_end() -> None:
     drops goes with the next token, as GPT's leading spaces do: spans (0,3) (3,7) (7,8), cuts
     3 and 7. cl100k_base reads "the", " cats" (cut 3), so only WordPiece cuts at 7."""
     from bpeviz.formats.hf_models import read_tokenizer_json
-    from bpeviz.openai_ranks import load_encoding
+    from bpeviz.real.openai_ranks import load_encoding
 
     wordpiece = read_tokenizer_json(_hand_wordpiece().to_str())
     result = compare("the cats", wordpiece, load_encoding("cl100k_base"), names=("wp", "cl"))

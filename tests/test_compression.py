@@ -1,4 +1,4 @@
-"""Tests for bpeviz.app.compression: bytes-per-token curves from one training run each."""
+"""Tests for bpeviz.app.compression.curves: bytes-per-token curves from one training run each."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from bpeviz.app.compression import (
+from bpeviz.app.compression.curves import (
     CURVE_COLUMNS,
     OTHER,
     OWN,
@@ -22,9 +22,9 @@ from bpeviz.app.compression import (
     reference_ratios,
     sampled_steps,
 )
-from bpeviz.history import bytes_per_token, train
-from bpeviz.samples import get_sample
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.engine.history import bytes_per_token, train
+from bpeviz.engine.samples import get_sample
+from bpeviz.engine.tokenizer import Tokenizer
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,13 @@
-"""Tests for bpeviz.config: one set of training checks, said the same way everywhere."""
+"""Tests for bpeviz.engine.config: one set of training checks, said the same way everywhere."""
 
 from __future__ import annotations
 
 import pytest
 
-from bpeviz.app.settings import Settings, check_settings, parse_special_tokens
-from bpeviz.config import MAX_VOCAB_SIZE, TrainingConfig
-from bpeviz.history import train
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.app.frame.run_settings import Settings, check_settings, parse_special_tokens
+from bpeviz.engine.config import MAX_VOCAB_SIZE, TrainingConfig
+from bpeviz.engine.history import train
+from bpeviz.engine.tokenizer import Tokenizer
 
 BAD = [
     pytest.param(TrainingConfig(255), "at least 256", id="below-256"),

@@ -1,6 +1,6 @@
 """CSV downloads cannot carry spreadsheet formulas (issue 17): a text holding
 ``=HYPERLINK(...)`` gave 222 cells starting with ``=``. Every CSV download goes through
-``bpeviz.app.csv_cells.csv_bytes``, which prefixes a single quote to a text cell that begins
+``bpeviz.app.shared.csv_cells.csv_bytes``, which prefixes a single quote to a text cell that begins
 with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return (OWASP's advice on CSV injection).
 """
 
@@ -12,9 +12,10 @@ import io
 import pandas as pd
 import pytest
 
-from bpeviz.app import compression, tables
-from bpeviz.app.csv_cells import FORMULA_STARTS, csv_bytes
-from bpeviz.history import train
+from bpeviz.app.compression import curves as compression
+from bpeviz.app.shared import tables
+from bpeviz.app.shared.csv_cells import FORMULA_STARTS, csv_bytes
+from bpeviz.engine.history import train
 
 HOSTILE = '=HYPERLINK("http://example.com","x") +1 -2 @SUM(A1) \t=1 \r=2 '
 

@@ -2,7 +2,7 @@
 
 The coloured token spans are drawn by ``bpeviz/web`` (tests/browser, tests/js); here: the
 trace's rows as data, its summary escaped, the stylesheet. Which tokens the Step page outlines
-is ``viewAt`` in ``bpeviz/web/record.js`` (tests/js, on hand-counted outlines too); the oracle
+is ``viewAt`` in ``bpeviz/web/core/record.js`` (tests/js, on hand-counted outlines too); the oracle
 it is held to is checked in ``test_step_outline.py``.
 """
 
@@ -14,11 +14,17 @@ from html.parser import HTMLParser
 
 import pytest
 
-from bpeviz.app.styles import stylesheet
-from bpeviz.app.trace import TraceRow, trace_lines, trace_rows, trace_summary_html, traced_part
-from bpeviz.history import train
-from bpeviz.record import Mark
-from bpeviz.tokenizer import TRACE_MAX_BYTES, Tokenizer, TraceStep
+from bpeviz.app.frame.styles import stylesheet
+from bpeviz.app.tokenize.trace import (
+    TraceRow,
+    trace_lines,
+    trace_rows,
+    trace_summary_html,
+    traced_part,
+)
+from bpeviz.engine.history import train
+from bpeviz.engine.tokenizer import TRACE_MAX_BYTES, Tokenizer, TraceStep
+from bpeviz.records.schema import Mark
 from bpeviz.web import PALETTE
 
 HOSTILE_TEXTS = {

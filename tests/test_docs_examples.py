@@ -156,7 +156,7 @@ def test_every_relative_link_resolves(document: Path) -> None:
 
 
 def test_the_lesson_example_is_a_lesson_the_app_reads() -> None:
-    from bpeviz.app.lesson import parse_lesson
+    from bpeviz.app.lesson.slides import parse_lesson
 
     (block,) = [b for b in blocks() if b.language == "toml"]
     lesson = parse_lesson(block.body)

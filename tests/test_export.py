@@ -1,4 +1,5 @@
-"""Tests for bpeviz.app.export: download payloads, the history CSV, and reading uploads back."""
+"""Tests for bpeviz.app.export.files: download payloads, the history CSV, and reading uploads
+back."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpeviz.app.export import (
+from bpeviz.app.export.files import (
     PATTERN_CHOICES,
     export_formats,
     file_stem,
@@ -15,12 +16,12 @@ from bpeviz.app.export import (
     pattern_description,
     summarize,
 )
+from bpeviz.engine.history import train
+from bpeviz.engine.samples import get_sample
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.gpt2 import from_gpt2_files
 from bpeviz.formats.minbpe import from_minbpe_model, to_minbpe_vocab
 from bpeviz.formats.tiktoken import from_tiktoken, to_tiktoken
-from bpeviz.history import train
-from bpeviz.samples import get_sample
-from bpeviz.tokenizer import Tokenizer
 
 ROUND_TRIP_TEXTS = [
     "",

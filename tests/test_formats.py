@@ -22,14 +22,14 @@ from hypothesis import strategies as st
 from tokenizers import Regex, decoders, models, pre_tokenizers
 from tokenizers import Tokenizer as HFTokenizer
 
+from bpeviz.engine.history import train
+from bpeviz.engine.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats import load_model_file
 from bpeviz.formats.common import render_token
 from bpeviz.formats.gpt2 import bytes_to_unicode, from_gpt2_files, to_gpt2_files
 from bpeviz.formats.minbpe import from_minbpe_model, to_minbpe_model, to_minbpe_vocab
 from bpeviz.formats.tiktoken import from_tiktoken, to_tiktoken
-from bpeviz.history import train
-from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
-from bpeviz.tokenizer import Tokenizer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MINBPE = FIXTURES / "minbpe"

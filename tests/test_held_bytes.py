@@ -14,14 +14,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from bpeviz.app.reaper import sweep_once
-from bpeviz.app.settings import Settings
-from bpeviz.app.sized_cache import SizedCache
-from bpeviz.budget import SERVER_BUDGET
-from bpeviz.history import History
-from bpeviz.samples import get_sample
-from bpeviz.stepdata import TOP_PAIRS
-from bpeviz.trainer import corpus_for, run_training
+from bpeviz.app.frame.reaper import sweep_once
+from bpeviz.app.frame.run_settings import Settings
+from bpeviz.app.frame.sized_cache import SizedCache
+from bpeviz.engine.budget import SERVER_BUDGET
+from bpeviz.engine.history import History
+from bpeviz.engine.samples import get_sample
+from bpeviz.engine.trainer import corpus_for, run_training
+from bpeviz.records.step import TOP_PAIRS
 
 
 def _train(text: str, vocab_size: int, pretokenizer: str) -> History:

@@ -22,12 +22,12 @@ from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, pro
 from tokenizers import Tokenizer as HFTokenizer
 
 from bpeviz import train
-from bpeviz.app.export import load_upload
+from bpeviz.app.export.files import load_upload
+from bpeviz.engine.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
+from bpeviz.engine.samples import get_sample
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats import load_model_file
 from bpeviz.formats.hf_json import MAX_JSON_BYTES, from_hf_json, to_hf_json
-from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
-from bpeviz.samples import get_sample
-from bpeviz.tokenizer import Tokenizer
 
 ENGLISH = get_sample("english").text
 JAPANESE = get_sample("japanese").text

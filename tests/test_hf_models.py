@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_cli import run_cli, stderr_of
 
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.hf_json import to_hf_json
 from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
-from bpeviz.tokenizer import Tokenizer
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -228,8 +228,8 @@ def test_a_library_file_whose_pattern_backtracks_is_refused_by_name(
 
 
 def test_a_library_file_with_sane_patterns_is_read() -> None:
+    from bpeviz.engine.pretokenize import GPT4_SPLIT_PATTERN
     from bpeviz.formats.hf_json import to_onig
-    from bpeviz.pretokenize import GPT4_SPLIT_PATTERN
 
     document = with_patterns(split=to_onig(GPT4_SPLIT_PATTERN), replace=r"\s{2,}")
     tokenizer = read_tokenizer_json(document)

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import MODES, SPECIAL, training_texts
 
-from bpeviz import textbook
-from bpeviz.history import History, PairTable, train
-from bpeviz.tie_rules import TIE_BREAKS
+from bpeviz.engine import textbook
+from bpeviz.engine.history import History, PairTable, train
+from bpeviz.engine.tie_rules import TIE_BREAKS
 
 
 def pair_counts(table: PairTable) -> dict[tuple[int, int], int]:

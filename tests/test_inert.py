@@ -1,4 +1,4 @@
-"""User text in Markdown is inert (:mod:`bpeviz.app.inert`), and the pages hand Streamlit's
+"""User text in Markdown is inert (:mod:`bpeviz.app.frame.inert`), and the pages hand Streamlit's
 Markdown nothing else (issue 29).
 
 The expected strings are worked by hand from CommonMark's rules (every ASCII punctuation mark
@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from bpeviz.app.inert import WORD_JOINER, escape_markdown, lesson_markdown, visible_bidi
+from bpeviz.app.frame.inert import WORD_JOINER, escape_markdown, lesson_markdown, visible_bidi
 
 REPO = Path(__file__).resolve().parents[1]
+APP = REPO / "bpeviz" / "app"
 WJ = WORD_JOINER
 
 
@@ -99,7 +100,7 @@ APP_TEXT: dict[str, str] = {
     "sample names",
     "export.py: f'Loaded {escape_markdown(result.source)} as a {result.kind}. It is now "
     "offered on the Tokenize and Compare pages.'": "the readers' names for the file's kind",
-    "widgets.py: shown": "tables.presented escapes every text cell",
+    "frame/widgets.py: shown": "tables.presented escapes every text cell",
     "export.py: f'**{item.title}**'": "the downloads' own titles",
     "export.py: library_note(result.tokenizer)": "escapes the file's suffix and model type",
     "step.py: undo.sentence": "chart_clicks' sentence about a sample and a vocab size",
@@ -118,14 +119,18 @@ APP_TEXT: dict[str, str] = {
     "two_runs.py: f\"**Only in {name}**: {counted(len(only), 'merge')}\"": "'A' or 'B'",
     "two_runs.py: f\"Run {name} stopped after {counted(history.merge_count, 'merge')}.\"": "A/B",
     "two_runs.py: f'Every merge of {name} is also made by the other run.'": "'A' or 'B'",
-    "chat_view.py: f'{model} uses `{encoding}`; its chat markup puts {separator} after the role "
-    "({ids_text}; ids from {chat.source}).'": "a chat model from the menu and its constants",
-    "chat_view.py: {'part': [\"reply's opening\" if part.role == REPLY else part.role for part "
-    "in encoded.parts], 'tokens': [part.tokens for part in encoded.parts]}": "chat.ROLES only",
-    "lesson_view.py: line": "the slide's and lesson's titles through escape_markdown",
-    "sidebar.py: samples[state[cfg.KEY_SAMPLE]].description": "the bundled samples' texts",
-    "sidebar.py: cfg.SOURCES": "the text sources' fixed names",
-    "sidebar.py: cfg.SOURCE_LABELS.__getitem__": "their labels",
+    "tokenize/chat_view.py: f'{model} uses `{encoding}`; its chat markup puts {separator} after "
+    "the role ({ids_text}; ids from {chat.source}).'": (
+        "a chat model from the menu and its constants"
+    ),
+    "tokenize/chat_view.py: {'part': [\"reply's opening\" if part.role == REPLY else part.role "
+    "for part in encoded.parts], 'tokens': [part.tokens for part in encoded.parts]}": (
+        "chat.ROLES only"
+    ),
+    "lesson/view.py: line": "the slide's and lesson's titles through escape_markdown",
+    "frame/sidebar.py: samples[state[cfg.KEY_SAMPLE]].description": "the bundled samples' texts",
+    "frame/sidebar.py: cfg.SOURCES": "the text sources' fixed names",
+    "frame/sidebar.py: cfg.SOURCE_LABELS.__getitem__": "their labels",
 }
 
 
@@ -168,13 +173,14 @@ def _markdown_arguments(tree: ast.AST) -> list[ast.expr]:
 def test_pages_give_streamlits_markdown_only_inert_text() -> None:
     """Every non-literal text a page or an app module hands Streamlit's Markdown goes through
     the helper (or is a number), or is listed in ``APP_TEXT`` with why it holds no user text."""
-    sources = [REPO / "app.py", *REPO.glob("app_pages/*.py"), *REPO.glob("bpeviz/app/*.py")]
+    sources = [REPO / "app.py", *REPO.glob("app_pages/*.py"), *REPO.glob("bpeviz/app/**/*.py")]
     unlisted, seen = [], set()
     for path in sources:
         for argument in _markdown_arguments(ast.parse(path.read_text(encoding="utf-8"))):
             if _inert(argument):
                 continue
-            where = f"{path.name}: {ast.unparse(argument)}"
+            name = path.relative_to(APP).as_posix() if APP in path.parents else path.name
+            where = f"{name}: {ast.unparse(argument)}"
             seen.add(where)
             if where not in APP_TEXT:
                 unlisted.append(f"{path.relative_to(REPO)}:{argument.lineno}: {where}")

@@ -1,5 +1,5 @@
-"""The lesson format (``bpeviz/app/lesson.py``): reading, strict checks, writing back, and the
-session state a slide stands for. The bundled lesson is checked against the order issue 18
+"""The lesson format (``bpeviz/app/lesson/slides.py``): reading, strict checks, writing back, and
+the session state a slide stands for. The bundled lesson is checked against the order issue 18
 asks for."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpeviz.app.lesson import (
+from bpeviz.app.lesson.slides import (
     LINK_FORMAT,
     MAX_LESSON_BYTES,
     MAX_LINK_LESSON_CHARS,
@@ -27,7 +27,7 @@ from bpeviz.app.lesson import (
     slide_state,
     to_toml,
 )
-from bpeviz.app.surprises import load_surprises
+from bpeviz.app.tokenize.surprises import load_surprises
 
 MINIMAL = 'title = "Ties"\n\n[[slides]]\ntitle = "Step 2"\npage = "step"\n'
 

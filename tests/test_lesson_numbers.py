@@ -16,9 +16,9 @@ from functools import cache
 
 import pytest
 
-from bpeviz.app.lesson import Slide, bundled_lessons
-from bpeviz.history import History, train
-from bpeviz.samples import get_sample
+from bpeviz.app.lesson.slides import Slide, bundled_lessons
+from bpeviz.engine.history import History, train
+from bpeviz.engine.samples import get_sample
 
 NUMBER = re.compile(r"(?<![\w.-])\d+(?:,\d{3})*(?:\.\d+)?(?!\w)")
 

@@ -1,6 +1,6 @@
 """Every on/off setting a link carries reads ``1``, ``true`` and ``yes`` as on (and ``0``,
 ``false``, ``no`` as off), whatever page or widget it belongs to: one rule
-(:func:`bpeviz.app.links.link_flag`), so ``?present=1`` works as ``?quiz=1`` does."""
+(:func:`bpeviz.app.frame.links.link_flag`), so ``?present=1`` works as ``?quiz=1`` does."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 import pytest
 from apptest_support import new_app, open_page, run
 
-from bpeviz.app.links import link_flag
+from bpeviz.app.frame.links import link_flag
 
 
 @pytest.mark.parametrize(

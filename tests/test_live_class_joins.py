@@ -17,7 +17,7 @@ from apptest_support import new_app, open_page, run
 from protocol_client import run_coroutine
 
 from bpeviz.classroom import codes
-from bpeviz.classroom.hub import current_hub
+from bpeviz.classroom.hubs.choose import current_hub
 from bpeviz.classroom.state import View
 
 WRONG = "ZZZZZZZZZ"  # a well-formed code that names no class

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from protocol_client import run_coroutine
 
-from bpeviz.classroom.hub import MemoryHub
-from bpeviz.classroom.redis_hub import apply_changes
+from bpeviz.classroom.hubs.memory import MemoryHub
+from bpeviz.classroom.hubs.redis_hub import apply_changes
 from bpeviz.classroom.state import (
     MAX_SOCKETS_PER_STUDENT,
     MAX_STUDENTS,

@@ -13,7 +13,8 @@ import pytest
 from protocol_client import run_coroutine
 
 from bpeviz.classroom import codes
-from bpeviz.classroom.hub import Inbox, MemoryHub, end_gone_classes, run_id
+from bpeviz.classroom.hubs.common import Inbox, end_gone_classes, run_id
+from bpeviz.classroom.hubs.memory import MemoryHub
 from bpeviz.classroom.state import (
     IDLE_LIMIT_S,
     MAX_CLASSES,

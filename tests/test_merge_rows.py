@@ -1,5 +1,6 @@
-"""Tests for the merge-row schema (bpeviz.merge_rows) and its tables (bpeviz.app.tables):
-one shape for the Step table, the history CSV, the Export page and the CLI's JSONL."""
+"""Tests for the merge-row schema (bpeviz.records.merge_rows) and its tables
+(bpeviz.app.shared.tables): one shape for the Step table, the history CSV, the Export page and the
+CLI's JSONL."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import io
 import pandas as pd
 import pytest
 
-from bpeviz.app.tables import MERGE_LABELS, merge_csv, merge_frame
-from bpeviz.history import train
-from bpeviz.merge_rows import MERGE_COLUMNS, merge_rows
-from bpeviz.samples import get_sample
+from bpeviz.app.shared.tables import MERGE_LABELS, merge_csv, merge_frame
+from bpeviz.engine.history import train
+from bpeviz.engine.samples import get_sample
+from bpeviz.records.merge_rows import MERGE_COLUMNS, merge_rows
 
 
 def test_a_hand_checked_row() -> None:

@@ -23,10 +23,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tekken_oracle import PUBLISHED_SPECIAL_IDS, recipe_ids, tekken_document, with_specials
 
-from bpeviz import bundled, mistral_tekken
-from bpeviz.app.choices import tokenizer_choices
+from bpeviz.app.shared.choices import tokenizer_choices
+from bpeviz.engine.samples import list_samples
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.tekken import from_tekken
-from bpeviz.mistral_tekken import (
+from bpeviz.real import mistral_tekken
+from bpeviz.real import registry as bundled
+from bpeviz.real.mistral_tekken import (
     MISSING_NOTE,
     TEKKEN,
     WHEEL_SHA256,
@@ -36,8 +39,6 @@ from bpeviz.mistral_tekken import (
     read_tekken_json,
     wheel_path,
 )
-from bpeviz.samples import list_samples
-from bpeviz.tokenizer import Tokenizer
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -142,7 +143,7 @@ def test_the_wheel_is_apache_licensed(tekken: Tokenizer) -> None:
 def test_loading_imports_neither_mistral_common_nor_tiktoken(tekken: Tokenizer) -> None:
     code = (
         "import sys\n"
-        "from bpeviz.bundled import load_bundled\n"
+        "from bpeviz.real.registry import load_bundled\n"
         "assert load_bundled('tekken_240911').encode('<s>Hello world') == [1, 22177, 4304]\n"
         "print(sorted(m for m in sys.modules if m.startswith(('tiktoken', 'mistral'))))\n"
     )

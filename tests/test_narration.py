@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bpeviz.history import History, train
-from bpeviz.narration import count_sentence, first_merge_sentence, tie_sentence
-from bpeviz.samples import get_sample
+from bpeviz.engine.history import History, train
+from bpeviz.engine.samples import get_sample
+from bpeviz.records.narration import count_sentence, first_merge_sentence, tie_sentence
 
 
 def ties_history(rule: str) -> History:

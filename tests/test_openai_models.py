@@ -1,4 +1,4 @@
-"""Tests for bpeviz.openai_models and bpeviz.chat: model names, chat markup, their ids.
+"""Tests for bpeviz.real.openai_models and bpeviz.real.chat: model names, chat markup, their ids.
 
 The oracles: tiktoken's own ``encoding_name_for_model`` for the names, tiktoken encodings
 (``tests/tiktoken_oracle.py``) with the chat tokens added for the ids, and seed 000's GPT-4o
@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from tiktoken.model import MODEL_TO_ENCODING, encoding_name_for_model
 from tiktoken_oracle import chat_oracle
 
-from bpeviz.chat import ROLES, encode_chat
-from bpeviz.openai_models import (
+from bpeviz.real.chat import ROLES, encode_chat
+from bpeviz.real.openai_models import (
     CHAT_MODELS,
     UNSHIPPED,
     chat_format,
@@ -23,7 +23,7 @@ from bpeviz.openai_models import (
     load_named,
     model_names,
 )
-from bpeviz.openai_ranks import load_encoding
+from bpeviz.real.openai_ranks import load_encoding
 
 SEED_000_TEXT = (
     "<|im_start|>system<|im_sep|>write an ode on the end of universe.<|im_end|>"
@@ -166,7 +166,7 @@ PUBLISHED_CHAT_IDS = {
     ],
 )
 def test_chat_ids_are_the_published_figures(model: str, encoding: str) -> None:
-    """The chat tokens' ids, written out here rather than read from bpeviz.openai_models
+    """The chat tokens' ids, written out here rather than read from bpeviz.real.openai_models
     (which ``chat_oracle`` does). Where each figure is published:
 
     - cl100k_base (gpt-3.5-turbo, gpt-4, gpt-4-32k): tiktokenizer (dqbd/tiktokenizer,

@@ -1,4 +1,4 @@
-"""Tests for bpeviz.openai_ranks: cl100k_base and o200k_base, real ranks, our encoder.
+"""Tests for bpeviz.real.openai_ranks: cl100k_base and o200k_base, real ranks, our encoder.
 
 The oracle is tiktoken itself, built by ``tests/tiktoken_oracle.py`` from tiktoken's published
 recipe and the shipped ranks file (tiktoken's own loaders download). The golden ids for
@@ -20,17 +20,17 @@ from hypothesis import strategies as st
 from tiktoken_ext import openai_public
 from tiktoken_oracle import published, tiktoken_encoding
 
-from bpeviz import openai_ranks
+from bpeviz.engine.pretokenize import GPT4_SPLIT_PATTERN
+from bpeviz.engine.samples import get_sample
 from bpeviz.formats.tiktoken import to_tiktoken
-from bpeviz.openai_ranks import (
+from bpeviz.real import openai_ranks
+from bpeviz.real.openai_ranks import (
     REAL_ENCODINGS,
     RanksUnavailable,
     load_encoding,
     ranks_path,
     read_ranks_file,
 )
-from bpeviz.pretokenize import GPT4_SPLIT_PATTERN
-from bpeviz.samples import get_sample
 
 REPO = Path(__file__).resolve().parents[1]
 NAMES = list(REAL_ENCODINGS)
@@ -178,7 +178,7 @@ def test_loading_does_not_import_tiktoken() -> None:
     """The ranks files are read directly: tiktoken stays a test-only dependency."""
     code = (
         "import sys\n"
-        "from bpeviz.openai_ranks import load_encoding\n"
+        "from bpeviz.real.openai_ranks import load_encoding\n"
         "assert load_encoding('cl100k_base').encode('hi') == [6151]\n"
         "assert load_encoding('o200k_base').encode('hi') == [3686]\n"
         "assert load_encoding('r50k_base').encode('hi') == [5303]\n"

@@ -6,9 +6,9 @@ import inspect
 
 from apptest_support import open_page
 
-from bpeviz import textbook
-from bpeviz.config import MAX_VOCAB_SIZE
-from bpeviz.samples import list_samples
+from bpeviz.engine import textbook
+from bpeviz.engine.config import MAX_VOCAB_SIZE
+from bpeviz.engine.samples import list_samples
 
 PAGE = "app_pages/about.py"
 
@@ -39,9 +39,10 @@ def test_about_page_survives_impossible_settings() -> None:
 
 
 def test_about_page_shows_the_textbook_recipe_source() -> None:
-    """The recipe a reader meets before the fast trainer: ``bpeviz/textbook.py``, verbatim."""
+    """The recipe a reader meets before the fast trainer: ``bpeviz/engine/textbook.py``,
+    verbatim."""
     at = open_page(PAGE)
-    (expander,) = [e for e in at.expander if "bpeviz/textbook.py" in e.label]
+    (expander,) = [e for e in at.expander if "bpeviz/engine/textbook.py" in e.label]
     (code,) = expander.code
     assert code.value.strip() == inspect.getsource(textbook).strip()
     assert code.language == "python"

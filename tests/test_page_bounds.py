@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from test_hf_models import CATASTROPHIC, PANICS, with_patterns
 from tiktoken_oracle import tiktoken_encoding
 
-from bpeviz.app.text_input import MAX_BOX_CHARS
+from bpeviz.app.frame.text_input import MAX_BOX_CHARS
 
 TOKENIZE = "app_pages/tokenize.py"
 COMPARE = "app_pages/compare.py"

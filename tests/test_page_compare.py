@@ -7,8 +7,8 @@ import pytest
 from apptest_support import open_page, plain, token_views
 from tekken_oracle import OFFERED as TEKKEN_OFFERED
 
-from bpeviz.config import MAX_VOCAB_SIZE
-from bpeviz.record import VOCAB_FIELDS, named
+from bpeviz.engine.config import MAX_VOCAB_SIZE
+from bpeviz.records.schema import VOCAB_FIELDS, named
 
 PAGE = "app_pages/compare.py"
 

@@ -7,8 +7,8 @@ from apptest_support import open_page
 from streamlit.testing.v1 import AppTest
 from tekken_oracle import OFFERED as TEKKEN_OFFERED
 
-from bpeviz.app.compression import COST_COLUMN
-from bpeviz.config import MAX_VOCAB_SIZE
+from bpeviz.app.compression.curves import COST_COLUMN
+from bpeviz.engine.config import MAX_VOCAB_SIZE
 
 LANGUAGES = ("English", "Japanese")
 
@@ -62,7 +62,7 @@ def test_real_tokenizers_numbers_and_language_cost_come_from_tiktoken() -> None:
     tokenizer, with token counts from tiktoken on the two bundled samples."""
     from tiktoken_oracle import tiktoken_encoding
 
-    from bpeviz.samples import get_sample
+    from bpeviz.engine.samples import get_sample
 
     at = open_page(PAGE)
     texts = {"English": get_sample("english").text, "Japanese": get_sample("japanese").text}
@@ -81,7 +81,7 @@ def test_tekken_is_a_reference_line_with_the_recipes_counts(unavailable) -> None
     tiktoken on the same file (tests/tekken_oracle.py)."""
     from tekken_oracle import recipe_ids
 
-    from bpeviz.samples import get_sample
+    from bpeviz.engine.samples import get_sample
 
     if not TEKKEN_OFFERED:
         unavailable("the mistral-common wheel is not downloaded (make tekken)")
@@ -144,9 +144,9 @@ def test_an_imported_tokenizer_is_a_reference_line_too(kind: str) -> None:
     from hf_files import KINDS
     from tokenizers import Tokenizer as Library
 
+    from bpeviz.engine.history import train
+    from bpeviz.engine.samples import get_sample
     from bpeviz.formats.hf_json import to_hf_json
-    from bpeviz.history import train
-    from bpeviz.samples import get_sample
 
     if kind == "byte-level":
         document = to_hf_json(train(get_sample("english").text, 300, pretokenizer="gpt2").tokenizer)
@@ -172,9 +172,9 @@ def test_the_sidebars_tokenizer_is_a_reference_line_when_no_curve_holds_it() -> 
     is measured on both samples. Counts: its export to tokenizer.json, encoded by tokenizers."""
     from tokenizers import Tokenizer as Library
 
+    from bpeviz.engine.history import train
+    from bpeviz.engine.samples import get_sample
     from bpeviz.formats.hf_json import to_hf_json
-    from bpeviz.history import train
-    from bpeviz.samples import get_sample
 
     at = open_page(PAGE, pretok="bytes", vocab="300")
     values = numbers(at)

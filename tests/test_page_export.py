@@ -8,14 +8,14 @@ import re
 import pytest
 from apptest_support import downloaded, keep_downloads, open_page, token_views
 
-from bpeviz.app.state import KEY_IMPORTED
-from bpeviz.app.step_view import step_page_for
-from bpeviz.config import MAX_VOCAB_SIZE
+from bpeviz.app.frame.state import KEY_IMPORTED
+from bpeviz.app.step.view import step_page_for
+from bpeviz.engine.config import MAX_VOCAB_SIZE
+from bpeviz.engine.history import train
+from bpeviz.engine.samples import get_sample
 from bpeviz.formats.gpt2 import to_gpt2_files
 from bpeviz.formats.minbpe import to_minbpe_model
-from bpeviz.history import train
-from bpeviz.samples import get_sample
-from bpeviz.stepdata import payload
+from bpeviz.records.step import payload
 
 PAGE = "app_pages/export.py"
 DOWNLOADS = [

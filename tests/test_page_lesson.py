@@ -1,4 +1,4 @@
-"""The lesson in the app (``bpeviz/app/lesson_view.py``) under AppTest: a link opens the
+"""The lesson in the app (``bpeviz/app/lesson/view.py``) under AppTest: a link opens the
 bundled lesson, Next and Previous apply each slide's view (page, sidebar, page settings), and
 the link follows the slide."""
 
@@ -10,7 +10,7 @@ import pytest
 from apptest_support import downloaded, keep_downloads, new_app, plain, run
 from streamlit.testing.v1 import AppTest
 
-from bpeviz.app.lesson import (
+from bpeviz.app.lesson.slides import (
     PAGES,
     bundled_lessons,
     lesson_from_link,

@@ -3,7 +3,7 @@ step a student stopped at in the link and the downloads.
 
 The view itself is drawn by ``bpeviz/web`` (its browser tests compare what it
 draws with the engine at every step). Here: the record the page gives the component equals
-:func:`bpeviz.stepdata.payload` of a history trained in the test, the start step comes from
+:func:`bpeviz.records.step.payload` of a history trained in the test, the start step comes from
 the link or the session, and the server's own parts follow. The autouse fixture
 (``tests/conftest.py``'s fixture) clears caches around each test.
 """
@@ -18,11 +18,11 @@ from apptest_support import new_app, plain, run
 from sample_runs import sample_history
 from streamlit.testing.v1 import AppTest
 
-from bpeviz.app.chart_clicks import KEY_UNDO, StepTarget, click_undo, step_settings
-from bpeviz.config import MAX_VOCAB_SIZE
-from bpeviz.history import train
-from bpeviz.samples import get_sample
-from bpeviz.stepdata import TOP_PAIRS, payload
+from bpeviz.app.shared.chart_clicks import KEY_UNDO, StepTarget, click_undo, step_settings
+from bpeviz.engine.config import MAX_VOCAB_SIZE
+from bpeviz.engine.history import train
+from bpeviz.engine.samples import get_sample
+from bpeviz.records.step import TOP_PAIRS, payload
 
 
 def view_data(at: AppTest) -> dict[str, Any]:

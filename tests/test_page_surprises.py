@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apptest_support import new_app, open_page, plain, run
 
-from bpeviz.app.surprises import find_surprise
+from bpeviz.app.tokenize.surprises import find_surprise
 
 PAGE = "app_pages/tokenize.py"
 

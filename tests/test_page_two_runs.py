@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from apptest_support import new_app, open_page, plain, run, token_views
 
-from bpeviz.app.runs_state import preset
+from bpeviz.app.two_runs.state import preset
 
 PAGE = "app_pages/two_runs.py"
 

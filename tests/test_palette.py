@@ -27,7 +27,8 @@ PAGE = "#ffffff"  # the text box's background (.bpe-scroll)
 def css_colour(selector: str) -> str:
     """The ``color`` of ``selector``'s rule in ``tokens.css``, as ``#rrggbb``."""
     rule = re.search(
-        re.escape(selector) + r"\{[^}]*?(?<![-\w])color:#([0-9a-fA-F]{3,6});", asset("tokens.css")
+        re.escape(selector) + r"\{[^}]*?(?<![-\w])color:#([0-9a-fA-F]{3,6});",
+        asset("core/tokens.css"),
     )
     assert rule, selector
     digits = rule.group(1)

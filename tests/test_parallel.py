@@ -1,5 +1,5 @@
-"""The parallel passage (``sample_texts/parallel_*.txt``, ``bpeviz/app/parallel.py``): the
-same content in English and Japanese, and the tokens each costs. Real tokenizers' counts are
+"""The parallel passage (``sample_texts/parallel_*.txt``, ``bpeviz/app/compression/parallel.py``):
+the same content in English and Japanese, and the tokens each costs. Real tokenizers' counts are
 held to tiktoken's own encodings (``tiktoken_oracle``), not to ours."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from apptest_support import open_page
 from tiktoken_oracle import tiktoken_encoding
 
-from bpeviz.app.parallel import cost_sentence, passage_table, passages
-from bpeviz.openai_ranks import REAL_ENCODING_NAMES, load_encoding
+from bpeviz.app.compression.parallel import cost_sentence, passage_table, passages
+from bpeviz.real.openai_ranks import REAL_ENCODING_NAMES, load_encoding
 
 
 def test_the_passages_are_bundled_with_japanese_at_three_bytes_a_character() -> None:

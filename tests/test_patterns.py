@@ -14,14 +14,14 @@ import json
 import pytest
 from hf_helpers import split_json
 
+from bpeviz.engine.pretokenize import GPT4_SPLIT_PATTERN, check_split_pattern, pretokenize_text
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats import load_model_file
 from bpeviz.formats.hf_json import from_hf_json
 from bpeviz.formats.minbpe import from_minbpe_model
 from bpeviz.formats.tiktoken import to_tiktoken
-from bpeviz.pretokenize import GPT4_SPLIT_PATTERN, check_split_pattern, pretokenize_text
-from bpeviz.tokenizer import Tokenizer
 
-pretokenize = importlib.import_module("bpeviz.pretokenize")  # the package exports a function
+pretokenize = importlib.import_module("bpeviz.engine.pretokenize")  # the package exports a function
 CATASTROPHIC = r"(?:[\s\S]|[\s\S])*\x00|."
 MALFORMED = r"(?:\p{L}+"
 

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import FRAGMENTS, SPECIAL
 
-from bpeviz.pretokenize import (
+from bpeviz.engine.pretokenize import (
     GPT2_SPLIT_PATTERN,
     GPT4_SPLIT_PATTERN,
     PRETOKENIZERS,

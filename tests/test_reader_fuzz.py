@@ -18,13 +18,13 @@ from hf_helpers import split_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats import load_model_file
 from bpeviz.formats.gpt2 import from_gpt2_files, to_gpt2_files
 from bpeviz.formats.hf_json import from_hf_json
 from bpeviz.formats.hf_models import read_tokenizer_json
 from bpeviz.formats.minbpe import from_minbpe_model
 from bpeviz.formats.tiktoken import from_tiktoken
-from bpeviz.tokenizer import Tokenizer
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -11,11 +11,11 @@ import json
 import pytest
 from hf_helpers import split_json
 
+from bpeviz.engine.tokenizer import MAX_TOKEN_ID, Tokenizer
 from bpeviz.formats.gpt2 import from_gpt2_files
 from bpeviz.formats.hf_json import from_hf_json
 from bpeviz.formats.minbpe import from_minbpe_model
 from bpeviz.formats.tiktoken import from_tiktoken
-from bpeviz.tokenizer import MAX_TOKEN_ID, Tokenizer
 
 HUGE = 2**63
 BEYOND_JS = 2**53 + 1

@@ -22,9 +22,10 @@ from protocol_client import run_coroutine
 from serve_script import load_serve
 from test_live_class_refusals import REFUSED, SET_UP
 
-from bpeviz.classroom import codes, redis_hub, state
-from bpeviz.classroom.hub import GIVEN_S, Subscriber, end_gone_classes
-from bpeviz.classroom.redis_hub import RedisHub
+from bpeviz.classroom import codes, state
+from bpeviz.classroom.hubs import redis_hub
+from bpeviz.classroom.hubs.common import GIVEN_S, Subscriber, end_gone_classes
+from bpeviz.classroom.hubs.redis_hub import RedisHub
 from bpeviz.classroom.state import IDLE_LIMIT_S, MAX_CLASSES, ClassError, ClassState, View
 
 serve = load_serve()

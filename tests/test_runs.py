@@ -1,4 +1,5 @@
-"""Tests for bpeviz.app.runs and runs_view: two training runs of one text, merge by merge.
+"""Tests for bpeviz.app.two_runs.parting and runs_view: two training runs of one text, merge by
+merge.
 
 Every expected value below is worked out by hand in the test's docstring.
 """
@@ -9,7 +10,7 @@ import re
 
 import pytest
 
-from bpeviz.app.runs import (
+from bpeviz.app.two_runs.parting import (
     CURVE_COLUMNS,
     MERGE_COLUMNS,
     FirstDifference,
@@ -23,8 +24,8 @@ from bpeviz.app.runs import (
     merges_of,
     only_in,
 )
-from bpeviz.app.runs_view import crossing_sentence, difference_html, difference_reason
-from bpeviz.history import train
+from bpeviz.app.two_runs.view import crossing_sentence, difference_html, difference_reason
+from bpeviz.engine.history import train
 
 WIKI = "aaabdaaabac"
 

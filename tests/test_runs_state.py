@@ -1,4 +1,4 @@
-"""Tests for bpeviz.app.runs_state: the Two runs page's presets and widget state."""
+"""Tests for bpeviz.app.two_runs.state: the Two runs page's presets and widget state."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from itertools import pairwise
 
 import pytest
 
-from bpeviz.app.runs import RunSettings, first_difference, merges_of
-from bpeviz.app.runs_state import (
+from bpeviz.app.two_runs.parting import RunSettings, first_difference, merges_of
+from bpeviz.app.two_runs.state import (
     KEY_STEP,
     PRESETS,
     matching_preset,
@@ -17,8 +17,8 @@ from bpeviz.app.runs_state import (
     run_settings,
     widget_key,
 )
-from bpeviz.history import train
-from bpeviz.samples import get_sample
+from bpeviz.engine.history import train
+from bpeviz.engine.samples import get_sample
 
 
 def test_presets_show_what_they_say() -> None:

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from bpeviz.samples import (
+from bpeviz.engine.samples import (
     DEFAULT_SAMPLE_KEY,
     SAMPLES_DIR,
     Sample,

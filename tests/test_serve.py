@@ -39,10 +39,10 @@ from websockets.asyncio.client import connect
 
 from bpeviz import History, train
 from bpeviz.classroom import codes
-from bpeviz.classroom.redis_hub import RedisHub
+from bpeviz.classroom.hubs.redis_hub import RedisHub
 from bpeviz.classroom.routes import SOCKET_PATH
 from bpeviz.classroom.state import View
-from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample
+from bpeviz.engine.samples import DEFAULT_SAMPLE_KEY, get_sample
 
 COOKIE = "bpeviz_worker"
 WORKER_HEADER = "x-bpeviz-worker"

@@ -6,8 +6,8 @@ import codecs
 
 import pytest
 
-from bpeviz.app.links import MAX_LINK_TEXT_CHARS, query_from_state, state_from_query
-from bpeviz.app.settings import (
+from bpeviz.app.frame.links import MAX_LINK_TEXT_CHARS, query_from_state, state_from_query
+from bpeviz.app.frame.run_settings import (
     KEY_END_OF_WORD,
     KEY_PASTE,
     KEY_PRETOKENIZER,
@@ -24,7 +24,7 @@ from bpeviz.app.settings import (
     settings_from_state,
     suggested_state,
 )
-from bpeviz.app.text_input import (
+from bpeviz.app.frame.text_input import (
     MAX_PASTE_BYTES,
     MAX_UPLOAD_BYTES,
     format_size,
@@ -32,9 +32,9 @@ from bpeviz.app.text_input import (
     text_from_paste,
     text_from_upload,
 )
-from bpeviz.config import MAX_VOCAB_SIZE
-from bpeviz.history import train
-from bpeviz.samples import DEFAULT_SAMPLE_KEY, get_sample, list_samples
+from bpeviz.engine.config import MAX_VOCAB_SIZE
+from bpeviz.engine.history import train
+from bpeviz.engine.samples import DEFAULT_SAMPLE_KEY, get_sample, list_samples
 
 
 def levels(messages) -> list[str]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from apptest_support import new_app, plain, run
 
-from bpeviz.app.links import query_from_state, state_from_query
-from bpeviz.app.settings import (
+from bpeviz.app.frame.links import query_from_state, state_from_query
+from bpeviz.app.frame.run_settings import (
     KEY_SPECIALS,
     MAX_SPECIAL_TOKENS,
     MAX_SPECIALS_CHARS,
@@ -19,13 +19,13 @@ from bpeviz.app.settings import (
     check_settings,
     default_state,
 )
-from bpeviz.pretokenize import (
+from bpeviz.engine.pretokenize import (
     SPECIALS_CACHE_CHARS,
     forget_special_sets,
     special_sets_kept,
     split_specials,
 )
-from bpeviz.tokenizer import MAX_MODEL_SPECIALS, Tokenizer
+from bpeviz.engine.tokenizer import MAX_MODEL_SPECIALS, Tokenizer
 
 MANY = " ".join(f"<|t{index}|>" for index in range(20_000))  # the 20,000 tokens
 

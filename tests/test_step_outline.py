@@ -2,7 +2,7 @@
 counted by hand.
 
 The browser tests and ``tests/js`` hold the Step page's own outlines (``viewAt`` in
-``bpeviz/web/record.js``) equal to this oracle at every step of several runs; an oracle wrong
+``bpeviz/web/core/record.js``) equal to this oracle at every step of several runs; an oracle wrong
 the same way as the page would hide the page's bug, so here the oracle meets hand-worked
 answers (``tests/test_web_js.py`` gives the page the same aaabdaaabac counts).
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from step_outline import new_marks, pair_marks, step_outline
 
-from bpeviz.history import train
-from bpeviz.record import Mark
+from bpeviz.engine.history import train
+from bpeviz.records.schema import Mark
 
 # ---- the marks of one merge -----------------------------------------------------------------
 

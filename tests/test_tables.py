@@ -1,4 +1,5 @@
-"""Tests for bpeviz.app.tables: pair and vocabulary tables, CSV payloads, the chart, text stats."""
+"""Tests for bpeviz.app.shared.tables: pair and vocabulary tables, CSV payloads, the chart, text
+stats."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import io
 import pandas as pd
 import pytest
 
-from bpeviz.app.tables import (
+from bpeviz.app.shared.tables import (
     CHOSEN_NOTE,
     PAIR_COLUMNS,
     TIED_NOTE,
@@ -17,9 +18,9 @@ from bpeviz.app.tables import (
     pair_frame,
     text_stats,
 )
-from bpeviz.history import train
-from bpeviz.samples import get_sample
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.engine.history import train
+from bpeviz.engine.samples import get_sample
+from bpeviz.engine.tokenizer import Tokenizer
 
 # ---- pair table ---------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from apptest_support import new_app, run
 
-from bpeviz.app.links import MAX_LINK_TEXT_CHARS
+from bpeviz.app.frame.links import MAX_LINK_TEXT_CHARS
 
 TOKENIZE = "app_pages/tokenize.py"
 COMPARE = "app_pages/compare.py"

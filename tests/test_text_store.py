@@ -7,7 +7,7 @@ import hashlib
 
 from apptest_support import new_app, run
 
-from bpeviz.app.text_store import TextStore, text_ref
+from bpeviz.app.frame.text_store import TextStore, text_ref
 
 
 def test_the_reference_is_the_texts_blake2b_digest() -> None:

@@ -1,4 +1,4 @@
-"""Tests for bpeviz.tokendata: the record the browser draws any list of tokens from.
+"""Tests for bpeviz.records.tokens: the record the browser draws any list of tokens from.
 
 Expected values are worked by hand (Wikipedia's ``aaabdaaabac`` with the lexmin tie rule:
 ``aa`` = 256, ``ab`` = 257, ``aaab`` = 256 + 257 = 258), or checked against an independent
@@ -15,11 +15,17 @@ import pytest
 from tiktoken._educational import bpe_encode
 
 from bpeviz import train
-from bpeviz.openai_ranks import load_encoding
-from bpeviz.pretokenize import pretokenize
-from bpeviz.record import SCHEMA, VOCAB_FIELDS, Kind, named
-from bpeviz.tokendata import piece_starts, rank_parents, token_entry, token_parents, tokens_data
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.engine.pretokenize import pretokenize
+from bpeviz.engine.tokenizer import Tokenizer
+from bpeviz.real.openai_ranks import load_encoding
+from bpeviz.records.schema import SCHEMA, VOCAB_FIELDS, Kind, named
+from bpeviz.records.tokens import (
+    piece_starts,
+    rank_parents,
+    token_entry,
+    token_parents,
+    tokens_data,
+)
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import FRAGMENTS, MODES, SPECIAL, training_bytes, training_texts
 
-from bpeviz import textbook
-from bpeviz.history import History, train
-from bpeviz.tokenizer import Tokenizer
+from bpeviz.engine import textbook
+from bpeviz.engine.history import History, train
+from bpeviz.engine.tokenizer import Tokenizer
 
 TRAINING_TEXT = (
     "the cat sat on the mat. The cats' hats don't fit!\n"

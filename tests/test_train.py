@@ -2,7 +2,7 @@
 
 Every expected number here comes from counting by hand (the counts are written in the
 docstrings), from a published walk-through, from Hugging Face ``tokenizers`` run live, or
-from the textbook recipe ``bpeviz/textbook.py`` -- never from the engine's own output.
+from the textbook recipe ``bpeviz/engine/textbook.py`` -- never from the engine's own output.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from oracle import (
     training_texts,
 )
 
-from bpeviz import textbook
-from bpeviz.history import History, PairTable, train
-from bpeviz.tie_rules import TIE_BREAKS
+from bpeviz.engine import textbook
+from bpeviz.engine.history import History, PairTable, train
+from bpeviz.engine.tie_rules import TIE_BREAKS
 
 
 def pair_counts(table: PairTable) -> dict[tuple[int, int], int]:
@@ -632,8 +632,7 @@ def test_max_tied_recorded_sets_how_many_tied_pairs_a_step_keeps(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``abcd`` by hand: ab, bc and cd occur once each, all tied for merge 1 (rule first)."""
-    from bpeviz import trainer
-
+    from bpeviz.engine import trainer
     monkeypatch.setattr(trainer, "MAX_TIED_RECORDED", 3)
     step = train("abcd", 257).steps[0]
     assert [tuple(pair) for pair in step.tied] == [(97, 98), (98, 99), (99, 100)]

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpeviz import UnigramModel
-from bpeviz.unigram import (
+from bpeviz.engine.unigram import (
     SPACE,
     byte_pieces,
     count_words,
@@ -24,7 +24,7 @@ from bpeviz.unigram import (
     split_words,
     train_unigram,
 )
-from bpeviz.unigram_lattice import (
+from bpeviz.engine.unigram_lattice import (
     all_segmentations,
     best_path,
     forward_backward,
@@ -32,7 +32,7 @@ from bpeviz.unigram_lattice import (
     sample_segmentation,
     viterbi_table,
 )
-from bpeviz.unigram_textbook import textbook_unigram
+from bpeviz.engine.unigram_textbook import textbook_unigram
 
 # The Hugging Face course's corpus (LLM course, chapter 6, "Unigram tokenization") and its
 # seed: every strict substring of a word, with how often it occurs in the corpus.

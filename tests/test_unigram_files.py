@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
 from bpeviz import UnigramModel
+from bpeviz.engine.unigram import UNK, train_unigram
 from bpeviz.formats.hf_unigram import to_hf_unigram_json
-from bpeviz.unigram import UNK, train_unigram
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_texts"
 ENGLISH = (SAMPLES / "english.txt").read_text(encoding="utf-8")

@@ -15,7 +15,7 @@ import sentencepiece as spm
 from sentencepiece import sentencepiece_model_pb2 as model_pb2
 
 from bpeviz import UnigramModel
-from bpeviz.unigram import UNK, byte_pieces, count_words, seed_vocabulary, train_unigram
+from bpeviz.engine.unigram import UNK, byte_pieces, count_words, seed_vocabulary, train_unigram
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_texts"
 COURSE_SEED = {

@@ -1,4 +1,4 @@
-"""The browser's pure functions (``bpeviz/web/record.js``), run by Node's own test runner
+"""The browser's pure functions (``bpeviz/web/core/record.js``), run by Node's own test runner
 on records the engine makes here and held equal to the engine.
 
 This writes, to a temporary folder, the one script the app serves (``bpeviz.web.script``, as
@@ -10,7 +10,7 @@ every token's whole entry (``tokendata.token_entry``), the quiz's choices (``qui
 ``History.tied_pairs``), each token's build tree (the merge list), and the characters that
 split tokens spell (cut where UTF-8 characters start in the text); and ``worked.json``, the
 outlines of ``aaabdaaabac`` counted by hand; and ``link.json``, the Step page's link names
-(``bpeviz.app.step_view.LINK``). Then ``node --test tests/js`` checks ``record.js``
+(``bpeviz.app.step.view.LINK``). Then ``node --test tests/js`` checks ``record.js``
 against them. Node is Debian's ``nodejs``
 (``scripts/install_system_deps.sh``); without it these skip, and fail under
 ``BPEVIZ_REQUIRE_BROWSER=1``.
@@ -30,10 +30,10 @@ from typing import Any, NoReturn
 import pytest
 from step_outline import step_outline
 
-from bpeviz.app.step_view import LINK
-from bpeviz.history import History, train
-from bpeviz.stepdata import TOP_PAIRS, payload, quiz_order
-from bpeviz.tokendata import token_entry, token_parents, tokens_data
+from bpeviz.app.step.view import LINK
+from bpeviz.engine.history import History, train
+from bpeviz.records.step import TOP_PAIRS, payload, quiz_order
+from bpeviz.records.tokens import token_entry, token_parents, tokens_data
 from bpeviz.web import SCRIPTS, asset, colour_index, script
 
 TESTS = Path(__file__).parent / "js"
@@ -136,7 +136,7 @@ def node(unavailable: Callable[[str], NoReturn]) -> str:
 def test_the_browsers_pure_functions_agree_with_the_engine(node: str, tmp_path: Path) -> None:
     (tmp_path / "bpeviz.mjs").write_text(script(), encoding="utf-8")
     # the lesson's keys component, a module of its own (lesson_keys.test.mjs)
-    (tmp_path / "lesson_keys.mjs").write_text(asset("lesson_keys.js"), encoding="utf-8")
+    (tmp_path / "lesson_keys.mjs").write_text(asset("step/lesson_keys.js"), encoding="utf-8")
     cases = {name: case(*settings) for name, settings in CASES.items()}
     (tmp_path / "cases.json").write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
     worked = {

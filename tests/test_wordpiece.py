@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-from bpeviz import wordpiece_textbook
+from bpeviz.engine import wordpiece_textbook
+from bpeviz.engine.wordpiece import UNK, split_words, train_wordpiece
+from bpeviz.engine.wordpiece_encode import WordPieceEncoder, words_cut_differently
 from bpeviz.formats.hf_models import read_tokenizer_json
 from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
-from bpeviz.wordpiece import UNK, split_words, train_wordpiece
-from bpeviz.wordpiece_encode import WordPieceEncoder, words_cut_differently
 
 # The Hugging Face course's corpus (LLM course, chapter 6, "WordPiece tokenization").
 COURSE = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5

@@ -30,7 +30,7 @@ import tiktoken
 import tiktoken.load
 from tiktoken_ext import openai_public
 
-from bpeviz.openai_ranks import ranks_path
+from bpeviz.real.openai_ranks import ranks_path
 
 _ORACLES: dict[str, tiktoken.Encoding] = {}
 
@@ -106,8 +106,8 @@ def published(name: str) -> dict[str, Any]:
 @functools.cache
 def chat_oracle(model: str) -> tiktoken.Encoding:
     """tiktoken's encoding for ``model``'s encoding, with its chat tokens added (their ids
-    as bpeviz.openai_models states them, from the published tokenizers)."""
-    from bpeviz.openai_models import chat_format, encoding_for_model
+    as bpeviz.real.openai_models states them, from the published tokenizers)."""
+    from bpeviz.real.openai_models import chat_format, encoding_for_model
 
     base = tiktoken_encoding(encoding_for_model(model))
     return tiktoken.Encoding(

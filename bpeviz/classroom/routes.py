@@ -34,7 +34,8 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from bpeviz.classroom.codes import TOO_MANY, client_address, normal_code
-from bpeviz.classroom.hub import Hub, Subscriber, current_hub
+from bpeviz.classroom.hubs.choose import current_hub
+from bpeviz.classroom.hubs.common import Hub, Subscriber
 from bpeviz.classroom.public_url import join_base
 from bpeviz.classroom.qr import qr_svg
 from bpeviz.classroom.state import (

@@ -89,7 +89,7 @@ class Event:
 @dataclass
 class View:
     """What the teacher shows: the page, on the Step page the step and its switches, and
-    the run it is of (:func:`~bpeviz.classroom.hub.run_id`; empty: the class's first)."""
+    the run it is of (:func:`~bpeviz.classroom.hubs.common.run_id`; empty: the class's first)."""
 
     page: str = "step"
     step: int = 0
@@ -121,7 +121,7 @@ class View:
         return view
 
     def check_slide(self) -> None:
-        """The slide's number, count and title (a lesson's: :mod:`bpeviz.app.lesson`)."""
+        """The slide's number, count and title (a lesson's: :mod:`bpeviz.app.lesson.slides`)."""
         numbers = (self.slide, self.slides)
         if any(type(n) is not int for n in numbers) or not 0 <= self.slide <= self.slides <= 500:
             raise ClassError("A slide is a number from 1 to the lesson's count of slides.")

@@ -15,10 +15,10 @@ cannot number, and two tokens with the same bytes where tokens are keyed by thei
 
 from __future__ import annotations
 
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.hf_json import from_hf_json
 from bpeviz.formats.minbpe import MINBPE_HEADER, from_minbpe_model
 from bpeviz.formats.tiktoken import TIKTOKEN_LINE, from_tiktoken
-from bpeviz.tokenizer import Tokenizer
 
 
 def load_model_file(name: str, data: bytes) -> Tokenizer:

@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from bpeviz.tokenizer import MERGE, Tokenizer, pretokenizer_for_pattern
+from bpeviz.engine.tokenizer import MERGE, Tokenizer, pretokenizer_for_pattern
 
 # ASCII digits only (int() would also take "+1", "1_0", "٣"), and not so many that int()
 # refuses them (past 4,300 digits): any id that long is refused by length instead.

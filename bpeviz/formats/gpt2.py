@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+from bpeviz.engine.pretokenize import GPT2_SPLIT_PATTERN
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.common import (
     check_representable,
     check_unique_bytes,
@@ -20,8 +22,6 @@ from bpeviz.formats.common import (
     require_merges,
     split_lines,
 )
-from bpeviz.pretokenize import GPT2_SPLIT_PATTERN
-from bpeviz.tokenizer import Tokenizer
 
 GPT2_MERGES_HEADER = "#version: 0.2"
 

@@ -26,6 +26,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from bpeviz.engine.pretokenize import GPT2_SPLIT_PATTERN, SPLIT_PATTERNS
+from bpeviz.engine.tokenizer import MERGE, Tokenizer
 from bpeviz.formats.common import (
     check_representable,
     check_unique_bytes,
@@ -34,8 +36,6 @@ from bpeviz.formats.common import (
     require_merges,
 )
 from bpeviz.formats.gpt2 import bytes_to_unicode
-from bpeviz.pretokenize import GPT2_SPLIT_PATTERN, SPLIT_PATTERNS
-from bpeviz.tokenizer import MERGE, Tokenizer
 
 KIND = "tokenizer.json"
 MAX_JSON_BYTES = 32 * 1024 * 1024  # Llama 3's is 9 MB; anything far larger is not a tokenizer

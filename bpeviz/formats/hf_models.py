@@ -21,7 +21,7 @@ Checked as our own readers check: ids are whole numbers from 0 to ``MAX_TOKEN_ID
 token (the library takes a file whose 256 bytes all have id 0), at most ``MAX_TOKENS``. And
 bounded as our own reader is: every regex the library would run (a Split's in the
 pre-tokenizer, a Replace's in the normalizer or decoder, at any depth of Sequences) gets the
-same worst-case probe on load (:func:`bpeviz.pretokenize.check_split_pattern`) and is refused
+same worst-case probe on load (:func:`bpeviz.engine.pretokenize.check_split_pattern`) and is refused
 by name when it fails it. A panic of the library (Oniguruma giving up on a pattern that
 backtracks on this text; pyo3 raises it as a ``BaseException``) becomes one ``ValueError``,
 and the library is given at most ``MAX_TEXT_CHARS`` characters at once.
@@ -35,11 +35,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from bpeviz.engine.pretokenize import check_split_pattern
+from bpeviz.engine.tokenizer import Tokenizer, check_id
 from bpeviz.formats.common import preview
 from bpeviz.formats.gpt2 import bytes_to_unicode
 from bpeviz.formats.hf_json import MAX_TOKENS, NotByteLevelBPE, from_hf_json, from_onig
-from bpeviz.pretokenize import check_split_pattern
-from bpeviz.tokenizer import Tokenizer, check_id
 
 ENGINE = "Hugging Face tokenizers"
 MAX_TEXT_CHARS = 1_000_000  # encoded by the library at once (a million took it 18 s, 370 MB)

@@ -4,7 +4,7 @@ The file holds a ``Unigram`` model whose scores are the pieces' natural-log prob
 ``<unk>`` first (id 0), then the pieces from the most probable down (equal: code point
 order), then the 256 byte pieces ``<0x00>``..``<0xFF>`` for byte fallback, each scored as the
 least probable piece so the unknown score (the lowest score minus 10) is the model's own.
-Words are cut as ``bpeviz.unigram.split_words`` cuts them: ``WhitespaceSplit``, then
+Words are cut as ``bpeviz.engine.unigram.split_words`` cuts them: ``WhitespaceSplit``, then
 ``Metaspace`` putting ``▁`` in front of each word; the decoder undoes both and the bytes.
 
 The library then segments every word exactly as ``UnigramModel.viterbi`` does: both add the
@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 
-from bpeviz.unigram import SPACE, UNK, UnigramModel
+from bpeviz.engine.unigram import SPACE, UNK, UnigramModel
 
 METASPACE = {"type": "Metaspace", "replacement": SPACE, "prepend_scheme": "always", "split": True}
 

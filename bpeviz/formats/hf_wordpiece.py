@@ -5,7 +5,7 @@ prefix, ``[UNK]`` for unknown words and the library's default of 100 characters 
 pre-tokenizer (``WhitespaceSplit`` for ``words``, ``BertPreTokenizer`` for ``bert``), the
 special tokens as added tokens and the WordPiece decoder. Left out: BERT's normalizer
 (lower-casing, accents) and its ``[CLS] ... [SEP]`` post-processor, which training here never
-had, so the library encodes the file exactly as ``bpeviz.wordpiece_encode`` does (a test
+had, so the library encodes the file exactly as ``bpeviz.engine.wordpiece_encode`` does (a test
 holds the two equal). Reading it back goes through ``bpeviz.formats.hf_models``.
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 
-from bpeviz.wordpiece import CONTINUATION, UNK, WordPieceRun
-from bpeviz.wordpiece_encode import MAX_WORD_CHARS
+from bpeviz.engine.wordpiece import CONTINUATION, UNK, WordPieceRun
+from bpeviz.engine.wordpiece_encode import MAX_WORD_CHARS
 
 PRE_TOKENIZER_TYPES = {"words": "WhitespaceSplit", "bert": "BertPreTokenizer"}
 

@@ -8,6 +8,8 @@ it is written, never read.
 
 from __future__ import annotations
 
+from bpeviz.engine.pretokenize import check_split_pattern, to_bytes
+from bpeviz.engine.tokenizer import Tokenizer, pretokenizer_for_pattern
 from bpeviz.formats.common import (
     NUMBER,
     check_representable,
@@ -17,8 +19,6 @@ from bpeviz.formats.common import (
     require_merges,
     split_lines,
 )
-from bpeviz.pretokenize import check_split_pattern, to_bytes
-from bpeviz.tokenizer import Tokenizer, pretokenizer_for_pattern
 
 MINBPE_HEADER = "minbpe v1"
 

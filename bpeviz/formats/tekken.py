@@ -15,7 +15,7 @@ Files without ``special_tokens`` (``tekken_240911.json`` is one) use mistral-com
 list for them (``Tekkenizer.DEPRECATED_SPECIAL_TOKENS``, the 20 names below, ids 0-19); the
 other ids up to the number of special tokens are its fillers ``<SPECIAL_20>``, ... Left out:
 the ``image`` and ``audio`` sections (this is a text tokenizer) and the BOS that Mistral puts
-in front of a prompt, which is the caller's (:mod:`bpeviz.mistral_tekken`).
+in front of a prompt, which is the caller's (:mod:`bpeviz.real.mistral_tekken`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import base64
 import binascii
 from typing import Any
 
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.common import parse_json
-from bpeviz.tokenizer import Tokenizer
 
 # mistral-common's special tokens for Tekken files that list none, in id order.
 DEFAULT_SPECIAL_TOKENS: tuple[str, ...] = (

@@ -10,6 +10,8 @@ import base64
 import binascii
 import re
 
+from bpeviz.engine.pretokenize import GPT4_SPLIT_PATTERN
+from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.common import (
     NUMBER,
     check_representable,
@@ -19,8 +21,6 @@ from bpeviz.formats.common import (
     split_lines,
 )
 from bpeviz.formats.minbpe import render_token
-from bpeviz.pretokenize import GPT4_SPLIT_PATTERN
-from bpeviz.tokenizer import Tokenizer
 
 
 def to_tiktoken(tokenizer: Tokenizer) -> str:

@@ -5,7 +5,7 @@ one ES module, with no build tool: the record's pure functions (tested by ``node
 ``tests/js``), its DOM helpers, keyboard paths (one Tab stop per box, arrows between its
 items), token spans, the inspector, the step view's panels, the quiz (solo and the class's),
 controls and view, and the entry points. Above them :func:`constants` writes what Python
-defines once: the record's field names, kinds and marks (:mod:`bpeviz.record`), the
+defines once: the record's field names, kinds and marks (:mod:`bpeviz.records.schema`), the
 palette's size, ``</w>`` and the quotes of a token's name. ``tokens.css`` styles every
 span, card and legend (the palette's colours come from :data:`PALETTE`); ``step.css`` lays
 out the step view;
@@ -21,31 +21,31 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from bpeviz import record
-from bpeviz.narration import quoted
-from bpeviz.pretokenize import END_OF_WORD
-from bpeviz.readable import WHITESPACE
+from bpeviz.engine.pretokenize import END_OF_WORD
+from bpeviz.engine.readable import WHITESPACE
+from bpeviz.records import schema as record
+from bpeviz.records.narration import quoted
 
 SCRIPTS = (  # each file uses only what it or an earlier one defines (tests/test_web_js.py)
-    "record.js",
-    "dom.js",
-    "keyboard.js",
-    "spans.js",
-    "inspector.js",
-    "panels.js",
-    "quiz.js",
-    "live_quiz.js",
-    "class_results.js",
-    "controls.js",
-    "address.js",
-    "step_view.js",
-    "live.js",
-    "presenter.js",
-    "class_bar.js",
-    "main.js",
+    "core/record.js",
+    "core/dom.js",
+    "core/keyboard.js",
+    "core/spans.js",
+    "core/inspector.js",
+    "step/panels.js",
+    "step/quiz.js",
+    "live/live_quiz.js",
+    "live/class_results.js",
+    "step/controls.js",
+    "step/address.js",
+    "step/step_view.js",
+    "live/live.js",
+    "live/presenter.js",
+    "live/class_bar.js",
+    "core/main.js",
 )
-STYLESHEETS = ("tokens.css", "step.css", "class.css")
-PAGE_STYLESHEET = "page.css"  # only the exported page: its header and margins
+STYLESHEETS = ("core/tokens.css", "step/step.css", "live/class.css")
+PAGE_STYLESHEET = "core/page.css"  # only the exported page: its header and margins
 
 # The token fills, ``.bpe-c0`` … ``.bpe-c7``, each with its border (the fill's own colour made
 # darker, at 10% luminance: 3.2:1 or more against its fill and 7:1 against the page, a token's

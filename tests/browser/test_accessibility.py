@@ -25,8 +25,8 @@ import pytest
 from sample_runs import sample_history
 from step_outline import step_outline
 
-from bpeviz.record import label_runs
-from bpeviz.stepdata import payload_json
+from bpeviz.records.schema import label_runs
+from bpeviz.records.step import payload_json
 from bpeviz.web import step_page
 
 if TYPE_CHECKING:

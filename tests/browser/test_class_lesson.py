@@ -16,7 +16,7 @@ import pytest
 from conftest import AppPage
 from test_live_class import join, start_class, wait_connected
 
-from bpeviz.app.lesson import bundled_lessons
+from bpeviz.app.lesson.slides import bundled_lessons
 
 pytestmark = pytest.mark.browser
 

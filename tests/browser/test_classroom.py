@@ -1,7 +1,7 @@
 """A classroom: 20 sessions at once, each on its own sample and settings, stepping together.
 
 Every student must see their own state: after clicking "Next" n times (drawn in the browser),
-the card shows merge n of the history that ``bpeviz.trainer`` gives for *their* sample and
+the card shows merge n of the history that ``bpeviz.engine.trainer`` gives for *their* sample and
 settings (its two parent ids and the new id), and their link says step n once the view has
 reported it, whatever the 19 others did meanwhile. The server's memory (VmRSS of the
 ``streamlit run`` process) must stay bounded; the figures are printed after the run.
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from bpeviz import History, train
-from bpeviz.samples import get_sample
+from bpeviz.engine.samples import get_sample
 
 if TYPE_CHECKING:
     from collections.abc import Callable

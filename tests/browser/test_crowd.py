@@ -20,7 +20,7 @@ import pytest
 from protocol_client import Student, run_coroutine
 
 from bpeviz import train
-from bpeviz.samples import get_sample
+from bpeviz.engine.samples import get_sample
 
 if TYPE_CHECKING:
     from conftest import AppServer

@@ -146,8 +146,8 @@ def test_windows_line_ends_and_no_break_spaces_are_in_the_legend(app: AppPage) -
 
 
 def test_compare_it_opens_on_the_uploaded_file(app: AppPage) -> None:
+    from bpeviz.engine.history import train
     from bpeviz.formats.minbpe import to_minbpe_model
-    from bpeviz.history import train
 
     model = to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
     app.open("export")

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from test_step_teach import candidates, open_run, toggle
 
-from bpeviz.history import train
-from bpeviz.stepdata import TOP_PAIRS
+from bpeviz.engine.history import train
+from bpeviz.records.step import TOP_PAIRS
 
 pytestmark = pytest.mark.browser
 

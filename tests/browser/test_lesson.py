@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from test_accessibility import AXE, REPO, assert_no_violations
 
-from bpeviz.app.lesson import bundled_lessons
+from bpeviz.app.lesson.slides import bundled_lessons
 
 if TYPE_CHECKING:
     from conftest import AppPage

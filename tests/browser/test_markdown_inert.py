@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import pytest
 from hf_files import llama3_style
 
-from bpeviz.app.lesson import Lesson, Slide, lesson_to_link
+from bpeviz.app.lesson.slides import Lesson, Slide, lesson_to_link
 
 if TYPE_CHECKING:
     from conftest import AppPage

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from bpeviz.samples import get_sample
+from bpeviz.engine.samples import get_sample
 
 if TYPE_CHECKING:
     from conftest import AppPage

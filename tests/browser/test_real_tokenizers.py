@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 from tiktoken_oracle import tiktoken_encoding
 
-from bpeviz.samples import get_sample
+from bpeviz.engine.samples import get_sample
 
 if TYPE_CHECKING:
     from conftest import AppPage

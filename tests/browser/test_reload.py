@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 from test_robustness import choose_source, paste_into
 
-from bpeviz.app.links import MAX_LINK_TEXT_CHARS
+from bpeviz.app.frame.links import MAX_LINK_TEXT_CHARS
 
 if TYPE_CHECKING:
     from conftest import AppPage

@@ -1,7 +1,7 @@
 """Big and broken inputs: a limit message or a working page, never a hang or a dead server.
 
 After each of them the page must still answer a click, and the server its health check.
-The limits are the app's own (``bpeviz.app.text_input``): pasting up to 2 MB into the sidebar,
+The limits are the app's own (``bpeviz.app.frame.text_input``): pasting up to 2 MB into the sidebar,
 uploading up to 10 MB (Streamlit's uploader enforces it in decimal megabytes).
 """
 
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from bpeviz.app.text_input import MAX_PASTE_BYTES
+from bpeviz.app.frame.text_input import MAX_PASTE_BYTES
 
 if TYPE_CHECKING:
     from conftest import AppPage, AppServer

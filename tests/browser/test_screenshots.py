@@ -2,7 +2,7 @@
 
 ``?present=true`` is the link form of the sidebar's "Presentation mode" toggle. On every page
 the link opens that page (its title), the sidebar is collapsed, Streamlit's menu is hidden and
-the type is the projector's (``bpeviz/app/styles.py``: the title 2.6rem, body text 1.2rem, at
+the type is the projector's (``bpeviz/app/frame/styles.py``: the title 2.6rem, body text 1.2rem, at
 the browser's 16 px rem: 41.6 px and 19.2 px; without it the first paragraph is 14 px). Each
 page is saved full page as ``<page>-present.png`` in ``$BPEVIZ_SCREENSHOTS`` (when set), and
 the Step page also as the one screen a projector shows (``step-present-screen.png``).

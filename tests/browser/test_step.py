@@ -1,7 +1,7 @@
 """Stepping through training on the Step page: buttons, slider, keys, autoplay, the link.
 
 Every check is against the engine: the merge the page shows for step k must be the k-th
-merge of ``bpeviz.trainer`` on the same sample with the same settings (its two parent ids and
+merge of ``bpeviz.engine.trainer`` on the same sample with the same settings (its two parent ids and
 the new id on the card, its count at the top of the pair table, and the new token's text in
 the outlined spans). The view is drawn in the browser (``bpeviz/web``): stepping
 waits for the view's ``data-ready``/``data-step``, not for a server run; the link follows
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from sample_runs import sample_history
 
-from bpeviz.readable import readable
+from bpeviz.engine.readable import readable
 
 if TYPE_CHECKING:
     from conftest import AppPage

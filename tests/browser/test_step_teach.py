@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from sample_runs import sample_history
 
-from bpeviz.history import History, train
-from bpeviz.readable import readable
-from bpeviz.samples import get_sample
-from bpeviz.stepdata import TOP_PAIRS, payload_json, window_for, window_shows
+from bpeviz.engine.history import History, train
+from bpeviz.engine.readable import readable
+from bpeviz.engine.samples import get_sample
+from bpeviz.records.step import TOP_PAIRS, payload_json, window_for, window_shows
 from bpeviz.web import step_page
 
 if TYPE_CHECKING:

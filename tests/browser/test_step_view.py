@@ -2,7 +2,7 @@
 
 - At every step of a bundled sample, after and before its merge, what the DOM shows (the
   spans' ids, texts and marks, the card's title and ids, the pair table's pairs and counts)
-  is what :class:`bpeviz.history.History` says: ``segmentation``, ``tests/step_outline.py``,
+  is what :class:`bpeviz.engine.history.History` says: ``segmentation``, ``tests/step_outline.py``,
   ``pair_table`` and ``steps``.
 - The same at 200 random steps of Tiny Shakespeare at vocab 4096, in an exported HTML file
   (``bpeviz.web.step_page``) opened from disk: there the text drawn is the window's first
@@ -30,9 +30,9 @@ import pytest
 from sample_runs import sample_history
 from step_outline import step_outline
 
-from bpeviz.history import History, train
-from bpeviz.record import label_runs
-from bpeviz.stepdata import payload, payload_json
+from bpeviz.engine.history import History, train
+from bpeviz.records.schema import label_runs
+from bpeviz.records.step import payload, payload_json
 from bpeviz.web import step_page
 
 if TYPE_CHECKING:

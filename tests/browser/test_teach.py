@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from bpeviz.app.surprises import find_surprise
-from bpeviz.samples import get_sample
+from bpeviz.app.tokenize.surprises import find_surprise
+from bpeviz.engine.samples import get_sample
 
 if TYPE_CHECKING:
     from conftest import AppPage

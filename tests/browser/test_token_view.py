@@ -1,5 +1,5 @@
 """The Tokenize page's token view in a real browser: the inspector's build tree and the
-pre-tokenizer's pieces, drawn by ``bpeviz/web`` from ``bpeviz.tokendata``.
+pre-tokenizer's pieces, drawn by ``bpeviz/web`` from ``bpeviz.records.tokens``.
 
 Expected values come from the engine: ids from ``encode``, a token's tree from
 ``tokendata.token_parents`` (itself tested against tiktoken's educational BPE), and the
@@ -17,10 +17,10 @@ import pytest
 from sample_runs import sample_history
 
 from bpeviz import Tokenizer
-from bpeviz.narration import pieces_sentence
-from bpeviz.openai_ranks import load_encoding
-from bpeviz.pretokenize import pretokenize
-from bpeviz.tokendata import token_parents
+from bpeviz.engine.pretokenize import pretokenize
+from bpeviz.real.openai_ranks import load_encoding
+from bpeviz.records.narration import pieces_sentence
+from bpeviz.records.tokens import token_parents
 
 if TYPE_CHECKING:
     from conftest import AppPage

@@ -1,7 +1,7 @@
 """The Tokenize page cuts pasted text exactly where the engine does.
 
-The expected ids come from the engine itself: ``bpeviz.trainer`` on the English sample with the
-settings it opens with (what the sidebar trains); for ``cl100k_base`` and ``o200k_base`` they
+The expected ids come from the engine itself: ``bpeviz.engine.trainer`` on the English sample with
+the settings it opens with (what the sidebar trains); for ``cl100k_base`` and ``o200k_base`` they
 come from tiktoken (``tests/tiktoken_oracle.py``). The page's spans are read back from the
 DOM: each span's hover title starts with its id, and its text is the token's readable form
 (``␣`` for a space).
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 from sample_runs import sample_history
 
-from bpeviz.readable import readable
+from bpeviz.engine.readable import readable
 
 if TYPE_CHECKING:
     from conftest import AppPage
@@ -86,7 +86,7 @@ def test_whitespace_is_visible(app: AppPage) -> None:
 
 def test_the_legend_names_each_whitespace_symbol_drawn(app: AppPage) -> None:
     """A space, a tab and a form feed (one byte each, so drawn as symbols by any tokenizer):
-    the legend keys those three, in bpeviz.readable's order, and no other (it keyed only
+    the legend keys those three, in bpeviz.engine.readable's order, and no other (it keyed only
     ␣ ↵ ⇥, always all three, and never the form feed's ␌)."""
     app.open("tokenize")
     paste(app, "a b\tc\x0cd")

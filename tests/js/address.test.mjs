@@ -1,5 +1,5 @@
-// The Step page's view in the address (linkSearch in bpeviz/web/address.js): the query the
-// server writes for the same view from the same starting query (bpeviz.app.step_view:
+// The Step page's view in the address (linkSearch in bpeviz/web/step/address.js): the query the
+// server writes for the same view from the same starting query (bpeviz.app.step.view:
 // one st.query_params.update, which Python's urlencode turns into the query), worked by hand.
 // Run by tests/test_web_js.py, which writes the script to $BPEVIZ_JS_CASES.
 import assert from "node:assert/strict";
@@ -11,7 +11,7 @@ const folder = process.env.BPEVIZ_JS_CASES;
 assert.ok(folder, "BPEVIZ_JS_CASES is not set: run these through tests/test_web_js.py");
 const web = await import(join(folder, "bpeviz.mjs"));
 
-// bpeviz.app.step_view.LINK, as the page gives it to the view (written by test_web_js.py)
+// bpeviz.app.step.view.LINK, as the page gives it to the view (written by test_web_js.py)
 const LINK = JSON.parse(readFileSync(join(folder, "link.json"), "utf-8"));
 const view = (step, when = "after", quiz = false, pieces = false) => ({ step, when, quiz, pieces });
 

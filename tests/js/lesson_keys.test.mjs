@@ -1,4 +1,4 @@
-// The lesson's clicker keys (bpeviz/web/lesson_keys.js): PageDown / PageUp move the slides,
+// The lesson's clicker keys (bpeviz/web/step/lesson_keys.js): PageDown / PageUp move the slides,
 // except while typing or with a modifier. Run by tests/test_web_js.py, which writes the module
 // to $BPEVIZ_JS_CASES.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// The class link's refusals (ClassLink in bpeviz/web/live.js), with a stand-in socket and
+// The class link's refusals (ClassLink in bpeviz/web/live/live.js), with a stand-in socket and
 // Node's mock clock: what the class bar is left saying. Run by tests/test_web_js.py, which
 // writes the script to $BPEVIZ_JS_CASES.
 import assert from "node:assert/strict";

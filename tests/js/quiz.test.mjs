@@ -1,4 +1,4 @@
-// The quiz's marking (rightRows in bpeviz/web/record.js) on hand-worked pair counts.
+// The quiz's marking (rightRows in bpeviz/web/core/record.js) on hand-worked pair counts.
 // Run by tests/test_web_js.py, which writes the script to $BPEVIZ_JS_CASES.
 import assert from "node:assert/strict";
 import { join } from "node:path";

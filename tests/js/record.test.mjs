@@ -1,4 +1,4 @@
-// The record's pure functions (bpeviz/web/record.js, inspector.js) held equal to the engine.
+// The record's pure functions (bpeviz/web/core/record.js, inspector.js) held equal to the engine.
 // Run by tests/test_web_js.py, which writes the script and the engine's cases to
 // $BPEVIZ_JS_CASES; `node --test tests/js` alone has nothing to check against.
 import assert from "node:assert/strict";

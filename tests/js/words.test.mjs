@@ -1,4 +1,4 @@
-// How often a pair occurred, in the inspector's words (timesWord in bpeviz/web/dom.js).
+// How often a pair occurred, in the inspector's words (timesWord in bpeviz/web/core/dom.js).
 // Run by tests/test_web_js.py, which writes the script to $BPEVIZ_JS_CASES.
 import assert from "node:assert/strict";
 import { join } from "node:path";

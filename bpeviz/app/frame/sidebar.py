@@ -1,0 +1,186 @@
+"""The shared sidebar: every page trains on what it shows, so it is drawn once by the frame
+(``app.py``), and it writes the chosen settings into the URL so a link reproduces the view.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpeviz.app.frame import run_settings as cfg
+from bpeviz.app.frame.links import MAX_LINK_TEXT_CHARS, query_from_state
+from bpeviz.app.frame.state import (
+    KEY_PRESENT,
+    KEY_STEP,
+    KEY_UPLOAD_WIDGET,
+    KEY_UPLOADED,
+    keep_long_text,
+)
+from bpeviz.app.frame.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB, format_size
+from bpeviz.app.frame.widgets import caption
+from bpeviz.engine.config import MAX_VOCAB_SIZE
+from bpeviz.engine.pretokenize import END_OF_WORD, PRETOKENIZER_REGISTRY, PRETOKENIZERS
+from bpeviz.engine.samples import get_sample, list_samples
+from bpeviz.engine.tie_rules import TIE_BREAKS, TIE_RULES
+
+
+def _apply_sample_suggestions() -> None:
+    """Callback of the sample picker: a new sample brings its suggested settings.
+
+    It also starts at step 0: a teacher switching to the ties example wants
+    to land before its tie, not at whatever step the last sample was on.
+    """
+    sample = get_sample(st.session_state[cfg.KEY_SAMPLE])
+    for key, value in cfg.suggested_state(sample).items():
+        st.session_state[key] = value
+    st.session_state[KEY_STEP] = 0
+
+
+def _store_upload() -> None:
+    """Callback of the uploader: keep the file's bytes so they survive hiding the widget."""
+    uploaded = st.session_state.get(KEY_UPLOAD_WIDGET)
+    st.session_state[KEY_UPLOADED] = (
+        None if uploaded is None else (uploaded.name, uploaded.getvalue())
+    )
+
+
+def _index(options: list[str] | tuple[str, ...], key: str) -> int:
+    """Where the session's value of ``key`` is among a picker's options (0 when absent)."""
+    value = st.session_state.get(key)
+    return options.index(value) if value in options else 0
+
+
+def sidebar() -> None:
+    """Draw the shared settings in the sidebar and write them into the URL.
+
+    Every widget is drawn with the session's current value as its default, not only
+    through its key. A browser that has not drawn a widget before takes the widget's
+    default, and the value the server seeded from the link can miss that browser: a
+    student who types while the first run is drawing starts a second run, and the server
+    drops what the first had queued and not yet sent. Drawn with its own default
+    (Vocab size 1, Sample, ``bytes``), the widget then sent that back on the next click.
+
+    Each setting's state is kept for the session (``persist_state``): a live class's
+    student gets the teacher's settings in a callback and is sent to the teacher's page at
+    once (``st.switch_page``), and without it the new page started with no vocab size.
+    """
+    state = st.session_state
+    samples = {sample.key: sample for sample in list_samples()}
+    with st.sidebar:
+        st.toggle(
+            "Presentation mode",
+            key=KEY_PRESENT,
+            bind="query-params",
+            help="Large type, strong outlines and less chrome, for a projector.",
+        )
+        st.radio(
+            "Training text",
+            cfg.SOURCES,
+            index=_index(cfg.SOURCES, cfg.KEY_SOURCE),
+            format_func=cfg.SOURCE_LABELS.__getitem__,
+            key=cfg.KEY_SOURCE,
+            horizontal=True,
+            persist_state="session",
+        )
+        source = state[cfg.KEY_SOURCE]
+        if source == "sample":
+            st.selectbox(
+                "Sample",
+                list(samples),
+                index=_index(list(samples), cfg.KEY_SAMPLE),
+                format_func=lambda key: samples[key].title,
+                key=cfg.KEY_SAMPLE,
+                on_change=_apply_sample_suggestions,
+                persist_state="session",
+                help="Choosing a sample also applies the settings it is meant to be seen with.",
+            )
+            st.caption(samples[state[cfg.KEY_SAMPLE]].description)
+        elif source == "paste":
+            st.text_area(
+                "Your text",
+                value=str(state.get(cfg.KEY_PASTE) or ""),
+                key=cfg.KEY_PASTE,
+                height=150,
+                persist_state="session",
+                placeholder="Paste or type the text to train on…",
+                help=f"Up to {format_size(MAX_PASTE_BYTES)}. Texts of up to "
+                f"{MAX_LINK_TEXT_CHARS:,} characters are kept in the page's link.",
+            )
+            if len(state.get(cfg.KEY_PASTE) or "") > MAX_LINK_TEXT_CHARS:
+                st.caption(
+                    f"This text is longer than {MAX_LINK_TEXT_CHARS:,} characters: the "
+                    "page's link refers to it, and this server keeps it for a reload."
+                )
+        else:
+            st.file_uploader(
+                f"Text file (up to {MAX_UPLOAD_MB} MB)",
+                type=None,
+                key=KEY_UPLOAD_WIDGET,
+                on_change=_store_upload,
+                max_upload_size=MAX_UPLOAD_MB,
+                help="A plain-text file (.txt, .md, .csv…). Text that is not UTF-8 is "
+                "trained on as raw bytes. An uploaded file is not part of the page's link.",
+            )
+            stored = state.get(KEY_UPLOADED)
+            if stored is not None:
+                caption(f"Using {stored[0]} ({format_size(len(stored[1]))}).")
+        st.number_input(
+            "Vocab size",
+            value=max(cfg.MIN_VOCAB, cfg.settings_from_state(state).vocab_size),
+            key=cfg.KEY_VOCAB,
+            persist_state="session",
+            min_value=cfg.MIN_VOCAB,
+            step=1,
+            help=f"256 byte tokens plus one per merge (plus the {END_OF_WORD} marker when it is "
+            "on). "
+            f"At most {MAX_VOCAB_SIZE:,}; training stops early when no pair is left.",
+        )
+        st.selectbox(
+            "Pre-tokenizer",
+            PRETOKENIZERS,
+            index=_index(PRETOKENIZERS, cfg.KEY_PRETOKENIZER),
+            key=cfg.KEY_PRETOKENIZER,
+            persist_state="session",
+            format_func=lambda name: f"{name}: {PRETOKENIZER_REGISTRY[name].help}",
+            help="How the text is cut into pieces first; merges never cross a piece boundary.",
+        )
+        st.selectbox(
+            "Tie rule",
+            TIE_BREAKS,
+            index=_index(TIE_BREAKS, cfg.KEY_TIE_BREAK),
+            key=cfg.KEY_TIE_BREAK,
+            persist_state="session",
+            help="When several pairs share the top count, this picks one: "
+            + "; ".join(f"**{rule.name}**: {rule.description}" for rule in TIE_RULES.values()),
+        )
+        st.text_input(
+            "Special tokens",
+            value=str(state.get(cfg.KEY_SPECIALS) or ""),
+            key=cfg.KEY_SPECIALS,
+            persist_state="session",
+            placeholder="none (e.g. <|endoftext|>)",
+            help=f"Separated by spaces or commas; at most {cfg.MAX_SPECIAL_TOKENS} tokens and "
+            f"{cfg.MAX_SPECIALS_CHARS:,} characters. A special token is never split or merged.",
+        )
+        st.checkbox(
+            f"{END_OF_WORD} end-of-word marker",
+            value=bool(state.get(cfg.KEY_END_OF_WORD)),
+            key=cfg.KEY_END_OF_WORD,
+            persist_state="session",
+            disabled=state[cfg.KEY_PRETOKENIZER] != "words",
+            help="Sennrich et al.'s marker at the end of every word (words pre-tokenizer only).",
+        )
+    _write_link()
+
+
+def _write_link() -> None:
+    """Put the settings into the URL: set what changed, drop what is back to its default."""
+    wanted = query_from_state(st.session_state)
+    for key in cfg.STATE_KEYS:
+        if key in wanted:
+            if st.query_params.get(key) != wanted[key]:
+                st.query_params[key] = wanted[key]
+        elif key in st.query_params:
+            del st.query_params[key]
+    paste = str(st.session_state.get(cfg.KEY_PASTE) or "")
+    long_paste = st.session_state.get(cfg.KEY_SOURCE) == "paste" and cfg.KEY_PASTE not in wanted
+    keep_long_text(cfg.KEY_PASTE, paste, in_link=long_paste and bool(paste))

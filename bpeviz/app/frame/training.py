@@ -1,0 +1,377 @@
+"""The training cache: one training run per settings and text, shared by every page and
+session, so switching pages or opening a link on a second laptop never trains twice.
+
+Also the other cached heavy things the pages share: the real ``cl100k_base`` and
+``o200k_base`` tokenizers (loaded once per server), encodings of texts with them, and
+imported model files (read once per content, whoever uploads them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from bpeviz.app.compression import curves as compression
+from bpeviz.app.compression import parallel
+from bpeviz.app.export.files import LoadedModel, load_upload
+from bpeviz.app.frame.reaper import give_back_freed_memory
+from bpeviz.app.frame.run_settings import Message, Settings, check_settings, outcome_messages
+from bpeviz.app.frame.sized_cache import SizedCache
+from bpeviz.app.frame.state import current_settings, text_and_messages
+from bpeviz.app.frame.text_input import TrainingText
+from bpeviz.app.frame.widgets import show_messages
+from bpeviz.app.shared.choices import IMPORTED, TRAINED
+from bpeviz.engine.budget import SERVER_BUDGET
+from bpeviz.engine.history import History
+from bpeviz.engine.samples import get_sample
+from bpeviz.engine.tokenizer import Tokenizer
+from bpeviz.engine.trainer import check_run, corpus_for, run_training
+from bpeviz.real.registry import bundled_names
+from bpeviz.records.step import TOP_PAIRS
+
+PROGRESS_AFTER_SECONDS = 0.3
+# Runs training at once, per server process: the machine's two cores. Training is CPU-bound,
+# so more at once finish no sooner and only hold more memory (20 sessions at the budget
+# would each hold a trainer's few hundred MB); a session past them waits its turn.
+TRAINING_AT_ONCE = 2
+
+
+@st.cache_resource(show_spinner=False)
+def _training_turns() -> threading.BoundedSemaphore:
+    return threading.BoundedSemaphore(TRAINING_AT_ONCE)
+
+
+@contextmanager
+def taking_turns(turns: threading.BoundedSemaphore, waiting: Callable[[], None]) -> Iterator[None]:
+    """Hold one of ``turns`` while the block runs; when none is free, call ``waiting`` (to
+    say so) and wait for one. The freed memory goes back to the system afterwards: what a
+    trainer freed in the middle of the heap would otherwise stay counted against the server.
+    """
+    if not turns.acquire(blocking=False):
+        waiting()
+        turns.acquire()
+    try:
+        yield
+    finally:
+        turns.release()
+        give_back_freed_memory()
+
+
+# What the runs of pasted and uploaded texts may hold together (History.memory_bytes, its
+# tokenizer counted): three or four runs at the budget (13 MB each), dozens of small ones. The
+# bundled samples' runs are kept apart, 24 of them: a class opens them all lesson long.
+RUN_BYTES = 48_000_000
+SAMPLE_RUNS = 24
+
+
+def _is_sample(key: tuple[str, str, tuple[Any, ...]]) -> bool:
+    return key[0] == "sample"
+
+
+# What the Step page's records may hold together: a record at the budget is a 2.3 MB string
+# (4.6 MB held, its characters two bytes each), a bundled sample's half a megabyte; 24
+# records at the budget kept 110 MB after a class had gone.
+RECORD_BYTES = 16_000_000
+
+
+@st.cache_resource(show_spinner=False)
+def _runs() -> SizedCache[tuple[str, str, tuple[Any, ...]], History]:
+    """The process's one cache of trained runs (bounded in bytes: see its module)."""
+    return SizedCache(RUN_BYTES, keep=_is_sample, most_kept=SAMPLE_RUNS)
+
+
+@st.cache_resource(show_spinner=False)
+def step_records() -> SizedCache[tuple[Any, int], tuple[str, str]]:
+    """The process's one cache of the Step page's records (see ``bpeviz.app.step.view``)."""
+    return SizedCache(RECORD_BYTES, keep=lambda key: False, most_kept=0)
+
+
+def let_go_of_closed_sessions(alive: set[str]) -> None:
+    """Drop the runs and records only closed sessions asked for (``alive``: the others'
+    ids); the bundled samples' runs stay for the next class."""
+    _runs().let_go_of_closed(alive=alive)
+    step_records().let_go_of_closed(alive=alive)
+
+
+def session_id() -> str | None:
+    """The id of the session this script runs for (``None`` outside one)."""
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else None
+
+
+def _digest(data: str | bytes) -> str:
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    return ("s" if isinstance(data, str) else "b") + hashlib.sha256(raw).hexdigest()
+
+
+def _train_with_progress(data: str | bytes, settings: Settings) -> History:
+    """Train within the server's budget (:mod:`bpeviz.engine.budget`: a run past it is refused
+    before the first merge), showing a progress bar if it takes more than a moment."""
+    started = time.perf_counter()
+    bar: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if time.perf_counter() - started < PROGRESS_AFTER_SECONDS:
+            return
+        if bar is None:
+            bar = st.progress(0.0)
+        bar.progress(min(done / max(total, 1), 1.0), text=f"Training: merge {done:,} of {total:,}")
+
+    note: Any = None
+
+    def waiting() -> None:
+        nonlocal note
+        note = st.info("Waiting for other sessions' training to finish (two train at once)…")
+
+    config = settings.config()
+    corpus = corpus_for(data, config)
+    check_run(corpus, config, SERVER_BUDGET)  # refused at once, not after waiting a turn
+    try:
+        with taking_turns(_training_turns(), waiting):
+            if note is not None:
+                note.empty()
+            run = run_training(
+                corpus, config, progress=progress, top_pairs=TOP_PAIRS, budget=SERVER_BUDGET
+            )
+        return History(run)
+    finally:
+        if bar is not None:
+            bar.empty()
+
+
+def _held_bytes(history: History) -> int:
+    history.tokenizer  # noqa: B018 (every page builds it: weighed with it)
+    return history.memory_bytes()
+
+
+def _history_in(
+    key: tuple[str, str, tuple[Any, ...]], data: str | bytes, settings: Settings
+) -> History:
+    train = partial(_train_with_progress, data, settings)
+    return _runs().get(key, train, _held_bytes, user=session_id())
+
+
+def current_history(*, show: bool = True) -> History | None:
+    """The history for the sidebar's text and settings, trained once and then reused.
+
+    On a problem (no text, a bad setting) it shows why with ``st.error``/``st.warning`` and
+    returns ``None``; it never raises. When training stopped before the vocab size asked
+    for, it says how far it got and why. ``show=False`` keeps it silent.
+    """
+    settings = current_settings()
+    text, messages = text_and_messages(settings)
+    messages = messages + check_settings(settings)
+    history = None
+    if text is not None and not any(m.level == "error" for m in messages):
+        try:
+            history = history_for(text, settings)
+        except ValueError as error:
+            messages.append(Message("error", f"Cannot train: {error}."))
+        else:
+            if len(text.data) > 1:  # a single character has its own warning already
+                messages += outcome_messages(settings, history.merge_count, history.stop_reason)
+    if show:
+        show_messages(messages)
+    return history
+
+
+def history_for(text: TrainingText, settings: Settings) -> History:
+    """The history of ``text`` under ``settings`` (not necessarily the sidebar's), cached in
+    the same bounded slots as :func:`current_history`, so a run both use trains once.
+
+    Raises ``ValueError`` for settings the trainer refuses; check them first with
+    ``check_settings``.
+    """
+    if text.source == "sample":
+        key = ("sample", settings.sample_key, settings.training_key())
+    else:
+        key = ("text", _digest(text.data), settings.training_key())
+    return _history_in(key, text.data, settings)
+
+
+def train_sample(key: str, vocab_size: int, pretokenizer: str, tie_break: str) -> History:
+    """The history of bundled sample ``key`` with these settings (trained once, cached).
+
+    Raises ``ValueError`` for an unknown sample or impossible settings.
+    """
+    settings = Settings(
+        source="sample",
+        sample_key=key,
+        vocab_size=vocab_size,
+        pretokenizer=pretokenizer,
+        tie_break=tie_break,
+    )
+    sample = get_sample(key)
+    return _history_in(("sample", key, settings.training_key()), sample.text, settings)
+
+
+@dataclass
+class _ImportSlot:
+    """One imported model file's reading, done at most once: the model or why it failed."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    result: LoadedModel | str | None = None
+
+
+@st.cache_resource(max_entries=4, ttl=3600, show_spinner=False)
+def _import_slot(contents: tuple[str, ...], pattern: str) -> _ImportSlot:
+    return _ImportSlot()
+
+
+def shared_import(files: list[tuple[str, bytes]], *, pattern: str) -> LoadedModel:
+    """Read uploaded model files as :func:`bpeviz.app.export.files.load_upload` does, once per
+    content: sessions that upload the same bytes share one model.
+
+    A 10 MB ``tokenizer.json`` takes seconds and over 100 MB to read; a class importing
+    the file the teacher handed out must not pay that once per student. The model is
+    keyed by what the files hold, not their names (the name shown is each session's own);
+    a bad file's message is kept too. Raises ``ValueError`` with that message.
+    """
+    names = ", ".join(name for name, _ in files)
+    slot = _import_slot(tuple(_digest(data) for _, data in files), pattern)
+    with slot.lock:
+        if slot.result is None:
+            try:
+                slot.result = load_upload(files, pattern=pattern)
+            except ValueError as error:  # the message starts with the names: kept apart
+                slot.result = str(error).removeprefix(f"{names}: ")
+    if isinstance(slot.result, str):
+        raise ValueError(f"{names}: {slot.result}")
+    if slot.result.source == names:
+        return slot.result
+    return LoadedModel(tokenizer=slot.result.tokenizer, kind=slot.result.kind, source=names)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Loading the real tokenizer's ranks…")  # 5 offered
+def real_tokenizer(name: str) -> Tokenizer:
+    """A real tokenizer (``cl100k_base``, ``r50k_base``, ``tekken_240911``, ...: its real ranks,
+    our encoder), loaded once per server.
+
+    Raises ``RuntimeError`` (``RanksUnavailable``) with an explanation when the ranks file
+    is not installed; nothing is cached then, so a later call tries again.
+    """
+    from bpeviz.real.registry import load_bundled
+
+    return load_bundled(name)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Loading the model's tokenizer…")
+def named_tokenizer(name: str) -> Tokenizer:
+    """The tokenizer of an encoding or an OpenAI model name (a chat model's encoding with its
+    markup's special tokens), loaded once per server.
+
+    Raises ``ValueError`` for a name that is not an OpenAI model (nothing is cached then).
+    """
+    from bpeviz.real.openai_models import load_named
+
+    return load_named(name)
+
+
+def chosen_tokenizer(
+    choice: str, history: History | None, imported: tuple[str, Tokenizer] | None
+) -> tuple[Tokenizer, Any]:
+    """The tokenizer behind a choice of :mod:`bpeviz.app.shared.choices`, and its cache key for
+    :func:`encode` (``None`` for an imported one: it is not named uniquely, so not cached).
+
+    Raises ``RuntimeError`` when a real tokenizer's ranks are not installed, ``ValueError``
+    for a choice that is not available.
+    """
+    if choice == TRAINED:
+        if history is None:
+            raise ValueError("there is no trained tokenizer: fix the sidebar's settings")
+        return history.tokenizer, history_key(history)
+    if choice == IMPORTED:
+        if imported is None:
+            raise ValueError("no tokenizer was imported: load one on the Export / import page")
+        return imported[1], None
+    return real_tokenizer(choice), choice
+
+
+def encode_with(tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int]:
+    """:func:`encode`, or a plain encode when the tokenizer has no cache key."""
+    if tokenizer_key is None:
+        return tokenizer.encode(text)
+    return encode(tokenizer, tokenizer_key, text)
+
+
+def encode_or_stop(tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int]:
+    """:func:`encode_with`; when it cannot (a file's split pattern ran out of time on this
+    text, or the ``tokenizers`` library gave up on it), the page says why and stops there."""
+    try:
+        return encode_with(tokenizer, tokenizer_key, text)
+    except ValueError as error:
+        show_messages([Message("error", f"This text could not be tokenized: {error}.")])
+        st.stop()
+
+
+@st.cache_data(max_entries=16, show_spinner="Tokenizing…")
+def encode(_tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int]:
+    """``_tokenizer.encode(text)``, cached per (``tokenizer_key``, text).
+
+    ``tokenizer_key`` must name the tokenizer uniquely (e.g. ``"cl100k_base"`` or the training
+    settings and text digest); the tokenizer itself is not hashed.
+    """
+    return _tokenizer.encode(text)
+
+
+def history_key(history: History) -> tuple[Any, ...]:
+    """A cache key naming a trained tokenizer: its text and its merges' settings."""
+    run = history.run
+    return (
+        _digest(history.text),
+        run.tie_break,
+        run.pretokenizer,
+        history.merge_count,
+        run.special_tokens,
+        history.base,
+    )
+
+
+# The Compression page's numbers on the bundled samples are the same for every session:
+# measured once per server (7 vocab sizes × the cross lines on or off), not on each visit.
+Samples = tuple[tuple[str, str], ...]  # (language, bundled sample key)
+
+
+@st.cache_data(max_entries=14, show_spinner=False)
+def sample_curves(
+    samples: Samples, max_vocab: int, pretokenizer: str, tie_break: str, cross: bool
+) -> pd.DataFrame:
+    """:func:`compression.compression_curves` of the bundled samples' runs."""
+    histories = {
+        name: train_sample(key, max_vocab, pretokenizer, tie_break) for name, key in samples
+    }
+    return compression.compression_curves(histories, cross=cross)
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
+def sample_references(samples: Samples) -> pd.DataFrame:
+    """Every bundled real tokenizer measured on the samples. Raises ``RuntimeError`` when
+    one cannot be loaded (nothing is cached then)."""
+    real = {name: real_tokenizer(name) for name in bundled_names()}
+    return compression.references_for(real, {name: get_sample(key).text for name, key in samples})
+
+
+@st.cache_data(max_entries=14, show_spinner=False)
+def sample_passages(
+    samples: Samples, max_vocab: int, pretokenizer: str, tie_break: str, *, real: bool
+) -> pd.DataFrame:
+    """:func:`parallel.passage_table` of the samples' runs (and with ``real``, the bundled
+    real tokenizers: ``RuntimeError`` when one cannot be loaded)."""
+    tokenizers: dict[str, Tokenizer] = {}
+    for name, key in samples:
+        history = train_sample(key, max_vocab, pretokenizer, tie_break)
+        tokenizers[f"trained on {name} (vocab {history.vocab_size:,})"] = history.tokenizer
+    if real:
+        tokenizers |= {name: real_tokenizer(name) for name in bundled_names()}
+    return parallel.passage_table(tokenizers, parallel.passages())

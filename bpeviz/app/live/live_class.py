@@ -1,0 +1,345 @@
+"""A live class in the app: ``?class=new`` starts one, ``?class=CODE`` joins it, and the
+class bar (``web/live/class_bar.js``) sits above every page.
+
+The script does three things only: it starts a class with the session's run, gives a joining
+student that run (before the sidebar is drawn, so its widgets show it), and switches a
+following student's page or run when the browser asks. A run is the sidebar's settings and
+the pages' (a lesson's slide sets both): when the teacher's change, the teacher's next view
+names the new run, and a following student's browser asks for it (one rerun, as a page
+switch). Everything else (the teacher's steps, the quiz, the counts) goes between browsers
+over the class's socket (:mod:`bpeviz.classroom`), with no script rerun. The teacher's key
+reaches only the teacher's browser (in the component's data, kept in its local storage),
+never a link.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import streamlit as st
+
+from bpeviz.app.frame.run_settings import KEY_SOURCE, STATE_KEYS, Message
+from bpeviz.app.frame.state import KEY_HELD, KEY_PAGE_SETTINGS, KEY_STEP, KEY_UPLOADED, held_class
+from bpeviz.app.lesson.slides import PARAMS, TEXT_BOXES
+from bpeviz.app.lesson.view import current_lesson
+from bpeviz.app.live.presenter import presenter_info
+from bpeviz.app.live.results import checked_results, results_csv, results_json
+from bpeviz.app.step.view import component
+from bpeviz.classroom.codes import TOO_MANY, client_address, normal_code
+from bpeviz.classroom.hubs.choose import current_hub
+from bpeviz.classroom.hubs.common import run_id
+from bpeviz.classroom.public_url import PublicUrlError, is_loopback, loopback_warning, public_url
+from bpeviz.classroom.state import ENDED, MAX_TITLE_CHARS, PAGES, ClassError, View
+from bpeviz.engine.readable import counted
+
+KEY_CLASS = "class"  # the query parameter: "new", or a class's code
+KEY_BAR = "class_bar"  # the class bar's component
+KEY_TYPED = "class_code"  # the sidebar's box for a code read off the projector
+KEY_ENDED = "_live_class_ended"  # the class ended: say so once
+KEY_FOLLOW_PAGE = "_live_class_follow"  # a student took the teacher's run: go to this page
+KEY_JOINER = "_live_class_joiner"  # this session's name for the limit on wrong codes
+KEY_RESULTS = "_live_class_results"  # (code, questions): the teacher's class's results
+
+# The pages' settings a class shares (the Step page's own travel in the view, no rerun).
+PAGE_KEYS = tuple(key for key, param in PARAMS.items() if param.pages and "step" not in param.pages)
+LINK_KINDS = ("text", "choice")  # a link's value is the widget's own (a flag's or count's is not)
+
+
+def _run_of_session() -> dict[str, Any]:
+    """The session's run as JSON data: its settings and the pages', its text when pasted or
+    uploaded.
+
+    A page's settings leave the session state while another page is shown (Streamlit drops
+    the state of widgets not drawn), so the last ones seen are kept: the run does not change
+    when the teacher only changes page.
+    """
+    state = st.session_state
+    pages = state.setdefault(KEY_PAGE_SETTINGS, {})
+    pages.update({key: state[key] for key in PAGE_KEYS if isinstance(state.get(key), str | int)})
+    # A page not drawn yet in this session (a class started, or a teacher reloaded, on a
+    # slide's link: the page runs after this) shows the link's text and choices.
+    for key in PAGE_KEYS:
+        if key not in pages and key in st.query_params and PARAMS[key].kind in LINK_KINDS:
+            pages[key] = st.query_params[key]
+    run: dict[str, Any] = {
+        "state": {key: state[key] for key in STATE_KEYS if key in state},
+        "pages": dict(pages),
+    }
+    stored = state.get(KEY_UPLOADED)
+    if state.get(KEY_SOURCE) == "upload" and stored is not None:
+        name, data = stored
+        run["upload"] = [name, base64.b64encode(data).decode("ascii")]
+    return run
+
+
+def _give_run(run: Mapping[str, Any]) -> None:
+    """Put a class's run into this session (before the sidebar draws its widgets: a join's
+    first run, or a callback)."""
+    state = st.session_state
+    for key, value in run.get("state", {}).items():
+        if key in STATE_KEYS:
+            state[key] = value
+    pages = run.get("pages", {})
+    for key in PAGE_KEYS:
+        if key in pages:
+            state[key] = pages[key]
+            if key in TEXT_BOXES:  # the box shows this text, not the one it was seeded with
+                state[f"_seeded_{key}"] = True
+        else:  # the class's run leaves it to its default (slide 2's "Token ids" stays there)
+            state.pop(key, None)
+    upload = run.get("upload")
+    if upload:
+        state[KEY_UPLOADED] = (upload[0], base64.b64decode(upload[1]))
+    state[KEY_STEP] = 0
+
+
+def _follow_run() -> None:
+    """The class bar's callback: the teacher's view names a run this student does not have
+    (a new slide, a new setting); take it, and the teacher's page with it."""
+    held = held_class()
+    asked = getattr(st.session_state.get(KEY_BAR), "run", None)
+    if held is None or held["role"] != "student" or not isinstance(asked, dict):
+        return
+    run = current_hub().run_of(held["code"])
+    if run is None:  # the class ended: its socket says so
+        return
+    _give_run(run)
+    held["run"] = run_id(run)
+    if asked.get("page") in PAGES:
+        st.session_state[KEY_FOLLOW_PAGE] = asked["page"]
+
+
+def _keep_results() -> None:
+    """The class bar's callback: the teacher's browser has the class's results (a question
+    revealed, or a reload): keep them for the downloads, during and after class."""
+    held = held_class()
+    raw = getattr(st.session_state.get(KEY_BAR), "results", None)
+    if held is not None and held["role"] == "teacher":
+        st.session_state[KEY_RESULTS] = (held["code"], checked_results(raw))
+
+
+def results_downloads() -> None:
+    """The class's results as CSV and JSON, for the teacher (kept after the class ends), in
+    the sidebar: the teacher's laptop, not the projected page."""
+    kept = st.session_state.get(KEY_RESULTS)
+    if not kept or not kept[1]:
+        return
+    code, questions = kept
+    with st.sidebar.container(horizontal=True, gap="small", key="class_results"):
+        label = counted(len(questions), "question")
+        st.download_button(
+            f"Class results, {label} (CSV)",
+            data=lambda: results_csv(questions),
+            file_name=f"class_{code}_results.csv",
+            mime="text/csv",
+            key="class_results_csv",
+            on_click="ignore",
+        )
+        st.download_button(
+            "(JSON)",
+            data=lambda: results_json(code, questions),
+            file_name=f"class_{code}_results.json",
+            mime="application/json",
+            key="class_results_json",
+            on_click="ignore",
+            help="The same results as JSON: per question the pairs, the right ones, the "
+            "counts and each student's answer.",
+        )
+
+
+def _publish_run(held: dict[str, Any]) -> str:
+    """The teacher's run, stored for the class when it changed; its name for the views."""
+    run = _run_of_session()
+    name = run_id(run)
+    if held.get("run") != name:
+        try:
+            current_hub().set_run(held["code"], held["key"], run)
+        except ClassError:  # the class ended: the class bar says so
+            return str(held.get("run", ""))
+        held["run"] = name
+    return name
+
+
+def _join_base() -> tuple[str, str]:
+    """The address of the join link and QR code (:mod:`bpeviz.classroom.public_url`), and
+    what the teacher's bar warns about it: a loopback address no student reaches, or a
+    public address set wrong (then the teacher's own is used)."""
+    parts = urlsplit(st.context.url or "")
+    own = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
+    try:
+        base = public_url() or own
+    except PublicUrlError as error:
+        return own, str(error)
+    return base, loopback_warning(base) if base and is_loopback(base) else ""
+
+
+def _slide_shown() -> dict[str, Any] | None:
+    """The lesson's slide the teacher shows, for the students' bar: its number, the count
+    and its title (as the class's view checks it, :meth:`View.check_slide`)."""
+    held = current_lesson()
+    if held is None:
+        return None
+    lesson, index = held
+    title = lesson.slides[index].title[:MAX_TITLE_CHARS]
+    return {"slide": index + 1, "slides": len(lesson.slides), "title": title}
+
+
+def joiner() -> tuple[str, str]:
+    """Who is joining, for the limit on wrong codes: the browser's address (behind our nginx,
+    the one nginx saw) and this session (a random name kept in its state)."""
+    address = client_address(st.context.headers, st.context.ip_address)
+    session = st.session_state.setdefault(KEY_JOINER, secrets.token_hex(8))
+    return address, session
+
+
+def class_creator() -> str:
+    """Whose classes a new class counts among (the hub's ``classes_per_address``): the
+    browser's address; none for a browser on the server's own machine with no proxy between
+    (``make run`` on a laptop, the tests), whose user could start servers anyway."""
+    address = joiner()[0]
+    return "" if address == "loopback" else address
+
+
+def start_or_join() -> list[Message]:
+    """Before the sidebar: act on ``?class=`` (start, join), and keep the code in the URL."""
+    state = st.session_state
+    raw = st.query_params.get(KEY_CLASS)
+    held = held_class()
+    if raw is None:
+        if held:  # a page switch dropped it: the address still names the class
+            st.query_params[KEY_CLASS] = held["code"]
+        return []
+    if raw == "new":
+        if (
+            held
+            and held["role"] == "teacher"
+            and current_hub().is_teacher(held["code"], held["key"])
+        ):
+            st.query_params[KEY_CLASS] = held["code"]  # one live class per teacher's session
+            return []
+        try:
+            run = _run_of_session()
+            code, key = current_hub().create(run, View(), creator=class_creator())
+        except ClassError as error:
+            del st.query_params[KEY_CLASS]
+            return [Message("error", str(error))]
+        state[KEY_HELD] = {"code": code, "role": "teacher", "key": key, "run": run_id(run)}
+        st.query_params[KEY_CLASS] = code
+        return []
+    code = normal_code(raw)
+    if held and held["code"] == code:
+        return []
+    # A right code gets in whatever others sent; only this session's own misses hold it
+    # back, and a link to an ended class is told so and is no miss (codes.JoinLimit).
+    hub = current_hub()
+    address, session = joiner()
+    if not hub.misses.session_allowed(session):
+        del st.query_params[KEY_CLASS]
+        return [Message("error", TOO_MANY)]
+    run = hub.run_of(code) if code else None
+    if run is None:
+        del st.query_params[KEY_CLASS]
+        if code and hub.was_given(code):
+            return [Message("error", ENDED)]
+        if hub.misses.miss(address, session) == TOO_MANY:
+            return [Message("error", TOO_MANY)]
+        return [
+            Message(
+                "error",
+                f"There is no class with the code {raw[:16]!r}: check the code on the "
+                "projector, or ask the teacher for the link.",
+            )
+        ]
+    _give_run(run)
+    state[KEY_HELD] = {"code": code, "role": "student", "run": run_id(run)}
+    return []
+
+
+def _join_typed() -> None:
+    """Callback of the code box: join the class whose code was typed."""
+    typed = st.session_state.get(KEY_TYPED) or ""
+    st.query_params[KEY_CLASS] = normal_code(typed) or typed.strip()[:16] or "?"
+
+
+def class_controls() -> None:
+    """The sidebar's way in: a teacher starts a class on the run on screen; a student types
+    the code from the projector."""
+    if held_class() is not None:
+        return
+    with st.sidebar.expander("Live class", icon=":material/groups:"):
+        if st.button(
+            "Start a live class",
+            help="Students join with a code or a QR code; their screens follow yours.",
+            key="start_class",
+        ):
+            st.query_params[KEY_CLASS] = "new"
+            st.rerun()
+        st.text_input(
+            "Join with a class code",
+            key=KEY_TYPED,
+            max_chars=16,
+            placeholder="e.g. K7Q M4X ABC",
+            on_change=_join_typed,
+        )
+
+
+def class_bar(page: str, pages: Mapping[str, Any]) -> None:
+    """The class bar above the page; a following student's browser asks for the teacher's
+    page (``go``) or run (``run``), a teacher's reloaded browser shows its key (``teacher``)."""
+    held = held_class()
+    if held is None:
+        if st.session_state.pop(KEY_ENDED, False):
+            st.info("The live class has ended. Everything here is yours to explore.")
+        results_downloads()  # a teacher's class that ended: its results stay
+        return
+    data: dict[str, Any] = {
+        "kind": "class",
+        "code": held["code"],
+        "role": held["role"],
+        "page": page,
+        "teacher_checked": bool(held.get("checked")),
+    }
+    if held["role"] == "teacher":
+        data["key"] = held["key"]
+        data["run"] = _publish_run(held)
+        data["slide"] = _slide_shown()
+        data["presenter"] = presenter_info()  # told to the presenter's window (presenter.js)
+        data["join"], data["warning"] = _join_base()
+        kept = st.session_state.get(KEY_RESULTS)
+        data["results"] = len(kept[1]) if kept and kept[0] == held["code"] else 0
+    else:
+        data["run"] = held.get("run", "")
+    result = component(
+        data=data,
+        key=KEY_BAR,
+        on_teacher_change=lambda: None,
+        on_go_change=lambda: None,
+        on_left_change=lambda: None,
+        on_run_change=_follow_run,
+        on_results_change=_keep_results,
+    )
+    claimed = result.get("teacher") if result else None
+    if held["role"] != "teacher" and isinstance(claimed, dict) and not held.get("checked"):
+        key = claimed.get("key")
+        held["checked"] = True
+        if isinstance(key, str) and current_hub().is_teacher(held["code"], key):
+            held.update(role="teacher", key=key)
+        st.rerun()
+    if held["role"] == "teacher":
+        results_downloads()
+    if result and result.get("left"):
+        if result.get("left") == "ended":
+            st.session_state[KEY_ENDED] = True
+        del st.session_state[KEY_HELD]
+        if KEY_CLASS in st.query_params:
+            del st.query_params[KEY_CLASS]
+        st.rerun()
+    target = st.session_state.pop(KEY_FOLLOW_PAGE, None) or (result.get("go") if result else None)
+    if held["role"] == "student" and target in PAGES and target != page and target in pages:
+        # the class's code only (the pages' settings come back from the session): a bare
+        # switch would clear the address, which a widget bound to it refuses
+        st.switch_page(pages[target], query_params={KEY_CLASS: held["code"]})

@@ -1,0 +1,131 @@
+"""The Two runs page's state: its widget keys, the classic presets, and settings from state.
+
+Plain Python (no Streamlit), so the presets and the link's round trip are unit-tested.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from bpeviz.app.frame import run_settings as cfg
+from bpeviz.app.two_runs.parting import RUN_NAMES, RunSettings
+from bpeviz.engine.samples import get_sample
+
+# Widget keys (and query parameters) of the page: runs_a_pretok, runs_b_vocab, runs_step...
+FIELDS: tuple[str, ...] = ("pretok", "tie", "vocab", "eow")
+KEY_STEP = "runs_step"
+
+
+def widget_key(run: str, field: str) -> str:
+    """The key of one run's setting widget, e.g. ``widget_key("A", "vocab") == "runs_a_vocab"``."""
+    return f"runs_{run.lower()}_{field}"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A classic comparison: a bundled sample, two settings, a step, and what it shows."""
+
+    key: str
+    label: str
+    sample_key: str
+    a: RunSettings
+    b: RunSettings
+    step: int
+    lesson: str
+
+
+PRESETS: tuple[Preset, ...] = (
+    Preset(
+        key="pieces",
+        label="bytes against gpt4 on the English sample",
+        sample_key="english",
+        a=RunSettings(pretokenizer="bytes", tie_break="first", vocab_size=512),
+        b=RunSettings(pretokenizer="gpt4", tie_break="first", vocab_size=512),
+        step=1,
+        lesson="With the bytes pre-tokenizer the whole text is one piece, so merges may cross "
+        "word boundaries (the very first one joins e and the space after it); GPT-4's pattern "
+        "cuts the text into words first, and its merges never cross one.",
+    ),
+    Preset(
+        key="ties",
+        label="aaabdaaabac: tie rule first against lexmin",
+        sample_key="aaabdaaabac",
+        a=RunSettings(pretokenizer="bytes", tie_break="first", vocab_size=259),
+        b=RunSettings(pretokenizer="bytes", tie_break="lexmin", vocab_size=259),
+        step=2,
+        lesson="After aa, the pairs (aa, a) and (a, b) both occur twice. minbpe keeps the pair "
+        "seen first in the text (aa + a); Wikipedia's walk-through, like Hugging Face, takes "
+        "the pair with the smallest ids (a + b). Both runs end with the token aaab, built "
+        "from different parents.",
+    ),
+)
+
+
+def preset_state(item: Preset) -> dict[str, object]:
+    """The session state that opens ``item``: its sample in the sidebar, both runs, its step.
+
+    The sidebar takes the sample's own suggested settings too, as choosing it there would.
+
+    >>> state = preset_state(preset("ties"))
+    >>> state["sample"], state["runs_a_tie"], state["runs_b_tie"], state["runs_step"]
+    ('aaabdaaabac', 'first', 'lexmin', 2)
+    """
+    state: dict[str, object] = {
+        cfg.KEY_SOURCE: "sample",
+        cfg.KEY_SAMPLE: item.sample_key,
+        **cfg.suggested_state(get_sample(item.sample_key)),
+        KEY_STEP: item.step,
+    }
+    for name, settings in zip(RUN_NAMES, (item.a, item.b), strict=True):
+        for field, value in zip(FIELDS, state_values(settings), strict=True):
+            state[widget_key(name, field)] = value
+    return state
+
+
+def state_values(settings: RunSettings) -> tuple[object, ...]:
+    """The widgets' values for ``settings``, in the order of :data:`FIELDS`."""
+    return (settings.pretokenizer, settings.tie_break, settings.vocab_size, settings.end_of_word)
+
+
+def run_settings(state: Mapping[str, object], run: str, default: RunSettings) -> RunSettings:
+    """One run's settings from the page's widgets (missing or odd values: ``default``'s).
+
+    ``</w>`` only applies to the ``words`` pre-tokenizer, as in the sidebar.
+    """
+
+    def get(field: str, fallback: object) -> object:
+        value = state.get(widget_key(run, field))
+        return fallback if value is None else value
+
+    pretokenizer = str(get("pretok", default.pretokenizer))
+    vocab = get("vocab", default.vocab_size)
+    return RunSettings(
+        pretokenizer=pretokenizer,
+        tie_break=str(get("tie", default.tie_break)),
+        vocab_size=int(vocab) if isinstance(vocab, int | float) else default.vocab_size,
+        end_of_word=bool(get("eow", default.end_of_word)) and pretokenizer == "words",
+    )
+
+
+def matching_preset(sample_key: str | None, a: RunSettings, b: RunSettings) -> Preset | None:
+    """The preset these runs are (so the page can say what it shows), or ``None``.
+
+    >>> matching_preset("aaabdaaabac", PRESETS[1].a, PRESETS[1].b).key
+    'ties'
+    >>> matching_preset("english", PRESETS[1].a, PRESETS[1].b) is None
+    True
+    """
+    return next(
+        (p for p in PRESETS if (p.sample_key, p.a, p.b) == (sample_key, a, b)),
+        None,
+    )
+
+
+def preset(key: str) -> Preset:
+    """The preset called ``key``; ``ValueError`` naming the known ones otherwise."""
+    for candidate in PRESETS:
+        if candidate.key == key:
+            return candidate
+    known = ", ".join(candidate.key for candidate in PRESETS)
+    raise ValueError(f"unknown comparison {key!r}; known: {known}")

@@ -1,0 +1,705 @@
+"""WordPiece training that records every merge, by the textbook's score or by frequency.
+
+WordPiece works on characters inside words. A word starts as its characters, the first one
+plain and the others marked as continuations with ``##``: ``hugs`` is ``h ##u ##g ##s``. Like
+BPE it then merges adjacent pairs, one per step, never across words; a merge keeps the left
+token's text and adds the right one's without its ``##`` (``hu`` + ``##g`` is ``hug``).
+Which pair it merges is the rule (``score_rule``):
+
+- ``score``, the textbook's rule (the Hugging Face course, BERT's paper trail): the pair with
+  the best ``count(ab) / (count(a) x count(b))``, where ``count(a)`` is how often the token
+  ``a`` occurs in the text as it is cut now. Rare parts that always appear together win over
+  frequent parts that are frequent anyway.
+- ``frequency``: the most frequent pair, as BPE does. This is what the ``tokenizers``
+  library's ``WordPieceTrainer`` really does (it runs its BPE trainer with a ``##`` prefix
+  and keeps the vocabulary); with the ``lexmin`` tie rule and the library's order of ``##``
+  symbols, the vocabulary is the library's, id for id.
+
+Ties go to the run's tie rule (``bpeviz/engine/tie_rules.py``): ``first`` is the pair that occurs
+first in the text, ``lexmin``/``lexmax`` the smallest/largest ids. Scores are compared
+exactly, as fractions.
+
+The vocabulary is laid out as the library lays it out: special tokens (``[UNK]``), then every
+character of the text, plain, in code point order, then the ``##`` forms of those that occur
+inside a word (in code point order here; the library numbers them in the order its hash map
+hands words out, which changes from run to run, so ``continuation_order`` can give its order),
+then one token per merge. A merge whose text is already in the vocabulary (``##a`` + ``##bc``
+after ``##ab`` + ``##c``) reuses that token's id and adds nothing, as in the library.
+
+Read the recipe first in ``bpeviz/engine/wordpiece_textbook.py``; this module does the same work
+incrementally (distinct words weighted by their count, pair counts updated in place, a heap
+with stale entries checked when they reach the top) and the tests hold the two equal.
+Encoding (greedy longest match) is in ``bpeviz/engine/wordpiece_encode.py``.
+"""
+
+from __future__ import annotations
+
+import gc
+import heapq
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import regex
+
+from bpeviz.engine.readable import counted
+from bpeviz.engine.tie_rules import tie_rule
+
+CONTINUATION = "##"
+UNK = "[UNK]"
+SCORE_RULES: tuple[str, ...] = ("score", "frequency")
+MAX_TIED_RECORDED = 4  # WordPieceStep.tied holds at most this many pairs
+SHIFT = 21  # pair key: left << SHIFT | right
+MASK = (1 << SHIFT) - 1
+# Rust's char::is_whitespace is Unicode's White_Space; BERT's punctuation is ASCII punctuation
+# (symbols such as $ + < = > ^ ` | ~ included) and Unicode's P categories. The library's
+# tables are Unicode 8's: 147 characters whose category came or changed since are cut
+# differently (docs/engine.md, WordPiece).
+_BERT_PUNCTUATION = r"\p{P}!-/:-@\[-`{-~"
+WORD_PATTERNS: dict[str, regex.Pattern[str]] = {
+    "words": regex.compile(r"[^\p{White_Space}]+"),
+    "bert": regex.compile(
+        rf"[^\p{{White_Space}}{_BERT_PUNCTUATION}]+|[{_BERT_PUNCTUATION}]", regex.V1
+    ),
+}
+WORDPIECE_PRETOKENIZERS: tuple[str, ...] = tuple(WORD_PATTERNS)
+
+Pair = tuple[int, int]
+
+
+def split_words(text: str, pretokenizer: str = "words") -> list[str]:
+    """The words WordPiece trains on and encodes: ``words`` splits at whitespace, ``bert`` at
+    whitespace and around each punctuation character (BERT's pre-tokenizer).
+
+    >>> split_words("Don't stop!", "words"), split_words("Don't stop!", "bert")
+    (["Don't", 'stop!'], ['Don', "'", 't', 'stop', '!'])
+    """
+    if pretokenizer not in WORD_PATTERNS:
+        raise ValueError(
+            f"unknown WordPiece pre-tokenizer {pretokenizer!r}: choose one of "
+            f"{', '.join(WORDPIECE_PRETOKENIZERS)}"
+        )
+    return WORD_PATTERNS[pretokenizer].findall(text)
+
+
+def merged_text(left: str, right: str) -> str:
+    """What merging two tokens makes: the right one loses its ``##``.
+
+    >>> merged_text("hu", "##g"), merged_text("##u", "##g")
+    ('hug', '##ug')
+    """
+    return left + right.removeprefix(CONTINUATION)
+
+
+def initial_vocab(
+    words: Iterable[str],
+    special_tokens: Sequence[str] = (UNK,),
+    continuation_order: Sequence[str] | None = None,
+) -> list[str]:
+    """Specials, every character plain (code point order), then the ``##`` forms of the
+    characters that occur inside a word (code point order, or ``continuation_order``).
+
+    >>> initial_vocab(["hug", "pun"])
+    ['[UNK]', 'g', 'h', 'n', 'p', 'u', '##g', '##n', '##u']
+    """
+    words = list(words)
+    chars = sorted({char for word in words for char in word})
+    inner = {CONTINUATION + char for word in words for char in word[1:]}
+    if continuation_order is None:
+        ordered = sorted(inner)
+    else:
+        ordered = [token for token in continuation_order if token in inner]
+        if set(ordered) != inner:
+            raise ValueError("continuation_order must list every ## symbol of the text")
+    return list(dict.fromkeys([*special_tokens, *chars, *ordered]))
+
+
+def word_symbols(word: str) -> list[str]:
+    """A word's first symbols: ``hug`` is ``['h', '##u', '##g']``."""
+    return [word[0], *(CONTINUATION + char for char in word[1:])] if word else []
+
+
+@dataclass(frozen=True, slots=True)
+class PairRow:
+    """One row of the pair table: a pair, its count, its tokens' counts, and so its score."""
+
+    left: int
+    right: int
+    count: int
+    left_count: int
+    right_count: int
+
+    @property
+    def score(self) -> Fraction:
+        return Fraction(self.count, self.left_count * self.right_count)
+
+
+@dataclass(frozen=True, slots=True)
+class WordPieceStep:
+    """One merge and why it won.
+
+    ``count`` is how often the pair occurs, ``left_count``/``right_count`` how often its two
+    tokens do (before the merge), and ``score`` their ratio ``count / (left_count *
+    right_count)``, exact. ``tied`` lists the pairs that shared the winning value (the score,
+    or the count under the frequency rule), winner first in the tie rule's order, at most
+    ``MAX_TIED_RECORDED`` (``more_tied``: there were more), empty when it stood alone.
+    ``most_frequent`` is ``(pair, count)`` of the most frequent pair when the score rule
+    picked another, else None. ``existed``: the merged text was already a token, so the
+    vocabulary did not grow. ``replacements`` counts the merges made in the text (overlaps
+    merge once: ``aaa``), ``tokens_after`` the tokens of the whole text after this step.
+    """
+
+    step: int
+    pair: Pair
+    left: str
+    right: str
+    token: str
+    new_id: int
+    existed: bool
+    count: int
+    left_count: int
+    right_count: int
+    score: Fraction
+    tied: tuple[Pair, ...]
+    more_tied: bool
+    rule: str
+    most_frequent: tuple[Pair, int] | None
+    replacements: int
+    tokens_after: int
+
+    @property
+    def score_decimal(self) -> float:
+        """The score as a decimal number, for reading (compare with ``score``, exact)."""
+        return float(self.score)
+
+
+@dataclass(frozen=True)
+class WordPieceRun:
+    """A WordPiece training run: its settings, vocabulary, every step and the final cuts.
+
+    ``words`` are the distinct words in order of first appearance, ``weights`` how often each
+    occurs; ``segmentations`` holds each word's token ids after the last step.
+    """
+
+    pretokenizer: str
+    score_rule: str
+    tie_break: str
+    special_tokens: tuple[str, ...]
+    requested_vocab_size: int
+    words: tuple[str, ...]
+    weights: tuple[int, ...]
+    vocab: tuple[str, ...]
+    initial_size: int
+    steps: tuple[WordPieceStep, ...]
+    stop_reason: str
+    segmentations: tuple[tuple[int, ...], ...]
+    tokens_before: int
+    pair_tables: tuple[tuple[PairRow, ...], ...] = ()  # before step k+1, when asked
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def vocab_ids(self) -> dict[str, int]:
+        """Each token's id."""
+        return {token: index for index, token in enumerate(self.vocab)}
+
+    def segmentation(self, word: str) -> list[str]:
+        """How training cut ``word`` at the end (a word it never saw: ``KeyError``)."""
+        index = self.words.index(word)
+        return [self.vocab[token] for token in self.segmentations[index]]
+
+
+def train_wordpiece(
+    text: str,
+    vocab_size: int,
+    *,
+    pretokenizer: str = "words",
+    score_rule: str = "score",
+    tie_break: str = "first",
+    special_tokens: Sequence[str] = (UNK,),
+    continuation_order: Sequence[str] | None = None,
+    top_pairs: int = 0,
+) -> WordPieceRun:
+    """Train WordPiece on ``text`` until the vocabulary has ``vocab_size`` tokens (specials
+    included) or no pair is left. A size below the first vocabulary keeps that vocabulary.
+    With ``top_pairs``, ``pair_tables[k]`` holds the best ``top_pairs`` pairs after ``k``
+    merges, in the rule's order (what a step view's score table shows).
+
+    >>> run = train_wordpiece("hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5, 15)
+    >>> [(step.token, str(step.score)) for step in run.steps]
+    [('##gs', '1/20'), ('hu', '1/36'), ('hugs', '1/15')]
+    """
+    problems = wordpiece_problems(vocab_size, pretokenizer, score_rule, tie_break)
+    if problems:
+        raise ValueError(" ".join(problems))
+    specials = tuple(dict.fromkeys(token for token in special_tokens if token))
+    word_counts = Counter(split_words(text, pretokenizer))
+    if not word_counts:
+        raise ValueError("the text has no words: paste or upload some text to train on")
+    words = tuple(word_counts)
+    vocab = initial_vocab(words, specials, continuation_order)
+    initial_size = len(vocab)
+    with _gc_paused():
+        trainer = _Trainer(words, list(word_counts.values()), vocab, score_rule, tie_break)
+        tokens_before = trainer.tokens_total
+        steps, reason = trainer.run(vocab_size, top_pairs)
+    return WordPieceRun(
+        pretokenizer=pretokenizer,
+        score_rule=score_rule,
+        tie_break=tie_break,
+        special_tokens=specials,
+        requested_vocab_size=vocab_size,
+        words=words,
+        weights=tuple(trainer.weights),
+        vocab=tuple(trainer.vocab),
+        initial_size=initial_size,
+        steps=tuple(steps),
+        stop_reason=reason,
+        segmentations=tuple(trainer.segmentations()),
+        tokens_before=tokens_before,
+        pair_tables=tuple(trainer.tables),
+    )
+
+
+def wordpiece_problems(
+    vocab_size: int, pretokenizer: str, score_rule: str, tie_break: str
+) -> list[str]:
+    """Every reason these settings cannot train, each saying how to fix it (empty: fine)."""
+    found = []
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
+        found.append(f"Vocab size must be a whole number of at least 1, got {vocab_size!r}.")
+    if pretokenizer not in WORD_PATTERNS:
+        found.append(
+            f"WordPiece needs words: use the pre-tokenizer 'words' or 'bert', not {pretokenizer!r}."
+        )
+    if score_rule not in SCORE_RULES:
+        found.append(f"Unknown WordPiece rule {score_rule!r}: choose one of score, frequency.")
+    try:
+        tie_rule(tie_break)
+    except ValueError as error:
+        found.append(str(error).capitalize() + ".")
+    return found
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector: training makes millions of small lists and no
+    reference cycles, so collections find nothing and cost a third of the time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+class _Trainer:
+    """The incremental loop, over a linked list of tokens as ``trainer.py``'s BPE loop.
+
+    The distinct words lie end to end in one buffer; a token lives at the position of its
+    first character, ``nxt``/``prv`` link the live positions of a word (-1 at its edges), so
+    a merge touches only the occurrences of its pair. ``where`` maps a pair to the positions
+    where it occurred (ascending, possibly stale: checked when used), and the buffer is in
+    order of first appearance, so the position is the ``first`` rule's rank. Heap entries
+    are ``(-value, rank, key)``, checked against the current value and rank when they reach
+    the top and pushed again when stale; every pair whose value may have grown since its entry
+    was pushed gets a fresh one, so the checked top is the true best.
+    """
+
+    def __init__(
+        self,
+        words: Sequence[str],
+        weights: list[int],
+        vocab: list[str],
+        score_rule: str,
+        tie_break: str,
+    ) -> None:
+        self.vocab = vocab
+        self.index = index = {token: i for i, token in enumerate(vocab)}
+        self.weights = weights
+        self.by_score = score_rule == "score"
+        self.tie_break = tie_break
+        rule = tie_rule(tie_break)
+        self.first_rule, self.largest_ids = rule.by_position, rule.largest_ids
+        self.tables: list[tuple[PairRow, ...]] = []
+
+        # The buffer, vectorised: each character's rank in the alphabet, then its id.
+        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        starts = np.zeros(len(words) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=starts[1:])
+        code_points = np.frombuffer(
+            "".join(words).encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32
+        )
+        alphabet, rank = np.unique(code_points, return_inverse=True)
+        letters = [chr(point) for point in alphabet.tolist()]
+        plain = np.array([index[letter] for letter in letters], dtype=np.int64)
+        inner = np.array(
+            [index.get(CONTINUATION + letter, -1) for letter in letters], dtype=np.int64
+        )
+        symbols = inner[rank]
+        symbols[starts[:-1]] = plain[rank[starts[:-1]]]
+        size = len(symbols)
+        position_weight = np.repeat(np.asarray(weights, dtype=np.int64), lengths)
+        self.word_starts: list[int] = starts[:-1].tolist()
+        self.seq: list[int] = symbols.tolist()
+        self.weight: list[int] = position_weight.tolist()
+        ints = list(range(size + 1))
+        self.nxt: list[int] = ints[1:]
+        self.prv: list[int] = [-1, *ints[: size - 1]] if size else []
+        for start in self.word_starts:
+            self.prv[start] = -1
+            if start:
+                self.nxt[start - 1] = -1
+        if size:
+            self.nxt[size - 1] = -1
+        self.tokens_total = int(position_weight.sum())
+        self.token_count: list[int] = (
+            np.bincount(symbols, weights=position_weight, minlength=len(vocab))
+            .astype(np.int64)
+            .tolist()
+        )
+
+        # Pair counts and positions: group positions by pair key (stable: sorted positions).
+        has_right = np.ones(size, dtype=bool)
+        has_right[starts[1:] - 1] = False
+        left = np.flatnonzero(has_right)
+        keys = (symbols[left] << SHIFT) | symbols[left + 1]
+        order = np.argsort(keys, kind="stable")
+        sorted_keys, sorted_positions = keys[order], left[order]
+        unique_keys, group_starts = np.unique(sorted_keys, return_index=True)
+        totals = (
+            np.add.reduceat(position_weight[sorted_positions], group_starts).tolist()
+            if len(sorted_positions)
+            else []
+        )
+        bounds = [*group_starts.tolist(), len(sorted_positions)]
+        key_list = unique_keys.tolist()
+        self.counts: dict[int, int] = dict(zip(key_list, totals, strict=True))
+        positions = list(map(ints.__getitem__, sorted_positions.tolist()))
+        self.where: dict[int, list[int]] = {
+            key: positions[bounds[n] : bounds[n + 1]] for n, key in enumerate(key_list)
+        }
+        # a pair's first position when last looked at (a lower bound: it only moves right)
+        self.first_at: dict[int, int] = {key: where[0] for key, where in self.where.items()}
+        first_seen = self.first_at
+        self.pairs_of: defaultdict[int, set[int]] = defaultdict(set)
+        if self.by_score:
+            for key in self.counts:
+                self.pairs_of[key >> SHIFT].add(key)
+                self.pairs_of[key & MASK].add(key)
+        self.heap = [
+            (-self._value(key), self._rank_of(key, first_seen[key]), key) for key in self.counts
+        ]
+        heapq.heapify(self.heap)
+        self.frequent: list[tuple[float, int, int]] = []
+        if self.by_score:
+            self.frequent = [
+                (-count, self._rank_of(key, first_seen[key]), key)
+                for key, count in self.counts.items()
+            ]
+            heapq.heapify(self.frequent)
+
+    def segmentations(self) -> list[tuple[int, ...]]:
+        """Each word's tokens now, following the links from its first position."""
+        seq, nxt = self.seq, self.nxt
+        out = []
+        for position in self.word_starts:
+            tokens = []
+            while position >= 0:
+                tokens.append(seq[position])
+                position = nxt[position]
+            out.append(tuple(tokens))
+        return out
+
+    # ---- values and ranks ------------------------------------------------------------------
+
+    def _value(self, key: int) -> float:
+        """What the rule maximises: the score as a float (ties settled exactly later) or the
+        count. Python's int / int is correctly rounded, so equal scores give equal floats."""
+        count = self.counts[key]
+        if not self.by_score:
+            return count
+        return count / (self.token_count[key >> SHIFT] * self.token_count[key & MASK])
+
+    def _rank_of(self, key: int, first_position: int) -> int:
+        if self.first_rule:
+            return first_position
+        return -key if self.largest_ids else key
+
+    def _first_live(self, key: int) -> int:
+        """Where the pair first occurs now; stale positions before it are dropped."""
+        seq, nxt = self.seq, self.nxt
+        left, right = key >> SHIFT, key & MASK
+        holders = self.where[key]
+        for index, position in enumerate(holders):
+            following = nxt[position]
+            if seq[position] == left and following >= 0 and seq[following] == right:
+                if index:
+                    del holders[:index]
+                self.first_at[key] = position
+                return position
+        raise AssertionError("a counted pair occurs somewhere")
+
+    def _pop_valid(
+        self, heap: list[tuple[float, int, int]], by_count: bool
+    ) -> tuple[float, int, int] | None:
+        """Pop the best entry whose value and rank are current (stale ones are fixed)."""
+        counts = self.counts
+        while heap:
+            negative, rank, key = heap[0]
+            if key not in counts:
+                heapq.heappop(heap)
+                continue
+            value = counts[key] if by_count else self._value(key)
+            if -negative != value:
+                heapq.heapreplace(heap, (-value, rank, key))
+                continue
+            if self.first_rule:
+                current = self._first_live(key)
+                if current != rank:
+                    heapq.heapreplace(heap, (negative, current, key))
+                    continue
+            return heapq.heappop(heap)
+        return None
+
+    # ---- the loop --------------------------------------------------------------------------
+
+    def run(self, vocab_size: int, top_pairs: int = 0) -> tuple[list[WordPieceStep], str]:
+        """Merge until the vocabulary is full or no pair is left; with ``top_pairs``, the
+        head of the pair table is kept before every merge and after the last one."""
+        steps: list[WordPieceStep] = []
+        vocab = self.vocab
+        if top_pairs:
+            self.tables.append(self._top_rows(top_pairs))
+        if len(vocab) >= vocab_size:
+            return steps, (
+                f"no merges: the first vocabulary (special tokens, characters and their ## "
+                f"forms) already has {counted(len(vocab), 'token')}, at least the "
+                f"{vocab_size:,} asked for"
+            )
+        while len(vocab) < vocab_size:
+            chosen = self._choose()
+            if chosen is None:
+                return steps, (
+                    f"stopped after {counted(len(steps), 'merge')}: no pair left to merge "
+                    "(every word is already a single token)"
+                )
+            best, tied, more_tied = chosen
+            most_frequent = self._most_frequent(best) if self.by_score else None
+            left, right = best >> SHIFT, best & MASK
+            count, token_count = self.counts[best], self.token_count
+            left_count, right_count = token_count[left], token_count[right]
+            text = merged_text(vocab[left], vocab[right])
+            existed = text in self.index
+            if not existed:
+                self.index[text] = len(vocab)
+                vocab.append(text)
+                token_count.append(0)
+            new_id = self.index[text]
+            replacements = self._merge(best, new_id)
+            self.tokens_total -= replacements
+            steps.append(
+                WordPieceStep(
+                    step=len(steps) + 1,
+                    pair=(left, right),
+                    left=vocab[left],
+                    right=vocab[right],
+                    token=text,
+                    new_id=new_id,
+                    existed=existed,
+                    count=count,
+                    left_count=left_count,
+                    right_count=right_count,
+                    score=Fraction(count, left_count * right_count),
+                    tied=tied,
+                    more_tied=more_tied,
+                    rule=self.tie_break,
+                    most_frequent=most_frequent,
+                    replacements=replacements,
+                    tokens_after=self.tokens_total,
+                )
+            )
+            if top_pairs:
+                self.tables.append(self._top_rows(top_pairs))
+        return steps, f"reached the vocab size ({vocab_size:,})"
+
+    def _top_rows(self, limit: int) -> tuple[PairRow, ...]:
+        """The best ``limit`` pairs now, in the order the rule picks them: popped as
+        ``_choose`` pops them and pushed back, so the merges that follow are the same."""
+        popped: list[tuple[float, int, int]] = []
+        held: set[int] = set()
+        while len(popped) < limit:
+            entry = self._pop_valid(self.heap, not self.by_score)
+            if entry is None:
+                break
+            if entry[2] not in held:  # a second entry of a held pair is dropped
+                held.add(entry[2])
+                popped.append(entry)
+        for entry in popped:
+            heapq.heappush(self.heap, entry)
+        counts, token_count = self.counts, self.token_count
+        rows = []
+        for _, _, key in popped:
+            left, right = key >> SHIFT, key & MASK
+            rows.append(PairRow(left, right, counts[key], token_count[left], token_count[right]))
+        return tuple(rows)
+
+    def _choose(self) -> tuple[int, tuple[Pair, ...], bool] | None:
+        """The winning pair's key, the tied pairs (rule order, capped) and whether more tied.
+
+        The entries sharing the top float are popped (up to one more than recorded); among
+        scores, equal floats are checked exactly, and when two different fractions share a
+        float (possible in principle, never seen) every such entry is popped and compared.
+        """
+        heap = self.heap
+        top = self._pop_valid(heap, not self.by_score)
+        if top is None:
+            return None
+        group = [top]
+        seen = {top[2]}
+        exhaustive = False
+        while heap and (exhaustive or len(group) <= MAX_TIED_RECORDED):
+            if heap[0][0] != top[0]:
+                break  # stored values bound the real ones from above: nothing else ties
+            entry = self._pop_valid(heap, not self.by_score)
+            if entry is None:
+                break
+            if entry[2] in seen:
+                continue  # a second entry of a pair already held: the held one stays
+            if entry[0] != top[0]:
+                heapq.heappush(heap, entry)
+                break
+            group.append(entry)
+            seen.add(entry[2])
+            if self.by_score and not exhaustive and self._exact(entry[2]) != self._exact(top[2]):
+                exhaustive = True
+        popped = group
+        if self.by_score and exhaustive:
+            best = max(self._exact(entry[2]) for entry in group)
+            group = [entry for entry in group if self._exact(entry[2]) == best]
+        for entry in popped:
+            if entry is not group[0]:  # the winner's entry goes: its pair is merged now
+                heapq.heappush(heap, entry)
+        # group is in heap order: value, then rank, so its head is the winner
+        keys = [entry[2] for entry in group]
+        tied = tuple((key >> SHIFT, key & MASK) for key in keys[:MAX_TIED_RECORDED])
+        return keys[0], tied if len(keys) > 1 else (), len(keys) > MAX_TIED_RECORDED
+
+    def _exact(self, key: int) -> Fraction:
+        count = self.counts[key]
+        return Fraction(count, self.token_count[key >> SHIFT] * self.token_count[key & MASK])
+
+    def _most_frequent(self, winner: int) -> tuple[Pair, int] | None:
+        """The most frequent pair (tie rule among equals) when it is not ``winner``."""
+        entry = self._pop_valid(self.frequent, True)
+        assert entry is not None, "the winner is counted"
+        heapq.heappush(self.frequent, entry)
+        key = entry[2]
+        if key == winner or self.counts[key] == self.counts[winner]:
+            return None  # the winner is (one of) the most frequent
+        return (key >> SHIFT, key & MASK), self.counts[key]
+
+    def _merge(self, best: int, new_id: int) -> int:
+        """Merge the pair in every word that holds it, left to right, overlaps once; keep the
+        counts of pairs and tokens right and queue what changed. Returns the merges made.
+
+        For each merge in a word, the pair before it ``(p, a)`` becomes ``(p, new)`` and the
+        one after it ``(b, q)`` becomes ``(new, q)``; ``p`` may be the previous merge's
+        ``new`` (``abab``), which undoes that merge's ``(new, a)``.
+        """
+        a, b = best >> SHIFT, best & MASK
+        new_high = new_id << SHIFT
+        counts = self.counts
+        delta: defaultdict[int, int] = defaultdict(int)
+        gained: defaultdict[int, list[int]] = defaultdict(list)
+        replacements = 0
+        b_high = b << SHIFT
+        seq, nxt, prv, weight = self.seq, self.nxt, self.prv, self.weight
+        for i in self.where.pop(best):
+            if seq[i] != a:
+                continue  # stale: this occurrence went in an earlier merge
+            j = nxt[i]
+            if j < 0 or seq[j] != b:
+                continue
+            w = weight[i]
+            p = prv[i]
+            if p >= 0:
+                before = seq[p] << SHIFT
+                delta[before | a] -= w
+                key = before | new_id
+                delta[key] += w
+                gained[key].append(p)
+            k = nxt[j]
+            if k >= 0:
+                after = seq[k]
+                delta[b_high | after] -= w
+                key = new_high | after
+                delta[key] += w
+                gained[key].append(i)
+                prv[k] = i
+            seq[i] = new_id
+            seq[j] = -1
+            nxt[i] = k
+            replacements += w
+        token_count = self.token_count
+        token_count[a] -= replacements
+        token_count[b] -= replacements
+        token_count[new_id] += replacements
+        counts.pop(best, None)
+        delta.pop(best, None)
+        pairs_of = self.pairs_of
+        for key, change in delta.items():
+            if not change:
+                continue
+            total = counts.get(key, 0) + change
+            if total > 0:
+                if key not in counts and self.by_score:
+                    pairs_of[key >> SHIFT].add(key)
+                    pairs_of[key & MASK].add(key)
+                counts[key] = total
+            else:
+                counts.pop(key, None)
+                self.where.pop(key, None)
+                self.first_at.pop(key, None)
+                if self.by_score:
+                    pairs_of[key >> SHIFT].discard(key)
+                    pairs_of[key & MASK].discard(key)
+        if self.by_score:
+            pairs_of[a].discard(best)
+            pairs_of[b].discard(best)
+        where, heap, push = self.where, self.heap, heapq.heappush
+        simple = not (self.first_rule or self.by_score)
+        for key, holders in gained.items():
+            if key not in counts:
+                continue
+            known = where.get(key)
+            where[key] = holders if known is None else sorted({*known, *holders})
+            if simple:  # the heap entry inlined, for the library's rule
+                push(heap, (-counts[key], -key if self.largest_ids else key, key))
+            else:
+                self._push(key)
+        if self.by_score:
+            # a and b occur less often now, so every pair holding one of them scores higher
+            # (new occurs more often: its old pairs, if it existed, only score lower). Their
+            # first positions are lower bounds still (pairs only lose occurrences here).
+            first_at, ids_down = self.first_at, -1 if self.largest_ids else 1
+            for key in pairs_of[a] | pairs_of[b] if a != b else pairs_of[a]:
+                if key in gained:
+                    continue
+                rank = first_at[key] if self.first_rule else ids_down * key
+                score = counts[key] / (token_count[key >> SHIFT] * token_count[key & MASK])
+                push(heap, (-score, rank, key))
+        return replacements
+
+    def _push(self, key: int) -> None:
+        """Queue a pair that gained occurrences: its value, and its count for the most
+        frequent pair (its first position is looked up afresh: it may have moved left)."""
+        rank = self._rank_of(key, self._first_live(key) if self.first_rule else 0)
+        heapq.heappush(self.heap, (-self._value(key), rank, key))
+        if self.by_score:
+            heapq.heappush(self.frequent, (-self.counts[key], rank, key))
