@@ -226,17 +226,16 @@ def test_escape_in_the_text_closes_the_inspector(app: AppPage) -> None:
 
 
 def test_tokens_by_keyboard_on_tokenize(app: AppPage) -> None:
-    """The Tokenize page's text is one Tab stop, next after the view's last switch (and its
-    help); arrows, Enter inspects (ids from tiktoken's cl100k_base), Escape returns to the
-    token."""
+    """The Tokenize page's tokens are one Tab stop, next after the text box (they are drawn
+    right under it, before the tokenizer's choices); arrows, Enter inspects (ids from
+    tiktoken's cl100k_base), Escape returns to the token."""
     from tiktoken_oracle import tiktoken_encoding
 
     text = "Hello world, tokens!"
     ids = tiktoken_encoding("cl100k_base").encode(text)
     app.open("tokenize", tok_text=text, tok_model="cl100k_base")
     page = app.page
-    page.get_by_role("switch", name="Show pieces").focus()
-    page.keyboard.press("Tab")  # its help
+    page.locator(".st-key-tok_text textarea, textarea").first.focus()
     page.keyboard.press("Tab")
     assert "bpe-scroll" in focused(page)["cls"], focused(page)
     page.keyboard.press("End")
