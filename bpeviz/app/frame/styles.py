@@ -68,6 +68,14 @@ def stylesheet(*, presentation: bool = False) -> str:
 .bpe-step .bpe-keys-short{display:inline;margin-left:auto;}
 .bpe-step .bpe-jump{width:5.5rem;}
 .bpe-card{padding:6px 16px;}
+/* The class quiz's card, compact: its title and score share a line, so a quiz slide's tokens
+   still start on the first screen at 1280x720. */
+.bpe-step .bpe-quiz{display:grid;grid-template-columns:1fr auto;column-gap:1rem;row-gap:.3rem;
+ align-items:baseline;}
+.bpe-step .bpe-quiz>*{grid-column:1/-1;margin:0;}
+.bpe-step .bpe-quiz>.bpe-card-title{grid-column:1;grid-row:1;}
+.bpe-step .bpe-quiz>.bpe-score{grid-column:2;grid-row:1;}
+.bpe-step .bpe-quiz .bpe-choice{padding:.15rem .5rem;}
 .bpe-metrics{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.1rem 1.2rem;
  margin:.3rem 0;}
 .bpe-metric{display:flex;align-items:baseline;column-gap:.5rem;}

@@ -49,7 +49,10 @@ def presenter_window() -> bool:
         return False
     code = normal_code(raw)
     if not code:
-        st.error("This address names no class: open the presenter view from the class bar.")
+        st.error(
+            "This address names no class: open the presenter view with the teacher's "
+            "Presenter view link."
+        )
         return True
     st.set_page_config(page_title=f"Presenter view, class {code} · bpeviz")
     component(data={"kind": "presenter", "code": code}, key="presenter_view")
