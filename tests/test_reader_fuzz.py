@@ -142,6 +142,17 @@ def test_tokenizer_json_for_the_library_of_a_wrong_shape_is_refused_cleanly(edit
     refuses_cleanly(read_and_encode)
 
 
+def test_a_file_the_library_fails_on_while_encoding_is_refused_cleanly() -> None:
+    """Found by the fuzz above: a model of only ``{"vocab": []}`` reads (the library takes it
+    for Unigram) and then fails on any text with its own plain ``Exception`` ("unknown token
+    but `unk_id` is missing"), which is no refusal; it is a ValueError like any."""
+    document = copy.deepcopy(BASE_LIBRARY)
+    document["model"] = {"vocab": []}
+    tokenizer = read_tokenizer_json(json.dumps(document))
+    with pytest.raises(ValueError, match="could not tokenize this text"):
+        tokenizer.encode("aa héllo")
+
+
 def test_a_file_the_library_panics_on_while_reading_is_refused_cleanly() -> None:
     """Found by the fuzz above: a subword prefix longer than a merge's token makes the
     library's BPE builder panic in ``Tokenizer.from_str`` (a slice end past the token),

@@ -259,14 +259,18 @@ def _unpanicked(
     "different text",
 ) -> _Result:
     """``call()``; a panic of the library (a ``BaseException`` from pyo3, which would pass
-    every ``except Exception`` up to the page) becomes one ``ValueError`` saying ``what``
-    failed, and ``advice``."""
+    every ``except Exception`` up to the page) or one of its own errors (a plain
+    ``Exception``, e.g. a model with no unknown token meeting one) becomes one ``ValueError``
+    saying ``what`` failed, and ``advice``."""
     try:
         return call()
     except BaseException as error:
-        if type(error).__name__ != "PanicException":  # pyo3's, not importable by name
+        # pyo3's panic is not importable by name; the library's errors are exactly Exception
+        if type(error).__name__ != "PanicException" and type(error) is not Exception:
             raise
         reason = (str(error).strip().splitlines() or ["no reason given"])[0]
+        if type(error) is Exception:  # the file, not the text: the library said what is wrong
+            advice = "check that the file is a complete tokenizer.json"
         raise ValueError(
             f"Hugging Face tokenizers could not {what} (it stopped: {reason}): {advice}"
         ) from None
