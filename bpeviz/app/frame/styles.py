@@ -86,6 +86,9 @@ def stylesheet(*, presentation: bool = False) -> str:
  column-gap:1.2rem;}
 .bpe-text-pane>*{flex:1 1 100%;}
 .bpe-text-pane>h2,.bpe-text-pane>.bpe-when,.bpe-text-pane>.bpe-legend-box{flex:0 1 auto;}
+/* The legend and Show pieces' rule go under the text on a projector, where the teacher says
+   them: above it they pushed a slide's first tokens below 720 px. */
+.bpe-text-pane>.bpe-pieces-rule,.bpe-text-pane>.bpe-legend-box{order:1;}
 .bpe-step-name,.bpe-step-label,.bpe-chipid,.bpe-legend,.bpe-legend .bpe-t,.bpe-metric-delta,
 .bpe-step .bpe-caption,.bpe-chart-title,.bpe-node-note,.bpe-choice-count,.bpe-mark{
  font-size:1.15rem;}
