@@ -306,8 +306,10 @@ def _train(args: argparse.Namespace) -> None:
     print(_summary(args, history, text_size, written, time.perf_counter() - started))
 
 
-def _train_wordpiece(args: argparse.Namespace, started: float) -> None:
-    """WordPiece: train on the file's characters, write ``PREFIX.tokenizer.json``."""
+def _character_run_files(args: argparse.Namespace, algorithm: str) -> tuple[Path, str, int]:
+    """What a run on characters (WordPiece, Unigram) writes and reads, checked before it
+    trains: ``PREFIX.tokenizer.json`` (never over an input, nor an existing file without
+    ``--force``), and the file's text, refused with a sentence if it is not UTF-8."""
     prefix = args.out.removesuffix(".tokenizer.json")
     target = Path(f"{prefix}.tokenizer.json")
     check_prefix(prefix)
@@ -315,8 +317,14 @@ def _train_wordpiece(args: argparse.Namespace, started: float) -> None:
     source, text_size = _read_training_text(args.file)
     if isinstance(source, bytes):
         raise CliError(
-            f"{_shown(args.file, quoted=True)} is not UTF-8 text: WordPiece trains on characters"
+            f"{_shown(args.file, quoted=True)} is not UTF-8 text: {algorithm} trains on characters"
         )
+    return target, source, text_size
+
+
+def _train_wordpiece(args: argparse.Namespace, started: float) -> None:
+    """WordPiece: train on the file's characters, write ``PREFIX.tokenizer.json``."""
+    target, source, text_size = _character_run_files(args, "WordPiece")
     run = train_wordpiece(
         source,
         args.vocab_size,
@@ -376,15 +384,7 @@ def _train_unigram(args: argparse.Namespace, started: float) -> None:
     """Unigram: train on the file's words, write ``PREFIX.tokenizer.json``."""
     if args.special:
         raise CliError("--special is for BPE and WordPiece: Unigram's one special is <unk>")
-    prefix = args.out.removesuffix(".tokenizer.json")
-    target = Path(f"{prefix}.tokenizer.json")
-    check_prefix(prefix)
-    check_targets([target], [args.file], force=args.force)
-    source, text_size = _read_training_text(args.file)
-    if isinstance(source, bytes):
-        raise CliError(
-            f"{_shown(args.file, quoted=True)} is not UTF-8 text: Unigram trains on characters"
-        )
+    target, source, text_size = _character_run_files(args, "Unigram")
     run = train_unigram(source, args.vocab_size)
     written = [write_text(target, to_hf_unigram_json(run.model()), force=args.force)]
     seconds = time.perf_counter() - started
