@@ -26,7 +26,8 @@ lattice and samples from it with the same numbers. So the record holds no cut te
 - ``rounds``: per round, :data:`ROUND_FIELDS` by name: its number, ``size`` (tokens before
   its pruning), ``removed`` (how many it removed), ``loss`` (the Viterbi loss after its
   EM, natural log), ``em`` (each EM iteration's loss over all segmentations), ``known``,
-  ``log_probs`` (of ``pieces[:known]``), ``table`` (rows around its cut,
+  ``log_probs`` (of ``pieces[:known]``), ``unknown`` (the score of a character no piece
+  covers: the round's lowest, minus ``UNKNOWN_PENALTY``), ``table`` (rows around its cut,
   :data:`TABLE_FIELDS` by name), ``candidates`` (tokens it could remove: two or more
   characters), ``singles`` (single characters, always kept);
 - ``cards``: per step, ``{"title", "note"}``: the sentences of the step's card.
@@ -42,7 +43,14 @@ from typing import Any
 import numpy as np
 
 from bpeviz.engine.readable import VISIBLE_WHITESPACE, counted
-from bpeviz.engine.unigram import SPACE, TIE_DECIMALS, UnigramRound, UnigramRun, split_words
+from bpeviz.engine.unigram import (
+    SPACE,
+    TIE_DECIMALS,
+    UNKNOWN_PENALTY,
+    UnigramRound,
+    UnigramRun,
+    split_words,
+)
 from bpeviz.records.schema import SCHEMA
 
 ALGORITHM = "unigram"
@@ -50,8 +58,8 @@ WINDOW_CHARS = 6_000  # characters of text drawn: a bundled sample whole, a book
 WINDOW_PIECES = 8_000  # and at most about this many pieces the drawn words could use
 TABLE_EDGE = 12  # a round's table: the cheapest this many, and this many each side of its cut
 ROUND_FIELDS = (
-    "round", "size", "removed", "loss", "em", "known", "log_probs", "table", "candidates",
-    "singles",
+    "round", "size", "removed", "loss", "em", "known", "log_probs", "unknown", "table",
+    "candidates", "singles",
 )  # fmt: skip
 TABLE_FIELDS = ("piece", "rank", "probability", "loss", "removed")
 
@@ -215,6 +223,7 @@ def unigram_payload(
                 "em": [iteration.likelihood_loss for iteration in round_.em],
                 "known": known,
                 "log_probs": logs.tolist(),
+                "unknown": float(np.log(round_.probabilities.min())) - UNKNOWN_PENALTY,
                 "table": [{**row, "piece": place[row["piece"]]} for row in rows],
                 "candidates": candidates,
                 "singles": round_.size - candidates,

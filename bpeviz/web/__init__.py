@@ -33,6 +33,7 @@ SCRIPTS = (  # each file uses only what it or an earlier one defines (tests/test
     "core/spans.js",
     "core/inspector.js",
     "step/panels.js",
+    "step/unigram_lattice.js",
     "step/quiz.js",
     "live/live_quiz.js",
     "live/class_results.js",
