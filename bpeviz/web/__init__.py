@@ -40,6 +40,7 @@ SCRIPTS = (  # each file uses only what it or an earlier one defines (tests/test
     "step/controls.js",
     "step/address.js",
     "step/step_view.js",
+    "step/unigram_view.js",
     "live/live.js",
     "live/presenter.js",
     "live/class_bar.js",

@@ -79,7 +79,7 @@ export function viterbi(word, logProbs, maxLength, unknown) {
 }
 
 // For each end position, the start positions of the pieces ending there (ascending).
-function starts(chars, logProbs, maxLength) {
+function latticeStarts(chars, logProbs, maxLength) {
   const found = [[]];
   for (let end = 1; end <= chars.length; end++) {
     const here = [];
@@ -111,7 +111,7 @@ function forwardSums(chars, logProbs, maxLength, temperature, lattice) {
 // null when there are more than MAX_SEGMENTATIONS.
 export function segmentations(word, logProbs, maxLength, temperature = 1) {
   const chars = Array.from(word);
-  const lattice = starts(chars, logProbs, maxLength);
+  const lattice = latticeStarts(chars, logProbs, maxLength);
   const counts = [1];
   for (let end = 1; end <= chars.length; end++) counts.push(lattice[end].reduce((sum, start) => sum + counts[start], 0));
   const count = counts[chars.length];
@@ -156,7 +156,7 @@ export function seededRandom(seed) {
 export function sampleSegmentation(word, logProbs, maxLength, temperature, random) {
   if (!(temperature > 0)) throw new RangeError(`the temperature must be above 0, got ${temperature}`);
   const chars = Array.from(word);
-  const lattice = starts(chars, logProbs, maxLength);
+  const lattice = latticeStarts(chars, logProbs, maxLength);
   const alpha = forwardSums(chars, logProbs, maxLength, temperature, lattice);
   if (alpha[chars.length] === -Infinity) throw new RangeError("no segmentation uses only pieces of the vocabulary");
   const pieces = [];
