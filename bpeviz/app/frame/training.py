@@ -25,13 +25,20 @@ from bpeviz.app.compression import curves as compression
 from bpeviz.app.compression import parallel
 from bpeviz.app.export.files import LoadedModel, load_upload
 from bpeviz.app.frame.reaper import give_back_freed_memory
-from bpeviz.app.frame.run_settings import Message, Settings, check_settings, outcome_messages
+from bpeviz.app.frame.run_settings import (
+    Message,
+    Settings,
+    check_settings,
+    not_for_this_page,
+    outcome_messages,
+)
 from bpeviz.app.frame.sized_cache import SizedCache
 from bpeviz.app.frame.state import current_settings, text_and_messages
 from bpeviz.app.frame.text_input import TrainingText
 from bpeviz.app.frame.widgets import show_messages
 from bpeviz.app.shared.choices import IMPORTED, TRAINED
 from bpeviz.engine.budget import SERVER_BUDGET
+from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.history import History
 from bpeviz.engine.samples import get_sample
 from bpeviz.engine.tokenizer import Tokenizer
@@ -74,7 +81,10 @@ RUN_BYTES = 48_000_000
 SAMPLE_RUNS = 24
 
 
-def _is_sample(key: tuple[str, str, tuple[Any, ...]]) -> bool:
+RunKey = tuple[str, str, TrainingConfig]  # ("sample", its key | "text", its digest, settings)
+
+
+def _is_sample(key: RunKey) -> bool:
     return key[0] == "sample"
 
 
@@ -85,7 +95,7 @@ RECORD_BYTES = 16_000_000
 
 
 @st.cache_resource(show_spinner=False)
-def _runs() -> SizedCache[tuple[str, str, tuple[Any, ...]], History]:
+def _runs() -> SizedCache[RunKey, History]:
     """The process's one cache of trained runs (bounded in bytes: see its module)."""
     return SizedCache(RUN_BYTES, keep=_is_sample, most_kept=SAMPLE_RUNS)
 
@@ -155,9 +165,7 @@ def _held_bytes(history: History) -> int:
     return history.memory_bytes()
 
 
-def _history_in(
-    key: tuple[str, str, tuple[Any, ...]], data: str | bytes, settings: Settings
-) -> History:
+def _history_in(key: RunKey, data: str | bytes, settings: Settings) -> History:
     train = partial(_train_with_progress, data, settings)
     return _runs().get(key, train, _held_bytes, user=session_id())
 
@@ -172,6 +180,8 @@ def current_history(*, show: bool = True) -> History | None:
     settings = current_settings()
     text, messages = text_and_messages(settings)
     messages = messages + check_settings(settings)
+    if not settings.is_bpe:
+        messages.append(not_for_this_page(settings))
     history = None
     if text is not None and not any(m.level == "error" for m in messages):
         try:
@@ -194,9 +204,9 @@ def history_for(text: TrainingText, settings: Settings) -> History:
     ``check_settings``.
     """
     if text.source == "sample":
-        key = ("sample", settings.sample_key, settings.training_key())
+        key = ("sample", settings.sample_key, settings.config())
     else:
-        key = ("text", _digest(text.data), settings.training_key())
+        key = ("text", _digest(text.data), settings.config())
     return _history_in(key, text.data, settings)
 
 
@@ -213,7 +223,7 @@ def train_sample(key: str, vocab_size: int, pretokenizer: str, tie_break: str) -
         tie_break=tie_break,
     )
     sample = get_sample(key)
-    return _history_in(("sample", key, settings.training_key()), sample.text, settings)
+    return _history_in(("sample", key, settings.config()), sample.text, settings)
 
 
 @dataclass
