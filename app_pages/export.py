@@ -3,6 +3,7 @@
 import streamlit as st
 
 from bpeviz.app.export import files as export
+from bpeviz.app.export.unigram import unigram_downloads
 from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.run_settings import Message
 from bpeviz.app.frame.state import (
@@ -13,6 +14,7 @@ from bpeviz.app.frame.state import (
 )
 from bpeviz.app.frame.text_input import MAX_UPLOAD_MB
 from bpeviz.app.frame.training import current_history, shared_import
+from bpeviz.app.frame.unigram_runs import unigram_chosen
 from bpeviz.app.frame.widgets import caption, show_messages
 from bpeviz.app.shared import tables
 from bpeviz.app.shared.choices import opened_on_import
@@ -43,7 +45,9 @@ st.title("Export / import")
 # ---- download ---------------------------------------------------------------------------
 
 st.header("Download your tokenizer", anchor=False)
-history = current_history()
+if unigram_chosen():
+    unigram_downloads()
+history = None if unigram_chosen() else current_history()
 text_info = current_text()
 if history is not None:
     name = text_info.name if text_info is not None else "text"

@@ -105,7 +105,7 @@ function forwardSums(chars, logProbs, maxLength, temperature, lattice) {
   return alpha;
 }
 
-// Every segmentation with its probability and its share of the word's total probability
+// Every segmentation with its log probability (score), probability and its share of the word's total probability
 // (at `temperature`: P ** (1/T), renormalised), most probable first (equal ones in the
 // order found: left pieces longest first), as all_segmentations; {count, list} with list
 // null when there are more than MAX_SEGMENTATIONS.
@@ -122,7 +122,7 @@ export function segmentations(word, logProbs, maxLength, temperature = 1) {
   const list = [];
   const extend = (position, pieces, score) => {
     if (position === chars.length) {
-      list.push({ pieces: [...pieces], probability: Math.exp(score), share: Math.exp(score / temperature - total) });
+      list.push({ pieces: [...pieces], score, probability: Math.exp(score), share: Math.exp(score / temperature - total) });
       return;
     }
     for (const end of [...ends[position]].sort((a, b) => b - a)) {

@@ -24,7 +24,9 @@ function pieceEntry(record, piece, title) {
   return entry;
 }
 
-const probabilityText = (p) => (p >= 0.001 ? p.toFixed(4) : p.toExponential(2));
+// A probability as the tables say it; one too small for a float (a product of pieces whose
+// EM count fell to nothing) by its natural log.
+const probabilityText = (p, score) => (p >= 0.001 ? p.toFixed(4) : p > 0 || score === undefined ? p.toExponential(2) : `exp(${score.toFixed(1)})`);
 const lossText = (loss) => (Math.abs(loss) >= 1000 ? number(Math.round(loss)) : loss.toFixed(2));
 
 class UnigramView {
@@ -341,7 +343,7 @@ function latticePanel(view, record, k, wordIndex) {
     table.append(tr);
   });
   const bestLine = el("p", "bpe-lattice-best");
-  bestLine.append("Best segmentation (Viterbi): ", chips(record, best.map((step) => step.piece)), ` P = ${probabilityText(Math.exp(cells[cells.length - 1].score))}`);
+  bestLine.append("Best segmentation (Viterbi): ", chips(record, best.map((step) => step.piece)), ` P = ${probabilityText(Math.exp(cells[cells.length - 1].score), cells[cells.length - 1].score)}`);
   box.append(el("h4", "", "Viterbi, position by position"), el("p", "bpe-caption", "At each position, the best-scoring way to reach it: the best score before the piece's start plus ln P(piece). Equal scores: the piece that starts earliest."), table, bestLine);
   // every segmentation
   const temperature = view.temperature || 1;
@@ -360,7 +362,7 @@ function latticePanel(view, record, k, wordIndex) {
       const tr = el("tr", isBest ? "bpe-best" : "");
       const cell = el("td");
       cell.append(chips(record, row.pieces));
-      tr.append(cell, el("td", "bpe-num", probabilityText(row.probability)), el("td", "bpe-num", `${(100 * row.share).toFixed(1)}%`), el("td", "", isBest ? "✓ Viterbi" : ""));
+      tr.append(cell, el("td", "bpe-num", probabilityText(row.probability, row.score)), el("td", "bpe-num", `${(100 * row.share).toFixed(1)}%`), el("td", "", isBest ? "✓ Viterbi" : ""));
       list.append(tr);
     });
     box.append(list);
