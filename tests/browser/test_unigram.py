@@ -169,3 +169,33 @@ def test_the_exported_page_steps_from_disk(app: AppPage, tmp_path: Path, screens
     assert page.locator(".bpe-lattice-box h3").inner_text() == "The lattice of “␣hug” at step 3"
     assert errors == []
     page.screenshot(path=str(screenshots / "unigram_exported.png"), full_page=True)
+
+
+def test_a_live_class_follows_the_teacher_s_unigram_rounds(app: AppPage, new_page: Any) -> None:
+    """The class's rule, worked by hand: a student stands where the teacher stands, here on a
+    Unigram run the student never chose (the class gives it)."""
+    from test_live_class import join, wait_connected
+
+    teacher = app
+    teacher.goto(
+        teacher.url_for(
+            "step", src="paste", paste=COURSE, algo="unigram", pretok="words", vocab=12
+        ).replace("?", "?class=new&", 1)
+    )
+    teacher.page.wait_for_selector(".bpe-class-teacher", timeout=60_000)
+    teacher.page.wait_for_function("() => /[?&]class=[A-Z0-9]{6}/.test(location.search)")
+    code = teacher.page.evaluate("new URLSearchParams(location.search).get('class')")
+    wait_step(teacher, 0)
+    student = new_page()
+    join(student, code)
+    student.page.wait_for_selector(f"{ROOT}[data-ready=true]", timeout=60_000)
+    wait_connected(teacher, 1)
+    assert student.page.locator(".bpe-card-title").inner_text().startswith("The seed: 31 tokens")
+    for k in (1, 2):
+        teacher.page.locator(f"{ROOT} button").filter(has_text="Next").click()
+        wait_step(teacher, k)
+        wait_step(student, k)
+    title = student.page.locator(".bpe-card-title").inner_text()
+    assert title.startswith("Round 2: 23 → 17 tokens")
+    teacher.assert_clean()
+    student.assert_clean()
