@@ -19,6 +19,7 @@ from bpeviz.app.frame.widgets import columns, show_chart, show_table
 from bpeviz.app.shared import charts
 from bpeviz.app.shared.chart_clicks import KEY_UNDO, click_undo, step_settings, step_target
 from bpeviz.app.step.view import link_query, session_view
+from bpeviz.engine.algorithms import ALGORITHM_REGISTRY
 from bpeviz.real.registry import missing_note
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
@@ -118,6 +119,11 @@ if reference and not compression.on_a_curve(
     max_vocab=max_vocab,
 ):  # fmt: skip
     yours = current_history(show=False)  # the sidebar's run (cached, shared with other pages)
+if reference and not settings.is_bpe:
+    st.caption(
+        f"The sidebar's {ALGORITHM_REGISTRY[settings.algorithm].title} run has no line here: "
+        "this page measures BPE runs merge by merge, beside the real tokenizers."
+    )
 if yours is not None:
     st.caption(
         f"“{YOURS_LINE}” is the sidebar's tokenizer ({escape_markdown(settings.summary())}), "

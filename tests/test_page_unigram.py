@@ -1,0 +1,71 @@
+"""Unigram in the app's page logic (AppTest): the Step page hands the browser a Unigram record
+of the sidebar's run, the link's step is kept, a text Unigram cannot train on is one
+sentence, the Export page offers the run's files, and every other page either works or says
+in one sentence why not. What a person sees is in tests/browser/test_unigram.py."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from apptest_support import new_app, open_page, plain, run
+from streamlit.testing.v1 import AppTest
+
+from bpeviz.app.frame.text_input import TrainingText
+from bpeviz.app.frame.unigram_runs import UNIGRAM_MAX_CHARS, unigram_text
+
+COURSE = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
+LINK = {"src": "paste", "paste": COURSE, "algo": "unigram", "pretok": "words", "vocab": "12"}
+
+
+def step_record(at: AppTest) -> dict[str, Any]:
+    for node in at.main:
+        if getattr(node, "type", None) != "bidi_component":
+            continue
+        proto = node.proto
+        kind = proto.WhichOneof("data")
+        data = json.loads(proto.mixed.json if kind == "mixed" else proto.json)
+        if data.get("kind") == "step":
+            return data
+    raise AssertionError("no step view on the page")
+
+
+def test_the_step_page_gives_the_browser_the_run_s_rounds() -> None:
+    """The course's corpus at vocab 12: seed 31, then 23, 17, 12 (worked in the browser test)."""
+    at = run(new_app(**LINK, step="2"))
+    data = step_record(at)
+    record = json.loads(data["payload"])
+    assert record["algorithm"] == "unigram"
+    assert [r["size"] for r in record["rounds"]] == [31, 23, 17, 12]
+    assert data["start"]["step"] == 2
+    assert not at.error
+
+
+def test_a_text_unigram_cannot_train_on_is_one_sentence() -> None:
+    too_long = TrainingText("book", "a" * (UNIGRAM_MAX_CHARS + 1), "paste")
+    assert [m.text for m in unigram_text(too_long)[1]] == [
+        f"Unigram trains on at most {UNIGRAM_MAX_CHARS:,} characters here, and this text has "
+        f"{UNIGRAM_MAX_CHARS + 1:,}: paste or upload a shorter part of it."
+    ]
+    binary = TrainingText("data.bin", b"\xff\xfe", "upload")
+    assert [m.text for m in unigram_text(binary)[1]] == [
+        "Unigram trains on text, and this upload is not UTF-8 text: choose BPE, which trains "
+        "on bytes, or upload a UTF-8 file."
+    ]
+    assert unigram_text(TrainingText("ok", "hug pug", "paste")) == ("hug pug", [])
+
+
+def test_the_export_page_offers_the_unigram_files() -> None:
+    at = open_page("app_pages/export.py", **LINK)
+    labels = [button.proto.label for button in at.get("download_button")]
+    assert "tokenizer.json" in labels
+    assert "Download this run as an HTML page" in labels
+    assert not at.error
+
+
+@pytest.mark.parametrize("page", ["tokenize", "compare", "two_runs", "compression"])
+def test_every_other_page_works_or_says_why_not(page: str) -> None:
+    at = open_page(f"app_pages/{page}.py", **LINK)
+    said = [plain(e.value) for e in at.error] + [plain(c.value) for c in at.caption]
+    assert any("Unigram" in sentence for sentence in said), said
