@@ -199,3 +199,20 @@ def test_a_live_class_follows_the_teacher_s_unigram_rounds(app: AppPage, new_pag
     assert title.startswith("Round 2: 23 → 17 tokens")
     teacher.assert_clean()
     student.assert_clean()
+
+
+def test_axe_finds_nothing_in_the_unigram_view(app: AppPage, unavailable: Any) -> None:
+    """axe-core (tests/browser/test_accessibility.py's rules) over the seed, a round with its
+    table, and a word's lattice with samples drawn."""
+    from test_accessibility import AXE, assert_no_violations
+
+    if not AXE.exists():
+        unavailable("axe-core not found: run `npm ci` (make test does)")
+    open_course(app)
+    page = app.page
+    assert_no_violations(page, AXE, "the Unigram seed")
+    page.locator(f"{ROOT} button").filter(has_text="Next").click()
+    wait_step(app, 1)
+    page.locator(".bpe-lattice-box button").filter(has_text="Draw 1,000 samples").click()
+    page.locator(".bpe-sampled").wait_for()
+    assert_no_violations(page, AXE, "round 1, a lattice sampled")
