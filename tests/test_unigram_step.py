@@ -107,3 +107,15 @@ def test_a_long_text_is_drawn_to_a_whole_word() -> None:
     record = unigram_payload(train_unigram(text, 10), text, window_chars=20)
     assert record["window"] == {"chars": 17, "text_chars": 450, "whole": False}  # abc defg abc defg
     assert len(record["occurrences"]) == 4
+
+
+def test_the_quiz_offers_one_token_the_next_round_removes_and_three_it_keeps() -> None:
+    run = train_unigram(COURSE, 12)
+    record = unigram_payload(run, COURSE)
+    for round_, sent in zip(run.rounds[:-1], record["rounds"], strict=False):
+        rows = [sent["table"][place] for place in sent["quiz"]]
+        assert len(rows) == 4
+        assert [row["removed"] for row in rows].count(True) == 1
+        gone = next(record["pieces"][row["piece"]] for row in rows if row["removed"])
+        assert gone in round_.removed
+    assert record["rounds"][-1]["quiz"] == []  # the last round removes nothing

@@ -29,7 +29,8 @@ lattice and samples from it with the same numbers. So the record holds no cut te
   ``log_probs`` (of ``pieces[:known]``), ``unknown`` (the score of a character no piece
   covers: the round's lowest, minus ``UNKNOWN_PENALTY``), ``table`` (rows around its cut,
   :data:`TABLE_FIELDS` by name), ``candidates`` (tokens it could remove: two or more
-  characters), ``singles`` (single characters, always kept);
+  characters), ``singles`` (single characters, always kept), ``quiz`` (the places in
+  ``table`` of the four tokens the quiz offers before this round's pruning: :func:`quiz_rows`);
 - ``cards``: per step, ``{"title", "note"}``: the sentences of the step's card.
 
 Budget: Unigram's record is bounded by the drawn window (``WINDOW_CHARS``) and the table's
@@ -38,6 +39,7 @@ rows (``TABLE_EDGE``), not by the text's size.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import numpy as np
@@ -59,9 +61,10 @@ WINDOW_PIECES = 8_000  # and at most about this many pieces the drawn words coul
 TABLE_EDGE = 12  # a round's table: the cheapest this many, and this many each side of its cut
 ROUND_FIELDS = (
     "round", "size", "removed", "loss", "em", "known", "log_probs", "unknown", "table",
-    "candidates", "singles",
+    "candidates", "singles", "quiz",
 )  # fmt: skip
 TABLE_FIELDS = ("piece", "rank", "probability", "loss", "removed")
+QUIZ_CHOICES = 4  # the quiz's tokens: one the next round removes, three it keeps
 
 
 def loss_text(loss: float) -> str:
@@ -188,6 +191,25 @@ def _table(round_: UnigramRound, where: dict[str, int]) -> tuple[list[dict[str, 
     ], len(candidates)
 
 
+def quiz_rows(rows: list[dict[str, Any]], number: int) -> list[int]:
+    """The quiz before round ``number``'s pruning, "which of these four tokens will be pruned
+    next?": the places in its table of the last token it removes and the three it keeps next
+    (the four nearest its cut), in an order fixed by the round, so a whole class sees the
+    same. Empty when the round removes none or keeps fewer than three it could remove.
+
+    >>> rows = [{"removed": True}] * 2 + [{"removed": False}] * 4
+    >>> sorted(quiz_rows(rows, 1)), quiz_rows(rows, 1) == quiz_rows(rows, 1)
+    ([1, 2, 3, 4], True)
+    """
+    removed = [place for place, row in enumerate(rows) if row["removed"]]
+    kept = [place for place, row in enumerate(rows) if not row["removed"]]
+    if not removed or len(kept) < QUIZ_CHOICES - 1:
+        return []
+    chosen = [removed[-1], *kept[: QUIZ_CHOICES - 1]]
+    random.Random(f"bpeviz unigram quiz {number}").shuffle(chosen)
+    return chosen
+
+
 def unigram_payload(
     run: UnigramRun,
     text: str,
@@ -227,6 +249,7 @@ def unigram_payload(
                 "table": [{**row, "piece": place[row["piece"]]} for row in rows],
                 "candidates": candidates,
                 "singles": round_.size - candidates,
+                "quiz": quiz_rows(rows, round_.round),
             }
         )
     return {

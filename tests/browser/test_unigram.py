@@ -216,3 +216,30 @@ def test_axe_finds_nothing_in_the_unigram_view(app: AppPage, unavailable: Any) -
     page.locator(".bpe-lattice-box button").filter(has_text="Draw 1,000 samples").click()
     page.locator(".bpe-sampled").wait_for()
     assert_no_violations(page, AXE, "round 1, a lattice sampled")
+
+
+def test_the_quiz_asks_which_token_the_next_round_removes(app: AppPage) -> None:
+    open_course(app)
+    page = app.page
+    page.get_by_label("Quiz: which token goes next?").check()
+    quiz = page.locator(".bpe-unigram-quiz")
+    assert quiz.locator(".bpe-card-title").inner_text() == (
+        "Quiz: which of these four tokens will round 1 remove?"
+    )
+    choices = quiz.locator(".bpe-choice")
+    assert choices.count() == 4
+    guess = choices.first.inner_text()
+    choices.first.click()
+    answered = page.locator(".bpe-unigram-quiz .bpe-choice").all_inner_texts()
+    assert answered[0].startswith(f"your guess: {guess} · ")
+    assert sum(" · removed, " in text for text in answered) == 1  # one of the four goes
+    gone = next(text.split(" · ")[0].removeprefix("your guess: ") for text in answered
+                if " · removed, " in text)  # fmt: skip
+    verdict = page.locator(".bpe-unigram-quiz .bpe-verdict").inner_text()
+    assert verdict.startswith("✓ Right" if gone == guess else "✗ Not this one")
+    # the round then lists it among the tokens it removed
+    page.locator(f"{ROOT} button").filter(has_text="Next").click()
+    wait_step(app, 1)
+    removed = page.locator(".bpe-unigram-rows tr.bpe-removed td:nth-child(2)").all_inner_texts()
+    assert gone in removed
+    app.assert_clean()

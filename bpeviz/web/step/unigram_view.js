@@ -41,13 +41,15 @@ class UnigramView {
     this.word = 0; // the word whose lattice is open
     this.draws = 0; // how many times samples were drawn (each draw its own seed)
     this.timer = null;
+    this.quiz = start.quiz === true; // "which of these four tokens will be pruned next?"
+    this.answers = new Map(); // step -> the place in the table of the token chosen
     this.classLink = null; // a live class's ClassLink (live.js), once attached
     this.build();
     this.show(Math.min(Math.max(Number(start.step) || 0, 0), this.last), false);
   }
 
   state() {
-    return { step: this.k, when: "after", quiz: false, pieces: false };
+    return { step: this.k, when: "after", quiz: this.quiz, pieces: false };
   }
 
   // A live class (live.js): the view the teacher sends, and the teacher's view applied here
@@ -73,11 +75,15 @@ class UnigramView {
     const stepLabel = el("span", "bpe-step-label");
     const previous = button("◀ Previous", "The round before", () => this.show(this.k - 1));
     const next = button("Next ▶", "The next round", () => this.show(this.k + 1), true);
+    const [quizLabel, quizBox] = checkbox("Quiz: which token goes next?", "Before each round, guess which of four tokens it will remove", this.quiz, (on) => {
+      this.quiz = on;
+      this.show(this.k);
+    });
     const row = el("div", "bpe-slider-row");
-    row.append(el("span", "bpe-step-name", "Round"), slider, stepLabel, previous, next);
+    row.append(el("span", "bpe-step-name", "Round"), slider, stepLabel, previous, next, quizLabel);
     const box = (className) => el("div", className);
-    this.parts = { slider, stepLabel, previous, next };
-    this.boxes = { card: box("bpe-card-box"), metrics: box("bpe-metrics-box"), tokens: box("bpe-unigram-tokens"), table: box("bpe-unigram-table"), lattice: box("bpe-lattice") };
+    this.parts = { slider, stepLabel, previous, next, quizBox };
+    this.boxes = { card: box("bpe-card-box"), quiz: box("bpe-unigram-quiz"), metrics: box("bpe-metrics-box"), tokens: box("bpe-unigram-tokens"), table: box("bpe-unigram-table"), lattice: box("bpe-lattice") };
     const live = el("div", "bpe-sr-only");
     live.setAttribute("aria-live", "polite");
     this.boxes.live = live;
@@ -90,7 +96,7 @@ class UnigramView {
     textSide.append(el("h3", "", "The text, token by token"), el("p", "bpe-caption", `${about} Outlined: the words cut differently from the step before. Click a word for its lattice, or pick it below.`), this.boxes.tokens);
     const panes = el("div", "bpe-panes");
     panes.append(textSide, side);
-    this.root.append(row, this.boxes.card, this.boxes.metrics, panes, this.boxes.lattice, live);
+    this.root.append(row, this.boxes.card, this.boxes.quiz, this.boxes.metrics, panes, this.boxes.lattice, live);
     const open = (event) => {
       const word = event.target.closest("[data-word]");
       if (!word) return;
@@ -131,6 +137,7 @@ class UnigramView {
     if (card.note) cardBox.append(el("p", "", card.note));
     this.boxes.card.replaceChildren(cardBox);
     this.boxes.live.textContent = card.title;
+    this.boxes.quiz.replaceChildren(this.quiz ? unigramQuiz(this, record, k) : "");
     this.drawMetrics(k);
     this.drawTokens(k);
     this.boxes.table.replaceChildren(unigramTable(record, k));
@@ -207,6 +214,53 @@ class UnigramView {
   destroy() {
     clearTimeout(this.timer);
   }
+}
+
+// The quiz before round k + 1: four tokens near its cut, one of which it removes. A click
+// answers and reveals each one's loss if removed (kept by step: going back shows the answer).
+function unigramQuiz(view, record, k) {
+  const box = el("div", "bpe-card bpe-quiz-card");
+  const round = record.rounds[k];
+  if (k >= view.last || !round.quiz.length) {
+    box.append(el("p", "bpe-note", k >= view.last ? "Training is over: no round is left to guess." : "This round has no four tokens to guess from."));
+    return box;
+  }
+  const next = k + 1;
+  box.append(el("h3", "bpe-card-title", `Quiz: which of these four tokens will round ${number(next)} remove?`));
+  const chosen = view.answers.get(k);
+  const row = el("div", "bpe-buttons bpe-choices");
+  for (const place of round.quiz) {
+    const entry = round.table[place];
+    const label = pieceLabel(record, record.pieces[entry.piece]);
+    const choice = button(label, `Guess ${quoted(label)}`, () => {
+      view.answers.set(k, place);
+      view.show(k);
+      view.boxes.quiz.querySelector(".bpe-card-title").focus();
+    });
+    choice.classList.add("bpe-choice");
+    choice.dataset.place = String(place);
+    if (chosen !== undefined) {
+      choice.disabled = true;
+      choice.append(` · ${entry.removed ? "removed" : "kept"}, loss if removed ${entry.loss.toFixed(3)}`);
+      if (place === chosen) {
+        choice.classList.add("bpe-on");
+        choice.prepend("your guess: ");
+      }
+    }
+    row.append(choice);
+  }
+  box.append(row);
+  if (chosen !== undefined) {
+    const gone = round.quiz.map((place) => round.table[place]).find((entry) => entry.removed);
+    const goneLabel = quoted(pieceLabel(record, record.pieces[gone.piece]));
+    const right = round.table[chosen].removed;
+    const tied = round.quiz.some((place) => !round.table[place].removed && round.table[place].loss.toFixed(9) === gone.loss.toFixed(9));
+    const why = tied ? "equal losses if removed: the least probable goes first" : "its removal raises the loss least of the four";
+    const verdict = right ? `✓ Right: round ${number(next)} removes ${goneLabel} (${why}).` : `✗ Not this one: round ${number(next)} keeps it and removes ${goneLabel} (${why}).`;
+    box.append(el("p", right ? "bpe-verdict bpe-good" : "bpe-verdict bpe-bad", verdict));
+  }
+  focusable(box.querySelector(".bpe-card-title"));
+  return box;
 }
 
 // The tokens of round k's table (step 0: the seed, before round 1; step k: round k), cheapest
