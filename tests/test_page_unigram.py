@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from apptest_support import new_app, open_page, plain, run
+from apptest_support import new_app, open_page, plain, run, token_views
 from streamlit.testing.v1 import AppTest
 
 from bpeviz.app.frame.text_input import TrainingText
@@ -64,8 +64,47 @@ def test_the_export_page_offers_the_unigram_files() -> None:
     assert not at.error
 
 
-@pytest.mark.parametrize("page", ["tokenize", "compare", "two_runs", "compression"])
-def test_every_other_page_works_or_says_why_not(page: str) -> None:
+def test_the_tokenize_page_cuts_a_text_with_the_unigram_run_as_sentencepiece_does() -> None:
+    """The trained choice is the run's tokenizer.json, cut by the tokenizers library; the
+    expected pieces come from SentencePiece holding the same pieces and scores (bytes for
+    語, which no piece covers: <0xE8><0xAA><0x9E>)."""
+    from test_unigram_sentencepiece import model_pb2_float, processor
+
+    from bpeviz import UnigramModel
+    from bpeviz.engine.unigram import split_words, train_unigram
+
+    text = "hugs bun 語"
+    at = open_page("app_pages/tokenize.py", **LINK, tok_text=text, tok_model="Trained here")
+    assert not at.error
+    views = token_views(at)
+    record = views["tok_spans"]
+    shown = [record["vocab"][str(i)][0] for i in record["ids"]]
+    model = train_unigram(COURSE, 12).model()
+    rounded = UnigramModel.from_log_probs(
+        {piece: model_pb2_float(score) for piece, score in model.log_probs.items()}
+    )
+    reference = processor(rounded, byte_fallback=True)
+    expected = [
+        piece for word in split_words(text) for piece in reference.encode(word, out_type=str)
+    ]
+    labels = [
+        f"<{piece[3:5]}>" if piece.startswith("<0x") else piece.replace("▁", "␣")
+        for piece in expected
+    ]
+    assert [label if isinstance(label, str) else "".join(label) for label in shown] == labels
+
+
+def test_the_compare_page_puts_the_unigram_run_beside_a_real_tokenizer() -> None:
+    at = open_page(
+        "app_pages/compare.py", **LINK, cmp_left="Trained here", cmp_right="cl100k_base",
+        compare_text="hugs bun",
+    )  # fmt: skip
+    assert not at.error
+    assert len(token_views(at)) == 2
+
+
+@pytest.mark.parametrize("page", ["two_runs", "compression"])
+def test_the_other_pages_say_why_not(page: str) -> None:
     at = open_page(f"app_pages/{page}.py", **LINK)
     said = [plain(e.value) for e in at.error] + [plain(c.value) for c in at.caption]
     assert any("Unigram" in sentence for sentence in said), said

@@ -20,6 +20,8 @@ from bpeviz.app.frame.text_input import TrainingText
 from bpeviz.app.frame.training import RUN_BYTES, _digest, _training_turns, session_id, taking_turns
 from bpeviz.app.frame.widgets import show_messages
 from bpeviz.engine.unigram import UnigramRun, train_unigram
+from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
+from bpeviz.formats.hf_unigram import to_hf_unigram_json
 
 # The most characters Unigram trains on here: Tiny Shakespeare (1.1 M characters, about
 # 25 s to vocab 4,096 on this machine's core). Its seed holds every substring of every word.
@@ -117,3 +119,23 @@ def current_unigram_run(*, show: bool = True) -> tuple[UnigramRun, str, str] | N
 def unigram_chosen() -> bool:
     """Whether the sidebar's algorithm is Unigram."""
     return current_settings().algorithm == "unigram"
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _library(run_key: str, _document: str) -> LibraryTokenizer:
+    reader = read_tokenizer_json(_document)
+    if not isinstance(reader, LibraryTokenizer):  # a Unigram file is always the library's
+        raise TypeError("a Unigram tokenizer.json was read as a BPE one")
+    return reader
+
+
+def current_unigram_tokenizer() -> tuple[LibraryTokenizer, str] | None:
+    """The sidebar's Unigram run as a tokenizer for the Tokenize and Compare pages: its
+    ``tokenizer.json`` (``bpeviz/formats/hf_unigram.py``) read by the ``tokenizers`` library,
+    which cuts every word as the run's Viterbi does (``tests/test_unigram_files.py``); and
+    its cache key for encodings. ``None`` after saying why there is none."""
+    found = current_unigram_run()
+    if found is None:
+        return None
+    run, _, run_key = found
+    return _library(run_key, to_hf_unigram_json(run.model())), f"unigram {run_key}"
