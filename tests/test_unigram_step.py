@@ -9,6 +9,7 @@ from bpeviz.engine.unigram import train_unigram
 from bpeviz.records.unigram_step import (
     ROUND_FIELDS,
     TABLE_EDGE,
+    TABLE_FIELDS,
     loss_text,
     unigram_payload,
 )
@@ -76,6 +77,7 @@ def test_table_marks_the_removed_cheapest_first() -> None:
         assert removed == list(round_.removed)
         assert len(rows) == min(sent["candidates"], len(round_.removed) + TABLE_EDGE)
         assert all(len(record["pieces"][row["piece"]]) > 1 for row in rows)
+        assert all(tuple(row) == TABLE_FIELDS for row in rows)
 
 
 def test_a_long_round_s_table_shows_the_cheapest_and_both_sides_of_the_cut() -> None:

@@ -3,9 +3,9 @@
 The script is a few files with one idea each, joined in a fixed order (:data:`SCRIPTS`) into
 one ES module, with no build tool: the record's pure functions (tested by ``node --test``,
 ``tests/js``), its DOM helpers, keyboard paths (one Tab stop per box, arrows between its
-items), token spans, the inspector, the step view's panels, the quiz (solo and the class's),
-controls and view, and the entry points. Above them :func:`constants` writes what Python
-defines once: the record's field names, kinds and marks (:mod:`bpeviz.records.schema`), the
+items), token spans, the inspector, the step view's panels, Unigram's lattice, the quiz
+(solo and the class's), controls and view, Unigram's view, and the entry points. Above them
+:func:`constants` writes what Python defines once: the record's field names, kinds and marks (:mod:`bpeviz.records.schema`), the
 palette's size, ``</w>`` and the quotes of a token's name. ``tokens.css`` styles every
 span, card and legend (the palette's colours come from :data:`PALETTE`); ``step.css`` lays
 out the step view;
