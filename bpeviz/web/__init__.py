@@ -6,9 +6,9 @@ one ES module, with no build tool: the record's pure functions (tested by ``node
 items), token spans, the inspector, the step view's panels, Unigram's lattice, the quiz
 (solo and the class's), controls and view, Unigram's view, and the entry points. Above them
 :func:`constants` writes what Python defines once: the record's field names, kinds and
-marks (:mod:`bpeviz.records.schema`), the palette's size, ``</w>`` and the quotes of a token's name. ``tokens.css`` styles every
-span, card and legend (the palette's colours come from :data:`PALETTE`); ``step.css`` lays
-out the step view;
+marks (:mod:`bpeviz.records.schema`), the palette's size, ``</w>`` and the quotes of a
+token's name. ``tokens.css`` styles every span, card and legend (the palette's colours come
+from :data:`PALETTE`); ``step.css`` lays out the step view;
 ``page.css`` frames an exported page. The app serves them inline (a Streamlit component and
 the page's stylesheet) and an exported page carries them inline: nothing is fetched.
 """
