@@ -53,9 +53,9 @@ class UnigramView {
   }
 
   // A live class (live.js): the view the teacher sends, and the teacher's view applied here
-  // (drawn, never reported to the server). Unigram has no quiz yet: nothing to redraw.
+  // (drawn, never reported to the server). The class quiz is BPE's: a Unigram quiz is solo.
   viewState() {
-    return { page: "step", ...this.state() };
+    return { page: "step", ...this.state(), quiz: false }; // the quiz is each student's own
   }
 
   follow(view) {
