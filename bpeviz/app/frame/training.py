@@ -45,6 +45,8 @@ from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.engine.trainer import check_run, corpus_for, run_training
 from bpeviz.engine.wordpiece import split_words, train_wordpiece
 from bpeviz.engine.wordpiece_history import WordPieceHistory
+from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
+from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
 from bpeviz.real.registry import bundled_names
 from bpeviz.records.step import TOP_PAIRS
 
@@ -377,8 +379,17 @@ def named_tokenizer(name: str) -> Tokenizer:
     return load_named(name)
 
 
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _wordpiece_tokenizer(key: tuple[Any, ...], _run: WordPieceHistory) -> LibraryTokenizer:
+    """A WordPiece run as the ``tokenizers`` library reads its exported tokenizer.json (it
+    encodes as bpeviz's WordPiece encoder does: ``tests/test_wordpiece.py``)."""
+    read = read_tokenizer_json(to_hf_wordpiece_json(_run.run))
+    assert isinstance(read, LibraryTokenizer), "a WordPiece file is read by the library"
+    return read
+
+
 def chosen_tokenizer(
-    choice: str, history: History | None, imported: tuple[str, Tokenizer] | None
+    choice: str, history: Run | None, imported: tuple[str, Tokenizer] | None
 ) -> tuple[Tokenizer, Any]:
     """The tokenizer behind a choice of :mod:`bpeviz.app.shared.choices`, and its cache key for
     :func:`encode` (``None`` for an imported one: it is not named uniquely, so not cached).
@@ -389,6 +400,9 @@ def chosen_tokenizer(
     if choice == TRAINED:
         if history is None:
             raise ValueError("there is no trained tokenizer: fix the sidebar's settings")
+        if isinstance(history, WordPieceHistory):
+            key = history_key(history)
+            return _wordpiece_tokenizer(key, history), key
         return history.tokenizer, history_key(history)
     if choice == IMPORTED:
         if imported is None:
