@@ -6,7 +6,7 @@ from bpeviz.app.compare import boundaries as compare
 from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.run_settings import Message
 from bpeviz.app.frame.state import current_settings, current_text, imported_tokenizer
-from bpeviz.app.frame.training import chosen_tokenizer, current_history, encode_or_stop
+from bpeviz.app.frame.training import chosen_tokenizer, current_run, encode_or_stop
 from bpeviz.app.frame.unigram_runs import current_unigram_tokenizer, unigram_chosen
 from bpeviz.app.frame.widgets import columns, linked_text_area, show_messages
 from bpeviz.app.shared.choices import (
@@ -35,7 +35,7 @@ st.markdown(
 
 # A Unigram run is offered as its tokenizer.json, cut by the tokenizers library as our Viterbi cuts
 unigram = current_unigram_tokenizer() if unigram_chosen() else None
-history = None if unigram_chosen() else current_history()
+history = None if unigram_chosen() else current_run()
 settings = current_settings()
 imported = imported_tokenizer()
 choices = tokenizer_choices(

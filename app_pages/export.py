@@ -13,7 +13,7 @@ from bpeviz.app.frame.state import (
     remember_imported_tokenizer,
 )
 from bpeviz.app.frame.text_input import MAX_UPLOAD_MB
-from bpeviz.app.frame.training import current_history, shared_import
+from bpeviz.app.frame.training import current_history, current_run, shared_import
 from bpeviz.app.frame.unigram_runs import unigram_chosen
 from bpeviz.app.frame.widgets import caption, show_messages
 from bpeviz.app.shared import tables
@@ -23,6 +23,7 @@ from bpeviz.app.shared.token_view import library_note
 from bpeviz.app.step.view import step_page_for
 from bpeviz.engine.pretokenize import PRETOKENIZER_REGISTRY
 from bpeviz.formats.hf_models import LibraryTokenizer
+from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
 
 KEY_UPLOAD = "export_model_files"
 KEY_PATTERN = "export_pattern"
@@ -45,10 +46,47 @@ st.title("Export / import")
 # ---- download ---------------------------------------------------------------------------
 
 st.header("Download your tokenizer", anchor=False)
+settings = current_settings()
 if unigram_chosen():
     unigram_downloads()
-history = None if unigram_chosen() else current_history()
+history = current_history() if settings.is_bpe else None
+wordpiece = None if settings.is_bpe or unigram_chosen() else current_run()
 text_info = current_text()
+if wordpiece is not None:
+    name = text_info.name if text_info is not None else "text"
+    stem = export.file_stem(name, wordpiece.vocab_size)
+    caption(
+        f"The tokenizer trained in the sidebar: {wordpiece.vocab_size:,} tokens "
+        f"({wordpiece.merge_count:,} merges), {settings.summary()}."
+    )
+    st.markdown("**Hugging Face tokenizer.json** (a WordPiece model: `##` continuations, `[UNK]`)")
+    st.download_button(
+        "tokenizer.json",
+        data=lambda: to_hf_wordpiece_json(wordpiece.run),
+        file_name=f"{stem}.tokenizer.json",
+        mime="application/json",
+        icon=":material/download:",
+        key="export_wordpiece_json",
+        on_click="ignore",
+    )
+    st.caption(
+        "The minbpe and tiktoken files and the merge history CSV are BPE's: a WordPiece "
+        "tokenizer is its vocabulary, which encodes by longest match, not by merges."
+    )
+    st.header("This run as one HTML page", anchor=False)
+    st.caption(
+        "The Step page's view with this run inside it: it steps (keys and autoplay too) "
+        "with no server at all."
+    )
+    st.download_button(
+        "Download this run as an HTML page",
+        data=lambda: step_page_for(wordpiece, name=name, summary=settings.summary()),
+        file_name=export.page_file_name(name, wordpiece.merge_count),
+        mime="text/html",
+        icon=":material/download:",
+        key="export_html_page",
+        on_click="ignore",
+    )
 if history is not None:
     name = text_info.name if text_info is not None else "text"
     stem = export.file_stem(name, history.vocab_size)

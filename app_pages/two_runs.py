@@ -46,6 +46,12 @@ if text is None:
     st.stop()
 
 sidebar = current_settings()
+if not sidebar.is_bpe:
+    st.info(
+        "Both runs train BPE on the sidebar's text: this page does not take "
+        f"{sidebar.algorithm_title} yet, so it compares BPE settings only.",
+        icon="ℹ️",
+    )
 chosen: dict[str, TrainingConfig] = {}
 panes = columns(2, key="runs_settings", gap="medium")
 for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
@@ -89,6 +95,7 @@ for name, settings in chosen.items():
         tie_break=settings.tie_break,
         vocab_size=settings.vocab_size,
         end_of_word=settings.end_of_word,
+        algorithm=settings.algorithm,  # BPE: the runs' own settings, whatever the sidebar's
     )
     problems = [m for m in check_settings(full) if m.level == "error"]
     if problems:

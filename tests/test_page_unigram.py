@@ -106,5 +106,5 @@ def test_the_compare_page_puts_the_unigram_run_beside_a_real_tokenizer() -> None
 @pytest.mark.parametrize("page", ["two_runs", "compression"])
 def test_the_other_pages_say_why_not(page: str) -> None:
     at = open_page(f"app_pages/{page}.py", **LINK)
-    said = [plain(e.value) for e in at.error] + [plain(c.value) for c in at.caption]
+    said = [plain(m.value) for m in (*at.error, *at.info, *at.caption)]
     assert any("Unigram" in sentence for sentence in said), said

@@ -79,9 +79,8 @@ class TrainingConfig:
         """
         parts = [f"vocab {self.vocab_size:,}", self.pretokenizer, f"ties: {self.tie_break}"]
         if not self.is_bpe:
-            name = ALGORITHM_REGISTRY[self.algorithm].title if self.known_algorithm else "?"
             rule = f" by {self.score_rule}" if self.algorithm == "wordpiece" else ""
-            parts.insert(0, name + rule)
+            parts.insert(0, self.algorithm_title + rule)
         if self.end_of_word:
             parts.append(END_OF_WORD)
         if self.special_tokens:
@@ -89,8 +88,10 @@ class TrainingConfig:
         return " · ".join(parts)
 
     @property
-    def known_algorithm(self) -> bool:
-        return self.algorithm in ALGORITHM_REGISTRY
+    def algorithm_title(self) -> str:
+        """The algorithm as a sentence writes it (``WordPiece``), or its name if unknown."""
+        known = ALGORITHM_REGISTRY.get(self.algorithm)
+        return known.title if known else self.algorithm
 
     def problems(self) -> list[str]:
         """Every reason these settings cannot train, each saying how to fix it (empty: fine).

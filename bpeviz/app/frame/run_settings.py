@@ -212,11 +212,10 @@ def check_settings(settings: Settings) -> list[Message]:
 
 def not_for_this_page(settings: TrainingConfig) -> Message:
     """The error a page that draws BPE runs only shows for another algorithm's settings."""
-    title = ALGORITHM_REGISTRY[settings.algorithm].title if settings.known_algorithm else "?"
     return Message(
         "error",
-        f"This page shows BPE runs only so far, not {title}: choose BPE as the algorithm in "
-        "the sidebar.",
+        f"This page shows BPE runs only so far, not {settings.algorithm_title}: choose BPE as "
+        "the algorithm in the sidebar.",
     )
 
 

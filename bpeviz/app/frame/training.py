@@ -43,6 +43,10 @@ from bpeviz.engine.history import History
 from bpeviz.engine.samples import get_sample
 from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.engine.trainer import check_run, corpus_for, run_training
+from bpeviz.engine.wordpiece import split_words, train_wordpiece
+from bpeviz.engine.wordpiece_history import WordPieceHistory
+from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
+from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
 from bpeviz.real.registry import bundled_names
 from bpeviz.records.step import TOP_PAIRS
 
@@ -82,6 +86,7 @@ SAMPLE_RUNS = 24
 
 
 RunKey = tuple[str, str, TrainingConfig]  # ("sample", its key | "text", its digest, settings)
+Run = History | WordPieceHistory  # a trained run of any algorithm the app draws
 
 
 def _is_sample(key: RunKey) -> bool:
@@ -95,7 +100,7 @@ RECORD_BYTES = 16_000_000
 
 
 @st.cache_resource(show_spinner=False)
-def _runs() -> SizedCache[RunKey, History]:
+def _runs() -> SizedCache[RunKey, Run]:
     """The process's one cache of trained runs (bounded in bytes: see its module)."""
     return SizedCache(RUN_BYTES, keep=_is_sample, most_kept=SAMPLE_RUNS)
 
@@ -160,14 +165,100 @@ def _train_with_progress(data: str | bytes, settings: Settings) -> History:
             bar.empty()
 
 
-def _held_bytes(history: History) -> int:
-    history.tokenizer  # noqa: B018 (every page builds it: weighed with it)
-    return history.memory_bytes()
+def _held_bytes(run: Run) -> int:
+    if isinstance(run, History):
+        run.tokenizer  # noqa: B018 (every page builds it: weighed with it)
+    return run.memory_bytes()
 
 
 def _history_in(key: RunKey, data: str | bytes, settings: Settings) -> History:
     train = partial(_train_with_progress, data, settings)
-    return _runs().get(key, train, _held_bytes, user=session_id())
+    run = _runs().get(key, train, _held_bytes, user=session_id())
+    assert isinstance(run, History), "a BPE run's key names a BPE run"
+    return run
+
+
+def _train_wordpiece(text: str, settings: Settings) -> WordPieceHistory:
+    """Train WordPiece on ``text`` (every step's pair table kept for the step view), one of
+    :data:`TRAINING_AT_ONCE` at a time, within the server's budget on the words' characters."""
+    words = set(split_words(text, settings.pretokenizer))
+    symbols = sum(map(len, words))
+    if symbols > SERVER_BUDGET.symbols:
+        raise ValueError(
+            f"this text has {symbols:,} characters in its different words, more than the "
+            f"{SERVER_BUDGET.symbols:,} WordPiece trains on here: use a shorter text"
+        )
+    note: Any = None
+
+    def waiting() -> None:
+        nonlocal note
+        note = st.info("Waiting for other sessions' training to finish (two train at once)…")
+
+    with st.spinner("Training WordPiece…"), taking_turns(_training_turns(), waiting):
+        if note is not None:
+            note.empty()
+        run = train_wordpiece(
+            text,
+            settings.vocab_size,
+            pretokenizer=settings.pretokenizer,
+            score_rule=settings.score_rule,
+            tie_break=settings.tie_break,
+            top_pairs=TOP_PAIRS,
+        )
+    return WordPieceHistory(text, run)
+
+
+def wordpiece_for(text: TrainingText, settings: Settings) -> WordPieceHistory:
+    """The WordPiece run of ``text`` under ``settings``, cached with the BPE runs.
+
+    Raises ``ValueError`` for a text WordPiece cannot train on (raw bytes, no words, past the
+    budget) or settings it refuses.
+    """
+    if isinstance(text.data, bytes):
+        raise ValueError("WordPiece trains on characters, and this file is not UTF-8 text")
+    kind = "sample" if text.source == "sample" else "text"
+    name = settings.sample_key if kind == "sample" else _digest(text.data)
+    train = partial(_train_wordpiece, text.data, settings)
+    run = _runs().get((kind, name, settings.config()), train, _held_bytes, user=session_id())
+    assert isinstance(run, WordPieceHistory), "a WordPiece run's key names a WordPiece run"
+    return run
+
+
+def current_run(*, show: bool = True) -> Run | None:
+    """The sidebar's run whatever its algorithm (BPE: :func:`current_history`), trained once
+    and then reused; on a problem it says why (unless ``show`` is false) and returns ``None``.
+    """
+    settings = current_settings()
+    if settings.is_bpe:
+        return current_history(show=show)
+    text, messages = text_and_messages(settings)
+    messages = messages + check_settings(settings)
+    run = None
+    if settings.algorithm != "wordpiece":
+        messages.append(not_for_this_page(settings))
+    elif text is not None and not any(m.level == "error" for m in messages):
+        try:
+            run = wordpiece_for(text, settings)
+        except ValueError as error:
+            messages.append(Message("error", f"Cannot train: {error}."))
+        else:
+            messages += wordpiece_outcome(settings, run)
+    if show:
+        show_messages(messages)
+    return run
+
+
+def wordpiece_outcome(settings: Settings, run: WordPieceHistory) -> list[Message]:
+    """After training: say so when WordPiece stopped short of the vocab size, and why."""
+    if run.vocab_size >= settings.vocab_size:
+        return []
+    return [
+        Message(
+            "info",
+            f"Training stopped at a vocabulary of {run.vocab_size:,}, short of the "
+            f"{settings.vocab_size:,} asked for: {run.stop_reason}.",
+        )
+    ]
 
 
 def current_history(*, show: bool = True) -> History | None:
@@ -288,8 +379,17 @@ def named_tokenizer(name: str) -> Tokenizer:
     return load_named(name)
 
 
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _wordpiece_tokenizer(key: tuple[Any, ...], _run: WordPieceHistory) -> LibraryTokenizer:
+    """A WordPiece run as the ``tokenizers`` library reads its exported tokenizer.json (it
+    encodes as bpeviz's WordPiece encoder does: ``tests/test_wordpiece.py``)."""
+    read = read_tokenizer_json(to_hf_wordpiece_json(_run.run))
+    assert isinstance(read, LibraryTokenizer), "a WordPiece file is read by the library"
+    return read
+
+
 def chosen_tokenizer(
-    choice: str, history: History | None, imported: tuple[str, Tokenizer] | None
+    choice: str, history: Run | None, imported: tuple[str, Tokenizer] | None
 ) -> tuple[Tokenizer, Any]:
     """The tokenizer behind a choice of :mod:`bpeviz.app.shared.choices`, and its cache key for
     :func:`encode` (``None`` for an imported one: it is not named uniquely, so not cached).
@@ -300,6 +400,9 @@ def chosen_tokenizer(
     if choice == TRAINED:
         if history is None:
             raise ValueError("there is no trained tokenizer: fix the sidebar's settings")
+        if isinstance(history, WordPieceHistory):
+            key = history_key(history)
+            return _wordpiece_tokenizer(key, history), key
         return history.tokenizer, history_key(history)
     if choice == IMPORTED:
         if imported is None:
@@ -335,8 +438,12 @@ def encode(_tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int]:
     return _tokenizer.encode(text)
 
 
-def history_key(history: History) -> tuple[Any, ...]:
+def history_key(history: Run) -> tuple[Any, ...]:
     """A cache key naming a trained tokenizer: its text and its merges' settings."""
+    if isinstance(history, WordPieceHistory):
+        wordpiece = history.run
+        settings = (wordpiece.pretokenizer, wordpiece.score_rule, wordpiece.tie_break)
+        return ("wordpiece", _digest(history.text), *settings, history.merge_count)
     run = history.run
     return (
         _digest(history.text),

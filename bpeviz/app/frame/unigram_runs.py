@@ -129,12 +129,13 @@ def _library(run_key: str, _document: str) -> LibraryTokenizer:
     return reader
 
 
-def current_unigram_tokenizer() -> tuple[LibraryTokenizer, str] | None:
+def current_unigram_tokenizer(*, show: bool = True) -> tuple[LibraryTokenizer, str] | None:
     """The sidebar's Unigram run as a tokenizer for the Tokenize and Compare pages: its
     ``tokenizer.json`` (``bpeviz/formats/hf_unigram.py``) read by the ``tokenizers`` library,
     which cuts every word as the run's Viterbi does (``tests/test_unigram_files.py``); and
-    its cache key for encodings. ``None`` after saying why there is none."""
-    found = current_unigram_run()
+    its cache key for encodings. ``None`` after saying why there is none (unless ``show`` is
+    false)."""
+    found = current_unigram_run(show=show)
     if found is None:
         return None
     run, _, run_key = found
