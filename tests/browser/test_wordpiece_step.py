@@ -166,3 +166,19 @@ def test_a_live_class_steps_through_a_wordpiece_run(app: AppPage, new_page: Any)
     teacher.page.get_by_text("Class score: 2 of 2 right").first.wait_for()
     for page in (teacher, *students):
         page.assert_clean()
+
+
+def test_tokenize_encodes_with_the_wordpiece_run(app: AppPage, screenshots: Path) -> None:
+    """By longest match from the run's vocabulary (worked by hand: [UNK], b g h n p s u,
+    ##g ##n ##s ##u, ##gs, hu, hugs): "hugs" is hugs, "bug" b ##u ##g, "hugging" [UNK]
+    (no token holds an i)."""
+    app.open("tokenize", **LINK, tok_text="hugs bug hugging")
+    app.page.get_by_text("Why was this word split like this?").wait_for()
+    texts = [span["text"] for span in app.spans(".bpe-scroll")]
+    assert texts == ["hugs", "b", "u", "g", "[UNK]"]  # the library's view: ## as an outline
+    assert app.page.locator(".bpe-scroll .bpe-piece, .bpe-scroll .bpe-word").count() == 3
+    main = app.main_text()
+    assert "longest vocabulary entry that matches" in main
+    assert "At character 1, “hugs” is left: the longest entry that matches is “hugs”." in main
+    app.page.screenshot(path=str(screenshots / "wordpiece-tokenize.png"), full_page=True)
+    app.assert_clean()
