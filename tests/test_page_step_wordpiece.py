@@ -72,11 +72,3 @@ def test_a_text_with_no_words_is_one_sentence() -> None:
         "Cannot train: the text has no words: paste or upload some text to train on."
     ]
     assert not [node for node in at.main if getattr(node, "type", None) == "bidi_component"]
-
-
-def test_pages_that_draw_bpe_only_say_so_in_one_sentence() -> None:
-    at = wordpiece_app()
-    at.switch_page("app_pages/tokenize.py")
-    run(at)
-    shown = [plain(error.value) for error in at.error]
-    assert any("BPE runs only so far, not WordPiece" in text for text in shown), shown

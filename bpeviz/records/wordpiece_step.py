@@ -191,20 +191,22 @@ def vocab_entries(history: WordPieceHistory) -> list[list[Any]]:
     title saying its id in the run (what an exported tokenizer.json numbers it)."""
     run = history.run
     specials = set(run.special_tokens)
+    # the first vocabulary: special tokens, the characters plain, then their ## forms
+    first_inner = len(specials) + sum(
+        1 for token in run.vocab[: history.base] if len(token) == 1 and token not in specials
+    )
+    inner_of = [number >= first_inner for number in range(history.base)]
     entries = []
     for number, token in enumerate(run.vocab[: history.base]):
         if token in specials:
             title = f"id {number} · special token: a word with no match encodes as it"
             entries.append(entry(token.encode(), title, special=True))
             continue
-        inner = token.startswith(CONTINUATION) and number >= len(specials) + _plain(run)
+        inner = inner_of[number]
         what = "inside a word" if inner else "starting a word"
         shown = token.removeprefix(CONTINUATION) if inner else token
         title = f"{token} · id {number} · a character of the text, {what}"
         entries.append(entry(shown.encode(), title, continuation=inner))
-    inner_of = [False] * history.base
-    for number in range(len(specials) + _plain(run), history.base):
-        inner_of[number] = True
     record = _record_ids(history)
     for step in run.steps:
         inner = inner_of[record[step.pair[0]]]
@@ -215,12 +217,6 @@ def vocab_entries(history: WordPieceHistory) -> list[list[Any]]:
             title += " (the token existed already)"
         entries.append(entry(shown.encode(), title, continuation=inner))
     return entries
-
-
-def _plain(run: Any) -> int:
-    """How many plain characters the first vocabulary has (after the special tokens)."""
-    return sum(1 for token in run.vocab[: run.initial_size] if not token.startswith(CONTINUATION)
-               and token not in run.special_tokens)  # fmt: skip
 
 
 def _tied_rows(rows: tuple[PairRow, ...], by_score: bool) -> int:

@@ -210,11 +210,19 @@ def check_settings(settings: Settings) -> list[Message]:
     return found
 
 
-def not_for_this_page(settings: TrainingConfig) -> Message:
-    """The error a page that draws BPE runs only shows for another algorithm's settings."""
+def not_for_this_page(settings: TrainingConfig, drawn: tuple[str, ...] = ("bpe",)) -> Message:
+    """The error a page shows for settings of an algorithm it does not draw (``drawn``).
+
+    >>> unigram = TrainingConfig(30, "words", algorithm="unigram")
+    >>> not_for_this_page(unigram, ("bpe", "wordpiece")).text.split(": ")[0]
+    'This page shows BPE and WordPiece runs so far, not Unigram'
+    """
+    titles = [ALGORITHM_REGISTRY[name].title for name in drawn]
+    shown = " and ".join(titles) + (" runs only" if len(titles) == 1 else " runs")
+    choose = "BPE" if len(titles) == 1 else "one of them"
     return Message(
         "error",
-        f"This page shows BPE runs only so far, not {settings.algorithm_title}: choose BPE as "
+        f"This page shows {shown} so far, not {settings.algorithm_title}: choose {choose} as "
         "the algorithm in the sidebar.",
     )
 

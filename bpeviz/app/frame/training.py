@@ -78,6 +78,22 @@ def taking_turns(turns: threading.BoundedSemaphore, waiting: Callable[[], None])
         give_back_freed_memory()
 
 
+@contextmanager
+def training_turn() -> Iterator[None]:
+    """One of the server's :data:`TRAINING_AT_ONCE` turns to train, saying so while this
+    session waits for one."""
+    note: Any = None
+
+    def waiting() -> None:
+        nonlocal note
+        note = st.info("Waiting for other sessions' training to finish (two train at once)…")
+
+    with taking_turns(_training_turns(), waiting):
+        if note is not None:
+            note.empty()
+        yield
+
+
 # What the runs of pasted and uploaded texts may hold together (History.memory_bytes, its
 # tokenizer counted): three or four runs at the budget (13 MB each), dozens of small ones. The
 # bundled samples' runs are kept apart, 24 of them: a class opens them all lesson long.
@@ -87,6 +103,7 @@ SAMPLE_RUNS = 24
 
 RunKey = tuple[str, str, TrainingConfig]  # ("sample", its key | "text", its digest, settings)
 Run = History | WordPieceHistory  # a trained run of any algorithm the app draws
+TRAINED_HERE: tuple[str, ...] = ("bpe", "wordpiece")  # the algorithms the app trains
 
 
 def _is_sample(key: RunKey) -> bool:
@@ -143,19 +160,11 @@ def _train_with_progress(data: str | bytes, settings: Settings) -> History:
             bar = st.progress(0.0)
         bar.progress(min(done / max(total, 1), 1.0), text=f"Training: merge {done:,} of {total:,}")
 
-    note: Any = None
-
-    def waiting() -> None:
-        nonlocal note
-        note = st.info("Waiting for other sessions' training to finish (two train at once)…")
-
     config = settings.config()
     corpus = corpus_for(data, config)
     check_run(corpus, config, SERVER_BUDGET)  # refused at once, not after waiting a turn
     try:
-        with taking_turns(_training_turns(), waiting):
-            if note is not None:
-                note.empty()
+        with training_turn():
             run = run_training(
                 corpus, config, progress=progress, top_pairs=TOP_PAIRS, budget=SERVER_BUDGET
             )
@@ -188,15 +197,7 @@ def _train_wordpiece(text: str, settings: Settings) -> WordPieceHistory:
             f"this text has {symbols:,} characters in its different words, more than the "
             f"{SERVER_BUDGET.symbols:,} WordPiece trains on here: use a shorter text"
         )
-    note: Any = None
-
-    def waiting() -> None:
-        nonlocal note
-        note = st.info("Waiting for other sessions' training to finish (two train at once)…")
-
-    with st.spinner("Training WordPiece…"), taking_turns(_training_turns(), waiting):
-        if note is not None:
-            note.empty()
+    with st.spinner("Training WordPiece…"), training_turn():
         run = train_wordpiece(
             text,
             settings.vocab_size,
@@ -224,30 +225,6 @@ def wordpiece_for(text: TrainingText, settings: Settings) -> WordPieceHistory:
     return run
 
 
-def current_run(*, show: bool = True) -> Run | None:
-    """The sidebar's run whatever its algorithm (BPE: :func:`current_history`), trained once
-    and then reused; on a problem it says why (unless ``show`` is false) and returns ``None``.
-    """
-    settings = current_settings()
-    if settings.is_bpe:
-        return current_history(show=show)
-    text, messages = text_and_messages(settings)
-    messages = messages + check_settings(settings)
-    run = None
-    if settings.algorithm != "wordpiece":
-        messages.append(not_for_this_page(settings))
-    elif text is not None and not any(m.level == "error" for m in messages):
-        try:
-            run = wordpiece_for(text, settings)
-        except ValueError as error:
-            messages.append(Message("error", f"Cannot train: {error}."))
-        else:
-            messages += wordpiece_outcome(settings, run)
-    if show:
-        show_messages(messages)
-    return run
-
-
 def wordpiece_outcome(settings: Settings, run: WordPieceHistory) -> list[Message]:
     """After training: say so when WordPiece stopped short of the vocab size, and why."""
     if run.vocab_size >= settings.vocab_size:
@@ -261,30 +238,46 @@ def wordpiece_outcome(settings: Settings, run: WordPieceHistory) -> list[Message
     ]
 
 
-def current_history(*, show: bool = True) -> History | None:
-    """The history for the sidebar's text and settings, trained once and then reused.
+def current_run(*, show: bool = True, algorithms: tuple[str, ...] = TRAINED_HERE) -> Run | None:
+    """The run of the sidebar's text and settings, trained once and then reused: a BPE
+    :class:`History` or a :class:`WordPieceHistory` (``algorithms``: those the page draws).
 
-    On a problem (no text, a bad setting) it shows why with ``st.error``/``st.warning`` and
-    returns ``None``; it never raises. When training stopped before the vocab size asked
-    for, it says how far it got and why. ``show=False`` keeps it silent.
+    On a problem (no text, a bad setting, an algorithm the page does not draw) it shows why
+    with ``st.error``/``st.warning`` and returns ``None``; it never raises. When training
+    stopped before the vocab size asked for, it says how far it got and why. ``show=False``
+    keeps it silent.
     """
     settings = current_settings()
     text, messages = text_and_messages(settings)
     messages = messages + check_settings(settings)
-    if not settings.is_bpe:
-        messages.append(not_for_this_page(settings))
-    history = None
+    if settings.algorithm not in algorithms:
+        messages.append(not_for_this_page(settings, algorithms))
+    run: Run | None = None
     if text is not None and not any(m.level == "error" for m in messages):
         try:
-            history = history_for(text, settings)
+            run = history_for(text, settings) if settings.is_bpe else wordpiece_for(text, settings)
         except ValueError as error:
             messages.append(Message("error", f"Cannot train: {error}."))
         else:
-            if len(text.data) > 1:  # a single character has its own warning already
-                messages += outcome_messages(settings, history.merge_count, history.stop_reason)
+            messages += _outcome(settings, run, text)
     if show:
         show_messages(messages)
-    return history
+    return run
+
+
+def current_history(*, show: bool = True) -> History | None:
+    """:func:`current_run` on a page that draws BPE runs only (another algorithm: it says so)."""
+    run = current_run(show=show, algorithms=("bpe",))
+    return run if isinstance(run, History) else None
+
+
+def _outcome(settings: Settings, run: Run, text: TrainingText) -> list[Message]:
+    """After training: say so when it stopped short of the vocab size asked for, and why."""
+    if isinstance(run, WordPieceHistory):
+        return wordpiece_outcome(settings, run)
+    if len(text.data) <= 1:  # a single character has its own warning already
+        return []
+    return outcome_messages(settings, run.merge_count, run.stop_reason)
 
 
 def history_for(text: TrainingText, settings: Settings) -> History:

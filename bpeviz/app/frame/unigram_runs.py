@@ -17,7 +17,7 @@ from bpeviz.app.frame.run_settings import Message, Settings, check_settings
 from bpeviz.app.frame.sized_cache import SizedCache
 from bpeviz.app.frame.state import current_settings, text_and_messages
 from bpeviz.app.frame.text_input import TrainingText
-from bpeviz.app.frame.training import RUN_BYTES, _digest, _training_turns, session_id, taking_turns
+from bpeviz.app.frame.training import RUN_BYTES, _digest, session_id, training_turn
 from bpeviz.app.frame.widgets import show_messages
 from bpeviz.engine.unigram import UnigramRun, train_unigram
 from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
@@ -71,15 +71,7 @@ def unigram_run_for(text: TrainingText, data: str, settings: Settings) -> tuple[
     key = (*source, config)
 
     def train() -> UnigramRun:
-        note: Any = None
-
-        def waiting() -> None:
-            nonlocal note
-            note = st.info("Waiting for other sessions' training to finish (two train at once)…")
-
-        with taking_turns(_training_turns(), waiting), st.spinner("Training Unigram…"):
-            if note is not None:
-                note.empty()
+        with training_turn(), st.spinner("Training Unigram…"):
             return train_unigram(data, config.vocab_size)
 
     run = _unigram_runs().get(key, train, held_bytes, user=session_id())
