@@ -46,8 +46,8 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-import regex
 
+from bpeviz.engine.pretokenize import white_space_words
 from bpeviz.engine.unigram_lattice import best_path, viterbi_table
 
 SPACE = "▁"  # SentencePiece's mark for the space before a word
@@ -61,7 +61,6 @@ TIE_DECIMALS = 9
 # EM drives the count of a piece that only ever loses to longer ones towards 0 (a plain
 # maximum-likelihood update has no floor); it keeps this much, so its log stays finite.
 MIN_EXPECTED_COUNT = 1e-100
-_WORD = regex.compile(r"[^\p{White_Space}]+")
 
 
 def split_words(text: str) -> list[str]:
@@ -70,7 +69,7 @@ def split_words(text: str) -> list[str]:
     >>> split_words("Hug  a pug\\n")
     ['▁Hug', '▁a', '▁pug']
     """
-    return [SPACE + word for word in _WORD.findall(text)]
+    return [SPACE + word for word in white_space_words(text)]
 
 
 def byte_pieces(text: str) -> list[str]:
