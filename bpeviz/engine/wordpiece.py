@@ -27,8 +27,9 @@ then one token per merge. A merge whose text is already in the vocabulary (``##a
 after ``##ab`` + ``##c``) reuses that token's id and adds nothing, as in the library.
 
 Read the recipe first in ``bpeviz/engine/wordpiece_textbook.py``; this module does the same work
-incrementally (distinct words weighted by their count, pair counts updated in place, a heap
-with stale entries checked when they reach the top) and the tests hold the two equal.
+incrementally (distinct words weighted by their count, pair counts updated in place, a
+frequent pair's occurrences merged by numpy all at once, a heap with stale entries checked
+when they reach the top) and the tests hold the two equal.
 Encoding (greedy longest match) is in ``bpeviz/engine/wordpiece_encode.py``.
 """
 
@@ -336,7 +337,9 @@ class _Trainer:
     order of first appearance, so the position is the ``first`` rule's rank. Heap entries
     are ``(-value, rank, key)``, checked against the current value and rank when they reach
     the top and pushed again when stale; every pair whose value may have grown since its entry
-    was pushed gets a fresh one, so the checked top is the true best.
+    was pushed gets a fresh one, so the checked top is the true best. The buffer and its
+    links are ``array``s that numpy sees as well (``seq_np``...): a merge of few occurrences
+    walks them in Python, one of many (``VECTOR_FROM``) in numpy.
     """
 
     def __init__(
