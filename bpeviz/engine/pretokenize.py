@@ -124,7 +124,7 @@ def to_bytes(text: str) -> bytes:
 
 
 def white_space_words(text: str) -> list[str]:
-    """The runs of a text between Unicode White_Space characters (the words WordPiece and
+    r"""The runs of a text between Unicode White_Space characters (the words WordPiece and
     Unigram train on). ``str.split()`` finds them four times as fast as a regex, unless the
     text holds an information separator, where the two differ.
 
