@@ -69,6 +69,33 @@ def test_a_compression_vocab_may_be_written_with_or_without_quotes() -> None:
         assert lesson.slides[0].view == {"compression_vocab": "1024"}
 
 
+def test_a_slide_may_choose_the_algorithm_and_wordpieces_rule() -> None:
+    """Issue 33: a slide runs its text through WordPiece or Unigram as the sidebar would, the
+    pre-tokenizer fitted to the algorithm (english suggests gpt4, which WordPiece cannot
+    take), and a vocabulary smaller than the 256 bytes, which only BPE starts from."""
+    lesson = parse_lesson(
+        slide_toml('sample = "english"\nalgo = "wordpiece"\nwprule = "frequency"\nvocab = 40')
+    )
+    slide = lesson.slides[0]
+    assert slide.query() == {
+        "sample": "english",
+        "algo": "wordpiece",
+        "wprule": "frequency",
+        "vocab": "40",
+    }
+    state, _ = slide_state(slide)
+    assert (state["algo"], state["wprule"], state["pretok"], state["vocab"]) == (
+        "wordpiece",
+        "frequency",
+        "words",
+        40,
+    )
+    state, _ = slide_state(Slide("Back", "step", {"sample": "english"}))
+    assert (state["algo"], state["pretok"]) == ("bpe", "gpt4")  # left out: BPE again
+    unigram = parse_lesson(slide_toml('algo = "unigram"\npretok = "words"\neow = false'))
+    assert unigram.slides[0].view == {"algo": "unigram", "pretok": "words", "eow": False}
+
+
 def test_the_link_leaves_out_what_a_bound_widget_writes() -> None:
     """Streamlit refuses to set a query parameter bound to a widget: the widget, given the
     slide's value through the session state, writes it into the link itself."""
@@ -102,6 +129,24 @@ MALFORMED = {
     "deep-nesting": ("x = " + "[" * 50_000 + "]" * 50_000, "nests its values too deeply"),
     "deep-unclosed": ("title = " + "[" * 60_000, "lesson file"),
     "too-large": (MINIMAL + "#" * MAX_LESSON_BYTES, "more than the 200,000 allowed"),
+    "algo": (
+        slide_toml('algo = "sentencepiece"'),
+        "algo is 'sentencepiece', which is not one of: bpe, wordpiece, unigram",
+    ),
+    "wprule": (
+        slide_toml('algo = "wordpiece"\nwprule = "likelihood"'),
+        "wprule is 'likelihood', which is not one of: score, frequency",
+    ),
+    "wprule-without-wordpiece": (
+        slide_toml('algo = "unigram"\nwprule = "score"'),
+        "wprule is WordPiece's rule, and this slide's algorithm is Unigram",
+    ),
+    "pretok-for-wordpiece": (
+        slide_toml('algo = "wordpiece"\npretok = "gpt4"'),
+        "WordPiece needs words: use the pre-tokenizer 'words' or 'bert', not 'gpt4'",
+    ),
+    "eow-for-unigram": (slide_toml('algo = "unigram"\neow = true'), "marker is BPE's"),
+    "vocab-below-bytes": (slide_toml("vocab = 30"), "vocab is 30; use a whole number from 256"),
 }
 
 
@@ -164,6 +209,8 @@ def test_a_lesson_with_every_parameter_round_trips() -> None:
             if param.pages and page not in param.pages:
                 continue
             view[key] = param.choices()[-1] if param.choices else values[param.kind]
+        # the run's settings must fit together: WordPiece's rule, words, no </w>
+        view.update(algo="wordpiece", wprule="frequency", pretok="bert", eow=False)
         slides.append(Slide(f"on {page}", page, view, notes="line 1\nline 2", minutes=1))
     lesson = Lesson("every parameter", tuple(slides))
     assert parse_lesson(to_toml(lesson)) == lesson

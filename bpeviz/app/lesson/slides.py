@@ -41,9 +41,11 @@ from bpeviz.app.compression.curves import VOCAB_CHOICES
 from bpeviz.app.frame import run_settings as cfg
 from bpeviz.app.shared.choices import TRAINED
 from bpeviz.app.tokenize.surprises import load_surprises
+from bpeviz.engine.algorithms import ALGORITHM_REGISTRY, ALGORITHMS, algorithm_problems
 from bpeviz.engine.config import MAX_VOCAB_SIZE
 from bpeviz.engine.pretokenize import PRETOKENIZERS
 from bpeviz.engine.tie_rules import TIE_BREAKS
+from bpeviz.engine.wordpiece import SCORE_RULES
 from bpeviz.real.registry import bundled_names
 
 MAX_LESSON_BYTES = 200_000  # a 45-minute lesson is about 15 KB
@@ -96,6 +98,12 @@ def _tokenizers() -> list[str]:
     return [TRAINED, *bundled_names()]
 
 
+def _pretokenizers() -> tuple[str, ...]:
+    """Every algorithm's pre-tokenizers: BPE's, and WordPiece's ``bert``."""
+    every = (name for info in ALGORITHM_REGISTRY.values() for name in info.pretokenizers)
+    return tuple(dict.fromkeys(every))
+
+
 def _vocab_choices() -> list[str]:
     return [str(size) for size in VOCAB_CHOICES]
 
@@ -103,10 +111,12 @@ def _vocab_choices() -> list[str]:
 # Every parameter a slide's view may hold: the link's names (see bpeviz.app.frame.links and the
 # pages' widget keys), so a slide's view is a link's query.
 PARAMS: dict[str, Param] = {
+    cfg.KEY_ALGORITHM: Param("choice", choices=lambda: ALGORITHMS),
+    cfg.KEY_SCORE_RULE: Param("choice", choices=lambda: SCORE_RULES),
     cfg.KEY_SOURCE: Param("choice", choices=lambda: ("sample", "paste")),
     cfg.KEY_SAMPLE: Param("choice", choices=cfg.sample_keys),
-    cfg.KEY_VOCAB: Param("count", low=cfg.MIN_VOCAB),
-    cfg.KEY_PRETOKENIZER: Param("choice", choices=lambda: PRETOKENIZERS),
+    cfg.KEY_VOCAB: Param("count"),  # its least (256 bytes for BPE) checked with the algorithm
+    cfg.KEY_PRETOKENIZER: Param("choice", choices=_pretokenizers),
     cfg.KEY_TIE_BREAK: Param("choice", choices=lambda: TIE_BREAKS),
     cfg.KEY_END_OF_WORD: Param("flag"),
     cfg.KEY_SPECIALS: Param("text"),
@@ -240,7 +250,33 @@ def _view(raw: Any, page: str, where: str) -> dict[str, Value]:
                 f"not to {page!r}; remove it or change the page."
             )
         view[key] = _view_value(key, value, f"{where}'s {key}")
+    _check_algorithm(view, where)
     return view
+
+
+def _check_algorithm(view: Mapping[str, Value], where: str) -> None:
+    """Refuse the settings the sidebar would not run together with the slide's algorithm
+    (BPE unless it names one), rather than change them quietly as a link's are changed."""
+    info = ALGORITHM_REGISTRY[str(view.get(cfg.KEY_ALGORITHM, "bpe"))]
+    if cfg.KEY_SCORE_RULE in view and info.name != "wordpiece":
+        raise LessonError(
+            f"{where}'s wprule is WordPiece's rule, and this slide's algorithm is {info.title}; "
+            'remove it or set algo = "wordpiece".'
+        )
+    if cfg.KEY_PRETOKENIZER in view:
+        problems = algorithm_problems(info.name, str(view[cfg.KEY_PRETOKENIZER]))
+        if problems:
+            raise LessonError(
+                f"{where}'s pretok does not fit its algorithm ({problems[0].rstrip('.')})."
+            )
+    if view.get(cfg.KEY_END_OF_WORD) is True and info.name != "bpe":
+        raise LessonError(
+            f"{where}'s eow is on, and the </w> end-of-word marker is BPE's, not "
+            f"{info.title}'s; remove it."
+        )
+    if cfg.KEY_VOCAB in view:
+        low = cfg.min_vocab(info.name)
+        _count(view[cfg.KEY_VOCAB], f"{where}'s vocab", low=low, high=MAX_VOCAB_SIZE)
 
 
 def _slide(raw: Any, number: int) -> Slide:
