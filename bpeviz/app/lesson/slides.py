@@ -56,7 +56,7 @@ MAX_TEXT_CHARS = 20_000  # a text a slide pastes or tokenizes
 MAX_MINUTES = 600
 # A lesson in a link: its TOML, compressed, base64url, behind the format's name. Links over
 # about 8 KB are refused by common servers (nginx's default request line), so a longer lesson
-# stays in the session only; the bundled 16-slide lesson takes about 4,300 characters.
+# stays in the session only; the bundled 20-slide lesson takes about 5,200 characters.
 LINK_FORMAT = "z1."
 MAX_LINK_LESSON_CHARS = 6_000
 LESSONS_DIR: Path = Path(__file__).resolve().parents[2] / "lessons"
