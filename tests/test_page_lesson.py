@@ -18,6 +18,7 @@ from bpeviz.app.lesson.slides import (
     parse_lesson,
 )
 
+SLIDES = len(bundled_lessons()["bpe"].slides)  # "slide i of n" on the bar
 PAGE_TITLES = {
     "step": "Step through training",
     "tokenize": "Tokenize text",
@@ -45,7 +46,7 @@ def test_a_link_opens_the_bundled_lesson_at_its_first_slide() -> None:
     at = run(new_app(lesson="bpe"))
     lesson = bundled_lessons()["bpe"]
     assert page_title(at) == "Tokenize text"
-    assert "slide 1 of 17" in bar_text(at)
+    assert f"slide 1 of {SLIDES}" in bar_text(at)
     assert at.query_params["lesson"] == "bpe" and at.query_params["slide"] == "1"
     assert at.session_state["vocab"] == 256
     assert at.text_area(key="tok_text").value == lesson.slides[0].view["tok_text"]
@@ -101,12 +102,12 @@ def test_the_quiz_and_pieces_slides_start_the_step_view_with_them() -> None:
     no quiz (it does not name the quiz: off). Neither names text_when (After merge)."""
     at = run(new_app(lesson="bpe", slide="7"))
     at = run(at.button(key="lesson_next").click())
-    assert "slide 8 of 17" in bar_text(at)
+    assert f"slide 8 of {SLIDES}" in bar_text(at)
     assert step_start(at) == {"step": 3, "when": "after", "quiz": True, "pieces": False}
     assert at.query_params["quiz"] == "1" and "pieces" not in at.query_params
     assert "text_when" not in at.query_params
     at = run(at.button(key="lesson_next").click())
-    assert "slide 9 of 17" in bar_text(at)
+    assert f"slide 9 of {SLIDES}" in bar_text(at)
     assert step_start(at) == {"step": 100, "when": "after", "quiz": False, "pieces": True}
     assert at.query_params["pieces"] == "1" and "quiz" not in at.query_params
     at = run(at.button(key="lesson_previous").click())  # back: the quiz again, pieces off
@@ -127,7 +128,7 @@ def test_a_link_to_a_slide_keeps_the_view_the_link_holds() -> None:
     """A reload (or a copied link) mid-lesson stays on that slide and keeps what the
     presenter changed there (here the step), rather than replaying the slide."""
     at = run(new_app(lesson="bpe", slide="6", sample="aaabdaaabac", step="3"))
-    assert "slide 6 of 17" in bar_text(at)
+    assert f"slide 6 of {SLIDES}" in bar_text(at)
     assert page_title(at) == "Step through training"
     assert at.session_state["step"] == 3
 
@@ -191,7 +192,7 @@ def test_downloading_the_bundled_lesson_gives_a_file_that_reads_back_the_same(se
     assert file_name == "lesson.toml"
     lesson = parse_lesson(data)
     assert lesson == bundled_lessons()["bpe"]
-    assert len(lesson.slides) == 17 and lesson.slides[7].view["quiz"] is True
+    assert len(lesson.slides) == 20 and lesson.slides[7].view["quiz"] is True
 
 
 def test_downloading_an_uploaded_lesson_gives_the_teachers_lesson_back(served) -> None:

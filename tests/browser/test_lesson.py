@@ -27,6 +27,7 @@ PAGE_TITLES = {
     "runs": "Two training runs",
     "about": "About bpeviz",
 }
+SLIDES = len(bundled_lessons()["bpe"].slides)  # "slide i of n" on the bar
 SIDEBAR = '[data-testid="stSidebar"]'
 UPLOADER = ".st-key-lesson_upload"
 
@@ -93,20 +94,20 @@ def axe(unavailable: Callable[[str], None]) -> Path:
 
 def test_axe_finds_nothing_on_a_slide_with_its_notes_open(app: AppPage, axe: Path) -> None:
     app.open("step", lesson="bpe", slide=6, sample="aaabdaaabac", step=2)
-    wait_slide(app, 6, 17)
+    wait_slide(app, 6, SLIDES)
     app.wait_view(2)
     app.page.get_by_role("button", name="Speaker notes").click()
     app.page.get_by_text("Before merge 2 two pairs are tied").wait_for()
     assert_no_violations(app.page, axe, "a lesson's slide and its speaker notes")
 
 
-@pytest.mark.parametrize("number", [1, 8, 10, 11, 16, 17])
+@pytest.mark.parametrize("number", [1, 8, 10, 11, 18, 19, 20])
 def test_axe_finds_nothing_in_the_lesson_bar(app: AppPage, axe: Path, number: int) -> None:
     """The bar on a slide of each page the bundled lesson visits (Tokenize, the Step page's
-    quiz, Two runs, Compression, About), its first and last slides (a button disabled), with
-    the sidebar's Lesson box open."""
+    quiz, Two runs, Compression, a Unigram run on the Step page, About), its first and last
+    slides (a button disabled), with the sidebar's Lesson box open."""
     app.open("step", lesson="bpe", slide=number)
-    wait_slide(app, number, 17)
+    wait_slide(app, number, SLIDES)
     if bundled_lessons()["bpe"].slides[number - 1].page == "step":
         app.wait_view()
     app.page.locator(SIDEBAR).get_by_text("Lesson", exact=True).click()
@@ -117,7 +118,7 @@ def test_axe_finds_nothing_in_the_lesson_bar(app: AppPage, axe: Path, number: in
 
 def test_page_down_typed_in_a_text_box_does_not_change_the_slide(app: AppPage) -> None:
     app.open("step", lesson="bpe")
-    wait_slide(app, 1, 17)
+    wait_slide(app, 1, SLIDES)
     box = app.page.get_by_label("Text to tokenize")
     box.click()
     box.press("PageDown")  # the box's own key: scrolls the text, nothing sent
@@ -148,14 +149,14 @@ def test_a_malformed_lesson_says_what_to_fix_and_keeps_the_lesson_and_view(
     app: AppPage,
 ) -> None:
     app.open("step", lesson="bpe", slide=4, sample="cat_sat", step=1)
-    wait_slide(app, 4, 17)
+    wait_slide(app, 4, SLIDES)
     app.wait_view(1)
     upload_lesson(app, "mine.toml", BAD_LESSON)
     errors = " ".join(app.alerts("Error"))
     assert "mine.toml: Slide 1 (Home)'s page 'home' is not one of: step, tokenize" in errors
     assert "The lesson and the view you had are kept." in errors
     assert "Traceback" not in app.page.content()
-    wait_slide(app, 4, 17)  # nothing lost: the same slide, page, step and link
+    wait_slide(app, 4, SLIDES)  # nothing lost: the same slide, page, step and link
     assert app.shown_step() == 1
     assert re.search(r"[?&]sample=cat_sat\b", app.page.url)
     app.assert_clean()
