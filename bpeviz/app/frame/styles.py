@@ -102,11 +102,12 @@ def stylesheet(*, presentation: bool = False) -> str:
 
 
 # Presentation mode's Focus view of the Step page: the step controls, the card and the text in
-# larger type, the text across the page; the counts, pair table, chart and vocabulary go, and
-# the page's name shrinks.
+# larger type, the text across the page; the counts, pair table, chart, vocabulary and
+# WordPiece's paragraph on its rule go, and the page's name shrinks.
 FOCUS_STYLE = """<style>
 :root{--bpe-text-size:2.1rem;--bpe-scroll-height:58vh;}
 .stMain h1{font-size:1.6rem;padding:0 0 .25rem;}
 .bpe-step .bpe-panes{grid-template-columns:1fr;}
 .bpe-step .bpe-table-pane,.bpe-step .bpe-vocab,.bpe-step .bpe-metrics{display:none;}
+.bpe-step .bpe-rule{display:none;}
 </style>"""
