@@ -160,6 +160,8 @@ def test_compare_it_opens_on_the_uploaded_file(app: AppPage) -> None:
     shown = app.page.locator(".st-key-cmp_left").evaluate(
         "box => box.textContent + [...box.querySelectorAll('input')].map((i) => i.value).join()"
     )
-    assert "Imported" in shown, shown
-    assert "wiki.model" in app.main_text()  # the menu's caption names the file
+    assert "wiki.model" in shown, shown  # the menu names the file by its file name
+    assert "Imported" not in shown, shown
+    link = app.page.evaluate("new URLSearchParams(location.search).get('cmp_left')")
+    assert link == "Imported", link  # the link keeps the option's key
     app.assert_clean()

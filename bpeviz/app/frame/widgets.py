@@ -142,3 +142,27 @@ def linked_text_area(label: str, *, key: str, default: str = "", **kwargs: Any) 
         )
         return text[:MAX_BOX_CHARS]
     return text
+
+
+def seed_linked_choice(key: str, options: list[str], default: str) -> None:
+    """Before a menu is drawn: its choice from the session, else the link's (``?key=...``),
+    else ``default``; then :func:`keep_choice_in_link` after it.
+
+    By hand, not ``bind="query-params"``: a bound menu writes the label its ``format_func``
+    makes into the URL, and the Tokenize and Compare menus name an imported file by its file
+    name while the link must keep the option's stable key (``Imported``). Set this way, the
+    menu is drawn without ``index``: a lesson, a class or the Export page choose by the state.
+    """
+    state = st.session_state
+    if state.get(key) not in options:
+        linked = st.query_params.get(key)
+        state[key] = linked if linked in options else default
+
+
+def keep_choice_in_link(key: str, choice: str, default: str) -> None:
+    """After the menu: the link holds its choice's key, or nothing at the default (as a bound
+    widget's link does)."""
+    if choice == default:
+        st.query_params.pop(key, None)
+    elif st.query_params.get(key) != choice:
+        st.query_params[key] = choice
