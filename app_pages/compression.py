@@ -7,8 +7,14 @@ from bpeviz.app.compression import curves as compression
 from bpeviz.app.compression import parallel
 from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.links import query_from_state
-from bpeviz.app.frame.state import KEY_STEP, current_settings, imported_tokenizer
+from bpeviz.app.frame.state import (
+    KEY_STEP,
+    current_settings,
+    imported_tokenizer,
+    presentation_mode,
+)
 from bpeviz.app.frame.training import (
+    compression_chart_spec,
     current_history,
     sample_curves,
     sample_passages,
@@ -145,8 +151,8 @@ if reference:
         references = references.reset_index(drop=True)
 
 marker = settings.vocab_size if settings.vocab_size >= settings.base_size else None
-chart = charts.compression_chart(
-    compression.chart_points(curves), references=references, current_vocab_size=marker
+chart = compression_chart_spec(
+    compression.chart_points(curves), references, marker, projector=presentation_mode()
 )
 show_chart(chart, key=KEY_CHART, on_select=open_clicked_step, selection_mode=charts.PICK)
 if st.session_state.pop(KEY_GO, False):

@@ -64,11 +64,14 @@ def columns(spec: int | list[int], *, key: str, pairs: bool = False, **kwargs: A
 
 
 def show_chart(chart: Any, **kwargs: Any) -> Any:
-    """Draw an Altair chart full width; in presentation mode with projector-sized text.
+    """Draw an Altair chart (or a Vega-Lite spec of one) full width; in presentation mode
+    with projector-sized text.
 
     ``kwargs`` go to ``st.altair_chart`` (``key``, ``on_select``, ``selection_mode``); its
     return value (the selection state, with ``on_select``) is returned.
     """
+    if isinstance(chart, dict):  # a Vega-Lite spec, projector-sized where asked when made
+        return st.vega_lite_chart(spec=chart, width="stretch", **kwargs)
     if presentation_mode():
         chart = charts.projector_type(chart)
     return st.altair_chart(chart, width="stretch", **kwargs)
