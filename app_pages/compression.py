@@ -29,10 +29,9 @@ from bpeviz.real.registry import missing_note
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
 INTRO = (
-    "Each line is how many bytes of text one token covers as merges are learned: higher "
-    "means fewer tokens for the same bytes. Japanese lies higher only because UTF-8 spends "
-    "3 bytes on most of its characters; for the same passage it still needs more tokens "
-    "than English (the last table)."
+    "Each line is the bytes of text one token covers as merges are learned (higher: fewer "
+    "tokens). Japanese lies higher only because UTF-8 spends 3 bytes on most of its "
+    "characters: for the same passage it needs more tokens than English (the last table)."
 )
 HOW_TO_READ = """\
 - **Solid** lines: a tokenizer trained here, measured on the text it was trained on.
@@ -44,7 +43,6 @@ HOW_TO_READ = """\
   table below the chart has every number.
 - Every curve starts at 1 byte per token. The first Japanese merges only glue bytes back into
   characters (the very first is `<E3><81>`, the lead bytes of most hiragana).
-- Bytes, not characters: most Japanese characters are 3 bytes in UTF-8, an English letter 1.
 - The grey line is the sidebar's vocab size. Click a point to open the Step page at that
   merge (the sidebar then holds that sample and these settings).
 - This page always trains on the two bundled samples (gpt4 pre-tokenizer, tie rule first),
