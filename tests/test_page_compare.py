@@ -154,6 +154,7 @@ def test_bad_training_settings_still_compare_the_real_ones() -> None:
         "r50k_base",
         "p50k_base",
         *TEKKEN_OFFERED,
+        "UTF-8 bytes",
     ]
     assert len(span_views(at)) == 2
 

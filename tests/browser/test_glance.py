@@ -10,6 +10,7 @@ them as SVG), each label's box against every other label's of the same chart.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -76,17 +77,22 @@ _OVERLAPS_JS = """
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-def test_no_text_is_cut_and_no_chart_labels_overlap(app: AppPage, size: str) -> None:
+def test_no_text_is_cut_and_no_chart_labels_overlap(
+    app: AppPage, size: str, screenshots: Path
+) -> None:
+    """Each page is also saved full page as ``glance-<size>-<page>.png`` (when
+    ``$BPEVIZ_SCREENSHOTS`` is set), after it is checked: the shot makes the window taller."""
     width, height = SIZES[size]
-    app.page.set_viewport_size({"width": width, "height": height})
     problems = {}
     for page in PAGES:
+        app.page.set_viewport_size({"width": width, "height": height})
         app.open(page)
         if page == "step":
             app.wait_view()
         found = app.page.evaluate(_CUT_JS) + app.page.evaluate(_OVERLAPS_JS)
         if found:
             problems[page] = found
+        app.screenshot(screenshots / f"glance-{size}-{page}.png")
     assert not problems, problems
     app.assert_clean()
 

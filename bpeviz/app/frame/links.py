@@ -190,7 +190,7 @@ def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Me
         elif count is None:
             messages.append(unread_number(KEY_VOCAB, vocab))
         else:
-            ignored(KEY_VOCAB, f"is below {MIN_VOCAB}, the byte tokens alone")
+            ignored(KEY_VOCAB, f"is below {MIN_VOCAB}, the 256 bytes and one merge")
     for key, choices in ((KEY_PRETOKENIZER, PRETOKENIZERS), (KEY_TIE_BREAK, TIE_BREAKS)):
         choose(key, choices, f"is not one of {', '.join(choices)}")
     eow = params.get(KEY_END_OF_WORD)

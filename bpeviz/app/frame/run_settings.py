@@ -27,9 +27,10 @@ SOURCE_LABELS: dict[str, str] = {"sample": "Sample", "paste": "Paste", "upload":
 KEY_SOURCE = "src"
 KEY_SAMPLE = "sample"
 KEY_VOCAB = "vocab"
-# The vocab size boxes start at the 256 bytes alone (no merge yet; a lesson opens there):
-# they took 1, then failed to train.
-MIN_VOCAB = BYTE_COUNT
+# The vocab size boxes start at the 256 bytes and one merge: they took 1, then failed to
+# train (256 failed too with the end-of-word marker). The bytes alone, before any merge, are
+# the Tokenize page's "UTF-8 bytes" (bpeviz.app.shared.choices).
+MIN_VOCAB = BYTE_COUNT + 1
 KEY_PRETOKENIZER = "pretok"
 KEY_TIE_BREAK = "tie"
 KEY_SPECIALS = "special"

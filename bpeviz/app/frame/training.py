@@ -31,7 +31,7 @@ from bpeviz.app.frame.state import current_settings, text_and_messages
 from bpeviz.app.frame.text_input import TrainingText
 from bpeviz.app.frame.widgets import show_messages
 from bpeviz.app.shared import charts
-from bpeviz.app.shared.choices import IMPORTED, TRAINED
+from bpeviz.app.shared.choices import BYTES, IMPORTED, TRAINED
 from bpeviz.engine.budget import SERVER_BUDGET
 from bpeviz.engine.history import History
 from bpeviz.engine.samples import get_sample
@@ -292,6 +292,8 @@ def chosen_tokenizer(
         if history is None:
             raise ValueError("there is no trained tokenizer: fix the sidebar's settings")
         return history.tokenizer, history_key(history)
+    if choice == BYTES:
+        return Tokenizer(), BYTES
     if choice == IMPORTED:
         if imported is None:
             raise ValueError("no tokenizer was imported: load one on the Export / import page")

@@ -14,6 +14,7 @@ from bpeviz.real.openai_models import CHAT_MODELS, MODEL_ENCODINGS, chat_format,
 from bpeviz.real.registry import bundled_names, bundled_summary, missing_note
 
 TRAINED = "Trained here"
+BYTES = "UTF-8 bytes"  # no merge: where every byte-level BPE starts
 IMPORTED = "Imported"
 MODEL = "OpenAI model"
 # The model names offered first (others can be typed: dated names such as gpt-4o-2024-05-13).
@@ -26,8 +27,9 @@ MODEL_NAMES: tuple[str, ...] = tuple(
 def tokenizer_choices(
     *, trained_size: int | None = None, imported_name: str | None = None, models: bool = False
 ) -> dict[str, str]:
-    """Option key → caption (Markdown), in the order offered: trained, the real ones, (with
-    ``models``) an OpenAI model by name, imported (the menu names it: :func:`menu_labels`).
+    """Option key → caption (Markdown), in the order offered: trained, the real ones, the
+    bytes alone, (with ``models``) an OpenAI model by name, imported (the menu names it:
+    :func:`menu_labels`).
 
     >>> list(tokenizer_choices(trained_size=512))[:5]
     ['Trained here', 'cl100k_base', 'o200k_base', 'r50k_base', 'p50k_base']
@@ -39,6 +41,7 @@ def tokenizer_choices(
         choices[TRAINED] = f"{trained_size:,} tokens, from the sidebar's text"
     for name in bundled_names():
         choices[name] = bundled_summary(name)
+    choices[BYTES] = "256 tokens, one per byte: the text before any merge"
     if models:
         choices[MODEL] = "a model by name (gpt-4o, gpt-4, gpt2...): its encoding and chat tokens"
     if imported_name is not None:
