@@ -54,7 +54,8 @@ _CUT_JS = """
 }
 """
 
-# Pairs of overlapping text labels within one chart (the Step page's SVG; Vega's SVG).
+# Pairs of overlapping text labels within one chart (the Step page's SVG; Vega's SVG), and
+# labels that run past their chart's edge.
 _OVERLAPS_JS = """
 () => {
   const found = [];
@@ -63,6 +64,14 @@ _OVERLAPS_JS = """
     const boxes = [...chart.querySelectorAll("text")]
       .filter((t) => t.textContent.trim() && t.getClientRects().length)
       .map((t) => [t.textContent.trim(), t.getBoundingClientRect()]);
+    // A label drawn past its chart's edge is cut off there (an axis title longer than a
+    // short plot). A few pixels are the glyphs' own margin, not a cut.
+    const edge = chart.getBoundingClientRect();
+    for (const [text, box] of boxes) {
+      const past = Math.max(edge.top - box.top, box.bottom - edge.bottom,
+                            edge.left - box.left, box.right - edge.right);
+      if (past > 4) found.push(`${text}: ${Math.round(past)} px past the chart's edge`);
+    }
     for (let i = 0; i < boxes.length; i++)
       for (let j = i + 1; j < boxes.length; j++) {
         const [a, p] = boxes[i], [b, q] = boxes[j];
