@@ -6,7 +6,7 @@ from bpeviz.app.compare import boundaries as compare
 from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.run_settings import Message
 from bpeviz.app.frame.state import current_settings, current_text, imported_tokenizer
-from bpeviz.app.frame.training import chosen_tokenizer, current_history, encode_or_stop
+from bpeviz.app.frame.training import chosen_tokenizer, current_run, encode_or_stop
 from bpeviz.app.frame.widgets import (
     columns,
     keep_choice_in_link,
@@ -35,7 +35,7 @@ st.markdown(
     "place between two tokens) that the other tokenizer does not make."
 )
 
-history = current_history()
+history = current_run()
 settings = current_settings()
 imported = imported_tokenizer()
 imported_name = imported[0] if imported is not None else None
