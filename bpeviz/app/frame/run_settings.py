@@ -94,11 +94,12 @@ class Settings(TrainingConfig):
 
 
 def min_vocab(algorithm: str) -> int:
-    """The smallest vocab size the sidebar offers: BPE's 256 bytes; 1 for the others, whose
-    first vocabulary is the text's characters (a WordPiece of 30 tokens is a lesson).
+    """The smallest vocab size the sidebar offers: BPE's 256 bytes and one merge; 1 for the
+    others, whose first vocabulary is the text's characters (a WordPiece of 30 tokens is a
+    lesson).
 
     >>> min_vocab("bpe"), min_vocab("wordpiece")
-    (256, 1)
+    (257, 1)
     """
     return MIN_VOCAB if algorithm == "bpe" else 1
 
