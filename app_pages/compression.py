@@ -21,7 +21,7 @@ from bpeviz.app.shared.chart_clicks import KEY_UNDO, click_undo, step_settings, 
 from bpeviz.app.step.view import link_query, session_view
 from bpeviz.real.registry import missing_note
 
-SAMPLES = {"English": "english", "Japanese": "japanese"}
+SAMPLES = compression.SAMPLES
 INTRO = (
     "Each line is how many bytes of text one token covers as merges are learned: higher "
     "means fewer tokens for the same bytes. Japanese lies higher only because UTF-8 spends "
@@ -45,7 +45,7 @@ HOW_TO_READ = """\
   about 5 KB each and different texts, whatever the sidebar holds.
 """
 VOCAB_CHOICES = list(compression.VOCAB_CHOICES)
-PRETOKENIZER, TIE_BREAK = "gpt4", "first"
+PRETOKENIZER, TIE_BREAK = compression.PRETOKENIZER, compression.TIE_BREAK
 KEY_CHART, KEY_GO = "compression_chart", "_compression_go"
 YOURS_LINE, IMPORTED_LINE = "yours", "imported"
 

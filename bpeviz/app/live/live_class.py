@@ -24,6 +24,7 @@ import streamlit as st
 
 from bpeviz.app.frame.run_settings import KEY_SOURCE, STATE_KEYS, Message
 from bpeviz.app.frame.state import KEY_HELD, KEY_PAGE_SETTINGS, KEY_STEP, KEY_UPLOADED, held_class
+from bpeviz.app.lesson.prepare import prepare_lesson
 from bpeviz.app.lesson.slides import PARAMS, TEXT_BOXES
 from bpeviz.app.lesson.view import current_lesson
 from bpeviz.app.live.presenter import presenter_info
@@ -229,6 +230,9 @@ def start_or_join() -> list[Message]:
             return [Message("error", str(error))]
         state[KEY_HELD] = {"code": code, "role": "teacher", "key": key, "run": run_id(run)}
         st.query_params[KEY_CLASS] = code
+        lesson = current_lesson()
+        if lesson is not None:  # its slides computed (again, if long ago) before they are due
+            prepare_lesson(lesson[0], first=lesson[1])
         return []
     code = normal_code(raw)
     if held and held["code"] == code:
