@@ -68,6 +68,7 @@ class SlideFigures:
     slides: list[tuple[int, str, str]] = field(default_factory=list)  # number, page, title
     first_load: dict[int, float] = field(default_factory=dict)  # slide -> teacher's load
     has: dict[int, list[float]] = field(default_factory=dict)  # slide -> each student's
+    heard: list[float] = field(default_factory=list)  # click -> each socket's view of it
     reruns: dict[int, int] = field(default_factory=dict)  # slide -> students' reruns asked
     steps: list[float] = field(default_factory=list)  # press -> each student's socket
     prepared_after: float | None = None  # the lesson loaded -> the server settled
@@ -87,6 +88,7 @@ class Follower:
     page: str = ""
     latest: dict[str, Any] | None = None
     heard_steps: dict[tuple[int, int], float] = field(default_factory=dict)
+    heard_slides: dict[int, float] = field(default_factory=dict)  # slide -> its first view
     has: dict[int, float] = field(default_factory=dict)  # slide -> when it had it
     reruns: dict[int, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
@@ -115,6 +117,7 @@ class Follower:
     def heard(self, view: dict[str, Any], now: float) -> None:
         self.latest = view
         self.heard_steps.setdefault((int(view.get("slide", 0)), int(view.get("step", 0))), now)
+        self.heard_slides.setdefault(int(view.get("slide", 0)), now)
         if self.shows(view):
             self.has.setdefault(int(view.get("slide", 0)), now)
         elif self.following is None or self.following.done():
@@ -329,6 +332,9 @@ async def lesson_slides(
                 missing = sum(number not in f.has for f in followers)
                 figures.errors.append(f"slide {number}: {missing} students never had it")
             figures.has[number] = [f.has[number] - clicked for f in followers if number in f.has]
+            figures.heard += [
+                f.heard_slides[number] - clicked for f in followers if number in f.heard_slides
+            ]
             figures.reruns[number] = sum(f.reruns.get(number, 0) for f in followers)
             shown = figures.has[number]
             print(
@@ -377,6 +383,15 @@ def slides_rows(figures: SlideFigures) -> list[tuple[str, str, str, bool | None]
             slide_p95 is not None and slide_p95 <= TARGET_SLIDE_P95_S,
         )
     )
+    if figures.heard:
+        rows.append(
+            (
+                "  of which its class bar names the slide, p95",
+                ms(p95(figures.heard)),
+                "the view on its socket (the page follows with a rerun)",
+                None,
+            )
+        )
     worst = max(figures.has.items(), key=lambda item: p95(item[1]) if item[1] else 0, default=None)
     if worst and worst[1]:
         page = figures.slides[worst[0] - 1][1]
