@@ -19,6 +19,7 @@ import bpeviz.app.step.view as step_view
 import bpeviz.real.registry as registry
 from bpeviz.app.compression import curves, parallel
 from bpeviz.app.frame import training
+from bpeviz.app.lesson import prepare
 from bpeviz.app.lesson.prepare import progress_of
 from bpeviz.app.lesson.slides import bundled_lessons
 
@@ -54,6 +55,7 @@ def cold_caches() -> None:
 def test_every_slide_of_a_loaded_lesson_is_computed_before_it_is_shown(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(prepare, "PREPARING", True)  # apptest_support turns it off
     lesson = bundled_lessons()["bpe"]
     at = run(new_app(lesson="bpe"))
     wait_prepared(lesson)

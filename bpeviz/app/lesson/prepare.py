@@ -55,6 +55,10 @@ from bpeviz.engine.samples import get_sample
 from bpeviz.real.registry import bundled_names
 
 SLIDE_KEPT_S = 600  # a slide prepared this recently is not prepared again
+# Whether loading a lesson prepares it. AppTest runs the app inside the test process, where a
+# thread still preparing after one test would fill the next test's fresh caches:
+# ``tests/apptest_support.py`` turns it off there (``tests/test_lesson_prepare.py`` back on).
+PREPARING = True
 MOST_LESSONS = 16  # lessons whose progress is kept (the oldest forgotten first)
 
 
@@ -100,6 +104,8 @@ def lesson_key(lesson: Lesson) -> str:
 def prepare_lesson(lesson: Lesson, *, first: int = 0) -> None:
     """Compute every slide of ``lesson`` in the background, slide ``first`` (from 0) first.
     Returns at once; nothing happens when it is already queued or under way."""
+    if not PREPARING:
+        return
     server = _preparations()
     key = lesson_key(lesson)
     with server.lock:
