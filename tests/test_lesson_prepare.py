@@ -22,6 +22,8 @@ from bpeviz.app.frame import training
 from bpeviz.app.lesson import prepare
 from bpeviz.app.lesson.prepare import progress_of
 from bpeviz.app.lesson.slides import bundled_lessons
+from bpeviz.classroom.hubs.choose import current_hub
+from bpeviz.classroom.state import View
 
 PREPARED_WITHIN_S = 600  # the whole lesson on a loaded two-core machine
 
@@ -75,3 +77,17 @@ def test_every_slide_of_a_loaded_lesson_is_computed_before_it_is_shown(
     for number in range(2, len(lesson.slides) + 1):  # the first was shown before: loaded it
         at = run(at.button(key="lesson_next").click())
         assert at.query_params["slide"] == str(number)
+
+
+def test_a_student_joining_a_class_prepares_its_lesson_in_the_students_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Behind scripts/serve.py a student's worker may not be the teacher's, and each worker
+    has caches of its own: the class's run names its lesson, and a join prepares it there."""
+    monkeypatch.setattr(prepare, "PREPARING", True)
+    lesson = bundled_lessons()["bpe"]
+    class_run = {"state": {}, "pages": {}, "lesson": {"lesson": "bpe"}}
+    code, _key = current_hub().create(class_run, View())
+    assert progress_of(lesson) is None
+    run(new_app(**{"class": code}))
+    wait_prepared(lesson)

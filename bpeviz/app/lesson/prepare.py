@@ -103,15 +103,16 @@ def lesson_key(lesson: Lesson) -> str:
 
 def prepare_lesson(lesson: Lesson, *, first: int = 0) -> None:
     """Compute every slide of ``lesson`` in the background, slide ``first`` (from 0) first.
-    Returns at once; nothing happens when it is already queued or under way."""
+    Returns at once; nothing happens when it is queued, under way or done lately (a class of
+    students joining asks for it once each)."""
     if not PREPARING:
         return
     server = _preparations()
     key = lesson_key(lesson)
     with server.lock:
         held = server.progress.get(key)
-        if held is not None and not held.finished:
-            return
+        if held is not None and time.monotonic() - held.started < SLIDE_KEPT_S:
+            return  # under way, or done lately: its slides are still kept
         server.progress[key] = Progress(len(lesson.slides))
         server.progress.move_to_end(key)
         while len(server.progress) > MOST_LESSONS:

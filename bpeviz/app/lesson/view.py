@@ -190,6 +190,33 @@ def _link(name: str | None, lesson: Lesson, index: int) -> dict[str, str]:
     return {LINK_FILE: packed, LINK_SLIDE: str(index + 1)}
 
 
+def lesson_reference() -> dict[str, str] | None:
+    """The current lesson as a link names it (bundled by name, else packed whole), without
+    the slide; ``None`` with no lesson on, or one too long for a link."""
+    held = current_lesson()
+    if held is None:
+        return None
+    link = _link(st.session_state[KEY_LESSON][0], held[0], 0)
+    link.pop(LINK_SLIDE, None)
+    return link or None
+
+
+def referenced_lesson(reference: object) -> Lesson | None:
+    """The lesson :func:`lesson_reference` names (``None`` if it names none this server
+    reads: another version's bundled lesson, a changed link)."""
+    if not isinstance(reference, dict):
+        return None
+    name, packed = reference.get(LINK_LESSON), reference.get(LINK_FILE)
+    if isinstance(name, str):
+        return bundled_lessons().get(name)
+    if isinstance(packed, str):
+        try:
+            return lesson_from_link(packed)
+        except LessonError:
+            return None
+    return None
+
+
 def _teaching() -> bool:
     """Whether this session is the teacher of a live class (its class bar then offers the
     presenter view)."""
