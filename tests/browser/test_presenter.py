@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import AppPage
+from test_accessibility import AXE, assert_no_violations
 from test_live_class import join, wait_connected
 
 pytestmark = pytest.mark.browser
@@ -105,13 +106,15 @@ def test_a_presenter_window_in_another_browser_is_refused(app: AppPage, new_page
 
 
 def test_the_presenter_shows_the_spread_while_the_projector_shows_only_the_count(
-    app: AppPage, new_page: Any, screenshots: Any
+    app: AppPage, new_page: Any, screenshots: Any, unavailable: Any
 ) -> None:
     """Slide 3 asks the class for the first merge of "the cat sat on the mat". A student
     answers; while the question is open the presenter's window shows how the class voted
     (that one answer on that pair, none on the others) and the projector only how many
     answered. The presenter's Reveal then shows everyone: the right pair is “a” + “t”
     (3 times, in cat, sat and mat: counted by hand), and the projector shows the spread."""
+    if not AXE.exists():
+        unavailable(f"{AXE} not found: run `npm ci` (make test does)")
     app.page.set_viewport_size({"width": 1280, "height": 720})
     quiz = next(number for number, s in enumerate(SLIDES, 1) if s["view"].get("quiz"))
     slide = SLIDES[quiz - 1]
@@ -150,6 +153,7 @@ def test_the_presenter_shows_the_spread_while_the_projector_shows_only_the_count
     app.page.locator(".bpe-class-tally").filter(has_text=answered).wait_for()
     assert app.page.locator(".bpe-class-quiz .bpe-choice-votes").count() == 0  # count only
     presenter.page.screenshot(path=str(screenshots / "presenter_quiz_open.png"))
+    assert_no_violations(presenter.page, AXE, "the presenter's window, a question open")
     app.page.screenshot(path=str(screenshots / "presenter_projector_quiz_open.png"))
     student.page.screenshot(path=str(screenshots / "presenter_student_phone_answered.png"))
 
@@ -160,6 +164,7 @@ def test_the_presenter_shows_the_spread_while_the_projector_shows_only_the_count
     app.page.locator(".bpe-class-quiz .bpe-choice-votes").first.wait_for(timeout=30_000)
     student.page.locator(".bpe-verdict").first.wait_for(timeout=30_000)
     presenter.page.screenshot(path=str(screenshots / "presenter_quiz_revealed.png"))
+    assert_no_violations(presenter.page, AXE, "the presenter's window, the answer revealed")
     app.page.screenshot(path=str(screenshots / "presenter_projector_revealed.png"))
     student.page.screenshot(path=str(screenshots / "presenter_student_phone_revealed.png"))
     for page in (app, presenter, student):
