@@ -36,6 +36,7 @@ from bpeviz.app.compression import curves as compression
 from bpeviz.app.frame.run_settings import check_settings, default_state, settings_from_state
 from bpeviz.app.frame.text_input import TrainingText, text_from_paste
 from bpeviz.app.frame.training import (
+    Run,
     encode,
     history_for,
     history_key,
@@ -44,6 +45,7 @@ from bpeviz.app.frame.training import (
     sample_passages,
     sample_references,
     train_sample,
+    wordpiece_for,
 )
 from bpeviz.app.lesson.slides import Lesson, Slide, slide_state, to_toml
 from bpeviz.app.shared.choices import TRAINED
@@ -156,10 +158,12 @@ def slide_jobs(slide: Slide) -> list[Callable[[], object]]:
     text = _text(state, settings.source, settings.sample_key)
     jobs: list[Callable[[], object]] = []
     trainable = text is not None and not any(m.level == "error" for m in check_settings(settings))
-    run: Callable[[], History] | None = None
+    run: Callable[[], Run] | None = None
     if trainable and text is not None and slide.page not in ("about", "export"):
 
-        def run() -> History:
+        def run() -> Run:
+            if not settings.is_bpe:
+                return wordpiece_for(text, settings)
             history = history_for(text, settings)
             history.tokenizer  # noqa: B018 (built once, kept with the run)
             return history
@@ -196,7 +200,7 @@ def _text(state: dict[str, Any], source: str, sample_key: str) -> TrainingText |
 
 
 def _tokenize_jobs(
-    state: dict[str, Any], run: Callable[[], History] | None
+    state: dict[str, Any], run: Callable[[], Run] | None
 ) -> list[Callable[[], object]]:
     """A real tokenizer's ranks, and the slide's text encoded, as the Tokenize page keys it."""
     model, text = state.get("tok_model"), state.get("tok_text")
@@ -209,6 +213,8 @@ def _tokenize_jobs(
 
         def trained() -> object:
             history = run()
+            if not isinstance(history, History):  # the page encodes another algorithm's
+                return None
             return encode(history.tokenizer, history_key(history), text)
 
         return [trained]
@@ -226,6 +232,7 @@ def _two_runs(text: TrainingText, sidebar: Any, state: dict[str, Any]) -> object
             tie_break=chosen.tie_break,
             vocab_size=chosen.vocab_size,
             end_of_word=chosen.end_of_word,
+            algorithm=chosen.algorithm,  # as the page: the runs' own, whatever the sidebar's
         )
         histories[name] = history_for(text, full)
         histories[name].tokenizer  # noqa: B018
