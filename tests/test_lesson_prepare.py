@@ -22,6 +22,7 @@ from bpeviz.app.frame import training
 from bpeviz.app.lesson import prepare
 from bpeviz.app.lesson.prepare import progress_of
 from bpeviz.app.lesson.slides import bundled_lessons
+from bpeviz.app.shared import charts
 from bpeviz.classroom.hubs.choose import current_hub
 from bpeviz.classroom.state import View
 
@@ -74,6 +75,7 @@ def test_every_slide_of_a_loaded_lesson_is_computed_before_it_is_shown(
     monkeypatch.setattr(parallel, "passage_table", refused("the parallel passage's table"))
     monkeypatch.setattr(registry, "load_bundled", refused("loading a real tokenizer's ranks"))
     monkeypatch.setattr(step_view, "payload_json", refused("the Step page's record"))
+    monkeypatch.setattr(charts, "vega_spec", refused("the Compression page's chart"))
     for number in range(2, len(lesson.slides) + 1):  # the first was shown before: loaded it
         at = run(at.button(key="lesson_next").click())
         assert at.query_params["slide"] == str(number)

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from bpeviz.app.compression import curves as compression
@@ -37,6 +38,7 @@ from bpeviz.app.frame.run_settings import check_settings, default_state, setting
 from bpeviz.app.frame.text_input import TrainingText, text_from_paste
 from bpeviz.app.frame.training import (
     Run,
+    compression_chart_spec,
     encode,
     history_for,
     history_key,
@@ -176,7 +178,7 @@ def slide_jobs(slide: Slide) -> list[Callable[[], object]]:
     elif slide.page == "runs" and text is not None:
         jobs.append(lambda: _two_runs(text, settings, state))
     elif slide.page == "compression":
-        jobs += _compression_jobs(int(state.get("compression_vocab") or 1024))
+        jobs += _compression_jobs(int(state.get("compression_vocab") or 1024), settings)
     elif slide.page == "compare":
         names = [state.get(key) for key in ("cmp_left", "cmp_right")]
         jobs += [
@@ -239,8 +241,10 @@ def _two_runs(text: TrainingText, sidebar: Any, state: dict[str, Any]) -> object
     return runs.curves_frame(histories)
 
 
-def _compression_jobs(vocab: int) -> list[Callable[[], object]]:
-    """The Compression page at this vocab size, its toggles as they start (every line on)."""
+def _compression_jobs(vocab: int, sidebar: Any) -> list[Callable[[], object]]:
+    """The Compression page at this vocab size, its toggles as they start (every line on),
+    and its chart as the projector and the students draw it (when the sidebar's run is one
+    of its curves: else each session measures its own line)."""
     samples = tuple(compression.SAMPLES.items())
     rules = (compression.PRETOKENIZER, compression.TIE_BREAK)
     jobs: list[Callable[[], object]] = [
@@ -256,4 +260,20 @@ def _compression_jobs(vocab: int) -> list[Callable[[], object]]:
             return sample_passages(samples, vocab, *rules, real=False)
 
     jobs.append(real_lines)
+    on_a_curve = compression.on_a_curve(
+        sidebar, [key for _, key in samples], pretokenizer=rules[0], tie_break=rules[1],
+        max_vocab=vocab,
+    )  # fmt: skip
+
+    def chart(projector: bool) -> object:
+        texts = {name: train_sample(key, vocab, *rules).text for name, key in samples}
+        references = pd.concat(
+            [sample_references(samples), compression.references_for({}, texts)]
+        ).reset_index(drop=True)
+        points = compression.chart_points(sample_curves(samples, vocab, *rules, True))
+        marker = sidebar.vocab_size if sidebar.vocab_size >= sidebar.base_size else None
+        return compression_chart_spec(points, references, marker, projector=projector)
+
+    if on_a_curve:
+        jobs += [lambda projector=projector: chart(projector) for projector in (True, False)]
     return jobs
