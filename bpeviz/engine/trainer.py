@@ -116,8 +116,8 @@ class TrainingRun:
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while training.
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while training (BPE here, WordPiece too).
 
     Training allocates millions of small lists and ints but creates no reference cycles,
     so collections find nothing; pausing them saves about a third of the time.
@@ -168,7 +168,7 @@ def run_training(
     corpus = source if isinstance(source, Corpus) else corpus_for(source, config, pattern=pattern)
     check_run(corpus, config, budget)
 
-    with _gc_paused():
+    with gc_paused():
         trainer = _IncrementalTrainer(corpus, base, config.tie_break)
         steps, stop_reason = trainer.run(
             config.vocab_size - base,

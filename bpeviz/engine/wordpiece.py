@@ -34,11 +34,9 @@ Encoding (greedy longest match) is in ``bpeviz/engine/wordpiece_encode.py``.
 
 from __future__ import annotations
 
-import gc
 import heapq
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -47,6 +45,7 @@ import regex
 
 from bpeviz.engine.readable import counted
 from bpeviz.engine.tie_rules import tie_rule
+from bpeviz.engine.trainer import gc_paused
 
 CONTINUATION = "##"
 UNK = "[UNK]"
@@ -243,7 +242,7 @@ def train_wordpiece(
     words = tuple(word_counts)
     vocab = initial_vocab(words, specials, continuation_order)
     initial_size = len(vocab)
-    with _gc_paused():
+    with gc_paused():
         trainer = _Trainer(words, list(word_counts.values()), vocab, score_rule, tie_break)
         tokens_before = trainer.tokens_total
         steps, reason = trainer.run(vocab_size, top_pairs)
@@ -283,19 +282,6 @@ def wordpiece_problems(
     except ValueError as error:
         found.append(str(error).capitalize() + ".")
     return found
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: training makes millions of small lists and no
-    reference cycles, so collections find nothing and cost a third of the time."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 class _Trainer:
