@@ -11,7 +11,7 @@ from importlib.resources import files
 from typing import Any
 
 import pytest
-from conftest import AppPage
+from conftest import AppPage, keep_screenshot
 from test_live_class import join, wait_connected
 
 pytestmark = pytest.mark.browser
@@ -37,7 +37,7 @@ def test_the_presenter_window_shows_the_notes_and_drives_a_student(
     wait_connected(app, 1)
     # projected during a class: the notes are not on the screen, the presenter view is offered
     assert app.page.get_by_text("Speaker notes").count() == 0
-    app.page.screenshot(path=str(screenshots / "presenter_projector_slide1.png"))
+    keep_screenshot(app.page, screenshots / "presenter_projector_slide1.png")
     with app.page.expect_popup() as opened:
         app.page.get_by_role("link", name="Presenter view").click()
     presenter = AppPage(opened.value, app.base_url)
@@ -54,7 +54,7 @@ def test_the_presenter_window_shows_the_notes_and_drives_a_student(
     clocks = presenter.page.locator(".bpe-presenter-clocks").inner_text()
     assert f"of {first['minutes']} minutes planned" in clocks, clocks
     assert f"of {lesson_minutes} minutes" in clocks, clocks
-    presenter.page.screenshot(path=str(screenshots / "presenter_slide1.png"))
+    keep_screenshot(presenter.page, screenshots / "presenter_slide1.png")
 
     presenter.page.get_by_role("button", name="Next slide →").click()
     student.page.wait_for_function(
@@ -68,8 +68,8 @@ def test_the_presenter_window_shows_the_notes_and_drives_a_student(
     )
     assert words(notes.inner_text()) == words(second["notes"])
     assert presenter.page.locator(".bpe-presenter-next").inner_text() == f"Next: {third['title']}"
-    presenter.page.screenshot(path=str(screenshots / "presenter_slide2.png"))
-    app.page.screenshot(path=str(screenshots / "presenter_projector_slide2.png"))
+    keep_screenshot(presenter.page, screenshots / "presenter_slide2.png")
+    keep_screenshot(app.page, screenshots / "presenter_projector_slide2.png")
     for page in (app, presenter, student):
         page.assert_clean()
 
