@@ -23,6 +23,7 @@ from typing import Any
 
 from bpeviz.engine.pretokenize import END_OF_WORD
 from bpeviz.engine.readable import WHITESPACE
+from bpeviz.engine.wordpiece import CONTINUATION
 from bpeviz.records import schema
 from bpeviz.records.narration import quoted
 
@@ -112,6 +113,9 @@ def constants() -> str:
         f"const MERGE = {_names(schema.MERGE_FIELDS)};",
         f"const TOP = {_names(schema.TOP_FIELDS)};",
         f"const TOP_ROW = {len(schema.TOP_FIELDS)};",
+        f"const SCORE_TOP = {_names(schema.SCORE_TOP_FIELDS)};",
+        f"const SCORE_TOP_ROW = {len(schema.SCORE_TOP_FIELDS)};",
+        f"const CONTINUATION_MARK = {json.dumps(CONTINUATION)};",
         f"const SENTENCE = {_names(schema.SENTENCE_FIELDS)};",
         f"const PARENT = {_names(schema.PARENT_FIELDS)};",
         f"const START = {_names(schema.START_FIELDS)};",
