@@ -45,11 +45,10 @@ from fractions import Fraction
 import numpy as np
 import regex
 
-from bpeviz.engine.config import unique_special_tokens
+from bpeviz.engine.gc_pause import gc_paused
 from bpeviz.engine.pretokenize import white_space_words
 from bpeviz.engine.readable import counted
 from bpeviz.engine.tie_rules import tie_rule
-from bpeviz.engine.trainer import gc_paused
 
 CONTINUATION = "##"
 UNK = "[UNK]"
@@ -244,7 +243,7 @@ def train_wordpiece(
     problems = wordpiece_problems(vocab_size, pretokenizer, score_rule, tie_break)
     if problems:
         raise ValueError(" ".join(problems))
-    specials = unique_special_tokens(special_tokens)
+    specials = tuple(dict.fromkeys(token for token in special_tokens if token))
     word_counts = Counter(split_words(text, pretokenizer))
     if not word_counts:
         raise ValueError("the text has no words: paste or upload some text to train on")
