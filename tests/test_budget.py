@@ -32,8 +32,7 @@ from bpeviz.engine.corpus import build_corpus
 from bpeviz.engine.history import train
 from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.engine.trainer import max_useful_vocab_size, run_training
-from bpeviz.records import narration
-from bpeviz.records import schema as record
+from bpeviz.records import narration, schema
 from bpeviz.records.schema import label_runs
 from bpeviz.records.step import LABEL_JOINED_OVER, TOP_PAIRS, payload
 
@@ -200,7 +199,7 @@ def test_the_step_record_spells_out_no_long_token_the_browser_joins(
         spelled.append(len(data))
         return label_runs(data)
 
-    monkeypatch.setattr(record, "label_runs", counting_label_runs)
+    monkeypatch.setattr(schema, "label_runs", counting_label_runs)
     record_of = payload(history)
     assert None in [entry[0] for entry in record_of["vocab"]]  # labels left to the browser
     assert max(spelled) <= LABEL_JOINED_OVER

@@ -135,9 +135,11 @@ APP_TEXT: dict[str, str] = {
         "chat.ROLES only"
     ),
     "lesson/view.py: line": "the slide's and lesson's titles through escape_markdown",
-    "frame/sidebar.py: samples[state[cfg.KEY_SAMPLE]].description": "the bundled samples' texts",
-    "frame/sidebar.py: cfg.SOURCES": "the text sources' fixed names",
-    "frame/sidebar.py: cfg.SOURCE_LABELS.__getitem__": "their labels",
+    "frame/sidebar.py: samples[state[run_settings.KEY_SAMPLE]].description": (
+        "the bundled samples' texts"
+    ),
+    "frame/sidebar.py: run_settings.SOURCES": "the text sources' fixed names",
+    "frame/sidebar.py: run_settings.SOURCE_LABELS.__getitem__": "their labels",
 }
 
 

@@ -35,18 +35,17 @@ Encoding (greedy longest match) is in ``bpeviz/engine/wordpiece_encode.py``.
 
 from __future__ import annotations
 
-import gc
 import heapq
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 import regex
 
+from bpeviz.engine.gc_pause import gc_paused
 from bpeviz.engine.pretokenize import white_space_words
 from bpeviz.engine.readable import counted
 from bpeviz.engine.tie_rules import tie_rule
@@ -251,7 +250,7 @@ def train_wordpiece(
     words = tuple(word_counts)
     vocab = initial_vocab(words, specials, continuation_order)
     initial_size = len(vocab)
-    with _gc_paused():
+    with gc_paused():
         trainer = _Trainer(words, list(word_counts.values()), vocab, score_rule, tie_break)
         tokens_before = trainer.tokens_total
         steps, reason = trainer.run(vocab_size, top_pairs)
@@ -312,19 +311,6 @@ def _grouped(keys: np.ndarray, places: np.ndarray) -> dict[int, list[int]]:
     cuts = [0, *(np.flatnonzero(keys[1:] != keys[:-1]) + 1).tolist(), len(keys)]
     at = places.tolist()
     return {key: at[cuts[n] : cuts[n + 1]] for n, key in enumerate(keys[cuts[:-1]].tolist())}
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: training makes millions of small lists and no
-    reference cycles, so collections find nothing and cost a third of the time."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 class _Trainer:

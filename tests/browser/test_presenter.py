@@ -11,7 +11,7 @@ from importlib.resources import files
 from typing import Any
 
 import pytest
-from conftest import AppPage
+from conftest import AppPage, keep_screenshot
 from test_accessibility import AXE, assert_no_violations
 from test_live_class import join, wait_connected
 
@@ -33,16 +33,16 @@ def test_the_presenter_window_shows_the_notes_and_drives_a_student(
     app.goto(f"{app.page.url}&class=new")
     app.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
     code = app.page.evaluate("new URLSearchParams(location.search).get('class')")
-    app.page.screenshot(path=str(screenshots / "presenter_projector_before_join.png"))
+    keep_screenshot(app.page, screenshots / "presenter_projector_before_join.png")
     student = new_page()
     student.page.set_viewport_size({"width": 390, "height": 844})  # a phone
     join(student, code)
     wait_connected(app, 1)
     # projected during a class: the notes are not on the screen, the presenter view is offered
     assert app.page.get_by_text("Speaker notes").count() == 0
-    app.page.screenshot(path=str(screenshots / "presenter_projector_slide1.png"))
+    keep_screenshot(app.page, screenshots / "presenter_projector_slide1.png")
     student.wait_idle()
-    student.page.screenshot(path=str(screenshots / "presenter_phone_slide1.png"))
+    keep_screenshot(student.page, screenshots / "presenter_phone_slide1.png")
     with app.page.expect_popup() as opened:
         app.page.get_by_role("link", name="Presenter view").click()
     presenter = AppPage(opened.value, app.base_url)
@@ -59,7 +59,7 @@ def test_the_presenter_window_shows_the_notes_and_drives_a_student(
     clocks = presenter.page.locator(".bpe-presenter-clocks").inner_text()
     assert f"of {first['minutes']} minutes planned" in clocks, clocks
     assert f"of {lesson_minutes} minutes" in clocks, clocks
-    presenter.page.screenshot(path=str(screenshots / "presenter_slide1.png"))
+    keep_screenshot(presenter.page, screenshots / "presenter_slide1.png")
 
     presenter.page.get_by_role("button", name="Next slide →").click()
     student.page.wait_for_function(
@@ -73,10 +73,10 @@ def test_the_presenter_window_shows_the_notes_and_drives_a_student(
     )
     assert words(notes.inner_text()) == words(second["notes"])
     assert presenter.page.locator(".bpe-presenter-next").inner_text() == f"Next: {third['title']}"
-    presenter.page.screenshot(path=str(screenshots / "presenter_slide2.png"))
-    app.page.screenshot(path=str(screenshots / "presenter_projector_slide2.png"))
+    keep_screenshot(presenter.page, screenshots / "presenter_slide2.png")
+    keep_screenshot(app.page, screenshots / "presenter_projector_slide2.png")
     student.wait_idle()
-    student.page.screenshot(path=str(screenshots / "presenter_phone_slide2.png"))
+    keep_screenshot(student.page, screenshots / "presenter_phone_slide2.png")
 
     presenter.page.keyboard.press("PageDown")  # a clicker, in the presenter's window
     student.page.wait_for_function(
@@ -86,7 +86,7 @@ def test_the_presenter_window_shows_the_notes_and_drives_a_student(
     )
     student.wait_idle()
     student.wait_view(third["view"]["step"])
-    student.page.screenshot(path=str(screenshots / "presenter_phone_slide3.png"))
+    keep_screenshot(student.page, screenshots / "presenter_phone_slide3.png")
     for page in (app, presenter, student):
         page.assert_clean()
 
@@ -152,10 +152,10 @@ def test_the_presenter_shows_the_spread_while_the_projector_shows_only_the_count
     assert voted.replace("“", "").replace("”", "").replace(" + ", " ") == pair, (voted, pair)
     app.page.locator(".bpe-class-tally").filter(has_text=answered).wait_for()
     assert app.page.locator(".bpe-class-quiz .bpe-choice-votes").count() == 0  # count only
-    presenter.page.screenshot(path=str(screenshots / "presenter_quiz_open.png"))
+    keep_screenshot(presenter.page, screenshots / "presenter_quiz_open.png")
     assert_no_violations(presenter.page, AXE, "the presenter's window, a question open")
-    app.page.screenshot(path=str(screenshots / "presenter_projector_quiz_open.png"))
-    student.page.screenshot(path=str(screenshots / "presenter_student_phone_answered.png"))
+    keep_screenshot(app.page, screenshots / "presenter_projector_quiz_open.png")
+    keep_screenshot(student.page, screenshots / "presenter_student_phone_answered.png")
 
     presenter.page.get_by_role("button", name="Reveal the answer").click()
     right = presenter.page.locator(".bpe-presenter-right")
@@ -163,9 +163,9 @@ def test_the_presenter_shows_the_spread_while_the_projector_shows_only_the_count
     assert words(right.locator(".bpe-presenter-pair").inner_text()) == "“a” + “t”"
     app.page.locator(".bpe-class-quiz .bpe-choice-votes").first.wait_for(timeout=30_000)
     student.page.locator(".bpe-verdict").first.wait_for(timeout=30_000)
-    presenter.page.screenshot(path=str(screenshots / "presenter_quiz_revealed.png"))
+    keep_screenshot(presenter.page, screenshots / "presenter_quiz_revealed.png")
     assert_no_violations(presenter.page, AXE, "the presenter's window, the answer revealed")
-    app.page.screenshot(path=str(screenshots / "presenter_projector_revealed.png"))
-    student.page.screenshot(path=str(screenshots / "presenter_student_phone_revealed.png"))
+    keep_screenshot(app.page, screenshots / "presenter_projector_revealed.png")
+    keep_screenshot(student.page, screenshots / "presenter_student_phone_revealed.png")
     for page in (app, presenter, student):
         page.assert_clean()

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from bpeviz.app.compression.curves import VOCAB_CHOICES
-from bpeviz.app.frame import run_settings as cfg
+from bpeviz.app.frame import run_settings
 from bpeviz.app.shared.choices import BYTES, TRAINED
 from bpeviz.app.tokenize.surprises import load_surprises
 from bpeviz.engine.config import MAX_VOCAB_SIZE
@@ -103,14 +103,14 @@ def _vocab_choices() -> list[str]:
 # Every parameter a slide's view may hold: the link's names (see bpeviz.app.frame.links and the
 # pages' widget keys), so a slide's view is a link's query.
 PARAMS: dict[str, Param] = {
-    cfg.KEY_SOURCE: Param("choice", choices=lambda: ("sample", "paste")),
-    cfg.KEY_SAMPLE: Param("choice", choices=cfg.sample_keys),
-    cfg.KEY_VOCAB: Param("count", low=cfg.MIN_VOCAB),
-    cfg.KEY_PRETOKENIZER: Param("choice", choices=lambda: PRETOKENIZERS),
-    cfg.KEY_TIE_BREAK: Param("choice", choices=lambda: TIE_BREAKS),
-    cfg.KEY_END_OF_WORD: Param("flag"),
-    cfg.KEY_SPECIALS: Param("text"),
-    cfg.KEY_PASTE: Param("text"),
+    run_settings.KEY_SOURCE: Param("choice", choices=lambda: ("sample", "paste")),
+    run_settings.KEY_SAMPLE: Param("choice", choices=run_settings.sample_keys),
+    run_settings.KEY_VOCAB: Param("count", low=run_settings.MIN_VOCAB),
+    run_settings.KEY_PRETOKENIZER: Param("choice", choices=lambda: PRETOKENIZERS),
+    run_settings.KEY_TIE_BREAK: Param("choice", choices=lambda: TIE_BREAKS),
+    run_settings.KEY_END_OF_WORD: Param("flag"),
+    run_settings.KEY_SPECIALS: Param("text"),
+    run_settings.KEY_PASTE: Param("text"),
     "present": Param("flag", bound=True),
     "step": Param("count", pages=("step",)),
     "text_when": Param("choice", pages=("step",), choices=lambda: ("before", "after")),
@@ -135,7 +135,7 @@ PARAMS: dict[str, Param] = {
     "compare_text": Param("text", pages=("compare",)),
     **_runs("pretok", Param("choice", ("runs",), lambda: PRETOKENIZERS, bound=True)),
     **_runs("tie", Param("choice", ("runs",), lambda: TIE_BREAKS, bound=True)),
-    **_runs("vocab", Param("count", ("runs",), low=cfg.MIN_VOCAB, bound=True)),
+    **_runs("vocab", Param("count", ("runs",), low=run_settings.MIN_VOCAB, bound=True)),
     **_runs("eow", Param("flag", ("runs",), bound=True)),
     "runs_step": Param("count", ("runs",), bound=True),
 }
