@@ -48,6 +48,7 @@ from functools import cache
 import numpy as np
 import regex
 
+from bpeviz.engine.budget import UnigramBudget, check_unigram_budget
 from bpeviz.engine.unigram_lattice import best_path, viterbi_table
 
 SPACE = "▁"  # SentencePiece's mark for the space before a word
@@ -546,6 +547,7 @@ def train_unigram(
     seed_size: int = SEED_SIZE,
     shrinking_factor: float = SHRINKING_FACTOR,
     em_iterations: int = EM_ITERATIONS,
+    budget: UnigramBudget | None = None,
 ) -> UnigramRun:
     """Train Unigram on ``text`` until ``vocab_size`` pieces are left (``<unk>`` and byte
     pieces not counted), recording every round (see the module docstring for the rules).
@@ -562,6 +564,8 @@ def train_unigram(
     word_counts = count_words(text)
     if not word_counts:
         raise ValueError("the text has no words: paste or upload some text to train on")
+    if budget is not None:  # refused before the seed (bpeviz.engine.budget.OverBudget)
+        check_unigram_budget(word_counts, max_piece_length, budget)
     words, weights = list(word_counts), list(word_counts.values())
     pieces, frequencies, lattices = _seed_and_lattices(words, weights, max_piece_length, seed_size)
     cut = sum(len(piece) > 1 for piece in pieces) >= seed_size
