@@ -164,3 +164,22 @@ def test_the_command_line_keeps_the_word_budgets_unless_told_not_to(
     else:
         assert status == 2 and not written and out == ""
         assert ("the most is vocab size 15" if algorithm == "wordpiece" else "55 substrings") in err
+
+
+# ---- the app says it in one sentence, without training ------------------------------------
+
+
+def test_a_wordpiece_link_past_the_budget_gets_its_sentence_without_training(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One word of 100,000 letters to vocab 1,000: no new token is longer than the word, so
+    the new tokens' budget of 4,000,000 characters allows 40 merges. The app checked only
+    the characters (100,000, within 2,000,000), and trained."""
+    from apptest_support import new_app, plain, run
+
+    refuse_to_train(monkeypatch)
+    text = "".join(chr(ord("a") + (index * 7 + index // 26) % 26) for index in range(100_000))
+    at = run(new_app(algo="wordpiece", src="paste", paste=text, vocab="1000"))
+    errors = " ".join(plain(error.value) for error in at.error)
+    assert "vocab size 1,000 is past the training budget for this text" in errors
+    assert "100,000 characters" in errors and "--no-budget" in errors

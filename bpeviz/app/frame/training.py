@@ -38,13 +38,13 @@ from bpeviz.app.frame.state import current_settings, text_and_messages
 from bpeviz.app.frame.text_input import TrainingText
 from bpeviz.app.frame.widgets import show_messages
 from bpeviz.app.shared.choices import IMPORTED, TRAINED
-from bpeviz.engine.budget import SERVER_BUDGET
+from bpeviz.engine.budget import SERVER_BUDGET, SERVER_WORDPIECE_BUDGET, check_wordpiece_budget
 from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.history import History
 from bpeviz.engine.samples import get_sample
 from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.engine.trainer import check_run, corpus_for, run_training
-from bpeviz.engine.wordpiece import split_words, train_wordpiece
+from bpeviz.engine.wordpiece import UNK, initial_vocab, split_words, train_wordpiece
 from bpeviz.engine.wordpiece_history import WordPieceHistory
 from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
 from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
@@ -192,13 +192,9 @@ def _history_in(key: RunKey, data: str | bytes, settings: Settings) -> History:
 def _train_wordpiece(text: str, settings: Settings) -> WordPieceHistory:
     """Train WordPiece on ``text`` (every step's pair table kept for the step view), one of
     :data:`TRAINING_AT_ONCE` at a time, within the server's budget on the words' characters."""
-    words = set(split_words(text, settings.pretokenizer))
-    symbols = sum(map(len, words))
-    if symbols > SERVER_BUDGET.symbols:
-        raise ValueError(
-            f"this text has {symbols:,} characters in its different words, more than the "
-            f"{SERVER_BUDGET.symbols:,} WordPiece trains on here: use a shorter text"
-        )
+    words = tuple(dict.fromkeys(split_words(text, settings.pretokenizer)))
+    first = len(initial_vocab(words, (UNK,)))  # refused at once, not after waiting a turn
+    check_wordpiece_budget(words, first, settings.vocab_size, SERVER_WORDPIECE_BUDGET)
     with st.spinner("Training WordPiece…"), training_turn():
         run = train_wordpiece(
             text,
@@ -207,6 +203,7 @@ def _train_wordpiece(text: str, settings: Settings) -> WordPieceHistory:
             score_rule=settings.score_rule,
             tie_break=settings.tie_break,
             top_pairs=TOP_PAIRS,
+            budget=SERVER_WORDPIECE_BUDGET,
         )
     return WordPieceHistory(text, run)
 
