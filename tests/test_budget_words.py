@@ -183,3 +183,17 @@ def test_a_wordpiece_link_past_the_budget_gets_its_sentence_without_training(
     errors = " ".join(plain(error.value) for error in at.error)
     assert "vocab size 1,000 is past the training budget for this text" in errors
     assert "100,000 characters" in errors and "--no-budget" in errors
+
+
+def test_a_unigram_link_past_the_budget_gets_its_sentence_without_training(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One word of 2,000 letters: within the app's 1,200,000 characters, past Unigram's
+    1,000 a word (one of 4,000 had trained for minutes)."""
+    from apptest_support import new_app, plain, run
+
+    refuse_to_train(monkeypatch)
+    text = "".join(chr(ord("a") + (index * 7 + index // 26) % 26) for index in range(2_000))
+    at = run(new_app(algo="unigram", src="paste", paste=text, vocab="100"))
+    errors = " ".join(plain(error.value) for error in at.error)
+    assert "longest word is 2,001 characters" in errors and "--no-budget" in errors
