@@ -30,7 +30,7 @@ from bpeviz.app.shared.choices import TRAINED
 from bpeviz.app.step.view import link_query, session_view
 from bpeviz.real.registry import missing_note
 
-SAMPLES = {"English": "english", "Japanese": "japanese"}
+SAMPLES = compression.SAMPLES
 INTRO = (
     "Each line is the bytes of text one token covers as merges are learned (higher: fewer "
     "tokens). Japanese lies higher only because UTF-8 spends 3 bytes on most of its "
@@ -52,7 +52,7 @@ HOW_TO_READ = """\
   about 5 KB each and different texts, whatever the sidebar holds.
 """
 VOCAB_CHOICES = list(compression.VOCAB_CHOICES)
-PRETOKENIZER, TIE_BREAK = "gpt4", "first"
+PRETOKENIZER, TIE_BREAK = compression.PRETOKENIZER, compression.TIE_BREAK
 KEY_CHART, KEY_GO = "compression_chart", "_compression_go"
 YOURS_LINE, IMPORTED_LINE = "yours", "imported"
 

@@ -18,7 +18,7 @@ from bpeviz.engine.readable import counted
 from bpeviz.engine.tie_rules import TIE_BREAKS, TIE_RULES
 
 MAX_SHOWN_TOKENS = 3_000
-DEFAULTS = {"A": TrainingConfig(512, "bytes"), "B": TrainingConfig(512, "gpt4")}
+DEFAULTS = runs_state.DEFAULTS
 PRETOKENIZER_HELP = "; ".join(f"**{p.name}**: {p.help}" for p in PRETOKENIZER_REGISTRY.values())
 TIE_RULE_HELP = "; ".join(f"**{name}**: {rule.description}" for name, rule in TIE_RULES.items())
 

@@ -104,7 +104,13 @@ APP_TEXT: dict[str, str] = {
     "export.py: f'**{item.title}**'": "the downloads' own titles",
     "export.py: library_note(result.tokenizer)": "escapes the file's suffix and model type",
     "step.py: undo.sentence": "chart_clicks' sentence about a sample and a vocab size",
-    "tokenize.py: library_note(tokenizer)": "escapes the file's suffix and model type",
+    "tokenize.py: wordpiece_trace.NOTE if wordpiece else library_note(tokenizer)": (
+        "a fixed note, or one that escapes the file's suffix and model type"
+    ),
+    "two_runs.py: f\"Both runs train BPE on the sidebar's text: this page does not take "
+    "{sidebar.algorithm_title} yet, so it compares BPE settings only.\"": (
+        "the algorithm's fixed title"
+    ),
     "tokenize.py: list(choices)": "option keys: fixed names, 'Imported' for the file",
     "tokenize.py: labels.__getitem__": "menu_labels escapes the imported file's name",
     "tokenize.py: list(choices.values())": "tokenizer_choices escapes the imported file's name",

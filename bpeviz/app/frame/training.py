@@ -88,7 +88,8 @@ def training_turn() -> Iterator[None]:
 
     def waiting() -> None:
         nonlocal note
-        note = st.info("Waiting for other sessions' training to finish (two train at once)…")
+        if session_id() is not None:  # else a thread preparing a lesson: nobody to tell
+            note = st.info("Waiting for other sessions' training to finish (two train at once)…")
 
     with taking_turns(_training_turns(), waiting):
         if note is not None:
@@ -140,7 +141,7 @@ def let_go_of_closed_sessions(alive: set[str]) -> None:
 
 def session_id() -> str | None:
     """The id of the session this script runs for (``None`` outside one)."""
-    ctx = get_script_run_ctx()
+    ctx = get_script_run_ctx(suppress_warning=True)  # a lesson's preparing thread has none
     return ctx.session_id if ctx is not None else None
 
 
@@ -154,10 +155,11 @@ def _train_with_progress(data: str | bytes, settings: Settings) -> History:
     before the first merge), showing a progress bar if it takes more than a moment."""
     started = time.perf_counter()
     bar: Any = None
+    seen = session_id() is not None  # else a thread preparing a lesson: nobody to show
 
     def progress(done: int, total: int) -> None:
         nonlocal bar
-        if time.perf_counter() - started < PROGRESS_AFTER_SECONDS:
+        if not seen or time.perf_counter() - started < PROGRESS_AFTER_SECONDS:
             return
         if bar is None:
             bar = st.progress(0.0)

@@ -18,6 +18,13 @@ FIELDS: tuple[str, ...] = ("pretok", "tie", "vocab", "eow")
 KEY_STEP = "runs_step"
 
 
+# Each run's settings where neither the link nor a preset names them: A without pieces.
+DEFAULTS: dict[str, TrainingConfig] = {
+    "A": TrainingConfig(512, "bytes"),
+    "B": TrainingConfig(512, "gpt4"),
+}
+
+
 def widget_key(run: str, field: str) -> str:
     """The key of one run's setting widget, e.g. ``widget_key("A", "vocab") == "runs_a_vocab"``."""
     return f"runs_{run.lower()}_{field}"
