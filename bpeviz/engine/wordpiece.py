@@ -45,6 +45,7 @@ from fractions import Fraction
 import numpy as np
 import regex
 
+from bpeviz.engine.budget import Budget, check_wordpiece_budget
 from bpeviz.engine.gc_pause import gc_paused
 from bpeviz.engine.pretokenize import white_space_words
 from bpeviz.engine.readable import counted
@@ -230,11 +231,14 @@ def train_wordpiece(
     special_tokens: Sequence[str] = (UNK,),
     continuation_order: Sequence[str] | None = None,
     top_pairs: int = 0,
+    budget: Budget | None = None,
 ) -> WordPieceRun:
     """Train WordPiece on ``text`` until the vocabulary has ``vocab_size`` tokens (specials
     included) or no pair is left. A size below the first vocabulary keeps that vocabulary.
     With ``top_pairs``, ``pair_tables[k]`` holds the best ``top_pairs`` pairs after ``k``
-    merges, in the rule's order (what a step view's score table shows).
+    merges, in the rule's order (what a step view's score table shows). With a ``budget``
+    (:func:`bpeviz.engine.budget.check_wordpiece_budget`), a run that would cost more is
+    refused before training (:class:`~bpeviz.engine.budget.OverBudget`).
 
     >>> run = train_wordpiece("hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5, 15)
     >>> [(step.token, str(step.score)) for step in run.steps]
@@ -250,6 +254,8 @@ def train_wordpiece(
     words = tuple(word_counts)
     vocab = initial_vocab(words, specials, continuation_order)
     initial_size = len(vocab)
+    if budget is not None:
+        check_wordpiece_budget(words, initial_size, vocab_size, budget)
     with gc_paused():
         trainer = _Trainer(words, list(word_counts.values()), vocab, score_rule, tie_break)
         tokens_before = trainer.tokens_total
