@@ -60,7 +60,8 @@ lint: $(VENV)/.dev-installed
 # on one worker, so module fixtures start once; each worker has its own app server), then the
 # `serial` ones (a classroom of browsers, nginx and Redis, timings) alone on the machine. Both
 # always run; the target fails if either did. `make test SCREENSHOTS=artifacts/screenshots`
-# also keeps the full-page screenshots to look at (tests/browser/conftest.py).
+# also takes the screenshots made for a person to look at (tests/browser/conftest.py); no test
+# reads them, so by default none is taken.
 test: $(VENV)/.dev-installed $(VENV)/.tekken-downloaded system-deps node-deps lint
 	export BPEVIZ_SCREENSHOTS=$(SCREENSHOTS); \
 	$(PY) -m pytest -n $(JOBS) --dist loadscope -m "not serial" --durations=25; parallel=$$?; \

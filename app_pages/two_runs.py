@@ -18,7 +18,7 @@ from bpeviz.engine.readable import counted
 from bpeviz.engine.tie_rules import TIE_BREAKS, TIE_RULES
 
 MAX_SHOWN_TOKENS = 3_000
-DEFAULTS = {"A": TrainingConfig(512, "bytes"), "B": TrainingConfig(512, "gpt4")}
+DEFAULTS = runs_state.DEFAULTS
 PRETOKENIZER_HELP = "; ".join(f"**{p.name}**: {p.help}" for p in PRETOKENIZER_REGISTRY.values())
 TIE_RULE_HELP = "; ".join(f"**{name}**: {rule.description}" for name, rule in TIE_RULES.items())
 
@@ -157,8 +157,9 @@ step = st.slider(
 )
 step = min(int(step), last)
 labelled = {f"{name}: {chosen[name].summary()}": histories[name] for name in histories}
-# The height holds the axes and the legend too: at projector type they left the plot ~30 px.
-chart_height = 480 if presentation_mode() else 300
+# The height holds the axes and the legend too: at projector type they left the plot ~30 px,
+# and at 300 px the plot (90 px) was shorter than the y-axis title, cut at the chart's top.
+chart_height = 480 if presentation_mode() else 400
 show_chart(runs.curves_chart(runs.curves_frame(labelled), step=step, height=chart_height))
 st.caption(
     "Bytes per token of the whole text after each merge, for both runs (higher means fewer "

@@ -264,6 +264,8 @@ def check_budget(harness: ModuleType) -> tuple[str, bool]:
         )
         try:
             apps = [harness.new_app_page(browser, server.url) for _ in range(BUDGET_SESSIONS)]
+            for app in apps:  # twenty pages on two cores shared with others: 30 s ran out
+                app.page.set_default_timeout(180_000)
             apps[0].open("step", **link)
             baseline = peak = server.rss_mb()
             started = time.perf_counter()

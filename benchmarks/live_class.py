@@ -74,6 +74,7 @@ from classroom_load import (
     process_tree,
     tree_cpu_seconds,
 )
+from lesson_slides import SlideFigures, lesson_slides, slides_rows
 from protocol_client import Student
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -589,27 +590,26 @@ async def lesson(
 
 def run_lesson(
     harness: ModuleType, setup: str, args: argparse.Namespace
-) -> tuple[Figures, CampusFigures | None]:
-    """Start the server(s), hold the lesson, then the campus scenario (``campus.py``), stop
-    them; the figures (errors kept, not raised)."""
+) -> tuple[Figures, CampusFigures | None, SlideFigures | None]:
+    """Start the server(s), hold the lesson, then the campus scenario (``campus.py``), then
+    the bundled lesson's slides (``lesson_slides.py``, on fresh servers: its slides must be
+    prepared from the lesson's loading, not left warm by the others), stop them; the figures
+    (errors kept, not raised)."""
     figures = Figures(setup)
     on_campus: CampusFigures | None = None
-    if setup == "one":
-        log = tempfile.mkdtemp(prefix="bpeviz-live-class-")
-        server = harness.start_server(Path(log) / "server.log")
-        url, pids, stop = server.url, [server.pid], lambda: harness.stop_server(server)
-        where = f"one process, {url}"
-    else:
-        serve = load_serve()
-        cluster = serve.start(2, port=serve.free_port(), address="127.0.0.1")
-        url, pids, stop = cluster.url, cluster.pids, lambda: serve.stop(cluster)
-        where = f"2 workers behind nginx with Redis, {url}"
+    slides: SlideFigures | None = None
+    if args.scenario in ("slides", "all"):
+        slides = run_slides(harness, setup, args)
+    if args.scenario == "slides":
+        return figures, None, slides
+    url, pids, stop, where = start_setup(harness, setup)
+    where = f"{where}, {url}"
     print(f"\n{setup}: {where}", flush=True)
     try:
-        if args.scenario in ("lesson", "both"):
+        if args.scenario in ("lesson", "both", "all"):
             print(f"  lesson: {args.students} students, a teacher and a real student", flush=True)
             asyncio.run(asyncio.wait_for(lesson(harness, url, pids, figures, args), args.timeout))
-        if args.scenario in ("campus", "both"):
+        if args.scenario in ("campus", "both", "all"):
             print(f"  campus: {args.campus_students} students from one address", flush=True)
             on_campus = asyncio.run(
                 asyncio.wait_for(
@@ -620,7 +620,34 @@ def run_lesson(
         figures.errors.append(f"the lesson stopped: {type(error).__name__}: {error}")
     finally:
         stop()
-    return figures, on_campus
+    return figures, on_campus, slides
+
+
+def start_setup(harness: ModuleType, setup: str) -> tuple[str, list[int], Callable[[], None], str]:
+    """The server(s) of a setup: their address, processes, how to stop them, and a name."""
+    if setup == "one":
+        log = tempfile.mkdtemp(prefix="bpeviz-live-class-")
+        server = harness.start_server(Path(log) / "server.log")
+        return server.url, [server.pid], lambda: harness.stop_server(server), "one process"
+    serve = load_serve()
+    cluster = serve.start(2, port=serve.free_port(), address="127.0.0.1")
+    return cluster.url, cluster.pids, lambda: serve.stop(cluster), "2 workers behind nginx, Redis"
+
+
+def run_slides(harness: ModuleType, setup: str, args: argparse.Namespace) -> SlideFigures:
+    """The bundled lesson's slides on fresh server(s) (see ``lesson_slides.py``)."""
+    url, pids, stop, where = start_setup(harness, setup)
+    print(f"\n{setup}, slides: {where}, {url}; {args.students} students", flush=True)
+    try:
+        return asyncio.run(
+            asyncio.wait_for(lesson_slides(harness, url, pids, setup, args.students), args.timeout)
+        )
+    except Exception as error:
+        failed = SlideFigures(setup)
+        failed.errors.append(f"the slides stopped: {type(error).__name__}: {error}")
+        return failed
+    finally:
+        stop()
 
 
 # ---- the report -----------------------------------------------------------------------------
@@ -758,7 +785,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per lesson")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 10 students, 5 steps")
-    parser.add_argument("--scenario", choices=("lesson", "campus", "both"), default="both")
+    parser.add_argument(
+        "--scenario",
+        choices=("lesson", "campus", "slides", "both", "all"),
+        default="all",
+        help="both: the lesson and the campus; all: and the bundled lesson's slides",
+    )
     parser.add_argument("--campus-students", type=int, default=200)
     args = parser.parse_args()
     if args.quick:
@@ -780,11 +812,16 @@ def main() -> int:
         "(other processes on the cores skew every figure)"
     )
     ran = [run_lesson(harness, setup, args) for setup in setups]
-    results = [figures for figures, _ in ran] if args.scenario != "campus" else []
-    campuses = [one for _, one in ran if one is not None]
+    results = (
+        [figures for figures, _, _ in ran] if args.scenario in ("lesson", "both", "all") else []
+    )
+    campuses = [one for _, one, _ in ran if one is not None]
+    lessons = [slides for _, _, slides in ran if slides is not None]
 
     missed: list[str] = []
-    errors: list[str] = [f"{f.setup}: {error}" for f, _ in ran if not results for error in f.errors]
+    errors: list[str] = [
+        f"{f.setup}: {error}" for f, _, _ in ran if not results for error in f.errors
+    ]
     for figures in results:
         split = ", ".join(
             f"{count} on {worker}" for worker, count in sorted(figures.workers.items())
@@ -805,6 +842,15 @@ def main() -> int:
         table(rows)
         missed += [f"{on_campus.setup}: {name.strip()}" for name, _, _, ok in rows if ok is False]
         errors += [f"{on_campus.setup}: campus: {error}" for error in on_campus.errors]
+    for slides in lessons:
+        print(
+            f"\n{slides.setup}, slides: {slides.students} students through the bundled "
+            f"lesson's {len(slides.slides)} slides"
+        )
+        rows = slides_rows(slides)
+        table(rows)
+        missed += [f"{slides.setup}: {name.strip()}" for name, _, _, ok in rows if ok is False]
+        errors += [f"{slides.setup}: slides: {error}" for error in slides.errors]
     print(f"\nerrors: {len(errors)}")
     for error in errors[:30]:
         print(f"  {error}")
@@ -819,6 +865,11 @@ def main() -> int:
     summary += "".join(
         f" {c.setup}:campus_step_p95={ms(p95(c.latency) if c.latency else None).replace(' ', '')}"
         for c in campuses
+    )
+    summary += "".join(
+        f" {s.setup}:slide_p95={ms(p95(every) if every else None).replace(' ', '')}"
+        for s in lessons
+        for every in [[value for values in s.has.values() for value in values]]
     )
     print(f"SUMMARY {'ok' if ok else 'MISS'} students={args.students} {summary}")
     return 0 if ok else 1

@@ -36,6 +36,9 @@ counted in the next, and a check that hangs is stopped (``--timeout``).
   ``bytes`` mode (2,000,000 symbols, 250 merges), and 100 KB at its most (vocab 5,256, where
   the new tokens' budget stops it), trained, with the history, its tokenizer and the step
   record, in a fresh process each: time and peak memory printed (no target).
+- ``budget-largest-words``: the same for WordPiece and Unigram (``SERVER_WORDPIECE_BUDGET``,
+  ``SERVER_UNIGRAM_BUDGET``): distinct words filling the budget, and one word as long as it
+  allows; time (wall and CPU) and peak memory printed (no target).
 - ``crowd-budget``: twenty sessions at the budget at once (``benchmarks/crowd.py``). Targets:
   the server at most 2 GB, back within 150 MB of where it was 60 s after they close.
 
@@ -333,6 +336,89 @@ def check_budget_largest() -> Result:
     return result
 
 
+_WORDS_RUN = """
+import json, random, resource, string, time
+from bpeviz.engine.budget import (
+    SERVER_UNIGRAM_BUDGET, SERVER_WORDPIECE_BUDGET, seed_substrings,
+)
+from bpeviz.engine.unigram import train_unigram
+from bpeviz.engine.wordpiece import UNK, initial_vocab, split_words, train_wordpiece
+
+ALGORITHM, LONG = {algorithm!r}, {long}
+rng = random.Random(29)
+
+def word(size):
+    return "".join(rng.choice(string.ascii_lowercase) for _ in range(size))
+
+if ALGORITHM == "wordpiece":
+    budget = SERVER_WORDPIECE_BUDGET
+    if LONG:  # one word as long as the new tokens' budget lets train for 20 merges
+        text = word(budget.token_symbols // 20)
+    else:  # distinct words of 3 to 12 letters, as many characters as the budget takes
+        words, held = [], 0
+        while held < budget.symbols - 12:
+            words.append(word(rng.randint(3, 12)))
+            held += len(words[-1])
+        text = " ".join(dict.fromkeys(words))
+    words = tuple(dict.fromkeys(split_words(text)))
+    chars, longest = sum(map(len, words)), max(map(len, words))
+    first = len(initial_vocab(words, (UNK,)))
+    merges = min(budget.merge_symbols // chars, budget.token_symbols // longest)
+    vocab = first + merges
+    train = lambda: train_wordpiece(text, vocab, top_pairs=12, budget=budget)
+    made = lambda run: f"{{len(run.steps):,}} merges"
+else:
+    budget = SERVER_UNIGRAM_BUDGET
+    if LONG:  # one word as long as the budget allows, trained to a small vocabulary
+        text, vocab = word(budget.word_chars - 1), 100
+    else:  # distinct words of 3 to 12 letters, as many substrings as the budget takes
+        words, held = [], 0
+        while True:
+            new = word(rng.randint(3, 12))
+            cost = seed_substrings(len(new) + 1, 16)  # with its leading mark
+            if held + cost > budget.substrings:
+                break
+            words.append(new)
+            held += cost
+        text, vocab = " ".join(dict.fromkeys(words)), 4096
+    train = lambda: train_unigram(text, vocab, budget=budget)
+    made = lambda run: f"{{len(run.rounds):,}} rounds, seed {{run.seed_pieces:,}} pieces"
+
+def rss_mb():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) / 1024
+
+before = rss_mb()
+cpu, started = time.process_time(), time.perf_counter()
+run = train()
+print(json.dumps({{
+    "text": len(text), "vocab": vocab, "made": made(run),
+    "seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu,
+    "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before,
+}}))
+"""
+
+
+def check_budget_largest_words() -> Result:
+    """The largest WordPiece and Unigram runs their budgets allow (many distinct words, and
+    one long word), each in a fresh process: printed, no target."""
+    result = Result()
+    for algorithm in ("wordpiece", "unigram"):
+        for long in (False, True):
+            figures = _child(_WORDS_RUN.format(algorithm=algorithm, long=long))
+            kind = "one word" if long else "distinct words"
+            result.add(
+                f"{algorithm}, {kind}: {figures['text']:,} characters at vocab "
+                f"{figures['vocab']:,}: {figures['made']}, {figures['seconds']:.1f} s "
+                f"({figures['cpu']:.1f} s of CPU); peak memory {figures['peak_mb']:.0f} MB "
+                "above the start",
+                True,
+            )
+    return result
+
+
 # ---- a pattern that would hang -------------------------------------------------------------
 
 _PATTERN = """
@@ -542,6 +628,7 @@ CHECKS: dict[str, Callable[[], Result]] = {
     "budget-paste-100kb": check_budget_paste_100kb,
     "budget-paste-1mb": check_budget_paste_1mb,
     "budget-largest": check_budget_largest,
+    "budget-largest-words": check_budget_largest_words,
     "markdown-fetches": check_markdown_fetches,
     "crowd-paste-link": _crowd("paste"),
     "crowd-import": _crowd("import"),

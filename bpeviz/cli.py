@@ -48,7 +48,12 @@ from bpeviz.cli_files import (
     write_text,
 )
 from bpeviz.engine.algorithms import ALGORITHMS, algorithm_problems
-from bpeviz.engine.budget import NO_BUDGET_FLAG, SERVER_BUDGET
+from bpeviz.engine.budget import (
+    NO_BUDGET_FLAG,
+    SERVER_BUDGET,
+    SERVER_UNIGRAM_BUDGET,
+    SERVER_WORDPIECE_BUDGET,
+)
 from bpeviz.engine.config import DEFAULT_PRETOKENIZER, TrainingConfig
 from bpeviz.engine.corpus import build_corpus
 from bpeviz.engine.history import History
@@ -187,8 +192,9 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         NO_BUDGET_FLAG,
         action="store_true",
-        help="train past the budget the app keeps to (merges × symbols, the new tokens' "
-        "length): for big runs on your own computer",
+        help="train past the budget the app keeps to (BPE, WordPiece: merges × symbols, the "
+        "new tokens' length; Unigram: its seed, its longest word): for big runs on your own "
+        "computer",
     )
 
 
@@ -332,6 +338,7 @@ def _train_wordpiece(args: argparse.Namespace, started: float) -> None:
         score_rule=args.wordpiece_rule,
         tie_break=args.tie_break,
         special_tokens=(UNK, *args.special),
+        budget=None if args.no_budget else SERVER_WORDPIECE_BUDGET,
     )
     written = [write_text(target, to_hf_wordpiece_json(run), force=args.force)]
     seconds = time.perf_counter() - started
@@ -385,7 +392,8 @@ def _train_unigram(args: argparse.Namespace, started: float) -> None:
     if args.special:
         raise CliError("--special is for BPE and WordPiece: Unigram's one special is <unk>")
     target, source, text_size = _character_run_files(args, "Unigram")
-    run = train_unigram(source, args.vocab_size)
+    budget = None if args.no_budget else SERVER_UNIGRAM_BUDGET
+    run = train_unigram(source, args.vocab_size, budget=budget)
     written = [write_text(target, to_hf_unigram_json(run.model()), force=args.force)]
     seconds = time.perf_counter() - started
     print(_unigram_summary(args, run, text_size, written, seconds))

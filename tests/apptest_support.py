@@ -15,7 +15,13 @@ from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
+from bpeviz.app.lesson import prepare
+
 APP = str(Path(__file__).parents[1] / "app.py")
+# A lesson's background preparation would outlive the test that loaded it and fill the next
+# one's caches (they are cleared between tests): off here; tests/test_lesson_prepare.py
+# turns it on for itself.
+prepare.PREPARING = False
 
 
 def open_page(page: str, **params: str) -> AppTest:

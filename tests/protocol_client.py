@@ -246,6 +246,20 @@ class Student:
         )
         return await self._send(self._rerun_message(fragment_id=drawn.fragment_id), timeout)
 
+    async def trigger(
+        self, key: str, name: str, value: Any, timeout: float = RUN_TIMEOUT_SECONDS
+    ) -> Run:
+        """Report a component's event, as its JavaScript's ``setTriggerValue(name, value)``
+        does: sent once with this rerun (the component's ``events`` widget), not kept."""
+        from streamlit.components.v2.bidi_component.main import _make_trigger_id
+
+        drawn = self._widget(key, "bidi_component")
+        message = self._rerun_message(fragment_id=drawn.fragment_id)
+        state = message.rerun_script.widget_states.widgets.add()
+        state.id = _make_trigger_id(drawn.element.id, "events")
+        state.json_trigger_value = json.dumps([{"event": name, "value": value}])
+        return await self._send(message, timeout)
+
     async def listen(self, heard: list[str]) -> None:
         """Read what the server sends unasked, until the socket closes: each message's type
         goes to ``heard``. A rerun nobody asked for shows up there (``script_finished``);

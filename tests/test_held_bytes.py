@@ -159,3 +159,38 @@ def test_a_sweep_hands_the_live_sessions_to_let_go_of_the_rest() -> None:
     seen: list[set[str]] = []
     assert sweep_once(SimpleNamespace(_session_mgr=manager), seen.append) == 1
     assert seen == [{"open", "resumable"}]
+
+
+class _CountingTokenizer:
+    """Encodes a text as its code points, counting how often it is asked."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def encode(self, text: str) -> list[int]:
+        self.calls += 1
+        return [ord(char) for char in text]
+
+
+def test_encodings_are_bounded_in_bytes_and_shared(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Tokenize and Compare pages' encodings: at most ``ENCODE_BYTES`` of ids (4 bytes
+    each), least recently used let go first. Three texts of 1,000 characters (4,000 bytes
+    of ids each) in 10,000 bytes: the first goes when the third comes, the others stay, and
+    an encoding kept is the same ids for every caller (a fresh list each)."""
+    from bpeviz.app.frame import training
+
+    monkeypatch.setattr(training, "ENCODE_BYTES", 10_000)
+    training.encodings.clear()
+    tokenizer = _CountingTokenizer()
+    texts = ["a" * 1_000, "b" * 1_000, "c" * 1_000]
+    for text in texts:
+        assert training.encode(tokenizer, "counting", text) == [ord(text[0])] * 1_000
+    assert tokenizer.calls == 3
+    assert training.encodings().held_bytes(kept=False) == 8_000
+    first = training.encode(tokenizer, "counting", texts[2])
+    first.append(0)  # a caller's list is its own
+    assert training.encode(tokenizer, "counting", texts[2]) == [ord("c")] * 1_000
+    assert tokenizer.calls == 3  # the second and third were kept
+    training.encode(tokenizer, "counting", texts[0])
+    assert tokenizer.calls == 4  # the first was let go
+    training.encodings.clear()

@@ -17,9 +17,9 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "bpeviz"
 HEAVY = ("streamlit", "pandas", "altair")
 STREAMLIT_FACING = (  # inside bpeviz/app/
-    "frame/reaper", "frame/sidebar", "frame/state", "frame/training", "frame/widgets",
-    "lesson/view", "live/live_class", "live/presenter", "shared/token_view", "step/view",
-    "tokenize/chat_view",
+    "export/unigram", "frame/reaper", "frame/sidebar", "frame/state", "frame/training",
+    "frame/unigram_runs", "frame/widgets", "lesson/prepare", "lesson/view", "live/live_class",
+    "live/presenter", "shared/token_view", "step/unigram", "step/view", "tokenize/chat_view",
 )  # fmt: skip
 
 

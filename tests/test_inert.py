@@ -104,8 +104,15 @@ APP_TEXT: dict[str, str] = {
     "export.py: f'**{item.title}**'": "the downloads' own titles",
     "export.py: library_note(result.tokenizer)": "escapes the file's suffix and model type",
     "step.py: undo.sentence": "chart_clicks' sentence about a sample and a vocab size",
-    "tokenize.py: library_note(tokenizer)": "escapes the file's suffix and model type",
+    "tokenize.py: wordpiece_trace.NOTE if wordpiece else library_note(tokenizer)": (
+        "a fixed note, or one that escapes the file's suffix and model type"
+    ),
+    "two_runs.py: f\"Both runs train BPE on the sidebar's text: this page does not take "
+    "{sidebar.algorithm_title} yet, so it compares BPE settings only.\"": (
+        "the algorithm's fixed title"
+    ),
     "tokenize.py: list(choices)": "option keys: fixed names, 'Imported' for the file",
+    "tokenize.py: labels.__getitem__": "menu_labels escapes the imported file's name",
     "tokenize.py: list(choices.values())": "tokenizer_choices escapes the imported file's name",
     "tokenize.py: long_piece_note(len(to_bytes(word)), len(to_bytes(part)))": "two numbers",
     "two_runs.py: lesson.lesson": "the bundled comparisons' lessons",
@@ -128,9 +135,11 @@ APP_TEXT: dict[str, str] = {
         "chat.ROLES only"
     ),
     "lesson/view.py: line": "the slide's and lesson's titles through escape_markdown",
-    "frame/sidebar.py: samples[state[cfg.KEY_SAMPLE]].description": "the bundled samples' texts",
-    "frame/sidebar.py: cfg.SOURCES": "the text sources' fixed names",
-    "frame/sidebar.py: cfg.SOURCE_LABELS.__getitem__": "their labels",
+    "frame/sidebar.py: samples[state[run_settings.KEY_SAMPLE]].description": (
+        "the bundled samples' texts"
+    ),
+    "frame/sidebar.py: run_settings.SOURCES": "the text sources' fixed names",
+    "frame/sidebar.py: run_settings.SOURCE_LABELS.__getitem__": "their labels",
 }
 
 

@@ -26,6 +26,7 @@ from itertools import pairwise
 
 import regex
 
+from bpeviz.engine.config import unique_special_tokens
 from bpeviz.engine.pretokenize import END_OF_WORD, SPLIT_PATTERNS
 from bpeviz.engine.tie_rules import TIE_BREAKS
 
@@ -224,7 +225,7 @@ def train(
     [258, 100, 258, 97, 99]
     """
     base = END_OF_WORD_ID + 1 if end_of_word else 256
-    specials = list(dict.fromkeys(s for s in special_tokens if s))
+    specials = list(unique_special_tokens(special_tokens))
     keep = None if snapshots is None else set(snapshots)
     layout = pieces(text, pretokenizer, specials)
     chunks = [to_ids(part, end_of_word) for kind, part in layout if kind == "chunk"]
@@ -332,7 +333,7 @@ def encode(
     """
     base = END_OF_WORD_ID + 1 if end_of_word else 256
     made = {pair: base + index for index, pair in enumerate(merges)}
-    specials = list(dict.fromkeys(s for s in special_tokens if s))
+    specials = list(unique_special_tokens(special_tokens))
     special_ids = {token: base + len(merges) + i for i, token in enumerate(specials)}
     ids: list[int] = []
     for kind, part in pieces(text, pretokenizer, specials):

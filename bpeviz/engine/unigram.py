@@ -47,6 +47,7 @@ from functools import cache
 
 import numpy as np
 
+from bpeviz.engine.budget import UnigramBudget, check_unigram_budget
 from bpeviz.engine.pretokenize import white_space_words
 from bpeviz.engine.unigram_lattice import best_path, viterbi_table
 
@@ -561,6 +562,7 @@ def train_unigram(
     seed_size: int = SEED_SIZE,
     shrinking_factor: float = SHRINKING_FACTOR,
     em_iterations: int = EM_ITERATIONS,
+    budget: UnigramBudget | None = None,
 ) -> UnigramRun:
     """Train Unigram on ``text`` until ``vocab_size`` pieces are left (``<unk>`` and byte
     pieces not counted), recording every round (see the module docstring for the rules).
@@ -577,6 +579,8 @@ def train_unigram(
     word_counts = count_words(text)
     if not word_counts:
         raise ValueError("the text has no words: paste or upload some text to train on")
+    if budget is not None:  # refused before the seed (bpeviz.engine.budget.OverBudget)
+        check_unigram_budget(word_counts, max_piece_length, budget)
     words, weights = list(word_counts), list(word_counts.values())
     pieces, frequencies, lattices = _seed_and_lattices(words, weights, max_piece_length, seed_size)
     single = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)) == 1

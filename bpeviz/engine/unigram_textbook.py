@@ -70,10 +70,11 @@ def textbook_unigram(
     *,
     max_piece_length: int = MAX_PIECE_LENGTH,
     seed_size: int = SEED_SIZE,
-    shrinking_factor: float = SHRINKING_FACTOR,
     em_iterations: int = EM_ITERATIONS,
+    shrinking_factor: float = SHRINKING_FACTOR,
 ) -> list[TextbookRound]:
-    """Every round of Unigram training, the plain way."""
+    """Every round of Unigram training, the plain way. The settings are ``train_unigram``'s,
+    in the order the recipe uses them: the seed (1), EM (2), the shrinking (4)."""
     word_counts = count_words(text)
     seed = seed_vocabulary(word_counts, max_piece_length=max_piece_length, seed_size=seed_size)
     total = sum(seed.values())

@@ -35,18 +35,18 @@ Encoding (greedy longest match) is in ``bpeviz/engine/wordpiece_encode.py``.
 
 from __future__ import annotations
 
-import gc
 import heapq
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 import regex
 
+from bpeviz.engine.budget import Budget, check_wordpiece_budget
+from bpeviz.engine.gc_pause import gc_paused
 from bpeviz.engine.pretokenize import white_space_words
 from bpeviz.engine.readable import counted
 from bpeviz.engine.tie_rules import tie_rule
@@ -231,11 +231,14 @@ def train_wordpiece(
     special_tokens: Sequence[str] = (UNK,),
     continuation_order: Sequence[str] | None = None,
     top_pairs: int = 0,
+    budget: Budget | None = None,
 ) -> WordPieceRun:
     """Train WordPiece on ``text`` until the vocabulary has ``vocab_size`` tokens (specials
     included) or no pair is left. A size below the first vocabulary keeps that vocabulary.
     With ``top_pairs``, ``pair_tables[k]`` holds the best ``top_pairs`` pairs after ``k``
-    merges, in the rule's order (what a step view's score table shows).
+    merges, in the rule's order (what a step view's score table shows). With a ``budget``
+    (:func:`bpeviz.engine.budget.check_wordpiece_budget`), a run that would cost more is
+    refused before training (:class:`~bpeviz.engine.budget.OverBudget`).
 
     >>> run = train_wordpiece("hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5, 15)
     >>> [(step.token, str(step.score)) for step in run.steps]
@@ -251,7 +254,9 @@ def train_wordpiece(
     words = tuple(word_counts)
     vocab = initial_vocab(words, specials, continuation_order)
     initial_size = len(vocab)
-    with _gc_paused():
+    if budget is not None:
+        check_wordpiece_budget(words, initial_size, vocab_size, budget)
+    with gc_paused():
         trainer = _Trainer(words, list(word_counts.values()), vocab, score_rule, tie_break)
         tokens_before = trainer.tokens_total
         steps, reason = trainer.run(vocab_size, top_pairs)
@@ -312,19 +317,6 @@ def _grouped(keys: np.ndarray, places: np.ndarray) -> dict[int, list[int]]:
     cuts = [0, *(np.flatnonzero(keys[1:] != keys[:-1]) + 1).tolist(), len(keys)]
     at = places.tolist()
     return {key: at[cuts[n] : cuts[n + 1]] for n, key in enumerate(keys[cuts[:-1]].tolist())}
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: training makes millions of small lists and no
-    reference cycles, so collections find nothing and cost a third of the time."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 class _Trainer:

@@ -80,14 +80,16 @@ def train(
     vocab_size: int,
     *,
     pretokenizer: str = "words",
-    score_rule: str = "score",
-    tie_break: str = "first",
     special_tokens: Sequence[str] = (UNK,),
     continuation_order: Sequence[str] | None = None,
+    score_rule: str = "score",
+    tie_break: str = "first",
     tables: list[list[tuple[StringPair, int]]] | None = None,
 ) -> tuple[list[str], list[TextbookWordPieceStep]]:
-    """The vocabulary and the merges, recounting everything at every step. A ``tables`` list
-    gets every pair and its count, best first, after each number of merges.
+    """The vocabulary and the merges, recounting everything at every step. The settings are
+    ``train_wordpiece``'s, in the order the recipe uses them: the words (1), the first
+    vocabulary, then the rule and its ties (3). A ``tables`` list gets every pair and its
+    count, best first, after each number of merges.
 
     >>> vocab, steps = train("hug " * 10 + "hugs " * 5, 11)
     >>> [(step.token, str(step.score), len(step.tied)) for step in steps]

@@ -7,7 +7,6 @@ says is what the engine did.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 from bpeviz.engine.pretokenize import PRETOKENIZER_REGISTRY
@@ -39,16 +38,15 @@ def pair_text(tokenizer: Tokenizer, pair: Pair) -> str:
 
 def shortened(data: bytes) -> str:
     """Readable, cut to :data:`QUOTED_CHARS` (only the start is made readable: a token of a
-    whole paragraph is quoted a thousand times in a long run's tie sentences).
+    whole paragraph is quoted a thousand times in a long run's tie sentences). Not cached:
+    a cache for the process, filled while runs train, kept its few thousand small strings
+    scattered over the heap those runs freed, which then could not go back to the system
+    (``benchmarks/crowd.py``, ``budget``); without it a record builds in 0.10 s, not 0.07 s
+    (English at 1,600 in ``bytes`` mode).
 
     >>> shortened(b"ab"), shortened(b"a" * 200)[-3:]
     ('ab', 'aa…')
     """
-    return _shortened(data[: 4 * QUOTED_CHARS + 1])  # the start is all it reads
-
-
-@functools.lru_cache(maxsize=1 << 14)  # keyed by a token's start: it keeps no long token
-def _shortened(data: bytes) -> str:
     text = readable(data[: 4 * QUOTED_CHARS])
     if len(text) <= QUOTED_CHARS and len(data) <= 4 * QUOTED_CHARS:
         return text

@@ -24,7 +24,7 @@ from typing import Any
 from bpeviz.engine.pretokenize import END_OF_WORD
 from bpeviz.engine.readable import WHITESPACE
 from bpeviz.engine.wordpiece import CONTINUATION
-from bpeviz.records import schema as record
+from bpeviz.records import schema
 from bpeviz.records.narration import quoted
 
 SCRIPTS = (  # each file uses only what it or an earlier one defines (tests/test_web_js.py)
@@ -110,20 +110,20 @@ def constants() -> str:
     """
     opening, closing = quoted("")[0], quoted("")[-1]
     lines = [
-        f"const SCHEMA = {record.SCHEMA};",
-        f"const VOCAB = {_names(record.VOCAB_FIELDS)};",
-        f"const MERGE = {_names(record.MERGE_FIELDS)};",
-        f"const TOP = {_names(record.TOP_FIELDS)};",
-        f"const TOP_ROW = {len(record.TOP_FIELDS)};",
-        f"const SCORE_TOP = {_names(record.SCORE_TOP_FIELDS)};",
-        f"const SCORE_TOP_ROW = {len(record.SCORE_TOP_FIELDS)};",
+        f"const SCHEMA = {schema.SCHEMA};",
+        f"const VOCAB = {_names(schema.VOCAB_FIELDS)};",
+        f"const MERGE = {_names(schema.MERGE_FIELDS)};",
+        f"const TOP = {_names(schema.TOP_FIELDS)};",
+        f"const TOP_ROW = {len(schema.TOP_FIELDS)};",
+        f"const SCORE_TOP = {_names(schema.SCORE_TOP_FIELDS)};",
+        f"const SCORE_TOP_ROW = {len(schema.SCORE_TOP_FIELDS)};",
         f"const CONTINUATION_MARK = {json.dumps(CONTINUATION)};",
-        f"const SENTENCE = {_names(record.SENTENCE_FIELDS)};",
-        f"const PARENT = {_names(record.PARENT_FIELDS)};",
-        f"const START = {_names(record.START_FIELDS)};",
-        f"const KIND = {json.dumps({kind.name: kind.value for kind in record.Kind})};",
-        f"const MARK = {json.dumps(_public(record.Mark))};",
-        f"const JOINED = {record.JOINED};",
+        f"const SENTENCE = {_names(schema.SENTENCE_FIELDS)};",
+        f"const PARENT = {_names(schema.PARENT_FIELDS)};",
+        f"const START = {_names(schema.START_FIELDS)};",
+        f"const KIND = {json.dumps({kind.name: kind.value for kind in schema.Kind})};",
+        f"const MARK = {json.dumps(_public(schema.Mark))};",
+        f"const JOINED = {schema.JOINED};",
         f"const END_OF_WORD = {json.dumps(END_OF_WORD)};",
         f"const WHITESPACE = {json.dumps({symbol: name for _, symbol, name in WHITESPACE})};",
         f"const PALETTE_SIZE = {len(PALETTE)};",

@@ -19,9 +19,10 @@ Fixtures
   xdist workers, such as ``make test``'s serial pass, as a worker's lines stay in the worker).
 
 Screenshots go to ``$BPEVIZ_SCREENSHOTS`` (default ``artifacts/screenshots``, git-ignored).
-The full-page ones (:meth:`AppPage.screenshot`, a few seconds each) are taken only when that
-variable is set (``make test SCREENSHOTS=artifacts/screenshots``): they are for a person to
-look at, and no test reads them. A failing test leaves a screenshot of its page under
+The full-page ones (:meth:`AppPage.screenshot`, a few seconds each) and the ones of one screen
+(:func:`keep_screenshot`) are taken only when that variable is set (``make test
+SCREENSHOTS=artifacts/screenshots``): they are for a person to look at, and no test reads
+them. A failing test leaves a screenshot of its page under
 ``failures/`` there, and a passing one removes its own from an earlier run.
 
 In parallel (``pytest -n 2``, as ``make test`` runs), each pytest-xdist worker has its own
@@ -171,6 +172,16 @@ def free_port() -> int:
 def screenshots_kept() -> bool:
     """Whether full-page screenshots are wanted (``$BPEVIZ_SCREENSHOTS`` is set)."""
     return bool(os.environ.get("BPEVIZ_SCREENSHOTS"))
+
+
+def keep_screenshot(target: Any, path: Path, **options: Any) -> None:
+    """A screenshot of ``target`` (a Playwright page or locator) for a person to look at, taken
+    only when :func:`screenshots_kept`: no test reads it, and each costs about 0.1 s of
+    Chromium's CPU (measured on an exported step page; the lesson's every-slide test alone
+    took 51). A test that compares pixels calls ``screenshot`` itself."""
+    if screenshots_kept():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        target.screenshot(path=str(path), **options)
 
 
 def http_get(url: str, timeout: float = 5.0) -> str:

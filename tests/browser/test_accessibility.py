@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from conftest import keep_screenshot
 from sample_runs import sample_history
 from step_outline import step_outline
 
@@ -328,7 +329,7 @@ def test_presentation_mode_shows_the_keys_on_the_options_line(
     on_line = buttons["y"] <= middle <= buttons["y"] + buttons["height"]
     assert on_line, ("not on the step buttons' line", box)
     assert box["y"] + box["height"] <= 720, "below the first screen"
-    page.screenshot(path=str(screenshots / "presentation-keys-1280x720.png"))
+    keep_screenshot(page, screenshots / "presentation-keys-1280x720.png")
     page.locator(".bpe-card").click()
     page.keyboard.press("K")
     app.step_button("Pause").wait_for()

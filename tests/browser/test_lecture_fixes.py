@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import keep_screenshot
 from test_step_teach import candidates, open_run, toggle
 
 from bpeviz.engine.history import train
@@ -119,7 +120,7 @@ def test_the_inspector_opens_without_moving_the_clicked_token(
     sheet = page.locator(".bpe-inspector").bounding_box()
     assert sheet and sheet["y"] >= 0 and sheet["y"] + sheet["height"] <= height + 1, sheet
     assert sheet["height"] <= 0.6 * height, "the sheet leaves most of the text in sight"
-    page.screenshot(path=str(screenshots / f"inspector-sheet-{width}x{height}.png"))
+    keep_screenshot(page, screenshots / f"inspector-sheet-{width}x{height}.png")
     assert page.bpeviz_errors == []
 
 
@@ -149,5 +150,5 @@ def test_on_a_phone_next_stays_in_reach_and_shows_what_changed(
         )
         mark = page.locator(".bpe-scroll .bpe-new").first
         page.wait_for_function(_IN_VIEW, arg=mark.element_handle(), timeout=5_000)
-    page.screenshot(path=str(screenshots / "phone-after-next-390x844.png"))
+    keep_screenshot(page, screenshots / "phone-after-next-390x844.png")
     assert page.bpeviz_errors == []

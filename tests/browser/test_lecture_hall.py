@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import _MESSAGE_COUNTER_JS, AppPage
+from conftest import _MESSAGE_COUNTER_JS, AppPage, keep_screenshot
 from test_live_class import join, start_class, wait_connected
 
 pytestmark = pytest.mark.browser
@@ -78,7 +78,7 @@ def test_a_phone_that_joined_by_code_has_the_sidebar_closed_and_a_one_line_bar(
     )
     bar = phone.page.locator(".bpe-class-student").bounding_box()
     assert bar is not None and bar["height"] <= 60, f"the class bar is {bar} tall on a phone"
-    phone.page.screenshot(path=str(screenshots / "lecture_phone_joined_390x844.png"))
+    keep_screenshot(phone.page, screenshots / "lecture_phone_joined_390x844.png")
     phone.assert_clean()
 
 
@@ -101,7 +101,7 @@ def test_a_phone_can_tap_next_at_every_scroll_position(
         summary = phone.page.locator(".bpe-merge-line")
         assert summary.evaluate(_TAPPABLE.replace("el === hit || el.contains(hit)", "true"))
         assert f"Merge {k}" in summary.inner_text(), summary.inner_text()
-    phone.page.screenshot(path=str(screenshots / "lecture_phone_next_at_bottom_390x844.png"))
+    keep_screenshot(phone.page, screenshots / "lecture_phone_next_at_bottom_390x844.png")
     phone.assert_clean()
 
 
@@ -126,7 +126,7 @@ def test_the_projector_shows_a_large_code_then_folds_it_once_students_join(
     assert warning.is_visible()
     assert "127.0.0.1 is this computer" in warning.inner_text()
     assert "BPEVIZ_PUBLIC_URL" in warning.inner_text()
-    app.page.screenshot(path=str(screenshots / "lecture_projector_before_join_1280x720.png"))
+    keep_screenshot(app.page, screenshots / "lecture_projector_before_join_1280x720.png")
     code = app.page.evaluate("new URLSearchParams(location.search).get('class')")
     student = new_page()
     join(student, code)
@@ -138,7 +138,7 @@ def test_the_projector_shows_a_large_code_then_folds_it_once_students_join(
         " return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; }"
     ), "no token of the slide on the projector's first screen"
     assert app.page.get_by_role("button", name="Show join code").is_visible()
-    app.page.screenshot(path=str(screenshots / "lecture_projector_after_join_1280x720.png"))
+    keep_screenshot(app.page, screenshots / "lecture_projector_after_join_1280x720.png")
     slide = student.page.locator(".bpe-class-slide")
     student.page.wait_for_function(
         "() => document.querySelector('.bpe-class-slide')?.textContent.startsWith('Slide 4 of')"

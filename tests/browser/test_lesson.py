@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from conftest import keep_screenshot
 from test_accessibility import AXE, REPO, assert_no_violations
 
 from bpeviz.app.lesson.slides import bundled_lessons
@@ -215,12 +216,12 @@ def test_every_slide_as_the_back_row_sees_it(
             assert in_first_screen(app, ".st-key-lesson_next"), (number, width)
             if slide.page in FIRST_TOKEN:  # as on the projector without a lesson
                 assert in_first_screen(app, FIRST_TOKEN[slide.page]), (number, width)
-            app.page.screenshot(path=str(screenshots / f"slide{number:02}_{width}x{height}.png"))
+            keep_screenshot(app.page, screenshots / f"slide{number:02}_{width}x{height}.png")
         phone.goto(app.page.url.replace("present=true", "present=false"))
         wait_slide(phone, number, len(lesson.slides))
         wide = phone.page.evaluate("document.documentElement.scrollWidth")
         assert wide <= 390, (number, wide)
-        phone.page.screenshot(path=str(screenshots / f"slide{number:02}_390x844.png"))
+        keep_screenshot(phone.page, screenshots / f"slide{number:02}_390x844.png")
         if number < len(lesson.slides):
             app.rerun(app.page.locator(".st-key-lesson_next button").first.click)
     phone.assert_clean()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import AppPage
+from conftest import AppPage, keep_screenshot
 from protocol_client import run_coroutine
 from test_accessibility import AXE, REPO, assert_no_violations
 from websockets.asyncio.client import connect
@@ -129,7 +129,7 @@ def test_the_class_quiz_counts_answers_and_reveals(lesson: Any, screenshots: Any
     students[0].page.evaluate("window.bpevizClass.send({type: 'answer', step: 0, row: 2})")
     teacher.page.set_viewport_size({"width": 1280, "height": 720})
     teacher.page.locator(".bpe-class-quiz").scroll_into_view_if_needed()
-    teacher.page.screenshot(path=str(screenshots / "live_class_teacher_quiz_1280x720.png"))
+    keep_screenshot(teacher.page, screenshots / "live_class_teacher_quiz_1280x720.png")
     teacher.page.get_by_role("button", name="Reveal the answer").click()
     students[0].page.get_by_text("✓ Right!").wait_for()
     for student in students[1:]:
@@ -155,7 +155,7 @@ def test_the_class_quiz_counts_answers_and_reveals(lesson: Any, screenshots: Any
     phone.add_style_tag(content='[data-testid="stSidebar"]{display:none}')
     phone.get_by_test_id("stSidebar").wait_for(state="hidden")
     phone.locator(".bpe-class-quiz .bpe-choice[data-row='0']").scroll_into_view_if_needed()
-    phone.screenshot(path=str(screenshots / "live_class_student_reveal_390x844.png"))
+    keep_screenshot(phone, screenshots / "live_class_student_reveal_390x844.png")
     for page in (teacher, *students):
         page.assert_clean()
 
@@ -446,7 +446,7 @@ def test_on_one_address_wrong_codes_refuse_no_right_code_and_the_teacher_comes_b
     newcomer = new_page()
     join(newcomer, code)
     wait_connected(app, 3)
-    newcomer.page.screenshot(path=str(screenshots / "live_class_campus_newcomer_1280x720.png"))
+    keep_screenshot(newcomer.page, screenshots / "live_class_campus_newcomer_1280x720.png")
     # The teacher's socket drops; its retry held back until the bar has been seen saying so.
     app.page.evaluate(
         """() => {
@@ -460,7 +460,7 @@ def test_on_one_address_wrong_codes_refuse_no_right_code_and_the_teacher_comes_b
     status.filter(has_text="Connection lost: reconnecting…").wait_for()
     app.page.locator(".bpe-class-count").filter(has_text="(last known)").wait_for()
     app.page.wait_for_function("() => window.__bpevizRetried === true")
-    app.page.screenshot(path=str(screenshots / "live_class_campus_teacher_away_1280x720.png"))
+    keep_screenshot(app.page, screenshots / "live_class_campus_teacher_away_1280x720.png")
     app.page.evaluate(
         "() => { const link = window.bpevizClass; link.connect = link.heldConnect; "
         "link.connect(); }"
@@ -468,7 +468,7 @@ def test_on_one_address_wrong_codes_refuse_no_right_code_and_the_teacher_comes_b
     app.page.wait_for_function("() => window.bpevizClass.status === 'live'")
     app.page.locator(".bpe-class-count").filter(has_text="3 students connected").wait_for()
     assert not status.is_visible() or not status.inner_text().strip()
-    app.page.screenshot(path=str(screenshots / "live_class_campus_teacher_back_1280x720.png"))
+    keep_screenshot(app.page, screenshots / "live_class_campus_teacher_back_1280x720.png")
     # The teacher drives again: every student, the newcomer too, follows the next step.
     app.step(lambda: app.step_button("Next").click(), 1)
     for student in [*students, newcomer]:

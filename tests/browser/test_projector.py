@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import keep_screenshot
 
 if TYPE_CHECKING:
     from conftest import AppPage
@@ -50,7 +51,7 @@ def test_step_page_first_screen_holds_controls_card_and_tokens(
 ) -> None:
     open_present(app, "step", width, height)
     app.wait_view(0)
-    app.page.screenshot(path=str(screenshots / f"projector-step-{width}x{height}.png"))
+    keep_screenshot(app.page, screenshots / f"projector-step-{width}x{height}.png")
     for selector in (
         ".bpe-step .bpe-slider",
         ".bpe-step button.bpe-primary",  # Next
@@ -60,7 +61,7 @@ def test_step_page_first_screen_holds_controls_card_and_tokens(
         assert on_first_screen(app, selector), f"{selector} is not on the first screen"
     # and after a merge, with its bigger card (an equation of chips), too
     app.step(app.step_button("Next").click, 1)
-    app.page.screenshot(path=str(screenshots / f"projector-step1-{width}x{height}.png"))
+    keep_screenshot(app.page, screenshots / f"projector-step1-{width}x{height}.png")
     for selector in (".bpe-card", ".bpe-step .bpe-scroll .bpe-new"):
         assert on_first_screen(app, selector), f"{selector} is not on the first screen at step 1"
     app.assert_clean()
@@ -72,7 +73,7 @@ def test_tokenize_page_first_screen_shows_tokens(
 ) -> None:
     open_present(app, "tokenize", width, height)
     app.page.wait_for_selector('.st-key-tok_spans .bpe-root[data-ready="true"]')
-    app.page.screenshot(path=str(screenshots / f"projector-tokenize-{width}x{height}.png"))
+    keep_screenshot(app.page, screenshots / f"projector-tokenize-{width}x{height}.png")
     assert on_first_screen(app, ".st-key-tok_spans .bpe-scroll .bpe-t"), "no token on screen"
     app.assert_clean()
 
@@ -129,7 +130,7 @@ def test_the_focus_view_shows_the_card_and_the_text_large(app: AppPage, screensh
     )
     app.rerun(app.page.get_by_text("Focus view", exact=True).click)
     app.wait_view(5)
-    app.page.screenshot(path=str(screenshots / "projector-step-focus-1280x720.png"))
+    keep_screenshot(app.page, screenshots / "projector-step-focus-1280x720.png")
     assert "focus=true" in app.page.url
     assert app.page.get_by_role("switch", name="Focus view").is_checked()
     for gone in (".bpe-table-pane", ".bpe-vocab", ".bpe-metrics"):
@@ -197,7 +198,7 @@ def test_every_text_on_the_page_is_at_least_18px(
     open_present(app, page, 1280, 720)
     app.page.wait_for_selector(PAGE_READY[page])
     whole = screenshots / f"projector-{page}-whole-1280x720.png"
-    app.page.screenshot(path=str(whole), full_page=True)
+    keep_screenshot(app.page, whole, full_page=True)
     # A data grid draws its cells on a canvas at 14 px: presentation mode shows tables as HTML.
     grids = app.page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]')
     assert not [grid for grid in grids.all() if grid.is_visible()], "a data grid is shown"

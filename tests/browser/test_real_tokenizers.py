@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import keep_screenshot
 from tiktoken_oracle import tiktoken_encoding
 
 from bpeviz.engine.samples import get_sample
@@ -27,7 +28,7 @@ def test_compression_chart_shows_both_real_tokenizers(app: AppPage, screenshots:
     chart = app.page.locator('[data-testid="stVegaLiteChart"]').first
     chart.wait_for(state="visible")
     app.page.wait_for_timeout(500)  # the chart draws after the run settles
-    chart.screenshot(path=str(screenshots / "compression-chart-real.png"))
+    keep_screenshot(chart, screenshots / "compression-chart-real.png")
     app.screenshot(screenshots / "compression-real.png")
     texts = {"English": get_sample("english").text, "Japanese": get_sample("japanese").text}
     # the numbers table: a row per tokenizer (its bytes per token on each text, and how many

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import keep_screenshot
 
 if TYPE_CHECKING:
     from conftest import AppPage
@@ -54,7 +55,7 @@ def test_presentation_mode_keeps_a_step_on_one_screen(app: AppPage, screenshots:
     assert sidebar.get_attribute("data-collapsed") == "true"
     chrome = app.page.locator('[data-testid="stMainMenu"], [data-testid="stAppDeployButton"]')
     assert not any(element.is_visible() for element in chrome.all())
-    app.page.screenshot(path=str(screenshots / "step-present-screen.png"))
+    keep_screenshot(app.page, screenshots / "step-present-screen.png")
     # The merge and the text it changes share the one screen a projector shows.
     screen_height = app.page.viewport_size["height"]
     for selector in (".bpe-card", ".bpe-scroll .bpe-t"):

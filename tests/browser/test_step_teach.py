@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from conftest import keep_screenshot
 from sample_runs import sample_history
 
 from bpeviz.engine.history import History, train
@@ -277,7 +278,7 @@ def test_quiz_and_inspector_on_a_projector_and_at_800_px(
     for choice in app.page.locator(".bpe-choice").all():
         right = choice.bounding_box()
         assert right is not None and right["x"] + right["width"] <= width
-    app.page.screenshot(path=str(screenshots / f"step-quiz-present-{width}.png"), full_page=True)
+    keep_screenshot(app.page, screenshots / f"step-quiz-present-{width}.png", full_page=True)
 
 
 # ---- a long text: the drawn part follows the merge a student stops at -----------------------

@@ -23,10 +23,13 @@ import json
 import random
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pytest
+from conftest import keep_screenshot
 from sample_runs import sample_history
 from step_outline import step_outline
 
@@ -91,7 +94,7 @@ def check_step(history: History, shown: dict[str, Any], window_bytes: int) -> No
 
     outline = step_outline(history, k, before=before)
     segmentation = history.segmentation(k - 1 if before and k else k)
-    assert outline.shown.ids.tolist() == segmentation.ids.tolist(), where
+    assert np.array_equal(outline.shown.ids, segmentation.ids), where
     inside = int((segmentation.starts < window_bytes).sum())
     want_ids = segmentation.ids[:inside].tolist()
     got_ids = [int(value) for value in shown["ids"].split(",")] if shown["ids"] else []
@@ -99,7 +102,8 @@ def check_step(history: History, shown: dict[str, Any], window_bytes: int) -> No
     want_marks = "".join(MARK_LETTERS[mark] for mark in outline.marks[:inside])
     assert shown["marks"] == want_marks, f"{where}: marks differ from step_outline"
     texts = shown["texts"].split("\u0000") if shown["texts"] else []
-    assert texts == [expected_text(history, token_id) for token_id in want_ids], where
+    labels = {token_id: expected_text(history, token_id) for token_id in set(want_ids)}
+    assert texts == [labels[token_id] for token_id in want_ids], where
 
     if k:
         step = history.steps[k - 1]
@@ -121,6 +125,15 @@ def check_step(history: History, shown: dict[str, Any], window_bytes: int) -> No
         )
     ]
     assert shown["pairs"] == want_rows, f"{where}: pair table differs from History.pair_table"
+
+
+def keeping_cuts(history: History) -> History:
+    """``history`` remembering its last few cuts of the text (``segmentation``): checking one
+    step reads the cuts after k and k - 1 merges up to six times (:func:`check_step` and
+    :func:`step_outline`), and one cut of Tiny Shakespeare costs tens of milliseconds. The
+    cuts are still the engine's, only not computed again."""
+    history.segmentation = lru_cache(maxsize=4)(history.segmentation)  # type: ignore[method-assign]
+    return history
 
 
 def read_steps(page: Any, steps: list[tuple[int, str]], batch: int = 16) -> Iterator[dict]:
@@ -180,7 +193,7 @@ def wait_hash(page: Any, k: int, when: str = "after", timeout: float = 10_000) -
 
 
 def test_every_step_of_the_english_sample_equals_the_engine(app: AppPage) -> None:
-    history = sample_history("english")
+    history = keeping_cuts(History(sample_history("english").run))
     record = payload(history)
     assert record["window"]["whole"], "a bundled sample is drawn whole"
     app.open("step")
@@ -199,7 +212,7 @@ def test_every_step_of_the_english_sample_equals_the_engine(app: AppPage) -> Non
 def test_two_hundred_random_steps_of_tiny_shakespeare_equal_the_engine(
     browser: Any, shakespeare: str, tmp_path: Path
 ) -> None:
-    history = train(shakespeare, 4096, pretokenizer="gpt4", top_pairs=12)
+    history = keeping_cuts(train(shakespeare, 4096, pretokenizer="gpt4", top_pairs=12))
     text = payload_json(history)
     window = payload(history)["window"]
     assert not window["whole"] and window["bytes"] > 0
@@ -267,7 +280,7 @@ def test_the_exported_page_works_from_disk(browser: Any, tmp_path: Path, screens
         wait_step(page, 40)
         assert root.get_attribute("data-when") == "before"
         assert page.locator(".bpe-root .bpe-ps").count() > 0
-        page.screenshot(path=str(screenshots / "exported-step.png"), full_page=True)
+        keep_screenshot(page, screenshots / "exported-step.png", full_page=True)
         assert page.bpeviz_errors == []
     finally:
         page.context.close()
@@ -285,7 +298,7 @@ def test_the_exported_page_works_from_disk(browser: Any, tmp_path: Path, screens
                .map((e) => e.className.baseVal ?? e.className)""",
             width,
         )
-        phone.screenshot(path=str(screenshots / "exported-step-phone.png"), full_page=True)
+        keep_screenshot(phone, screenshots / "exported-step-phone.png", full_page=True)
         assert wide == [], f"cut off at the right on a phone ({width} px): {wide}"
         assert phone.bpeviz_errors == []
     finally:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import keep_screenshot
 from sample_runs import sample_history
 
 from bpeviz import Tokenizer
@@ -168,7 +169,7 @@ def test_screenshots_of_the_inspector_and_pieces(
     app.page.locator(f"{ROOT} .bpe-scroll .bpe-t").nth(index).click()
     app.page.locator(f"{ROOT} .bpe-inspector").wait_for()
     app.page.locator(ROOT).scroll_into_view_if_needed()
-    app.page.screenshot(path=str(screenshots / f"{name}-screen.png"))
+    keep_screenshot(app.page, screenshots / f"{name}-screen.png")
     app.screenshot(screenshots / f"{name}.png")
     # the inspector and the text fit the width: nothing cut off on the right
     for selector in (f"{ROOT} .bpe-inspector", f"{ROOT} .bpe-scroll"):

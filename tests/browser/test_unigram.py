@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from conftest import keep_screenshot
 from test_unigram_sentencepiece import model_pb2_float, processor
 
 from bpeviz import UnigramModel
@@ -168,7 +169,7 @@ def test_the_exported_page_steps_from_disk(app: AppPage, tmp_path: Path, screens
     page.locator(f"{ROOT} .bpe-text [data-word]").first.click()
     assert page.locator(".bpe-lattice-box h3").inner_text() == "The lattice of “␣hug” at step 3"
     assert errors == []
-    page.screenshot(path=str(screenshots / "unigram_exported.png"), full_page=True)
+    keep_screenshot(page, screenshots / "unigram_exported.png", full_page=True)
 
 
 def test_a_live_class_follows_the_teacher_s_unigram_rounds(app: AppPage, new_page: Any) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import AppPage
+from conftest import AppPage, keep_screenshot
 from test_accessibility import AXE, assert_no_violations
 from test_live_class import join, wait_connected
 from test_step_view import exported_page, wait_step
@@ -83,7 +83,7 @@ def test_stepping_through_a_wordpiece_run_by_score(app: AppPage, screenshots: Pa
     assert rows[0][0] == "hu + ##gs" and rows[0][4] == "1/15 ≈ 0.0667"
     assert ["hu + ##g", "10", "15", "15", "2/45 ≈ 0.0444"] in rows
     assert app.page.evaluate(_WORDS_JS)["last"] == ["hugs"]
-    app.page.screenshot(path=str(screenshots / "wordpiece-step-3.png"), full_page=True)
+    keep_screenshot(app.page, screenshots / "wordpiece-step-3.png", full_page=True)
     # axe reads a colour under the app's sticky header as the background: from the top.
     app.page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
     assert_no_violations(app.page, AXE, "a WordPiece run's step 3")
@@ -105,7 +105,7 @@ def test_the_quiz_asks_for_the_best_score(app: AppPage, screenshots: Path) -> No
     app.page.get_by_text("✓ Right!").wait_for()
     right = app.page.locator(".bpe-choice[data-row='0']").inner_text()
     assert "##g" in right and "##s" in right and "score 1/20 ≈ 0.0500" in right
-    app.page.screenshot(path=str(screenshots / "wordpiece-quiz.png"), full_page=True)
+    keep_screenshot(app.page, screenshots / "wordpiece-quiz.png", full_page=True)
     app.assert_clean()
 
 
@@ -124,7 +124,7 @@ def test_an_exported_wordpiece_page_steps_from_disk(
         assert "1/15" in page.locator(".bpe-card").inner_text()
         chips = page.locator(".bpe-card .bpe-chip").all_inner_texts()
         assert chips == ["hu", "##gs", "hugs"]
-        page.screenshot(path=str(screenshots / "wordpiece-exported.png"), full_page=True)
+        keep_screenshot(page, screenshots / "wordpiece-exported.png", full_page=True)
         assert page.bpeviz_errors == []
     finally:
         page.context.close()
@@ -174,5 +174,5 @@ def test_tokenize_encodes_with_the_wordpiece_run(app: AppPage, screenshots: Path
     main = app.main_text()
     assert "longest vocabulary entry that matches" in main
     assert "At character 1, “hugs” is left: the longest entry that matches is “hugs”." in main
-    app.page.screenshot(path=str(screenshots / "wordpiece-tokenize.png"), full_page=True)
+    keep_screenshot(app.page, screenshots / "wordpiece-tokenize.png", full_page=True)
     app.assert_clean()

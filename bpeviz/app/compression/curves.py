@@ -36,6 +36,10 @@ CURVE_COLUMNS: tuple[str, ...] = (
 # The vocab sizes the Compression page trains its two samples up to (a link and a lesson's
 # ``compression_vocab`` hold one of them).
 VOCAB_CHOICES: tuple[int, ...] = (512, 768, 1024, 1536, 2048, 3072, 4096)
+# What the page trains, whatever the sidebar holds: the two bundled samples, by the language
+# the chart names them with, under GPT-4's pre-tokenizer and the tie rule "first".
+SAMPLES: dict[str, str] = {"English": "english", "Japanese": "japanese"}
+PRETOKENIZER, TIE_BREAK = "gpt4", "first"
 REFERENCE_COLUMNS: tuple[str, ...] = (
     "tokenizer",
     "measured_on",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpeviz.app.frame import run_settings as cfg
+from bpeviz.app.frame import run_settings
 from bpeviz.app.frame.links import MAX_LINK_TEXT_CHARS, query_from_state
 from bpeviz.app.frame.state import (
     KEY_PRESENT,
@@ -31,9 +31,9 @@ def _apply_sample_suggestions() -> None:
     It also starts at step 0: a teacher switching to the ties example wants
     to land before its tie, not at whatever step the last sample was on.
     """
-    sample = get_sample(st.session_state[cfg.KEY_SAMPLE])
-    algorithm = str(st.session_state.get(cfg.KEY_ALGORITHM) or "bpe")
-    for key, value in cfg.suggested_state(sample, algorithm).items():
+    sample = get_sample(st.session_state[run_settings.KEY_SAMPLE])
+    algorithm = str(st.session_state.get(run_settings.KEY_ALGORITHM) or "bpe")
+    for key, value in run_settings.suggested_state(sample, algorithm).items():
         st.session_state[key] = value
     st.session_state[KEY_STEP] = 0
 
@@ -43,16 +43,16 @@ def _fit_to_algorithm() -> None:
     only, a vocab size from its smallest one (a state from a live class or an old session
     may hold another algorithm's). The sidebar offers no other choice."""
     state = st.session_state
-    algorithm = str(state.get(cfg.KEY_ALGORITHM) or "bpe")
+    algorithm = str(state.get(run_settings.KEY_ALGORITHM) or "bpe")
     if algorithm not in ALGORITHM_REGISTRY:
-        algorithm = state[cfg.KEY_ALGORITHM] = "bpe"
-    pretokenizer = str(state.get(cfg.KEY_PRETOKENIZER) or "")
-    state[cfg.KEY_PRETOKENIZER] = cfg.fitted_pretokenizer(algorithm, pretokenizer)
+        algorithm = state[run_settings.KEY_ALGORITHM] = "bpe"
+    pretokenizer = str(state.get(run_settings.KEY_PRETOKENIZER) or "")
+    state[run_settings.KEY_PRETOKENIZER] = run_settings.fitted_pretokenizer(algorithm, pretokenizer)
     if algorithm != "bpe":
-        state[cfg.KEY_END_OF_WORD] = False
-    vocab = state.get(cfg.KEY_VOCAB)
-    if isinstance(vocab, int | float) and vocab < cfg.min_vocab(algorithm):
-        state[cfg.KEY_VOCAB] = cfg.min_vocab(algorithm)
+        state[run_settings.KEY_END_OF_WORD] = False
+    vocab = state.get(run_settings.KEY_VOCAB)
+    if isinstance(vocab, int | float) and vocab < run_settings.min_vocab(algorithm):
+        state[run_settings.KEY_VOCAB] = run_settings.min_vocab(algorithm)
 
 
 def _new_algorithm() -> None:
@@ -92,7 +92,7 @@ def sidebar() -> None:
     state = st.session_state
     samples = {sample.key: sample for sample in list_samples()}
     _fit_to_algorithm()
-    algorithm = ALGORITHM_REGISTRY[state[cfg.KEY_ALGORITHM]]
+    algorithm = ALGORITHM_REGISTRY[state[run_settings.KEY_ALGORITHM]]
     with st.sidebar:
         st.toggle(
             "Presentation mode",
@@ -102,38 +102,38 @@ def sidebar() -> None:
         )
         st.radio(
             "Training text",
-            cfg.SOURCES,
-            index=_index(cfg.SOURCES, cfg.KEY_SOURCE),
-            format_func=cfg.SOURCE_LABELS.__getitem__,
-            key=cfg.KEY_SOURCE,
+            run_settings.SOURCES,
+            index=_index(run_settings.SOURCES, run_settings.KEY_SOURCE),
+            format_func=run_settings.SOURCE_LABELS.__getitem__,
+            key=run_settings.KEY_SOURCE,
             horizontal=True,
             persist_state="session",
         )
-        source = state[cfg.KEY_SOURCE]
+        source = state[run_settings.KEY_SOURCE]
         if source == "sample":
             st.selectbox(
                 "Sample",
                 list(samples),
-                index=_index(list(samples), cfg.KEY_SAMPLE),
+                index=_index(list(samples), run_settings.KEY_SAMPLE),
                 format_func=lambda key: samples[key].title,
-                key=cfg.KEY_SAMPLE,
+                key=run_settings.KEY_SAMPLE,
                 on_change=_apply_sample_suggestions,
                 persist_state="session",
                 help="Choosing a sample also applies the settings it is meant to be seen with.",
             )
-            st.caption(samples[state[cfg.KEY_SAMPLE]].description)
+            st.caption(samples[state[run_settings.KEY_SAMPLE]].description)
         elif source == "paste":
             st.text_area(
                 "Your text",
-                value=str(state.get(cfg.KEY_PASTE) or ""),
-                key=cfg.KEY_PASTE,
+                value=str(state.get(run_settings.KEY_PASTE) or ""),
+                key=run_settings.KEY_PASTE,
                 height=150,
                 persist_state="session",
                 placeholder="Paste or type the text to train on…",
                 help=f"Up to {format_size(MAX_PASTE_BYTES)}. Texts of up to "
                 f"{MAX_LINK_TEXT_CHARS:,} characters are kept in the page's link.",
             )
-            if len(state.get(cfg.KEY_PASTE) or "") > MAX_LINK_TEXT_CHARS:
+            if len(state.get(run_settings.KEY_PASTE) or "") > MAX_LINK_TEXT_CHARS:
                 st.caption(
                     f"This text is longer than {MAX_LINK_TEXT_CHARS:,} characters: the "
                     "page's link refers to it, and this server keeps it for a reload."
@@ -154,8 +154,8 @@ def sidebar() -> None:
         st.selectbox(
             "Algorithm",
             ALGORITHMS,
-            index=_index(ALGORITHMS, cfg.KEY_ALGORITHM),
-            key=cfg.KEY_ALGORITHM,
+            index=_index(ALGORITHMS, run_settings.KEY_ALGORITHM),
+            key=run_settings.KEY_ALGORITHM,
             persist_state="session",
             on_change=_new_algorithm,
             format_func=lambda name: ALGORITHM_REGISTRY[name].title,
@@ -165,19 +165,19 @@ def sidebar() -> None:
             st.radio(
                 "WordPiece rule",
                 SCORE_RULES,
-                index=_index(SCORE_RULES, cfg.KEY_SCORE_RULE),
-                key=cfg.KEY_SCORE_RULE,
+                index=_index(SCORE_RULES, run_settings.KEY_SCORE_RULE),
+                key=run_settings.KEY_SCORE_RULE,
                 persist_state="session",
                 horizontal=True,
                 help="**score**: the textbook's, the pair with the best count(ab) / (count(a) × "
                 "count(b)); **frequency**: the most frequent pair, what the tokenizers "
                 "library's WordPieceTrainer really does.",
             )
-        smallest = cfg.min_vocab(algorithm.name)
+        smallest = run_settings.min_vocab(algorithm.name)
         st.number_input(
             "Vocab size",
-            value=max(smallest, cfg.settings_from_state(state).vocab_size),
-            key=cfg.KEY_VOCAB,
+            value=max(smallest, run_settings.settings_from_state(state).vocab_size),
+            key=run_settings.KEY_VOCAB,
             persist_state="session",
             min_value=smallest,
             step=1,
@@ -193,8 +193,8 @@ def sidebar() -> None:
         st.selectbox(
             "Pre-tokenizer",
             pretokenizers,
-            index=_index(pretokenizers, cfg.KEY_PRETOKENIZER),
-            key=cfg.KEY_PRETOKENIZER,
+            index=_index(pretokenizers, run_settings.KEY_PRETOKENIZER),
+            key=run_settings.KEY_PRETOKENIZER,
             persist_state="session",
             format_func=_pretokenizer_label,
             help="How the text is cut into pieces first; merges never cross a piece boundary.",
@@ -202,27 +202,28 @@ def sidebar() -> None:
         st.selectbox(
             "Tie rule",
             TIE_BREAKS,
-            index=_index(TIE_BREAKS, cfg.KEY_TIE_BREAK),
-            key=cfg.KEY_TIE_BREAK,
+            index=_index(TIE_BREAKS, run_settings.KEY_TIE_BREAK),
+            key=run_settings.KEY_TIE_BREAK,
             persist_state="session",
             help="When several pairs share the top count, this picks one: "
             + "; ".join(f"**{rule.name}**: {rule.description}" for rule in TIE_RULES.values()),
         )
         st.text_input(
             "Special tokens",
-            value=str(state.get(cfg.KEY_SPECIALS) or ""),
-            key=cfg.KEY_SPECIALS,
+            value=str(state.get(run_settings.KEY_SPECIALS) or ""),
+            key=run_settings.KEY_SPECIALS,
             persist_state="session",
             placeholder="none (e.g. <|endoftext|>)",
-            help=f"Separated by spaces or commas; at most {cfg.MAX_SPECIAL_TOKENS} tokens and "
-            f"{cfg.MAX_SPECIALS_CHARS:,} characters. A special token is never split or merged.",
+            help=f"Separated by spaces or commas; at most {run_settings.MAX_SPECIAL_TOKENS} "
+            f"tokens and {run_settings.MAX_SPECIALS_CHARS:,} characters. A special token is never "
+            "split or merged.",
         )
         st.checkbox(
             f"{END_OF_WORD} end-of-word marker",
-            value=bool(state.get(cfg.KEY_END_OF_WORD)),
-            key=cfg.KEY_END_OF_WORD,
+            value=bool(state.get(run_settings.KEY_END_OF_WORD)),
+            key=run_settings.KEY_END_OF_WORD,
             persist_state="session",
-            disabled=state[cfg.KEY_PRETOKENIZER] != "words" or algorithm.name != "bpe",
+            disabled=state[run_settings.KEY_PRETOKENIZER] != "words" or algorithm.name != "bpe",
             help="Sennrich et al.'s marker at the end of every word (words pre-tokenizer only).",
         )
     _write_link()
@@ -238,12 +239,15 @@ def _pretokenizer_label(name: str) -> str:
 def _write_link() -> None:
     """Put the settings into the URL: set what changed, drop what is back to its default."""
     wanted = query_from_state(st.session_state)
-    for key in cfg.STATE_KEYS:
+    for key in run_settings.STATE_KEYS:
         if key in wanted:
             if st.query_params.get(key) != wanted[key]:
                 st.query_params[key] = wanted[key]
         elif key in st.query_params:
             del st.query_params[key]
-    paste = str(st.session_state.get(cfg.KEY_PASTE) or "")
-    long_paste = st.session_state.get(cfg.KEY_SOURCE) == "paste" and cfg.KEY_PASTE not in wanted
-    keep_long_text(cfg.KEY_PASTE, paste, in_link=long_paste and bool(paste))
+    paste = str(st.session_state.get(run_settings.KEY_PASTE) or "")
+    long_paste = (
+        st.session_state.get(run_settings.KEY_SOURCE) == "paste"
+        and run_settings.KEY_PASTE not in wanted
+    )
+    keep_long_text(run_settings.KEY_PASTE, paste, in_link=long_paste and bool(paste))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -36,14 +37,15 @@ from bpeviz.app.frame.sized_cache import SizedCache
 from bpeviz.app.frame.state import current_settings, text_and_messages
 from bpeviz.app.frame.text_input import TrainingText
 from bpeviz.app.frame.widgets import show_messages
-from bpeviz.app.shared.choices import IMPORTED, TRAINED
-from bpeviz.engine.budget import SERVER_BUDGET
+from bpeviz.app.shared import charts
+from bpeviz.app.shared.choices import BYTES, IMPORTED, TRAINED
+from bpeviz.engine.budget import SERVER_BUDGET, SERVER_WORDPIECE_BUDGET, check_wordpiece_budget
 from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.history import History
 from bpeviz.engine.samples import get_sample
 from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.engine.trainer import check_run, corpus_for, run_training
-from bpeviz.engine.wordpiece import split_words, train_wordpiece
+from bpeviz.engine.wordpiece import UNK, initial_vocab, split_words, train_wordpiece
 from bpeviz.engine.wordpiece_history import WordPieceHistory
 from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
 from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
@@ -86,7 +88,8 @@ def training_turn() -> Iterator[None]:
 
     def waiting() -> None:
         nonlocal note
-        note = st.info("Waiting for other sessions' training to finish (two train at once)…")
+        if session_id() is not None:  # else a thread preparing a lesson: nobody to tell
+            note = st.info("Waiting for other sessions' training to finish (two train at once)…")
 
     with taking_turns(_training_turns(), waiting):
         if note is not None:
@@ -129,15 +132,16 @@ def step_records() -> SizedCache[tuple[Any, int], tuple[str, str]]:
 
 
 def let_go_of_closed_sessions(alive: set[str]) -> None:
-    """Drop the runs and records only closed sessions asked for (``alive``: the others'
-    ids); the bundled samples' runs stay for the next class."""
+    """Drop the runs, records and encodings only closed sessions asked for (``alive``: the
+    others' ids); the bundled samples' runs stay for the next class."""
     _runs().let_go_of_closed(alive=alive)
     step_records().let_go_of_closed(alive=alive)
+    encodings().let_go_of_closed(alive=alive)
 
 
 def session_id() -> str | None:
     """The id of the session this script runs for (``None`` outside one)."""
-    ctx = get_script_run_ctx()
+    ctx = get_script_run_ctx(suppress_warning=True)  # a lesson's preparing thread has none
     return ctx.session_id if ctx is not None else None
 
 
@@ -151,10 +155,11 @@ def _train_with_progress(data: str | bytes, settings: Settings) -> History:
     before the first merge), showing a progress bar if it takes more than a moment."""
     started = time.perf_counter()
     bar: Any = None
+    seen = session_id() is not None  # else a thread preparing a lesson: nobody to show
 
     def progress(done: int, total: int) -> None:
         nonlocal bar
-        if time.perf_counter() - started < PROGRESS_AFTER_SECONDS:
+        if not seen or time.perf_counter() - started < PROGRESS_AFTER_SECONDS:
             return
         if bar is None:
             bar = st.progress(0.0)
@@ -190,13 +195,9 @@ def _history_in(key: RunKey, data: str | bytes, settings: Settings) -> History:
 def _train_wordpiece(text: str, settings: Settings) -> WordPieceHistory:
     """Train WordPiece on ``text`` (every step's pair table kept for the step view), one of
     :data:`TRAINING_AT_ONCE` at a time, within the server's budget on the words' characters."""
-    words = set(split_words(text, settings.pretokenizer))
-    symbols = sum(map(len, words))
-    if symbols > SERVER_BUDGET.symbols:
-        raise ValueError(
-            f"this text has {symbols:,} characters in its different words, more than the "
-            f"{SERVER_BUDGET.symbols:,} WordPiece trains on here: use a shorter text"
-        )
+    words = tuple(dict.fromkeys(split_words(text, settings.pretokenizer)))
+    first = len(initial_vocab(words, (UNK,)))  # refused at once, not after waiting a turn
+    check_wordpiece_budget(words, first, settings.vocab_size, SERVER_WORDPIECE_BUDGET)
     with st.spinner("Training WordPiece…"), training_turn():
         run = train_wordpiece(
             text,
@@ -205,6 +206,7 @@ def _train_wordpiece(text: str, settings: Settings) -> WordPieceHistory:
             score_rule=settings.score_rule,
             tie_break=settings.tie_break,
             top_pairs=TOP_PAIRS,
+            budget=SERVER_WORDPIECE_BUDGET,
         )
     return WordPieceHistory(text, run)
 
@@ -397,6 +399,8 @@ def chosen_tokenizer(
             key = history_key(history)
             return _wordpiece_tokenizer(key, history), key
         return history.tokenizer, history_key(history)
+    if choice == BYTES:
+        return Tokenizer(), BYTES
     if choice == IMPORTED:
         if imported is None:
             raise ValueError("no tokenizer was imported: load one on the Export / import page")
@@ -421,14 +425,42 @@ def encode_or_stop(tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[
         st.stop()
 
 
-@st.cache_data(max_entries=16, show_spinner="Tokenizing…")
+# What the Tokenize and Compare pages' encodings may hold together, their ids as 4-byte
+# numbers (8 past 2**31): a box tokenizes at most 200,000 characters (text_input.MAX_BOX_CHARS),
+# so one encoding holds at most 0.8 MB, and these 16 MB twenty of the largest. Bounded by a
+# count (16) before, its entries weighed anything from bytes to 7 MB of Python ints each.
+ENCODE_BYTES = 16_000_000
+
+
+@st.cache_resource(show_spinner=False)
+def encodings() -> SizedCache[tuple[Any, str], np.ndarray]:
+    """The process's one cache of encodings (bounded in bytes: see ``sized_cache``)."""
+    return SizedCache(ENCODE_BYTES, keep=lambda key: False, most_kept=0)
+
+
+def _ids_array(ids: list[int]) -> np.ndarray:
+    """``ids`` as compact numbers: 4 bytes each when they fit, else 8."""
+    array = np.array(ids, dtype=np.int64)
+    if not len(array) or (array.min() >= 0 and array.max() < 2**31):
+        return array.astype(np.int32)
+    return array
+
+
 def encode(_tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int]:
-    """``_tokenizer.encode(text)``, cached per (``tokenizer_key``, text).
+    """``_tokenizer.encode(text)``, cached per (``tokenizer_key``, text) in
+    :func:`encodings`; each caller gets a list of its own.
 
     ``tokenizer_key`` must name the tokenizer uniquely (e.g. ``"cl100k_base"`` or the training
     settings and text digest); the tokenizer itself is not hashed.
     """
-    return _tokenizer.encode(text)
+
+    def make() -> np.ndarray:
+        with st.spinner("Tokenizing…"):
+            return _ids_array(_tokenizer.encode(text))
+
+    key = (tokenizer_key, _digest(text))
+    ids = encodings().get(key, make, lambda array: int(array.nbytes), user=session_id())
+    return ids.tolist()
 
 
 def history_key(history: Run) -> tuple[Any, ...]:
@@ -462,6 +494,21 @@ def sample_curves(
         name: train_sample(key, max_vocab, pretokenizer, tie_break) for name, key in samples
     }
     return compression.compression_curves(histories, cross=cross)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def compression_chart_spec(
+    points: pd.DataFrame,
+    references: pd.DataFrame | None,
+    marker: int | None,
+    *,
+    projector: bool,
+) -> dict[str, Any]:
+    """The Compression page's chart as a Vega-Lite spec, built once per data for every session
+    (a new visitor on the bundled samples gets the same chart): building and checking it took
+    0.6 s of each visit. ``projector``: presentation mode's larger type."""
+    chart = charts.compression_chart(points, references=references, current_vocab_size=marker)
+    return charts.vega_spec(charts.projector_type(chart) if projector else chart)
 
 
 @st.cache_data(max_entries=2, show_spinner=False)

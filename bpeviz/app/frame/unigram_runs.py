@@ -19,6 +19,7 @@ from bpeviz.app.frame.state import current_settings, text_and_messages
 from bpeviz.app.frame.text_input import TrainingText
 from bpeviz.app.frame.training import RUN_BYTES, _digest, session_id, training_turn
 from bpeviz.app.frame.widgets import show_messages
+from bpeviz.engine.budget import SERVER_UNIGRAM_BUDGET
 from bpeviz.engine.unigram import UnigramRun, train_unigram
 from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
 from bpeviz.formats.hf_unigram import to_hf_unigram_json
@@ -72,7 +73,7 @@ def unigram_run_for(text: TrainingText, data: str, settings: Settings) -> tuple[
 
     def train() -> UnigramRun:
         with training_turn(), st.spinner("Training Unigram…"):
-            return train_unigram(data, config.vocab_size)
+            return train_unigram(data, config.vocab_size, budget=SERVER_UNIGRAM_BUDGET)
 
     run = _unigram_runs().get(key, train, held_bytes, user=session_id())
     return run, repr(key)

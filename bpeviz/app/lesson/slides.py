@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from bpeviz.app.compression.curves import VOCAB_CHOICES
-from bpeviz.app.frame import run_settings as cfg
-from bpeviz.app.shared.choices import TRAINED
+from bpeviz.app.frame import run_settings
+from bpeviz.app.shared.choices import BYTES, TRAINED
 from bpeviz.app.tokenize.surprises import load_surprises
 from bpeviz.engine.algorithms import ALGORITHM_REGISTRY, ALGORITHMS, algorithm_problems
 from bpeviz.engine.config import MAX_VOCAB_SIZE
@@ -95,7 +95,7 @@ def _runs(field_name: str, param: Param) -> dict[str, Param]:
 
 
 def _tokenizers() -> list[str]:
-    return [TRAINED, *bundled_names()]
+    return [TRAINED, *bundled_names(), BYTES]
 
 
 def _pretokenizers() -> tuple[str, ...]:
@@ -111,16 +111,16 @@ def _vocab_choices() -> list[str]:
 # Every parameter a slide's view may hold: the link's names (see bpeviz.app.frame.links and the
 # pages' widget keys), so a slide's view is a link's query.
 PARAMS: dict[str, Param] = {
-    cfg.KEY_ALGORITHM: Param("choice", choices=lambda: ALGORITHMS),
-    cfg.KEY_SCORE_RULE: Param("choice", choices=lambda: SCORE_RULES),
-    cfg.KEY_SOURCE: Param("choice", choices=lambda: ("sample", "paste")),
-    cfg.KEY_SAMPLE: Param("choice", choices=cfg.sample_keys),
-    cfg.KEY_VOCAB: Param("count"),  # its least (256 bytes for BPE) checked with the algorithm
-    cfg.KEY_PRETOKENIZER: Param("choice", choices=_pretokenizers),
-    cfg.KEY_TIE_BREAK: Param("choice", choices=lambda: TIE_BREAKS),
-    cfg.KEY_END_OF_WORD: Param("flag"),
-    cfg.KEY_SPECIALS: Param("text"),
-    cfg.KEY_PASTE: Param("text"),
+    run_settings.KEY_ALGORITHM: Param("choice", choices=lambda: ALGORITHMS),
+    run_settings.KEY_SCORE_RULE: Param("choice", choices=lambda: SCORE_RULES),
+    run_settings.KEY_SOURCE: Param("choice", choices=lambda: ("sample", "paste")),
+    run_settings.KEY_SAMPLE: Param("choice", choices=run_settings.sample_keys),
+    run_settings.KEY_VOCAB: Param("count"),  # its least (BPE: 256) checked with the algorithm
+    run_settings.KEY_PRETOKENIZER: Param("choice", choices=_pretokenizers),
+    run_settings.KEY_TIE_BREAK: Param("choice", choices=lambda: TIE_BREAKS),
+    run_settings.KEY_END_OF_WORD: Param("flag"),
+    run_settings.KEY_SPECIALS: Param("text"),
+    run_settings.KEY_PASTE: Param("text"),
     "present": Param("flag", bound=True),
     "step": Param("count", pages=("step",)),
     "text_when": Param("choice", pages=("step",), choices=lambda: ("before", "after")),
@@ -145,7 +145,7 @@ PARAMS: dict[str, Param] = {
     "compare_text": Param("text", pages=("compare",)),
     **_runs("pretok", Param("choice", ("runs",), lambda: PRETOKENIZERS, bound=True)),
     **_runs("tie", Param("choice", ("runs",), lambda: TIE_BREAKS, bound=True)),
-    **_runs("vocab", Param("count", ("runs",), low=cfg.MIN_VOCAB, bound=True)),
+    **_runs("vocab", Param("count", ("runs",), low=run_settings.MIN_VOCAB, bound=True)),
     **_runs("eow", Param("flag", ("runs",), bound=True)),
     "runs_step": Param("count", ("runs",), bound=True),
 }
@@ -257,26 +257,26 @@ def _view(raw: Any, page: str, where: str) -> dict[str, Value]:
 def _check_algorithm(view: Mapping[str, Value], where: str) -> None:
     """Refuse the settings the sidebar would not run together with the slide's algorithm
     (BPE unless it names one), rather than change them quietly as a link's are changed."""
-    info = ALGORITHM_REGISTRY[str(view.get(cfg.KEY_ALGORITHM, "bpe"))]
-    if cfg.KEY_SCORE_RULE in view and info.name != "wordpiece":
+    info = ALGORITHM_REGISTRY[str(view.get(run_settings.KEY_ALGORITHM, "bpe"))]
+    if run_settings.KEY_SCORE_RULE in view and info.name != "wordpiece":
         raise LessonError(
             f"{where}'s wprule is WordPiece's rule, and this slide's algorithm is {info.title}; "
             'remove it or set algo = "wordpiece".'
         )
-    if cfg.KEY_PRETOKENIZER in view:
-        problems = algorithm_problems(info.name, str(view[cfg.KEY_PRETOKENIZER]))
+    if run_settings.KEY_PRETOKENIZER in view:
+        problems = algorithm_problems(info.name, str(view[run_settings.KEY_PRETOKENIZER]))
         if problems:
             raise LessonError(
                 f"{where}'s pretok does not fit its algorithm ({problems[0].rstrip('.')})."
             )
-    if view.get(cfg.KEY_END_OF_WORD) is True and info.name != "bpe":
+    if view.get(run_settings.KEY_END_OF_WORD) is True and info.name != "bpe":
         raise LessonError(
             f"{where}'s eow is on, and the </w> end-of-word marker is BPE's, not "
             f"{info.title}'s; remove it."
         )
-    if cfg.KEY_VOCAB in view:
-        low = cfg.min_vocab(info.name)
-        _count(view[cfg.KEY_VOCAB], f"{where}'s vocab", low=low, high=MAX_VOCAB_SIZE)
+    if run_settings.KEY_VOCAB in view:
+        low = run_settings.min_vocab(info.name)
+        _count(view[run_settings.KEY_VOCAB], f"{where}'s vocab", low=low, high=MAX_VOCAB_SIZE)
 
 
 def _slide(raw: Any, number: int) -> Slide:

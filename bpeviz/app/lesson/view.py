@@ -24,6 +24,7 @@ from bpeviz.app.frame.state import (
     held_class,
     presentation_mode,
 )
+from bpeviz.app.lesson.prepare import prepare_lesson
 from bpeviz.app.lesson.slides import (
     MAX_LESSON_BYTES,
     MAX_LINK_LESSON_CHARS,
@@ -96,6 +97,7 @@ def start_lesson(lesson: Lesson, name: str | None) -> None:
     first slide."""
     st.session_state[KEY_LESSON] = (name, lesson)
     apply_slide(0)
+    prepare_lesson(lesson)  # every slide computed before the class reaches it
 
 
 def _move(step: int) -> None:
@@ -175,6 +177,7 @@ def seed_lesson() -> None:
         apply_slide(0)  # the lesson from its start
     else:  # the link already holds that slide's view, and maybe the presenter's changes
         st.session_state[KEY_INDEX] = min(max(slide - 1, 0), len(held[1].slides) - 1)
+    prepare_lesson(held[1], first=int(st.session_state.get(KEY_INDEX) or 0))
 
 
 def _link(name: str | None, lesson: Lesson, index: int) -> dict[str, str]:
@@ -185,6 +188,33 @@ def _link(name: str | None, lesson: Lesson, index: int) -> dict[str, str]:
     if len(packed) > MAX_LINK_LESSON_CHARS:
         return {}
     return {LINK_FILE: packed, LINK_SLIDE: str(index + 1)}
+
+
+def lesson_reference() -> dict[str, str] | None:
+    """The current lesson as a link names it (bundled by name, else packed whole), without
+    the slide; ``None`` with no lesson on, or one too long for a link."""
+    held = current_lesson()
+    if held is None:
+        return None
+    link = _link(st.session_state[KEY_LESSON][0], held[0], 0)
+    link.pop(LINK_SLIDE, None)
+    return link or None
+
+
+def referenced_lesson(reference: object) -> Lesson | None:
+    """The lesson :func:`lesson_reference` names (``None`` if it names none this server
+    reads: another version's bundled lesson, a changed link)."""
+    if not isinstance(reference, dict):
+        return None
+    name, packed = reference.get(LINK_LESSON), reference.get(LINK_FILE)
+    if isinstance(name, str):
+        return bundled_lessons().get(name)
+    if isinstance(packed, str):
+        try:
+            return lesson_from_link(packed)
+        except LessonError:
+            return None
+    return None
 
 
 def _teaching() -> bool:

@@ -24,8 +24,9 @@ import streamlit as st
 
 from bpeviz.app.frame.run_settings import KEY_SOURCE, STATE_KEYS, Message
 from bpeviz.app.frame.state import KEY_HELD, KEY_PAGE_SETTINGS, KEY_STEP, KEY_UPLOADED, held_class
+from bpeviz.app.lesson.prepare import prepare_lesson
 from bpeviz.app.lesson.slides import PARAMS, TEXT_BOXES
-from bpeviz.app.lesson.view import current_lesson
+from bpeviz.app.lesson.view import current_lesson, lesson_reference, referenced_lesson
 from bpeviz.app.live.presenter import presenter_info
 from bpeviz.app.live.results import checked_results, results_csv, results_json
 from bpeviz.app.step.view import component
@@ -69,6 +70,9 @@ def _run_of_session() -> dict[str, Any]:
         "state": {key: state[key] for key in STATE_KEYS if key in state},
         "pages": dict(pages),
     }
+    lesson = lesson_reference()
+    if lesson is not None:  # each worker a student joins on prepares its slides too
+        run["lesson"] = lesson
     stored = state.get(KEY_UPLOADED)
     if state.get(KEY_SOURCE) == "upload" and stored is not None:
         name, data = stored
@@ -97,6 +101,15 @@ def _give_run(run: Mapping[str, Any]) -> None:
     state[KEY_STEP] = 0
 
 
+def _prepare_its_lesson(run: Mapping[str, Any]) -> None:
+    """Prepare the lesson the class's run names, in this server process: behind
+    ``scripts/serve.py`` a student's worker may not be the teacher's, and each worker has
+    caches of its own."""
+    lesson = referenced_lesson(run.get("lesson"))
+    if lesson is not None:
+        prepare_lesson(lesson)
+
+
 def _follow_run() -> None:
     """The class bar's callback: the teacher's view names a run this student does not have
     (a new slide, a new setting); take it, and the teacher's page with it."""
@@ -108,6 +121,7 @@ def _follow_run() -> None:
     if run is None:  # the class ended: its socket says so
         return
     _give_run(run)
+    _prepare_its_lesson(run)
     held["run"] = run_id(run)
     if asked.get("page") in PAGES:
         st.session_state[KEY_FOLLOW_PAGE] = asked["page"]
@@ -229,6 +243,9 @@ def start_or_join() -> list[Message]:
             return [Message("error", str(error))]
         state[KEY_HELD] = {"code": code, "role": "teacher", "key": key, "run": run_id(run)}
         st.query_params[KEY_CLASS] = code
+        lesson = current_lesson()
+        if lesson is not None:  # its slides computed (again, if long ago) before they are due
+            prepare_lesson(lesson[0], first=lesson[1])
         return []
     code = normal_code(raw)
     if held and held["code"] == code:
@@ -255,6 +272,7 @@ def start_or_join() -> list[Message]:
             )
         ]
     _give_run(run)
+    _prepare_its_lesson(run)
     state[KEY_HELD] = {"code": code, "role": "student", "run": run_id(run)}
     return []
 

@@ -1,11 +1,13 @@
 """The presenter's window (``?presenter=CODE``) and what the projector's class bar tells it.
 
 The window is a mode of the app with nothing but the presenter view (``web/live/presenter.js``):
-the speaker notes, this and the next slide's titles, the slide's planned minutes and the
-lesson's, and the quiz's live spread. Its data come from the teacher's other window, the one
-whose session holds the lesson and whose socket is the class's, over the browser's own
-channel: this session has no lesson, no run and no key of its own. So the link names only the
-class; the teacher's key, already in that browser's storage, is what lets it drive.
+the speaker notes, this and the next slide's titles, the clocks (the slide's planned minutes,
+the lesson's, how far ahead of or behind the plan it is), the quiz's live spread, and how many
+of the lesson's slides the server has prepared. Its data come from the teacher's other
+window, the one whose session holds the lesson and whose socket is the class's, over the
+browser's own channel: this session has no lesson, no run and no key of its own. So the
+link names only the class; the teacher's key, already in that browser's storage, is what
+lets it drive.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 
 import streamlit as st
 
+from bpeviz.app.frame.widgets import inject_css
+from bpeviz.app.lesson.prepare import progress_of
 from bpeviz.app.lesson.view import current_lesson
 from bpeviz.app.step.view import component
 from bpeviz.classroom.codes import normal_code
@@ -30,6 +34,7 @@ def presenter_info() -> dict[str, Any] | None:
     lesson, index = held
     slide = lesson.slides[index]
     following = lesson.slides[index + 1] if index + 1 < len(lesson.slides) else None
+    progress = progress_of(lesson)
     return {
         "slide": index + 1,
         "slides": len(lesson.slides),
@@ -37,7 +42,9 @@ def presenter_info() -> dict[str, Any] | None:
         "next_title": following.title[:MAX_TITLE_CHARS] if following else "",
         "notes": slide.notes,
         "minutes": slide.minutes,
+        "planned_before": sum(earlier.minutes for earlier in lesson.slides[:index]),
         "lesson_minutes": lesson.minutes,
+        "prepared": [progress.done, progress.slides] if progress else None,
     }
 
 
@@ -55,5 +62,6 @@ def presenter_window() -> bool:
         )
         return True
     st.set_page_config(page_title=f"Presenter view, class {code} · bpeviz")
+    inject_css()  # the app's own styles: the view's are among them (web/live/class.css)
     component(data={"kind": "presenter", "code": code}, key="presenter_view")
     return True

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bpeviz.app.frame import run_settings as cfg
+from bpeviz.app.frame import run_settings
 from bpeviz.app.shared.charts import PICK
 from bpeviz.engine.pretokenize import END_OF_WORD
 
@@ -82,14 +82,14 @@ def step_settings(
     ('sample', 'japanese', 1024, '')
     """
     return {
-        cfg.KEY_ALGORITHM: "bpe",
-        cfg.KEY_SOURCE: "sample",
-        cfg.KEY_SAMPLE: target.sample_key,
-        cfg.KEY_VOCAB: vocab_size,
-        cfg.KEY_PRETOKENIZER: pretokenizer,
-        cfg.KEY_TIE_BREAK: tie_break,
-        cfg.KEY_END_OF_WORD: False,
-        cfg.KEY_SPECIALS: "",
+        run_settings.KEY_ALGORITHM: "bpe",
+        run_settings.KEY_SOURCE: "sample",
+        run_settings.KEY_SAMPLE: target.sample_key,
+        run_settings.KEY_VOCAB: vocab_size,
+        run_settings.KEY_PRETOKENIZER: pretokenizer,
+        run_settings.KEY_TIE_BREAK: tie_break,
+        run_settings.KEY_END_OF_WORD: False,
+        run_settings.KEY_SPECIALS: "",
     }
 
 
@@ -98,14 +98,14 @@ KEY_BACK = "_chart_click_back"  # set by the undo: go back to the page of the ch
 
 # How the sidebar names each setting a click may change, in the order it shows them.
 SETTING_NAMES = {
-    cfg.KEY_ALGORITHM: "algorithm",
-    cfg.KEY_SOURCE: "source",
-    cfg.KEY_SAMPLE: "sample",
-    cfg.KEY_VOCAB: "vocab size",
-    cfg.KEY_PRETOKENIZER: "pre-tokenizer",
-    cfg.KEY_TIE_BREAK: "tie rule",
-    cfg.KEY_END_OF_WORD: END_OF_WORD,
-    cfg.KEY_SPECIALS: "special tokens",
+    run_settings.KEY_ALGORITHM: "algorithm",
+    run_settings.KEY_SOURCE: "source",
+    run_settings.KEY_SAMPLE: "sample",
+    run_settings.KEY_VOCAB: "vocab size",
+    run_settings.KEY_PRETOKENIZER: "pre-tokenizer",
+    run_settings.KEY_TIE_BREAK: "tie rule",
+    run_settings.KEY_END_OF_WORD: END_OF_WORD,
+    run_settings.KEY_SPECIALS: "special tokens",
 }
 
 

@@ -97,6 +97,17 @@ def _window(history: Run, step: int) -> int:
     return window_from
 
 
+def prepare_record(history: Run, step: int) -> None:
+    """Build the record a session opening this run at ``step`` is given (the window around
+    that merge, as :func:`_window` picks it for a new session), so its first load finds it
+    made: a lesson's slides are prepared so before the class reaches them."""
+    merge = max(step, 1)
+    window_from = 0
+    if isinstance(history, History) and history.merge_count and not window_shows(history, 0, merge):
+        window_from = window_for(history, merge)
+    _record(history, window_from)
+
+
 def step_page_for(history: Run, *, name: str, summary: str) -> str:
     """The exported page of a run (``bpeviz.web.step_page``) with the record the app holds."""
     _, text = _record(history)

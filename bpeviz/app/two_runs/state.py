@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bpeviz.app.frame import run_settings as cfg
+from bpeviz.app.frame.run_settings import KEY_SAMPLE, KEY_SOURCE, suggested_state
 from bpeviz.app.two_runs.parting import RUN_NAMES
 from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.samples import get_sample
@@ -16,6 +16,13 @@ from bpeviz.engine.samples import get_sample
 # Widget keys (and query parameters) of the page: runs_a_pretok, runs_b_vocab, runs_step...
 FIELDS: tuple[str, ...] = ("pretok", "tie", "vocab", "eow")
 KEY_STEP = "runs_step"
+
+
+# Each run's settings where neither the link nor a preset names them: A without pieces.
+DEFAULTS: dict[str, TrainingConfig] = {
+    "A": TrainingConfig(512, "bytes"),
+    "B": TrainingConfig(512, "gpt4"),
+}
 
 
 def widget_key(run: str, field: str) -> str:
@@ -73,9 +80,9 @@ def preset_state(item: Preset) -> dict[str, object]:
     ('aaabdaaabac', 'first', 'lexmin', 2)
     """
     state: dict[str, object] = {
-        cfg.KEY_SOURCE: "sample",
-        cfg.KEY_SAMPLE: item.sample_key,
-        **cfg.suggested_state(get_sample(item.sample_key)),
+        KEY_SOURCE: "sample",
+        KEY_SAMPLE: item.sample_key,
+        **suggested_state(get_sample(item.sample_key)),
         KEY_STEP: item.step,
     }
     for name, settings in zip(RUN_NAMES, (item.a, item.b), strict=True):

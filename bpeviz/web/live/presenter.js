@@ -85,6 +85,14 @@ function obeyPresenter(link, message) {
   if (message.what === "next" || message.what === "previous") {
     const control = document.querySelector(`.st-key-lesson_${message.what} button`);
     if (control && !control.disabled) control.click();
+  } else if (message.what === "restart") {
+    link.presenter.started = Date.now();
+    try {
+      localStorage.setItem(CLASS_STARTED + link.code, String(link.presenter.started));
+    } catch {
+      // storage off: the clock restarts for this page only
+    }
+    link.presenter.channel.postMessage(presenterState(link));
   } else if (message.what === "reveal") {
     const question = link.question;
     const view = link.stepView;
@@ -137,44 +145,92 @@ function mountPresenter(root, data) {
 function presenterParts(code, ask) {
   const box = el("section", "bpe-presenter");
   box.setAttribute("aria-label", "Presenter view");
-  const part = (tag, className) => el(tag, className);
+  const clockBox = (label) => {
+    const part = el("div", "bpe-presenter-clock");
+    const value = el("span", "bpe-presenter-clock-value");
+    const detail = el("span", "bpe-presenter-clock-detail");
+    part.append(el("span", "bpe-presenter-clock-label", label), value, detail);
+    return { part, value, detail };
+  };
   const parts = {
     box,
     waiting: el("p", "bpe-note bpe-presenter-waiting", `Waiting for the window of class ${code} in this browser…`),
-    now: part("h1", "bpe-presenter-now"),
-    next: part("p", "bpe-presenter-next"),
-    clocks: part("p", "bpe-presenter-clocks"),
-    notes: part("div", "bpe-presenter-notes"),
-    tally: part("div", "bpe-presenter-tally"),
-    previous: button("← Previous slide", "The class's previous slide (or Page Up).", () => ask("previous")),
-    nextButton: button("Next slide →", "The class's next slide (or Page Down).", () => ask("next"), true),
+    now: el("h1", "bpe-presenter-now"),
+    next: el("p", "bpe-presenter-next"),
+    wall: clockBox("Time"),
+    lesson: clockBox("Lesson"),
+    slide: clockBox("This slide"),
+    pace: el("p", "bpe-presenter-pace"),
+    clocks: el("div", "bpe-presenter-clocks"),
+    notes: el("div", "bpe-presenter-notes"),
+    tally: el("div", "bpe-presenter-tally"),
+    ready: el("p", "bpe-presenter-ready"),
+    previous: button("← Previous", "The class's previous slide (or Page Up, ←).", () => ask("previous")),
+    nextButton: button("Next slide →", "The class's next slide (or Page Down, →).", () => ask("next"), true),
     reveal: button("Reveal the answer", "Show everyone the answer and how the class voted.", () => ask("reveal")),
+    restart: button("Restart the lesson clock", "Count the lesson's time from now.", () => ask("restart")),
   };
+  parts.clocks.setAttribute("role", "group");
+  parts.clocks.setAttribute("aria-label", "Clocks");
+  parts.clocks.append(parts.wall.part, parts.lesson.part, parts.slide.part);
   parts.tally.setAttribute("aria-live", "polite");
-  const row = el("div", "bpe-class-row bpe-presenter-controls");
-  row.append(parts.previous, parts.nextButton, parts.reveal);
-  box.append(parts.waiting, parts.now, parts.next, parts.clocks, row, el("h2", "bpe-presenter-heading", "Speaker notes"), parts.notes, parts.tally);
+  parts.notes.tabIndex = 0; // a long note scrolls with the keyboard too
+  parts.notes.setAttribute("aria-labelledby", "bpe-presenter-notes-heading");
+  const head = el("header", "bpe-presenter-head");
+  const titles = el("div", "bpe-presenter-titles");
+  titles.append(parts.now, parts.next);
+  head.append(titles, parts.clocks);
+  const notesHeading = el("h2", "bpe-presenter-heading", "Speaker notes");
+  notesHeading.id = "bpe-presenter-notes-heading";
+  const main = el("div", "bpe-presenter-main");
+  main.append(notesHeading, parts.notes);
+  const controls = el("div", "bpe-presenter-controls");
+  controls.append(parts.previous, parts.nextButton, parts.reveal);
+  const side = el("aside", "bpe-presenter-side");
+  side.setAttribute("aria-label", "The class");
+  side.append(controls, parts.tally, parts.pace, parts.ready, parts.restart);
+  box.append(parts.waiting, head, main, side);
   return parts;
 }
+
+const minutes = (count) => counted(count, "minute");
 
 function drawPresenter(parts, state) {
   parts.waiting.hidden = Boolean(state);
   const lesson = state && state.lesson;
-  const now = new Date();
-  const wall = `${String(now.getHours()).padStart(2, "0")}:${String(now.getMinutes()).padStart(2, "0")}`;
+  const now = Date.now();
+  const date = new Date(now);
+  parts.wall.value.textContent = `${String(date.getHours()).padStart(2, "0")}:${String(date.getMinutes()).padStart(2, "0")}`;
+  const lessonTime = state ? now - state.started : 0;
+  parts.lesson.value.textContent = state ? clock(lessonTime) : "–";
+  parts.lesson.detail.textContent = lesson && lesson.lesson_minutes ? `of ${minutes(lesson.lesson_minutes)}` : "";
+  parts.restart.disabled = !state;
   if (!lesson) {
     parts.now.textContent = state ? "No lesson on: start one in the class's window" : "";
     parts.next.textContent = "";
     parts.notes.textContent = "";
-    parts.clocks.textContent = state ? `${wall} · class ${clock(Date.now() - state.started)}` : "";
+    parts.slide.value.textContent = "–";
+    parts.slide.detail.textContent = "";
+    parts.pace.textContent = "";
+    parts.ready.textContent = "";
   } else {
+    const slideTime = now - state.since;
     parts.now.textContent = `Slide ${number(lesson.slide)} of ${number(lesson.slides)}: ${lesson.title}`;
     parts.next.textContent = lesson.next_title ? `Next: ${lesson.next_title}` : "Next: the end of the lesson";
-    const planned = lesson.minutes ? ` of ${counted(lesson.minutes, "minute")} planned` : "";
-    const whole = lesson.lesson_minutes ? ` of ${counted(lesson.lesson_minutes, "minute")}` : "";
-    parts.clocks.textContent = `${wall} · this slide ${clock(Date.now() - state.since)}${planned} · lesson ${clock(Date.now() - state.started)}${whole}`;
-    parts.clocks.classList.toggle("bpe-presenter-over", Boolean(lesson.minutes) && Date.now() - state.since > lesson.minutes * 60000);
-    if (parts.notes.textContent !== (lesson.notes || "")) parts.notes.textContent = lesson.notes || "";
+    parts.slide.value.textContent = clock(slideTime);
+    parts.slide.detail.textContent = lesson.minutes ? `of ${minutes(lesson.minutes)} planned` : "no time planned";
+    const over = Boolean(lesson.minutes) && slideTime > lesson.minutes * 60000;
+    parts.slide.part.classList.toggle("bpe-presenter-over", over);
+    const pace = pacing(lessonTime, lesson);
+    parts.pace.textContent = pace.text;
+    parts.pace.dataset.pace = pace.kind;
+    parts.ready.textContent = preparedLine(lesson.prepared);
+    if (parts.shownNotes !== lesson.notes) {
+      parts.shownNotes = lesson.notes;
+      parts.notes.replaceChildren(...noteParagraphs(lesson.notes || "This slide has no notes."));
+      parts.notes.scrollTop = 0;
+    }
+    parts.notes.classList.toggle("bpe-presenter-empty", !lesson.notes);
   }
   parts.previous.disabled = !lesson || lesson.slide <= 1;
   parts.nextButton.disabled = !lesson || lesson.slide >= lesson.slides;
@@ -183,15 +239,50 @@ function drawPresenter(parts, state) {
   parts.tally.replaceChildren(...tallyLines(question, state ? state.connected : 0));
 }
 
+// A lesson file's notes are wrapped at its editor's width: a blank line starts a paragraph,
+// a single line break is a space (as the lesson bar's Markdown reads them).
+function noteParagraphs(notes) {
+  return notes
+    .split(/\n\s*\n/)
+    .map((paragraph) => paragraph.replace(/\s*\n\s*/g, " ").trim())
+    .filter(Boolean)
+    .map((paragraph) => el("p", "", paragraph));
+}
+
+// Where the lesson stands against its plan (reveal.js's pacing timer): the slides before
+// this one planned `planned_before` minutes, this one `minutes` more.
+function pacing(lessonTime, lesson) {
+  if (!lesson.lesson_minutes) return { kind: "none", text: "" };
+  const early = lesson.planned_before * 60000;
+  const late = early + lesson.minutes * 60000;
+  const by = (ms) => minutes(Math.max(1, Math.round(ms / 60000)));
+  if (lessonTime > late + 30000) return { kind: "behind", text: `${by(lessonTime - late)} behind the plan` };
+  if (lessonTime < early - 30000) return { kind: "ahead", text: `${by(early - lessonTime)} ahead of the plan` };
+  return { kind: "on", text: "On the plan" };
+}
+
+// The lesson's slides computed in the server's background (bpeviz/app/lesson/prepare.py).
+function preparedLine(prepared) {
+  if (!prepared) return "";
+  const [done, all] = prepared;
+  return done >= all ? `All ${number(all)} slides ready` : `Preparing the slides: ${number(done)} of ${number(all)} ready`;
+}
+
 // The live tally, as the presenter alone sees it while the question is open: the spread.
 function tallyLines(question, connected) {
-  if (!question) return [el("p", "bpe-note", `${counted(connected, "student")} connected. No question open.`)];
-  const lines = [el("h2", "bpe-presenter-heading", `Class quiz, merge ${number(question.step + 1)}: ${number(question.answered)} of ${counted(connected, "student")} answered${question.right_rows ? " (revealed)" : ""}`)];
+  if (!question) return [el("p", "bpe-presenter-quiet", `${counted(connected, "student")} connected. No question open.`)];
+  const heading = `Class quiz, merge ${number(question.step + 1)}${question.right_rows ? " (revealed)" : ""}`;
+  const lines = [el("h2", "bpe-presenter-heading", heading), el("p", "bpe-presenter-answered", `${number(question.answered)} of ${counted(connected, "student")} answered`)];
   const list = el("ol", "bpe-presenter-spread");
+  const most = Math.max(1, ...(question.spread || [0]));
   (question.pairs || []).forEach((pair, row) => {
     const votes = question.spread ? question.spread[row] || 0 : 0;
-    const right = question.right_rows && question.right_rows.includes(row) ? " ✓" : "";
-    list.append(el("li", "", `${pair}: ${counted(votes, "answer")}${right}`));
+    const right = Boolean(question.right_rows && question.right_rows.includes(row));
+    const item = el("li", right ? "bpe-presenter-choice bpe-presenter-right" : "bpe-presenter-choice");
+    const bar = el("span", "bpe-presenter-bar");
+    bar.style.width = `${(100 * votes) / most}%`;
+    item.append(el("span", "bpe-presenter-pair", pair), el("span", "bpe-presenter-votes", `${right ? "✓ right · " : ""}${counted(votes, "answer")}`), bar);
+    list.append(item);
   });
   if (question.pairs) lines.push(list);
   return lines;
