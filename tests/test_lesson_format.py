@@ -146,7 +146,7 @@ MALFORMED = {
         "WordPiece needs words: use the pre-tokenizer 'words' or 'bert', not 'gpt4'",
     ),
     "eow-for-unigram": (slide_toml('algo = "unigram"\neow = true'), "marker is BPE's"),
-    "vocab-below-bytes": (slide_toml("vocab = 30"), "vocab is 30; use a whole number from 256"),
+    "vocab-below-bytes": (slide_toml("vocab = 30"), "vocab is 30; use a whole number from 257"),
 }
 
 

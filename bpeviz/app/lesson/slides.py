@@ -115,7 +115,7 @@ PARAMS: dict[str, Param] = {
     run_settings.KEY_SCORE_RULE: Param("choice", choices=lambda: SCORE_RULES),
     run_settings.KEY_SOURCE: Param("choice", choices=lambda: ("sample", "paste")),
     run_settings.KEY_SAMPLE: Param("choice", choices=run_settings.sample_keys),
-    run_settings.KEY_VOCAB: Param("count"),  # its least (BPE: 256) checked with the algorithm
+    run_settings.KEY_VOCAB: Param("count"),  # its least (BPE: 257) checked with the algorithm
     run_settings.KEY_PRETOKENIZER: Param("choice", choices=_pretokenizers),
     run_settings.KEY_TIE_BREAK: Param("choice", choices=lambda: TIE_BREAKS),
     run_settings.KEY_END_OF_WORD: Param("flag"),
