@@ -206,6 +206,12 @@ function mountClassBar(root, data, report) {
   link.slide = data.slide || null;
   const newRun = link.run !== data.run;
   link.run = data.run || "";
+  // A following student who changed a setting explores their own run (the app saw the change
+  // and names it in data.detached): once per change, on whatever page the bar is drawn next.
+  if (!link.teacher && data.detached && link.detached !== data.detached) {
+    link.detached = data.detached;
+    link.explore();
+  }
   const held = root.bpevizBar || { joinOpen: data.role === "teacher" && !link.board.length && !link.score.answered, asked: null, askedRun: null };
   root.bpevizBar = held;
   if (held.role !== data.role) {
