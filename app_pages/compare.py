@@ -6,7 +6,7 @@ from bpeviz.app.compare import boundaries as compare
 from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.run_settings import Message
 from bpeviz.app.frame.state import current_settings, current_text, imported_tokenizer
-from bpeviz.app.frame.training import chosen_tokenizer, current_history, encode_or_stop
+from bpeviz.app.frame.training import chosen_tokenizer, current_run, encode_or_stop
 from bpeviz.app.frame.widgets import columns, linked_text_area, show_messages
 from bpeviz.app.shared.choices import (
     IMPORTED,
@@ -32,7 +32,7 @@ st.markdown(
     "tokens start at a cut that the other tokenizer does not make there."
 )
 
-history = current_history()
+history = current_run()
 settings = current_settings()
 imported = imported_tokenizer()
 choices = tokenizer_choices(

@@ -9,7 +9,8 @@ from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.links import query_from_state
 from bpeviz.app.frame.state import KEY_STEP, current_settings, imported_tokenizer
 from bpeviz.app.frame.training import (
-    current_history,
+    chosen_tokenizer,
+    current_run,
     sample_curves,
     sample_passages,
     sample_references,
@@ -18,6 +19,7 @@ from bpeviz.app.frame.training import (
 from bpeviz.app.frame.widgets import columns, show_chart, show_table
 from bpeviz.app.shared import charts
 from bpeviz.app.shared.chart_clicks import KEY_UNDO, click_undo, step_settings, step_target
+from bpeviz.app.shared.choices import TRAINED
 from bpeviz.app.step.view import link_query, session_view
 from bpeviz.real.registry import missing_note
 
@@ -117,7 +119,7 @@ if reference and not compression.on_a_curve(
     settings, SAMPLES.values(), pretokenizer=PRETOKENIZER, tie_break=TIE_BREAK,
     max_vocab=max_vocab,
 ):  # fmt: skip
-    yours = current_history(show=False)  # the sidebar's run (cached, shared with other pages)
+    yours = current_run(show=False)  # the sidebar's run (cached, shared with other pages)
 if yours is not None:
     st.caption(
         f"“{YOURS_LINE}” is the sidebar's tokenizer ({escape_markdown(settings.summary())}), "
@@ -137,8 +139,9 @@ if reference:
     except RuntimeError as error:
         st.error(f"The real tokenizers' lines are not available: {escape_markdown(str(error))}")
     else:
+        yours_tokenizer = chosen_tokenizer(TRAINED, yours, None)[0] if yours is not None else None
         own = {  # this session's: measured here
-            **({YOURS_LINE: yours.tokenizer} if yours is not None else {}),
+            **({YOURS_LINE: yours_tokenizer} if yours_tokenizer is not None else {}),
             **({IMPORTED_LINE: imported[1]} if imported is not None else {}),  # any kind
         }
         references = pd.concat([bundled, compression.references_for(own, texts)])

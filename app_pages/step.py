@@ -12,11 +12,12 @@ import streamlit as st
 from bpeviz.app.frame.links import query_from_state
 from bpeviz.app.frame.state import KEY_FOCUS, current_settings, current_text, presentation_mode
 from bpeviz.app.frame.styles import FOCUS_STYLE
-from bpeviz.app.frame.training import current_history
+from bpeviz.app.frame.training import current_run
 from bpeviz.app.frame.widgets import caption
 from bpeviz.app.shared import tables
 from bpeviz.app.shared.chart_clicks import KEY_BACK, KEY_UNDO
 from bpeviz.app.step.view import step_view
+from bpeviz.engine.history import History
 from bpeviz.engine.readable import counted
 
 
@@ -32,7 +33,7 @@ st.title("Step through training")
 if st.session_state.pop(KEY_BACK, False):
     st.switch_page("app_pages/compression.py", query_params=query_from_state(st.session_state))
 text = current_text()
-history = current_history()
+history = current_run()
 if history is None or text is None:
     st.stop()
 
@@ -47,7 +48,8 @@ if undo is not None and undo.sentence and undo.holds(st.session_state):
             help="Put the sidebar and the step back as they were, and return to the chart.",
             on_click=undo_chart_click,
         )
-summary = f"{text.name} · {counted(len(history.text), 'byte')} · {settings.summary()}"
+size = len(history.text) if isinstance(history, History) else len(history.text.encode("utf-8"))
+summary = f"{text.name} · {counted(size, 'byte')} · {settings.summary()}"
 if presentation_mode():  # the Focus view's switch on the summary's line: rows are dear here
     with st.container(horizontal=True, vertical_alignment="center", gap="large"):
         caption(summary)
@@ -67,7 +69,10 @@ if not presentation_mode():  # on a projector, room for the text matters more
 
 k, _ = step_view(history)
 
-if not presentation_mode():
+if not isinstance(history, History):
+    if not presentation_mode():
+        st.caption("The CSV downloads of pairs and merges are BPE's so far.")
+elif not presentation_mode():
     tokenizer = history.tokenizer
     table = history.pair_table(k - 1 if k else 0)
     chosen = history.steps[max(k, 1) - 1].pair if history.merge_count else None

@@ -8,7 +8,7 @@ from bpeviz.app.frame.run_settings import Message
 from bpeviz.app.frame.state import current_text, imported_tokenizer, presentation_mode
 from bpeviz.app.frame.training import (
     chosen_tokenizer,
-    current_history,
+    current_run,
     encode_or_stop,
     named_tokenizer,
 )
@@ -18,6 +18,7 @@ from bpeviz.app.shared.choices import (
     IMPORTED,
     MODEL,
     MODEL_NAMES,
+    TRAINED,
     model_summary,
     tokenizer_choices,
 )
@@ -28,11 +29,15 @@ from bpeviz.app.shared.token_view import (
     show_tokens,
     show_trace,
 )
+from bpeviz.app.tokenize import wordpiece_trace
 from bpeviz.app.tokenize.chat_view import show_chat_view
 from bpeviz.app.tokenize.surprises import find_surprise, load_surprises
 from bpeviz.app.tokenize.trace import long_piece_note, trace_lines, trace_summary_html, traced_part
 from bpeviz.engine.pretokenize import to_bytes
 from bpeviz.engine.readable import readable
+from bpeviz.engine.wordpiece import split_words
+from bpeviz.engine.wordpiece_encode import WordPieceEncoder
+from bpeviz.engine.wordpiece_history import WordPieceHistory
 from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.real.mistral_tekken import BOS_NOTE
 from bpeviz.real.registry import missing_note, prompt_text
@@ -66,9 +71,36 @@ if (
 ):
     show_chat_view()
     st.stop()
-history = current_history()
+history = current_run()
 text_info = current_text()
 imported = imported_tokenizer()
+
+
+def show_wordpiece_words(wordpiece: WordPieceHistory, text: str) -> None:
+    """The trained WordPiece's longest matches in a chosen word, and the training words that
+    encoding cuts differently from training."""
+    st.header("Why was this word split like this?")
+    words = list(dict.fromkeys(split_words(text, wordpiece.run.pretokenizer)))
+    if words:
+        encoder = WordPieceEncoder.from_run(wordpiece.run)
+        word = st.selectbox("Word", words, key="tok_wp_word")
+        trace = encoder.trace_word(word)
+        st.markdown(f"**{escape_markdown(word)}** → {escape_markdown(' '.join(trace.tokens))}")
+        for line in wordpiece_trace.trace_lines(trace):
+            st.markdown(f"- {escape_markdown(line)}")
+    else:
+        st.caption("There is no word to look up here.")
+    st.header("Training words that encoding cuts differently")
+    frame = wordpiece_trace.differences_frame(wordpiece)
+    if frame.empty:
+        st.caption("Every word of the training text encodes as training left it.")
+        return
+    st.caption(
+        "Training merged pairs; encoding takes the longest match from each word's start, "
+        "so these words come out cut differently."
+    )
+    height = min(36 * (len(frame) + 1) + 2, 320)
+    st.dataframe(frame, hide_index=True, width="stretch", height=height)
 
 
 def show_counts(text: str, token_count: int) -> None:
@@ -184,9 +216,11 @@ try:
 except (RuntimeError, ValueError) as error:
     show_messages([Message("error", f"{model_name or model} is not available: {error}")])
     st.stop()
+below_choices = st.container()  # the trained WordPiece's words go under the choices
 with tokens_area:
+    wordpiece = history if model == TRAINED and isinstance(history, WordPieceHistory) else None
     if isinstance(tokenizer, LibraryTokenizer):  # WordPiece, Unigram, ...: the library's view
-        st.info(library_note(tokenizer), icon="ℹ️")
+        st.info(wordpiece_trace.NOTE if wordpiece else library_note(tokenizer), icon="ℹ️")
         if text:
             token_count = len(encode_or_stop(tokenizer, tokenizer_key, text))
             show_counts(text, token_count)
@@ -196,6 +230,9 @@ with tokens_area:
                 tokenizer, text, key="tok_spans", show="ids" if view == "Token ids" else "text",
                 limit=MAX_SHOWN_TOKENS,
             )  # fmt: skip
+        if wordpiece is not None:
+            with below_choices:
+                show_wordpiece_words(wordpiece, text)
         st.stop()
     if model == IMPORTED:  # byte-level BPE (any file bpeviz reads): ours to trace
         st.caption(OWN_ENGINE_NOTE)

@@ -12,12 +12,13 @@ from bpeviz.app.shared.token_view import show_tokens
 from bpeviz.app.two_runs import parting as runs
 from bpeviz.app.two_runs import state as runs_state
 from bpeviz.app.two_runs import view as runs_view
+from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.pretokenize import PRETOKENIZER_REGISTRY, PRETOKENIZERS
 from bpeviz.engine.readable import counted
 from bpeviz.engine.tie_rules import TIE_BREAKS, TIE_RULES
 
 MAX_SHOWN_TOKENS = 3_000
-DEFAULTS = {"A": runs.RunSettings(pretokenizer="bytes"), "B": runs.RunSettings()}
+DEFAULTS = {"A": TrainingConfig(512, "bytes"), "B": TrainingConfig(512, "gpt4")}
 PRETOKENIZER_HELP = "; ".join(f"**{p.name}**: {p.help}" for p in PRETOKENIZER_REGISTRY.values())
 TIE_RULE_HELP = "; ".join(f"**{name}**: {rule.description}" for name, rule in TIE_RULES.items())
 
@@ -45,7 +46,13 @@ if text is None:
     st.stop()
 
 sidebar = current_settings()
-chosen: dict[str, runs.RunSettings] = {}
+if not sidebar.is_bpe:
+    st.info(
+        "Both runs train BPE on the sidebar's text: this page does not take "
+        f"{sidebar.algorithm_title} yet, so it compares BPE settings only.",
+        icon="ℹ️",
+    )
+chosen: dict[str, TrainingConfig] = {}
 panes = columns(2, key="runs_settings", gap="medium")
 for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
     default = DEFAULTS[name]
@@ -88,6 +95,7 @@ for name, settings in chosen.items():
         tie_break=settings.tie_break,
         vocab_size=settings.vocab_size,
         end_of_word=settings.end_of_word,
+        algorithm=settings.algorithm,  # BPE: the runs' own settings, whatever the sidebar's
     )
     problems = [m for m in check_settings(full) if m.level == "error"]
     if problems:

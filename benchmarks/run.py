@@ -19,7 +19,7 @@ run is the one least disturbed); step queries take the median of 20 random steps
 6. the Step page's record for the browser (``bpeviz.records.step``): its gzipped size for a
    bundled sample at 512 and the corpus at 4096, and the time to build it;
 7. WordPiece to 4096 with every step recorded, both rules, against the ``tokenizers``
-   library's WordPieceTrainer, runs alternated (``benchmarks/wordpiece.py``);
+   library's WordPieceTrainer, in CPU time, runs alternated (``benchmarks/wordpiece.py``);
 8. Unigram to 4096 with every round recorded against the library's UnigramTrainer, in CPU
    time, runs alternated, SentencePiece beside; a 5 KB sample in at most 1 s
    (``benchmarks/unigram.py``).
@@ -335,9 +335,9 @@ def main() -> int:
         from wordpiece import TARGET, VOCAB_SIZE, wordpiece_ratios
 
         for rule, (ours, theirs) in wordpiece_ratios(text, args.runs).items():
-            print(f"     WordPiece {rule}: ours {ours:.3f} s, tokenizers {theirs:.3f} s")
+            print(f"     WordPiece {rule}: ours {ours:.3f} s CPU, tokenizers {theirs:.3f} s CPU")
             report(
-                f"7. WordPiece {rule} vocab {VOCAB_SIZE}, ours / tokenizers (time ratio)",
+                f"7. WordPiece {rule} vocab {VOCAB_SIZE}, ours / tokenizers (CPU time ratio)",
                 ours / theirs,
                 f"<= {TARGET}",
                 ours / theirs <= TARGET,
@@ -359,7 +359,7 @@ def main() -> int:
         )
         seconds = unigram.sample_seconds(args.runs)
         report(
-            f"8. Unigram, 5 KB sample to {unigram.SAMPLE_VOCAB} (CPU s)",
+            f"8. Unigram, slowest 5 KB sample to {unigram.SAMPLE_VOCAB} (CPU s)",
             seconds,
             f"<= {unigram.SAMPLE_TARGET}",
             seconds <= unigram.SAMPLE_TARGET,

@@ -9,7 +9,8 @@ best of each is kept. Time is CPU time of the whole process (``time.process_time
 thread counted): the machine is shared and loaded, and wall-clock time there measures the
 neighbours; the library's threads are its own work, so they count. SentencePiece's trainer
 (one thread) is timed beside, for reference. Also: a bundled sample (about 5 KB, a live
-class's size) trains to 500 pieces in at most 1 s. Exits non-zero on a miss.
+class's size, English and Japanese, the second's words being whole lines) each train to 500
+pieces in at most 1 s. Exits non-zero on a miss.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from bpeviz.engine.unigram import UNK, train_unigram  # noqa: E402
 
 VOCAB_SIZE = 4096
 TARGET = 1.5
-SAMPLE = ROOT / "sample_texts" / "english.txt"
+SAMPLES = (ROOT / "sample_texts" / "english.txt", ROOT / "sample_texts" / "japanese.txt")
 SAMPLE_VOCAB = 500
 SAMPLE_TARGET = 1.0
 
@@ -83,9 +84,20 @@ def unigram_times(text: str, runs: int) -> dict[str, tuple[float, float]]:
     return {name: min(found) for name, found in times.items()}
 
 
+def each_sample_seconds(runs: int) -> dict[Path, float]:
+    """Each bundled 5 KB sample's best CPU seconds to SAMPLE_VOCAB pieces."""
+    found = {}
+    for sample in SAMPLES:
+        text = sample.read_text(encoding="utf-8")
+        found[sample] = min(
+            cpu_seconds(lambda text=text: train_unigram(text, SAMPLE_VOCAB))[0] for _ in range(runs)
+        )
+    return found
+
+
 def sample_seconds(runs: int) -> float:
-    text = SAMPLE.read_text(encoding="utf-8")
-    return min(cpu_seconds(lambda: train_unigram(text, SAMPLE_VOCAB))[0] for _ in range(runs))
+    """The slowest of the 5 KB samples."""
+    return max(each_sample_seconds(runs).values())
 
 
 def main() -> int:
@@ -111,13 +123,13 @@ def main() -> int:
         f"{'ok  ' if ok else 'MISS'} Unigram vocab {VOCAB_SIZE}, ours / tokenizers (CPU time "
         f"ratio) {ratio:.3f}   target <= {TARGET}"
     )
-    seconds = sample_seconds(args.runs)
-    ok = seconds <= SAMPLE_TARGET
-    missed += not ok
-    print(
-        f"{'ok  ' if ok else 'MISS'} Unigram, {SAMPLE.name} ({SAMPLE.stat().st_size:,} bytes) "
-        f"to {SAMPLE_VOCAB} (CPU s) {seconds:.3f}   target <= {SAMPLE_TARGET}"
-    )
+    for sample, seconds in each_sample_seconds(args.runs).items():
+        ok = seconds <= SAMPLE_TARGET
+        missed += not ok
+        print(
+            f"{'ok  ' if ok else 'MISS'} Unigram, {sample.name} ({sample.stat().st_size:,} "
+            f"bytes) to {SAMPLE_VOCAB} (CPU s) {seconds:.3f}   target <= {SAMPLE_TARGET}"
+        )
     return 1 if missed else 0
 
 

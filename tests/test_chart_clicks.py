@@ -95,7 +95,7 @@ def test_the_settings_train_the_clicked_run_on_the_step_page() -> None:
 def test_the_change_sentence_names_each_setting_the_click_changed() -> None:
     """Sidebar on the ties sample (vocab 300, words, lexmin); a click on the Japanese curve
     of a 1,024 chart (gpt4, first): four settings change, </w> and specials do not."""
-    before = {"src": "sample", "sample": "ties", "vocab": 300, "pretok": "words",
+    before = {"algo": "bpe", "src": "sample", "sample": "ties", "vocab": 300, "pretok": "words",
               "tie": "lexmin", "eow": False, "special": ""}  # fmt: skip
     after = {**before, **step_settings(StepTarget("japanese", 5), vocab_size=1024,
                                        pretokenizer="gpt4", tie_break="first")}  # fmt: skip
@@ -107,10 +107,28 @@ def test_the_change_sentence_names_each_setting_the_click_changed() -> None:
 
 
 def test_undoing_a_click_gives_back_the_settings_and_the_step() -> None:
-    before = {"src": "paste", "sample": "english", "vocab": 512, "pretok": "gpt2",
-              "tie": "first", "eow": True, "special": "<|x|>", "step": 7}  # fmt: skip
+    before = {"algo": "bpe", "src": "paste", "sample": "english", "vocab": 512,
+              "pretok": "gpt2", "tie": "first", "eow": True, "special": "<|x|>",
+              "step": 7}  # fmt: skip
     undo = click_undo(before, step_settings(StepTarget("english", 120), vocab_size=768,
                                             pretokenizer="gpt4", tie_break="first"))  # fmt: skip
     assert undo.restore == {"src": "paste", "vocab": 512, "pretok": "gpt2", "eow": True,
                             "special": "<|x|>", "step": 7}  # fmt: skip
     assert undo.sentence.startswith("The chart click changed the sidebar: source paste → sample")
+
+
+def test_a_click_on_a_bpe_curve_under_wordpiece_opens_the_bpe_run() -> None:
+    """The Compression page's curves are BPE's: a click with WordPiece in the sidebar opens
+    that BPE run (not a WordPiece run of the sample), says so, and the undo gives it back."""
+    before = {"algo": "wordpiece", "src": "sample", "sample": "english", "vocab": 512,
+              "pretok": "words", "tie": "first", "eow": False, "special": "",
+              "step": 3}  # fmt: skip
+    changed = step_settings(StepTarget("english", 40), vocab_size=512, pretokenizer="gpt4",
+                            tie_break="first")  # fmt: skip
+    assert settings_from_state({**before, **changed}).algorithm == "bpe"
+    undo = click_undo(before, changed)
+    assert undo.sentence == (
+        "The chart click changed the sidebar: algorithm wordpiece → bpe, pre-tokenizer words → "
+        "gpt4."
+    )
+    assert undo.restore == {"algo": "wordpiece", "pretok": "words", "step": 3}

@@ -24,6 +24,7 @@ from bpeviz.engine.pretokenize import (
     split_specials,
     to_bytes,
     to_text,
+    white_space_words,
 )
 
 VARIED = [
@@ -151,6 +152,22 @@ def test_words_mode_keeps_whitespace_runs_as_fixed_pieces() -> None:
 
 def test_words_mode_splits_on_unicode_whitespace() -> None:
     assert chunks("a\u3000b\u00a0c", "words") == ["a", "\u3000", "b", "\u00a0", "c"]
+
+
+def test_white_space_words_cut_at_unicode_white_space_only() -> None:
+    """Every code point that str.isspace() or Unicode's White_Space calls a space, between two
+    letters and beside an information separator (where str.split() alone would be wrong):
+    the words are the runs of non-White_Space, as the regex finds them."""
+    runs = regex.compile(r"[^\p{White_Space}]+")
+    spaces = [
+        chr(point)
+        for point in range(0x110000)
+        if chr(point).isspace() or runs.fullmatch(chr(point)) is None
+    ]
+    assert "\x1c" in spaces and "\u3000" in spaces and "\x85" in spaces
+    for space in spaces:
+        for text in (f"a{space}b", f"a{space}b\x1c c", f" {space}"):
+            assert white_space_words(text) == runs.findall(text), repr(text)
 
 
 # ---- special tokens ------------------------------------------------------------------------

@@ -15,7 +15,6 @@ from bpeviz.app.two_runs.parting import (
     MERGE_COLUMNS,
     FirstDifference,
     Merge,
-    RunSettings,
     curves_chart,
     curves_frame,
     cut_by,
@@ -25,6 +24,7 @@ from bpeviz.app.two_runs.parting import (
     only_in,
 )
 from bpeviz.app.two_runs.view import crossing_sentence, difference_html, difference_reason
+from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.history import train
 
 WIKI = "aaabdaaabac"
@@ -102,7 +102,7 @@ def test_first_difference_is_the_tie_at_merge_2(first_vs_lexmin) -> None:
     assert difference.b == Merge(2, b"a", b"b", 2)
     assert difference.same_count
     assert difference_reason(
-        difference, RunSettings("bytes", "first"), RunSettings("bytes", "lexmin")
+        difference, TrainingConfig(512, "bytes", "first"), TrainingConfig(512, "bytes", "lexmin")
     ) == (
         "Both pairs occurred 2 times: a tie, which the rules first (A) and lexmin (B) break "
         "differently."
@@ -168,7 +168,9 @@ def test_bytes_merges_cross_word_boundaries_gpt4_ones_never(bytes_vs_gpt4) -> No
     assert (difference.a, difference.b) == (Merge(2, b"ab", b" ", 2), Merge(2, b" ", b"ab", 2))
     assert texts(only_in(merges_b, merges_a)) == ["␣ + ab → ␣ab"]
     # ab␣ is cut by gpt4 into ab and ␣: B can never make it (its ␣ab is one gpt4 piece).
-    assert difference_reason(difference, RunSettings("bytes"), RunSettings("gpt4")) == (
+    assert difference_reason(
+        difference, TrainingConfig(512, "bytes"), TrainingConfig(512, "gpt4")
+    ) == (
         "A's new token “ab␣” spans two pieces of B's pre-tokenizer (gpt4), so B can never make it."
     )
     html = difference_html(difference, merge_counts=(4, 2), reason="<b>x</b>")
@@ -183,7 +185,10 @@ def test_a_shorter_run_differs_where_it_stops() -> None:
     assert difference is not None
     assert (difference.step, difference.a, difference.b) == (2, None, Merge(2, b"a", b"b", 2))
     assert not difference.same_count
-    assert difference_reason(difference, RunSettings(vocab_size=257), RunSettings()) is None
+    assert (
+        difference_reason(difference, TrainingConfig(257, "gpt4"), TrainingConfig(512, "gpt4"))
+        is None
+    )
     html = difference_html(difference, merge_counts=(1, 3))
     assert "stopped after 1 merge<" in html and "Merge 1 is the same in both." in html
     same = difference_html(None, merge_counts=(3, 3))
@@ -203,12 +208,14 @@ def test_reasons_for_unequal_counts_and_for_a_tie_under_one_rule() -> None:
     """Made-up merges: neither token is cut by the other pre-tokenizer, so the sentence
     comes from the counts alone."""
     unequal = FirstDifference(1, Merge(1, b"a", b"b", 5), Merge(1, b"c", b"d", 3))
-    assert difference_reason(unequal, RunSettings("words"), RunSettings("gpt2")) == (
+    assert difference_reason(
+        unequal, TrainingConfig(512, "words"), TrainingConfig(512, "gpt2")
+    ) == (
         "The counts differ (5 against 3): the runs cut the text into different pieces, so "
         "they count different pairs."
     )
     tie = FirstDifference(1, Merge(1, b"a", b"b", 3), Merge(1, b"c", b"d", 3))
-    assert difference_reason(tie, RunSettings("words"), RunSettings("gpt2")) == (
+    assert difference_reason(tie, TrainingConfig(512, "words"), TrainingConfig(512, "gpt2")) == (
         "Both pairs occurred 3 times: a tie, broken differently because the runs' texts are "
         "cut differently."
     )
@@ -217,7 +224,7 @@ def test_reasons_for_unequal_counts_and_for_a_tie_under_one_rule() -> None:
 def test_a_tie_at_count_one_says_once() -> None:
     """Made-up merges tied at a count of 1: "occurred once", not "occurred 1 times"."""
     tie = FirstDifference(1, Merge(1, b"a", b"b", 1), Merge(1, b"c", b"d", 1))
-    assert difference_reason(tie, RunSettings("words"), RunSettings("gpt2")) == (
+    assert difference_reason(tie, TrainingConfig(512, "words"), TrainingConfig(512, "gpt2")) == (
         "Both pairs occurred once: a tie, broken differently because the runs' texts are "
         "cut differently."
     )

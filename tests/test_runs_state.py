@@ -7,7 +7,7 @@ from itertools import pairwise
 
 import pytest
 
-from bpeviz.app.two_runs.parting import RunSettings, first_difference, merges_of
+from bpeviz.app.two_runs.parting import first_difference, merges_of
 from bpeviz.app.two_runs.state import (
     KEY_STEP,
     PRESETS,
@@ -17,6 +17,7 @@ from bpeviz.app.two_runs.state import (
     run_settings,
     widget_key,
 )
+from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.history import train
 from bpeviz.engine.samples import get_sample
 
@@ -55,7 +56,7 @@ def test_a_preset_round_trips_through_the_widgets_state() -> None:
         state = preset_state(item)
         assert state["src"] == "sample" and state["sample"] == item.sample_key
         assert state[KEY_STEP] == item.step
-        a, b = (run_settings(state, name, RunSettings()) for name in ("A", "B"))
+        a, b = (run_settings(state, name, TrainingConfig(512, "gpt4")) for name in ("A", "B"))
         assert (a, b) == (item.a, item.b)
         assert matching_preset(item.sample_key, a, b) is item
     assert matching_preset("english", PRESETS[1].a, PRESETS[1].b) is None
@@ -63,11 +64,13 @@ def test_a_preset_round_trips_through_the_widgets_state() -> None:
 
 def test_run_settings_from_odd_state() -> None:
     """Missing values take the default; </w> only with words, as in the sidebar."""
-    default = RunSettings(pretokenizer="bytes", vocab_size=300)
+    default = TrainingConfig(300, "bytes")
     assert run_settings({}, "A", default) == default
     state = {widget_key("B", "pretok"): "gpt2", widget_key("B", "eow"): True,
              widget_key("B", "vocab"): 400.0, widget_key("B", "tie"): None}  # fmt: skip
-    assert run_settings(state, "B", default) == RunSettings("gpt2", "first", 400, False)
+    assert run_settings(state, "B", default) == TrainingConfig(
+        400, "gpt2", "first", end_of_word=False
+    )
     state[widget_key("B", "pretok")] = "words"
     assert run_settings(state, "B", default).end_of_word is True
     state[widget_key("B", "vocab")] = "lots"

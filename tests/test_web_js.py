@@ -32,8 +32,11 @@ from step_outline import step_outline
 
 from bpeviz.app.step.view import LINK
 from bpeviz.engine.history import History, train
+from bpeviz.engine.wordpiece import train_wordpiece
+from bpeviz.engine.wordpiece_history import WordPieceHistory
 from bpeviz.records.step import TOP_PAIRS, payload, quiz_order
 from bpeviz.records.tokens import token_entry, token_parents, tokens_data
+from bpeviz.records.wordpiece_step import payload as wordpiece_payload
 from bpeviz.web import SCRIPTS, asset, colour_index, script
 
 TESTS = Path(__file__).parent / "js"
@@ -52,6 +55,8 @@ CASES = {
 # third "a" of each "aaa" is not replaced); after merge 1 (aa|a|b|d|aa|a|b|a|c) its two new
 # tokens; before merge 2 (aa + a) both halves of its two occurrences.
 WORKED_TEXT = "aaabdaaabac"
+# The Hugging Face course's WordPiece corpus (LLM course, chapter 6): its words in order.
+COURSE = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
 WORKED_OUTLINES = [
     [0, "after", ["ps", "pe", "", "", "", "ps", "pe", "", "", "", ""]],
     [1, "after", ["new", "", "", "", "new", "", "", "", ""]],
@@ -144,6 +149,10 @@ def test_the_browsers_pure_functions_agree_with_the_engine(node: str, tmp_path: 
         "outlines": WORKED_OUTLINES,
     }
     (tmp_path / "worked.json").write_text(json.dumps(worked), encoding="utf-8")
+    # a WordPiece run of the Hugging Face course's corpus, by score (wordpiece.test.mjs)
+    course = train_wordpiece(COURSE, 15, top_pairs=TOP_PAIRS)
+    wordpiece = wordpiece_payload(WordPieceHistory(COURSE, course))
+    (tmp_path / "wordpiece.json").write_text(json.dumps(wordpiece), encoding="utf-8")
     # the link's names and defaults, as the Step page gives them to the view (address.test.mjs)
     (tmp_path / "link.json").write_text(json.dumps(LINK), encoding="utf-8")
     # the palette colour of ids 0..99 as Python colours a chip (bpeviz.web.chip_html)

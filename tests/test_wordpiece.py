@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-from bpeviz.engine import wordpiece_textbook
+from bpeviz.engine import wordpiece, wordpiece_textbook
 from bpeviz.engine.wordpiece import UNK, split_words, train_wordpiece
 from bpeviz.engine.wordpiece_encode import WordPieceEncoder, words_cut_differently
 from bpeviz.formats.hf_models import read_tokenizer_json
@@ -269,6 +270,39 @@ def test_fast_trainer_equals_the_textbook(
             None if shown is None else ((run.vocab[shown[0][0]], run.vocab[shown[0][1]]), shown[1])
         )
         assert named == slow.most_frequent
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    text=st.lists(st.text(alphabet="abé#", min_size=1, max_size=9), min_size=1, max_size=40).map(
+        " ".join
+    ),
+    vocab_size=st.integers(1, 50),
+    score_rule=st.sampled_from(["score", "frequency"]),
+    tie_break=st.sampled_from(["first", "lexmin", "lexmax"]),
+)
+def test_merges_done_by_numpy_equal_the_textbook(
+    text: str, vocab_size: int, score_rule: str, tie_break: str
+) -> None:
+    """A big text's frequent pairs are merged by numpy, all occurrences at once; here every
+    pair is (``VECTOR_FROM`` 1), on words of few letters so that ``abab`` runs, where merges
+    touch, come up often. The steps and the final cuts are the textbook's and the
+    one-by-one path's."""
+    with mock.patch.object(wordpiece, "VECTOR_FROM", 1):
+        run = train_wordpiece(text, vocab_size, score_rule=score_rule, tie_break=tie_break)
+    vocab, steps = wordpiece_textbook.train(
+        text, vocab_size, score_rule=score_rule, tie_break=tie_break
+    )
+    assert list(run.vocab) == vocab
+    assert [((s.left, s.right), s.token, s.count, s.score) for s in run.steps] == [
+        (s.pair, s.token, s.count, s.score) for s in steps
+    ]
+    assert [[(run.vocab[a], run.vocab[b]) for a, b in s.tied] for s in run.steps] == [
+        list(s.tied[:4]) for s in steps
+    ]
+    one_by_one = train_wordpiece(text, vocab_size, score_rule=score_rule, tie_break=tie_break)
+    assert run.segmentations == one_by_one.segmentations
+    assert [s.tokens_after for s in run.steps] == [s.tokens_after for s in one_by_one.steps]
 
 
 @settings(max_examples=100, deadline=None)

@@ -17,9 +17,11 @@ from bpeviz.engine.pretokenize import PRETOKENIZERS
 
 @dataclass(frozen=True, slots=True)
 class Algorithm:
-    """One training algorithm: its name, one line on what it merges, and its pre-tokenizers."""
+    """One training algorithm: its name, how a sentence writes it, one line on what it merges,
+    and its pre-tokenizers (for WordPiece and Unigram, the first is the one they start with)."""
 
     name: str
+    title: str
     description: str
     pretokenizers: tuple[str, ...]
 
@@ -27,14 +29,16 @@ class Algorithm:
 ALGORITHM_REGISTRY: dict[str, Algorithm] = {
     info.name: info
     for info in (
-        Algorithm("bpe", "byte-pair encoding: merge the most frequent pair", PRETOKENIZERS),
+        Algorithm("bpe", "BPE", "byte-pair encoding: merge the most frequent pair", PRETOKENIZERS),
         Algorithm(
             "wordpiece",
+            "WordPiece",
             "WordPiece: merge the pair with the best score, count(ab) / (count(a) x count(b))",
             ("words", "bert"),
         ),
         Algorithm(
             "unigram",
+            "Unigram",
             "Unigram: start from every substring, prune the tokens the text needs least",
             ("words",),
         ),
@@ -51,15 +55,13 @@ def algorithm_problems(algorithm: str, pretokenizer: str) -> list[str]:
     """
     if algorithm not in ALGORITHM_REGISTRY:
         return [f"Unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}."]
-    allowed = ALGORITHM_REGISTRY[algorithm].pretokenizers
-    if pretokenizer in allowed:
+    info = ALGORITHM_REGISTRY[algorithm]
+    if pretokenizer in info.pretokenizers:
         return []
-    if algorithm == "unigram":
-        return [f"Unigram needs words: use the pre-tokenizer 'words', not {pretokenizer!r}."]
-    if algorithm == "wordpiece":
+    if algorithm == "bpe":
         return [
-            f"WordPiece needs words: use the pre-tokenizer 'words' or 'bert', not {pretokenizer!r}."
+            f"BPE cannot use the pre-tokenizer {pretokenizer!r}: choose one of "
+            f"{', '.join(info.pretokenizers)}."
         ]
-    return [
-        f"BPE cannot use the pre-tokenizer {pretokenizer!r}: choose one of {', '.join(allowed)}."
-    ]
+    allowed = " or ".join(repr(name) for name in info.pretokenizers)
+    return [f"{info.title} needs words: use the pre-tokenizer {allowed}, not {pretokenizer!r}."]

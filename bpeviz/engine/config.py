@@ -1,7 +1,10 @@
 """One training configuration and its one set of checks.
 
-The trainer raises :meth:`TrainingConfig.problems`, the sidebar shows them and the CLI prints
-them, so a setting is judged the same way (and in the same words) wherever it comes from.
+:class:`TrainingConfig` is the one type of training settings: the trainers take it, the app's
+sidebar (``bpeviz/app/frame/run_settings.py``) and each run of the Two runs page are it, and
+a bundled sample's suggested settings are one. Its :meth:`TrainingConfig.problems` are raised by
+the trainer, shown by the sidebar and printed by the CLI, so a setting is judged the same way
+(and in the same words) wherever it comes from.
 """
 
 from __future__ import annotations
@@ -9,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bpeviz.engine.algorithms import ALGORITHM_REGISTRY, algorithm_problems
 from bpeviz.engine.corpus import BYTE_COUNT, base_size
-from bpeviz.engine.pretokenize import PRETOKENIZERS
+from bpeviz.engine.pretokenize import END_OF_WORD, PRETOKENIZERS
 from bpeviz.engine.tie_rules import TIE_BREAKS
+from bpeviz.engine.wordpiece import SCORE_RULES
 
 MAX_VOCAB_SIZE = 1_000_000
 # What a person training a tokenizer gets unless they choose: the app's sidebar and the CLI's
@@ -35,8 +40,12 @@ def unique_special_tokens(tokens: Iterable[str]) -> tuple[str, ...]:
 class TrainingConfig:
     """What training depends on besides the text (a frozen value: safe as a cache key).
 
-    ``vocab_size`` counts the base symbols (256 bytes, plus ``</w>`` when ``end_of_word``)
-    and the merges; special tokens come after.
+    ``algorithm`` is one of :data:`bpeviz.engine.algorithms.ALGORITHMS`; ``score_rule`` is
+    WordPiece's (``score`` or ``frequency``: ``bpeviz/engine/wordpiece.py``), kept but unused by
+    the others. For BPE ``vocab_size`` counts the base symbols (256 bytes, plus ``</w>`` when
+    ``end_of_word``) and the merges, special tokens after; for WordPiece it is the whole
+    vocabulary (``[UNK]``, the characters, the merges). ``end_of_word`` and ``min_frequency``
+    are BPE's.
     """
 
     vocab_size: int
@@ -45,14 +54,44 @@ class TrainingConfig:
     special_tokens: tuple[str, ...] = ()
     end_of_word: bool = False
     min_frequency: int = 1
+    algorithm: str = "bpe"
+    score_rule: str = "score"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "special_tokens", unique_special_tokens(self.special_tokens))
 
     @property
     def base_size(self) -> int:
-        """Tokens before any merge: 256 bytes, plus ``</w>`` when the marker is on."""
+        """Tokens before any merge: 256 bytes, plus ``</w>`` when the marker is on (BPE's)."""
         return base_size(self.end_of_word)
+
+    @property
+    def is_bpe(self) -> bool:
+        return self.algorithm == "bpe"
+
+    def summary(self) -> str:
+        """One line for a caption or a heading.
+
+        >>> TrainingConfig(512, "gpt4").summary()
+        'vocab 512 · gpt4 · ties: first'
+        >>> TrainingConfig(30, "words", algorithm="wordpiece").summary()
+        'WordPiece by score · vocab 30 · words · ties: first'
+        """
+        parts = [f"vocab {self.vocab_size:,}", self.pretokenizer, f"ties: {self.tie_break}"]
+        if not self.is_bpe:
+            rule = f" by {self.score_rule}" if self.algorithm == "wordpiece" else ""
+            parts.insert(0, self.algorithm_title + rule)
+        if self.end_of_word:
+            parts.append(END_OF_WORD)
+        if self.special_tokens:
+            parts.append("specials: " + " ".join(self.special_tokens))
+        return " · ".join(parts)
+
+    @property
+    def algorithm_title(self) -> str:
+        """The algorithm as a sentence writes it (``WordPiece``), or its name if unknown."""
+        known = ALGORITHM_REGISTRY.get(self.algorithm)
+        return known.title if known else self.algorithm
 
     def problems(self) -> list[str]:
         """Every reason these settings cannot train, each saying how to fix it (empty: fine).
@@ -63,9 +102,11 @@ class TrainingConfig:
         "Unknown tie rule 'random': choose one of first, lexmin, lexmax."
         """
         found: list[str] = []
-        size, base = self.vocab_size, self.base_size
+        size, base = self.vocab_size, self.base_size if self.is_bpe else 1
         if isinstance(size, bool) or not isinstance(size, int):
             found.append(f"Vocab size must be a whole number, got {size!r}.")
+        elif size < base and not self.is_bpe:
+            found.append(f"Vocab size must be at least 1, got {size:,}.")
         elif size < base:
             marker = " single bytes and the </w> marker" if self.end_of_word else " bytes"
             what = f"{BYTE_COUNT}{marker}"
@@ -78,7 +119,9 @@ class TrainingConfig:
                 f"Vocab size {size:,} is above the limit of {MAX_VOCAB_SIZE:,}. Choose a smaller "
                 "size: training also stops by itself once no pair is left."
             )
-        if self.pretokenizer not in PRETOKENIZERS:
+        if not self.is_bpe:
+            found.extend(algorithm_problems(self.algorithm, self.pretokenizer))
+        elif self.pretokenizer not in PRETOKENIZERS:
             found.append(
                 f"Unknown pre-tokenizer {self.pretokenizer!r}: "
                 f"choose one of {', '.join(PRETOKENIZERS)}."
@@ -87,7 +130,14 @@ class TrainingConfig:
             found.append(
                 f"Unknown tie rule {self.tie_break!r}: choose one of {', '.join(TIE_BREAKS)}."
             )
-        if self.end_of_word and self.pretokenizer != "words":
+        if self.algorithm == "wordpiece" and self.score_rule not in SCORE_RULES:
+            found.append(
+                f"Unknown WordPiece rule {self.score_rule!r}: choose one of "
+                f"{', '.join(SCORE_RULES)}."
+            )
+        if self.end_of_word and not self.is_bpe:
+            found.append("The </w> end-of-word marker is BPE's: turn it off for this algorithm.")
+        elif self.end_of_word and self.pretokenizer != "words":
             found.append("The </w> end-of-word marker needs the 'words' pre-tokenizer.")
         if self.min_frequency < 1:
             found.append(f"Minimum frequency must be at least 1, got {self.min_frequency}.")

@@ -85,6 +85,10 @@ _ASCII_COMPILED = {
 }
 END_OF_WORD = "</w>"
 _WHITESPACE_RUN_GROUP = regex.compile(r"(\s+)")
+# str.split() cuts at str.isspace(): Unicode's White_Space and the four information separators
+# U+001C..U+001F, nothing else (tests/test_pretokenize.py checks every code point).
+_SPLIT_ALSO_AT = "\x1c\x1d\x1e\x1f"
+_NOT_WHITE_SPACE = regex.compile(r"[^\p{White_Space}]+")
 
 
 class PieceKind(Enum):
@@ -117,6 +121,19 @@ def to_text(source: str | bytes) -> str:
 def to_bytes(text: str) -> bytes:
     """The inverse of :func:`to_text`."""
     return text.encode("utf-8", errors="surrogateescape")
+
+
+def white_space_words(text: str) -> list[str]:
+    r"""The runs of a text between Unicode White_Space characters (the words WordPiece and
+    Unigram train on). ``str.split()`` finds them four times as fast as a regex, unless the
+    text holds an information separator, where the two differ.
+
+    >>> white_space_words(" Hug\ta\u3000pug\x1c ")
+    ['Hug', 'a', 'pug\x1c']
+    """
+    if any(separator in text for separator in _SPLIT_ALSO_AT):
+        return _NOT_WHITE_SPACE.findall(text)
+    return text.split()
 
 
 def check_pretokenizer(name: str) -> None:

@@ -24,17 +24,6 @@ METADATA_FILE = "samples.json"
 DEFAULT_SAMPLE_KEY = "english"
 
 
-
-@dataclass(frozen=True)
-class SampleSettings:
-    """The trainer settings a sample opens with."""
-
-    pretokenizer: str
-    tie_break: str
-    vocab_size: int
-    end_of_word: bool
-
-
 @dataclass(frozen=True)
 class Sample:
     """One bundled text with its metadata."""
@@ -47,19 +36,17 @@ class Sample:
     source: str
     licence: str
     text: str
-    settings: SampleSettings
+    settings: TrainingConfig  # what it opens with
 
 
-def _parse_settings(key: str, raw: dict[str, Any]) -> SampleSettings:
-    settings = SampleSettings(
+def _parse_settings(key: str, raw: dict[str, Any]) -> TrainingConfig:
+    settings = TrainingConfig(
+        vocab_size=int(raw["vocab_size"]),
         pretokenizer=str(raw["pretokenizer"]),
         tie_break=str(raw["tie_break"]),
-        vocab_size=int(raw["vocab_size"]),
         end_of_word=bool(raw["end_of_word"]),
     )
-    problems = TrainingConfig(
-        settings.vocab_size, settings.pretokenizer, settings.tie_break, (), settings.end_of_word
-    ).problems()
+    problems = settings.problems()
     if problems:
         raise ValueError(f"sample {key!r}: {' '.join(problems)}")
     return settings

@@ -46,8 +46,8 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-import regex
 
+from bpeviz.engine.pretokenize import white_space_words
 from bpeviz.engine.unigram_lattice import best_path, viterbi_table
 
 SPACE = "▁"  # SentencePiece's mark for the space before a word
@@ -61,7 +61,6 @@ TIE_DECIMALS = 9
 # EM drives the count of a piece that only ever loses to longer ones towards 0 (a plain
 # maximum-likelihood update has no floor); it keeps this much, so its log stays finite.
 MIN_EXPECTED_COUNT = 1e-100
-_WORD = regex.compile(r"[^\p{White_Space}]+")
 
 
 def split_words(text: str) -> list[str]:
@@ -70,7 +69,7 @@ def split_words(text: str) -> list[str]:
     >>> split_words("Hug  a pug\\n")
     ['▁Hug', '▁a', '▁pug']
     """
-    return [SPACE + word for word in _WORD.findall(text)]
+    return [SPACE + word for word in white_space_words(text)]
 
 
 def byte_pieces(text: str) -> list[str]:
@@ -308,10 +307,17 @@ class _Layers:
     Nodes are grouped by ``layer`` (their end for a forward pass, their start for a backward
     one); within a layer, by ``target`` (the global position a node's value flows into),
     nodes in the order given (start ascending, so the first of equals is the earliest).
+    Each layer keeps its nodes' tokens too, so a pass reads a log probability in one step.
     """
 
     def __init__(
-        self, layer: np.ndarray, target: np.ndarray, source: np.ndarray, *, descending: bool
+        self,
+        layer: np.ndarray,
+        target: np.ndarray,
+        source: np.ndarray,
+        token: np.ndarray,
+        *,
+        descending: bool,
     ) -> None:
         small = np.int16 if len(layer) and layer.max() < 2**15 else np.int32
         order = np.argsort(layer.astype(small), kind="stable")  # radix sort for int16
@@ -327,7 +333,7 @@ class _Layers:
             into = target[nodes]
             heads = np.flatnonzero(np.r_[True, into[1:] != into[:-1]])
             sizes = np.diff(np.r_[heads, len(nodes)])
-            self.layers.append((nodes, source[nodes], into[heads], heads, sizes))
+            self.layers.append((nodes, source[nodes], token[nodes], into[heads], heads, sizes))
 
     def kept(self, keep: np.ndarray, renumber: np.ndarray) -> _Layers:
         """The same pass over the nodes ``keep`` marks (numbered anew by ``renumber``),
@@ -335,28 +341,30 @@ class _Layers:
         targets stay; only how many nodes flow into each changes."""
         layers = object.__new__(_Layers)
         layers.layers = []
-        for nodes, source, into, heads, sizes in self.layers:
+        for nodes, source, tokens, into, heads, sizes in self.layers:
             mask = keep[nodes]
             sizes = np.add.reduceat(mask, heads, dtype=np.int64)
             heads = np.cumsum(sizes) - sizes
-            layers.layers.append((renumber[nodes[mask]], source[mask], into, heads, sizes))
+            layers.layers.append(
+                (renumber[nodes[mask]], source[mask], tokens[mask], into, heads, sizes)
+            )
         return layers
 
-    def log_sum(self, values: np.ndarray, weight: np.ndarray) -> None:
-        """values[target] = ln sum over its nodes of exp(values[source] + weight[node])."""
-        for nodes, source, into, heads, sizes in self.layers:
-            scores = values[source] + weight[nodes]
+    def log_sum(self, values: np.ndarray, log_probs: np.ndarray) -> None:
+        """values[target] = ln sum over its nodes of exp(values[source] + its log prob)."""
+        for _, source, tokens, into, heads, sizes in self.layers:
+            scores = values[source] + log_probs[tokens]
             top = np.maximum.reduceat(scores, heads)
             shift = np.where(top == -np.inf, 0.0, top)  # unreachable stays -inf, not NaN
             total = np.add.reduceat(np.exp(scores - np.repeat(shift, sizes)), heads)
             with np.errstate(divide="ignore"):
                 values[into] = shift + np.log(total)
 
-    def best(self, values: np.ndarray, weight: np.ndarray, back: np.ndarray | None) -> None:
-        """values[target] = the best of values[source] + weight[node]; ``back`` (when given)
+    def best(self, values: np.ndarray, log_probs: np.ndarray, back: np.ndarray | None) -> None:
+        """values[target] = the best of values[source] + its log prob; ``back`` (when given)
         gets the first node reaching it (ties: the earliest start)."""
-        for nodes, source, into, heads, sizes in self.layers:
-            scores = values[source] + weight[nodes]
+        for nodes, source, tokens, into, heads, sizes in self.layers:
+            scores = values[source] + log_probs[tokens]
             top = np.maximum.reduceat(scores, heads)
             values[into] = top
             if back is not None:
@@ -402,7 +410,7 @@ class _Lattices:
         """ln of the total probability of every prefix of every word (the forward pass)."""
         alpha = np.full(self.positions, -np.inf)
         alpha[self.first] = 0.0
-        self.forward.log_sum(alpha, log_probs[self.token])
+        self.forward.log_sum(alpha, log_probs)
         return alpha
 
     def likelihood_loss(self, alpha: np.ndarray) -> float:
@@ -412,10 +420,10 @@ class _Lattices:
     def expected_counts(self, log_probs: np.ndarray, alpha: np.ndarray, tokens: int) -> np.ndarray:
         """Each token's expected count over the text, by forward-backward (``alpha``: the
         forward sums under ``log_probs``)."""
-        piece = log_probs[self.token]
         beta = np.full(self.positions, -np.inf)
         beta[self.last] = 0.0
-        self.backward.log_sum(beta, piece)
+        self.backward.log_sum(beta, log_probs)
+        piece = log_probs[self.token]
         # ln(count of the word x P(paths through the node)), exponentiated once
         piece += alpha[self.begin]
         piece += beta[self.finish]
@@ -427,7 +435,7 @@ class _Lattices:
         score = np.full(self.positions, -np.inf)
         score[self.first] = 0.0
         back = np.full(self.positions, -1, dtype=np.int64)
-        self.forward.best(score, log_probs[self.token], back)
+        self.forward.best(score, log_probs, back)
         words = np.arange(len(self.first))
         at = self.last.copy()
         pairs = []
@@ -463,8 +471,7 @@ class _Lattices:
         shift = base - self.first[word]  # a node's position in copy i: its own + shift[i]
         score = np.full(int(base[-1] + width[-1]), -np.inf)
         score[base] = 0.0
-        weight = log_probs[self.token]
-        for nodes, source, into, heads, sizes in self.forward.layers:
+        for nodes, source, tokens, into, heads, sizes in self.forward.layers:
             group_word = self.word_of[nodes[heads]]
             times = copies[group_word]
             group = np.repeat(np.arange(len(heads)), times)
@@ -476,10 +483,10 @@ class _Lattices:
             offsets = np.cumsum(count) - count
             picked = np.repeat(heads[group] - offsets, count) + np.arange(int(count.sum()))
             copy_of = np.repeat(copy, count)
-            mask = self.token[nodes[picked]] != token[copy_of]
+            mask = tokens[picked] != token[copy_of]
             picked, copy_of = picked[mask], copy_of[mask]
             count = np.add.reduceat(mask, offsets, dtype=np.int64)
-            scores = score[source[picked] + shift[copy_of]] + weight[nodes[picked]]
+            scores = score[source[picked] + shift[copy_of]] + log_probs[tokens[picked]]
             score[into[group] + shift[copy]] = np.maximum.reduceat(scores, np.cumsum(count) - count)
         increase = (best[word] - score[base + width - 1]) * self.weight[word]
         return np.bincount(token, weights=increase, minlength=len(log_probs))
@@ -520,8 +527,8 @@ def _seed_and_lattices(
     word_of, starts, ends, token = word_of[live], starts[live], ends[live], token[live]
     begin, finish = first[word_of] + starts, first[word_of] + ends
     layers = (
-        _Layers(ends, finish, begin, descending=False),
-        _Layers(starts, begin, finish, descending=True),
+        _Layers(ends, finish, begin, token, descending=False),
+        _Layers(starts, begin, finish, token, descending=True),
     )
     lattices = _Lattices(word_of, begin, finish, token, first, first + width - 1, weight, layers)
     return pieces, frequencies, lattices
@@ -531,10 +538,18 @@ def _tie_key(values: np.ndarray) -> np.ndarray:
     return np.round(values, TIE_DECIMALS)
 
 
+def _text_order(pieces: Sequence[str]) -> np.ndarray:
+    """The pieces' numbers in code point order of their text. numpy sorts fixed-width text
+    by code point as Python does, but ignores trailing NULs: with one, Python sorts."""
+    if any("\0" in piece for piece in pieces):
+        return np.array(sorted(range(len(pieces)), key=pieces.__getitem__), dtype=np.int64)
+    return np.argsort(np.array(pieces, dtype=str), kind="stable")
+
+
 def _text_ranks(pieces: Sequence[str]) -> np.ndarray:
     """Each piece's place in code point order."""
     ranks = np.empty(len(pieces), dtype=np.int64)
-    ranks[sorted(range(len(pieces)), key=pieces.__getitem__)] = np.arange(len(pieces))
+    ranks[_text_order(pieces)] = np.arange(len(pieces))
     return ranks
 
 
@@ -564,11 +579,12 @@ def train_unigram(
         raise ValueError("the text has no words: paste or upload some text to train on")
     words, weights = list(word_counts), list(word_counts.values())
     pieces, frequencies, lattices = _seed_and_lattices(words, weights, max_piece_length, seed_size)
-    cut = sum(len(piece) > 1 for piece in pieces) >= seed_size
+    single = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)) == 1
+    cut = len(pieces) - int(single.sum()) >= seed_size
     with np.errstate(divide="ignore"):
         log_probs = np.log(frequencies / frequencies.sum())
-    single = np.array([len(piece) == 1 for piece in pieces])
-    text_rank = _text_ranks(pieces)
+    # pieces taken in code point order, so that stable sorts settle the last ties by text
+    by_text = _text_order(pieces)
     alive = np.ones(len(pieces), dtype=bool)
     rounds: list[UnigramRound] = []
     while True:
@@ -585,29 +601,21 @@ def train_unigram(
         loss = float(-(best * lattices.weight).sum())
         removable = alive & ~single
         losses = lattices.removal_losses(log_probs, best, used, removable)
-        live = np.flatnonzero(alive)
+        live = by_text[alive[by_text]]
         size = len(live)
         target = max(vocab_size, math.floor(size * shrinking_factor))
-        candidates = np.flatnonzero(removable)
+        candidates = by_text[removable[by_text]]
         done = size <= vocab_size or not len(candidates)
         removed: np.ndarray = np.zeros(0, dtype=np.int64)
         if not done:
-            order = np.lexsort(
-                (
-                    text_rank[candidates],
-                    _tie_key(log_probs[candidates]),
-                    _tie_key(losses[candidates]),
-                )
-            )
+            order = np.lexsort((_tie_key(log_probs[candidates]), _tie_key(losses[candidates])))
             removed = candidates[order[: size - target]]
-        probabilities = np.exp(log_probs[live])
-        ranking = np.lexsort((text_rank[live], -_tie_key(log_probs[live])))
-        shown = live[ranking]
+        shown = live[np.argsort(-_tie_key(log_probs[live]), kind="stable")]
         rounds.append(
             UnigramRound(
                 round=len(rounds) + 1,
                 pieces=tuple(map(pieces.__getitem__, shown.tolist())),
-                probabilities=probabilities[ranking],
+                probabilities=np.exp(log_probs[shown]),
                 removal_losses=np.where(single[shown], np.nan, losses[shown]),
                 removed=tuple(map(pieces.__getitem__, removed.tolist())),
                 em=tuple(em),

@@ -27,8 +27,9 @@ then one token per merge. A merge whose text is already in the vocabulary (``##a
 after ``##ab`` + ``##c``) reuses that token's id and adds nothing, as in the library.
 
 Read the recipe first in ``bpeviz/engine/wordpiece_textbook.py``; this module does the same work
-incrementally (distinct words weighted by their count, pair counts updated in place, a heap
-with stale entries checked when they reach the top) and the tests hold the two equal.
+incrementally (distinct words weighted by their count, pair counts updated in place, a
+frequent pair's occurrences merged by numpy all at once, a heap with stale entries checked
+when they reach the top) and the tests hold the two equal.
 Encoding (greedy longest match) is in ``bpeviz/engine/wordpiece_encode.py``.
 """
 
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -45,6 +47,7 @@ from fractions import Fraction
 import numpy as np
 import regex
 
+from bpeviz.engine.pretokenize import white_space_words
 from bpeviz.engine.readable import counted
 from bpeviz.engine.tie_rules import tie_rule
 
@@ -52,6 +55,9 @@ CONTINUATION = "##"
 UNK = "[UNK]"
 SCORE_RULES: tuple[str, ...] = ("score", "frequency")
 MAX_TIED_RECORDED = 4  # WordPieceStep.tied holds at most this many pairs
+# A merge with this many candidate positions or more runs in numpy (below, the fixed cost of
+# numpy calls is more than a Python loop's)
+VECTOR_FROM = 256
 SHIFT = 21  # pair key: left << SHIFT | right
 MASK = (1 << SHIFT) - 1
 # Rust's char::is_whitespace is Unicode's White_Space; BERT's punctuation is ASCII punctuation
@@ -82,6 +88,8 @@ def split_words(text: str, pretokenizer: str = "words") -> list[str]:
             f"unknown WordPiece pre-tokenizer {pretokenizer!r}: choose one of "
             f"{', '.join(WORDPIECE_PRETOKENIZERS)}"
         )
+    if pretokenizer == "words":
+        return white_space_words(text)  # WORD_PATTERNS["words"]'s words, faster
     return WORD_PATTERNS[pretokenizer].findall(text)
 
 
@@ -106,8 +114,8 @@ def initial_vocab(
     ['[UNK]', 'g', 'h', 'n', 'p', 'u', '##g', '##n', '##u']
     """
     words = list(words)
-    chars = sorted({char for word in words for char in word})
-    inner = {CONTINUATION + char for word in words for char in word[1:]}
+    chars = sorted(set("".join(words)))
+    inner = {CONTINUATION + char for char in set("".join(word[1:] for word in words))}
     if continuation_order is None:
         ordered = sorted(inner)
     else:
@@ -285,6 +293,27 @@ def wordpiece_problems(
     return found
 
 
+def _shared(values: np.ndarray) -> tuple[array, np.ndarray]:
+    """An int64 array Python indexes fast, and a numpy view of the same memory."""
+    held = array("q", values.astype(np.int64).tobytes())
+    return held, np.frombuffer(held, dtype=np.int64)
+
+
+def _grouped(keys: np.ndarray, places: np.ndarray) -> dict[int, list[int]]:
+    """Each key's places, ascending.
+
+    >>> _grouped(np.array([7, 3, 7]), np.array([5, 1, 2]))
+    {3: [1], 7: [2, 5]}
+    """
+    if not len(keys):
+        return {}
+    order = np.lexsort((places, keys))
+    keys, places = keys[order], places[order]
+    cuts = [0, *(np.flatnonzero(keys[1:] != keys[:-1]) + 1).tolist(), len(keys)]
+    at = places.tolist()
+    return {key: at[cuts[n] : cuts[n + 1]] for n, key in enumerate(keys[cuts[:-1]].tolist())}
+
+
 @contextmanager
 def _gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector: training makes millions of small lists and no
@@ -308,7 +337,9 @@ class _Trainer:
     order of first appearance, so the position is the ``first`` rule's rank. Heap entries
     are ``(-value, rank, key)``, checked against the current value and rank when they reach
     the top and pushed again when stale; every pair whose value may have grown since its entry
-    was pushed gets a fresh one, so the checked top is the true best.
+    was pushed gets a fresh one, so the checked top is the true best. The buffer and its
+    links are ``array``s that numpy sees as well (``seq_np``...): a merge of few occurrences
+    walks them in Python, one of many (``VECTOR_FROM``) in numpy.
     """
 
     def __init__(
@@ -326,6 +357,7 @@ class _Trainer:
         self.tie_break = tie_break
         rule = tie_rule(tie_break)
         self.first_rule, self.largest_ids = rule.by_position, rule.largest_ids
+        self._ids_down = -1 if self.largest_ids else 1  # a pair's rank by ids: key x this
         self.tables: list[tuple[PairRow, ...]] = []
 
         # The buffer, vectorised: each character's rank in the alphabet, then its id.
@@ -346,17 +378,17 @@ class _Trainer:
         size = len(symbols)
         position_weight = np.repeat(np.asarray(weights, dtype=np.int64), lengths)
         self.word_starts: list[int] = starts[:-1].tolist()
-        self.seq: list[int] = symbols.tolist()
-        self.weight: list[int] = position_weight.tolist()
-        ints = list(range(size + 1))
-        self.nxt: list[int] = ints[1:]
-        self.prv: list[int] = [-1, *ints[: size - 1]] if size else []
-        for start in self.word_starts:
-            self.prv[start] = -1
-            if start:
-                self.nxt[start - 1] = -1
-        if size:
-            self.nxt[size - 1] = -1
+        # Linked positions: -1 at a word's edges. Python reads them one at a time through the
+        # arrays, numpy many at once through views of the same memory (``_merge_many``).
+        following = np.arange(1, size + 1, dtype=np.int64)
+        following[starts[1:] - 1] = -1
+        preceding = np.arange(-1, size - 1, dtype=np.int64)
+        preceding[starts[:-1]] = -1
+        self.seq, self.seq_np = _shared(symbols)
+        self.nxt, self.nxt_np = _shared(following)
+        self.prv, self.prv_np = _shared(preceding)
+        self.weight, self.weight_np = _shared(position_weight)
+        self.role = np.zeros(size, dtype=np.int8)  # scratch for _merge_many, zero between uses
         self.tokens_total = int(position_weight.sum())
         self.token_count: list[int] = (
             np.bincount(symbols, weights=position_weight, minlength=len(vocab))
@@ -371,50 +403,52 @@ class _Trainer:
         keys = (symbols[left] << SHIFT) | symbols[left + 1]
         order = np.argsort(keys, kind="stable")
         sorted_keys, sorted_positions = keys[order], left[order]
-        unique_keys, group_starts = np.unique(sorted_keys, return_index=True)
-        totals = (
-            np.add.reduceat(position_weight[sorted_positions], group_starts).tolist()
-            if len(sorted_positions)
-            else []
-        )
+        group_starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+        if not len(sorted_keys):
+            group_starts = group_starts[:0]
+        unique_keys = sorted_keys[group_starts]
+        totals = np.add.reduceat(position_weight[sorted_positions], group_starts)
         bounds = [*group_starts.tolist(), len(sorted_positions)]
-        key_list = unique_keys.tolist()
-        self.counts: dict[int, int] = dict(zip(key_list, totals, strict=True))
-        positions = list(map(ints.__getitem__, sorted_positions.tolist()))
+        key_list, total_list = unique_keys.tolist(), totals.tolist()
+        self.counts: dict[int, int] = dict(zip(key_list, total_list, strict=True))
+        positions = sorted_positions.tolist()
         self.where: dict[int, list[int]] = {
             key: positions[bounds[n] : bounds[n + 1]] for n, key in enumerate(key_list)
         }
         # a pair's first position when last looked at (a lower bound: it only moves right)
-        self.first_at: dict[int, int] = {key: where[0] for key, where in self.where.items()}
-        first_seen = self.first_at
+        first_seen = sorted_positions[group_starts]
+        self.first_at: dict[int, int] = dict(zip(key_list, first_seen.tolist(), strict=True))
         self.pairs_of: defaultdict[int, set[int]] = defaultdict(set)
         if self.by_score:
-            for key in self.counts:
+            for key in key_list:
                 self.pairs_of[key >> SHIFT].add(key)
                 self.pairs_of[key & MASK].add(key)
-        self.heap = [
-            (-self._value(key), self._rank_of(key, first_seen[key]), key) for key in self.counts
-        ]
+        # the heaps, built from arrays: the values are those _value gives (for products below
+        # 2**53, float division is what Python's int / int computes)
+        ranks = (first_seen if self.first_rule else self._ids_down * unique_keys).tolist()
+        if self.by_score:
+            counted_tokens = np.asarray(self.token_count, dtype=np.float64)
+            products = counted_tokens[unique_keys >> SHIFT] * counted_tokens[unique_keys & MASK]
+            if products.max(initial=0) < 2**53:
+                values = (-(totals / products)).tolist()
+            else:
+                values = [-self._value(key) for key in key_list]
+        else:
+            values = (-totals).tolist()
+        self.heap = list(zip(values, ranks, key_list, strict=True))
         heapq.heapify(self.heap)
         self.frequent: list[tuple[float, int, int]] = []
         if self.by_score:
-            self.frequent = [
-                (-count, self._rank_of(key, first_seen[key]), key)
-                for key, count in self.counts.items()
-            ]
+            self.frequent = list(zip((-totals).tolist(), ranks, key_list, strict=True))
             heapq.heapify(self.frequent)
 
     def segmentations(self) -> list[tuple[int, ...]]:
-        """Each word's tokens now, following the links from its first position."""
-        seq, nxt = self.seq, self.nxt
-        out = []
-        for position in self.word_starts:
-            tokens = []
-            while position >= 0:
-                tokens.append(seq[position])
-                position = nxt[position]
-            out.append(tuple(tokens))
-        return out
+        """Each word's tokens now: the live positions of its stretch of the buffer (a word's
+        first position always is)."""
+        live = self.seq_np >= 0
+        tokens = self.seq_np[live].tolist()
+        ends = np.cumsum(np.add.reduceat(live, self.word_starts, dtype=np.int64)).tolist()
+        return [tuple(tokens[start:end]) for start, end in zip([0, *ends[:-1]], ends, strict=True)]
 
     # ---- values and ranks ------------------------------------------------------------------
 
@@ -425,11 +459,6 @@ class _Trainer:
         if not self.by_score:
             return count
         return count / (self.token_count[key >> SHIFT] * self.token_count[key & MASK])
-
-    def _rank_of(self, key: int, first_position: int) -> int:
-        if self.first_rule:
-            return first_position
-        return -key if self.largest_ids else key
 
     def _first_live(self, key: int) -> int:
         """Where the pair first occurs now; stale positions before it are dropped."""
@@ -471,7 +500,15 @@ class _Trainer:
 
     def run(self, vocab_size: int, top_pairs: int = 0) -> tuple[list[WordPieceStep], str]:
         """Merge until the vocabulary is full or no pair is left; with ``top_pairs``, the
-        head of the pair table is kept before every merge and after the last one."""
+        head of the pair table is kept before every merge and after the last one. The
+        queues go at the end, while the collector still sleeps: hundreds of thousands of
+        entries it would otherwise walk through once when it wakes."""
+        try:
+            return self._run(vocab_size, top_pairs)
+        finally:
+            self.heap, self.frequent, self.where, self.pairs_of = [], [], {}, defaultdict(set)
+
+    def _run(self, vocab_size: int, top_pairs: int) -> tuple[list[WordPieceStep], str]:
         steps: list[WordPieceStep] = []
         vocab = self.vocab
         if top_pairs:
@@ -610,17 +647,31 @@ class _Trainer:
 
         For each merge in a word, the pair before it ``(p, a)`` becomes ``(p, new)`` and the
         one after it ``(b, q)`` becomes ``(new, q)``; ``p`` may be the previous merge's
-        ``new`` (``abab``), which undoes that merge's ``(new, a)``.
+        ``new`` (``abab``), which undoes that merge's ``(new, a)``. A pair of two different
+        tokens found at ``VECTOR_FROM`` positions or more is merged by numpy, all at once
+        (its occurrences cannot overlap); the rest one by one.
         """
         a, b = best >> SHIFT, best & MASK
+        holders = self.where.pop(best)
+        if a != b and len(holders) >= VECTOR_FROM:
+            delta, gained, replacements = self._merge_many(holders, a, b, new_id)
+        else:
+            delta, gained, replacements = self._merge_each(holders, a, b, new_id)
+        self._account(best, new_id, delta, gained, replacements)
+        return replacements
+
+    def _merge_each(
+        self, holders: list[int], a: int, b: int, new_id: int
+    ) -> tuple[dict[int, int], dict[int, list[int]], int]:
+        """The merge, occurrence by occurrence: the change of every pair's count, the
+        positions where pairs with ``new_id`` appeared (ascending), and the merges made."""
         new_high = new_id << SHIFT
-        counts = self.counts
         delta: defaultdict[int, int] = defaultdict(int)
         gained: defaultdict[int, list[int]] = defaultdict(list)
         replacements = 0
         b_high = b << SHIFT
         seq, nxt, prv, weight = self.seq, self.nxt, self.prv, self.weight
-        for i in self.where.pop(best):
+        for i in holders:
             if seq[i] != a:
                 continue  # stale: this occurrence went in an earlier merge
             j = nxt[i]
@@ -646,6 +697,57 @@ class _Trainer:
             seq[j] = -1
             nxt[i] = k
             replacements += w
+        return delta, gained, replacements
+
+    def _merge_many(
+        self, holders: list[int], a: int, b: int, new_id: int
+    ) -> tuple[dict[int, int], dict[int, list[int]], int]:
+        """``_merge_each`` for ``a != b``, vectorised. Occurrences ``a b a b`` in a row are
+        the one case where merges touch: the ``b a`` between them becomes ``new new``, once."""
+        seq, nxt, prv, role = self.seq_np, self.nxt_np, self.prv_np, self.role
+        at = np.array(holders, dtype=np.int64)
+        at = at[seq[at] == a]
+        then = nxt[at]
+        at, then = at[then >= 0], then[then >= 0]
+        found = seq[then] == b
+        at, then = at[found], then[found]
+        w = self.weight_np[at]
+        before, after = prv[at], nxt[then]
+        role[at], role[then] = 1, 2
+        # -1 (no neighbour) reads the last role: masked out by the sign test
+        left = (before >= 0) & (role[before] != 2)
+        right = after >= 0
+        after_merged = right & (role[after] == 1)
+        role[at] = role[then] = 0
+        x = seq[before[left]] << SHIFT
+        y = seq[after[right]]
+        y_new = np.where(after_merged[right], new_id, y)
+        new_high = new_id << SHIFT
+        gained_keys = np.concatenate([x | new_id, new_high | y_new])
+        gained_at = np.concatenate([before[left], at[right]])
+        keys = np.concatenate([x | a, (b << SHIFT) | y, gained_keys])
+        changes = np.concatenate([-w[left], -w[right], w[left], w[right]])
+        unique, inverse = np.unique(keys, return_inverse=True)
+        totals = np.bincount(inverse, weights=changes, minlength=len(unique))
+        delta = dict(zip(unique.tolist(), totals.astype(np.int64).tolist(), strict=True))
+        gained = _grouped(gained_keys, gained_at)
+        seq[at] = new_id
+        seq[then] = -1
+        nxt[at] = after
+        prv[after[right]] = at[right]
+        return delta, gained, int(w.sum())
+
+    def _account(
+        self,
+        best: int,
+        new_id: int,
+        delta: dict[int, int],
+        gained: dict[int, list[int]],
+        replacements: int,
+    ) -> None:
+        """After a merge: the tokens' and pairs' counts, positions and heap entries."""
+        a, b = best >> SHIFT, best & MASK
+        counts = self.counts
         token_count = self.token_count
         token_count[a] -= replacements
         token_count[b] -= replacements
@@ -672,34 +774,44 @@ class _Trainer:
         if self.by_score:
             pairs_of[a].discard(best)
             pairs_of[b].discard(best)
-        where, heap, push = self.where, self.heap, heapq.heappush
-        simple = not (self.first_rule or self.by_score)
+        # every pair that gained occurrences gets a fresh entry (its value grew, and its first
+        # position may have moved left); a fresh list's head is checked inline, the common case
+        where, heap, push, first_at = self.where, self.heap, heapq.heappush, self.first_at
+        seq, nxt, first_rule, ids_down = self.seq, self.nxt, self.first_rule, self._ids_down
         for key, holders in gained.items():
-            if key not in counts:
+            count = counts.get(key)
+            if count is None:
                 continue
             known = where.get(key)
-            where[key] = holders if known is None else sorted({*known, *holders})
-            if simple:  # the heap entry inlined, for the library's rule
-                push(heap, (-counts[key], -key if self.largest_ids else key, key))
+            if known is None:
+                where[key] = holders
             else:
-                self._push(key)
+                where[key] = holders = sorted({*known, *holders})
+            if first_rule:
+                rank = holders[0]
+                following = nxt[rank]
+                if seq[rank] == key >> SHIFT and following >= 0 and seq[following] == key & MASK:
+                    first_at[key] = rank
+                else:
+                    rank = self._first_live(key)
+            else:
+                rank = ids_down * key
+            if self.by_score:
+                score = count / (token_count[key >> SHIFT] * token_count[key & MASK])
+                push(heap, (-score, rank, key))
+                push(self.frequent, (-count, rank, key))
+            else:
+                push(heap, (-count, rank, key))
         if self.by_score:
             # a and b occur less often now, so every pair holding one of them scores higher
             # (new occurs more often: its old pairs, if it existed, only score lower). Their
             # first positions are lower bounds still (pairs only lose occurrences here).
-            first_at, ids_down = self.first_at, -1 if self.largest_ids else 1
-            for key in pairs_of[a] | pairs_of[b] if a != b else pairs_of[a]:
-                if key in gained:
-                    continue
-                rank = first_at[key] if self.first_rule else ids_down * key
-                score = counts[key] / (token_count[key >> SHIFT] * token_count[key & MASK])
-                push(heap, (-score, rank, key))
-        return replacements
-
-    def _push(self, key: int) -> None:
-        """Queue a pair that gained occurrences: its value, and its count for the most
-        frequent pair (its first position is looked up afresh: it may have moved left)."""
-        rank = self._rank_of(key, self._first_live(key) if self.first_rule else 0)
-        heapq.heappush(self.heap, (-self._value(key), rank, key))
-        if self.by_score:
-            heapq.heappush(self.frequent, (-self.counts[key], rank, key))
+            rises = (pairs_of[a] | pairs_of[b]) - gained.keys()
+            if first_rule:
+                for key in rises:
+                    left, right = token_count[key >> SHIFT], token_count[key & MASK]
+                    push(heap, (-counts[key] / (left * right), first_at[key], key))
+            else:
+                for key in rises:
+                    left, right = token_count[key >> SHIFT], token_count[key & MASK]
+                    push(heap, (-counts[key] / (left * right), ids_down * key, key))

@@ -28,6 +28,9 @@ SCHEMA = 1  # bump when a record's layout changes: the browser refuses another v
 VOCAB_FIELDS = ("label", "title", "kind", "broken", "newlines", "hex")
 MERGE_FIELDS = ("left", "right", "made", "count", "replacements")  # stepdata's ``merges``
 TOP_FIELDS = ("left", "right", "count")  # one row of a flattened pair table (``tops``)
+# A WordPiece record's row of ``tops``: the pair, its count and its tokens' counts (its score is
+# count / (left_count x right_count)); the first three places are TOP_FIELDS'.
+SCORE_TOP_FIELDS = (*TOP_FIELDS, "left_count", "right_count")
 SENTENCE_FIELDS = ("counts", "tie")  # stepdata's ``sentences``: what a merge did, its tie
 PARENT_FIELDS = ("left", "right", "number")  # tokendata's ``parents``
 START_FIELDS = ("counts", "first_merge")  # stepdata's ``start``: the text before any merge
@@ -57,11 +60,13 @@ def named(fields: tuple[str, ...], values: list[Any]) -> dict[str, Any]:
 
 
 class Kind(IntEnum):
-    """What a token is, for drawing: plain, ending in ``</w>`` (drawn apart), or special."""
+    """What a token is, for drawing: plain, ending in ``</w>`` (drawn apart), special, or a
+    WordPiece continuation (its label without ``##``, which is drawn apart)."""
 
     PLAIN = 0
     END_OF_WORD = 1
     SPECIAL = 2
+    CONTINUATION = 3
 
 
 class Mark:
@@ -133,11 +138,13 @@ def entry(
     special: bool = False,
     end_of_word: bool = False,
     spell: bool = True,
+    continuation: bool = False,
 ) -> list[Any]:
     """The vocabulary entry of a token of these bytes (:data:`VOCAB_FIELDS`): the one place
     one is built. ``end_of_word``: a trailing ``</w>`` is drawn apart (the tokenizer uses it).
     ``spell=False``: the label is ``None``, not made readable (a token as long as a whole
     text costs a microsecond a byte to spell out, and the browser joins its parents').
+    ``continuation``: a WordPiece token inside a word, ``data`` without its ``##``.
 
     >>> entry(b"ab</w>", "t", end_of_word=True), entry(b"<|x|>", "s", special=True)
     (['ab', 't', 1, '', 0, '61623c2f773e'], ['<|x|>', 's', 2, '', 0, '3c7c787c3e'])
@@ -148,6 +155,8 @@ def entry(
         shown, kind = data, Kind.PLAIN
         if end_of_word and data.endswith(END_OF_WORD_BYTES):
             shown, kind = data[: -len(END_OF_WORD_BYTES)], Kind.END_OF_WORD
+        elif continuation:
+            kind = Kind.CONTINUATION
         broken = "" if whole_characters(shown) else shown.hex()
     return row(
         VOCAB_FIELDS,

@@ -23,6 +23,7 @@ from typing import Any
 
 from bpeviz.engine.pretokenize import END_OF_WORD
 from bpeviz.engine.readable import WHITESPACE
+from bpeviz.engine.wordpiece import CONTINUATION
 from bpeviz.records import schema as record
 from bpeviz.records.narration import quoted
 
@@ -112,6 +113,9 @@ def constants() -> str:
         f"const MERGE = {_names(record.MERGE_FIELDS)};",
         f"const TOP = {_names(record.TOP_FIELDS)};",
         f"const TOP_ROW = {len(record.TOP_FIELDS)};",
+        f"const SCORE_TOP = {_names(record.SCORE_TOP_FIELDS)};",
+        f"const SCORE_TOP_ROW = {len(record.SCORE_TOP_FIELDS)};",
+        f"const CONTINUATION_MARK = {json.dumps(CONTINUATION)};",
         f"const SENTENCE = {_names(record.SENTENCE_FIELDS)};",
         f"const PARENT = {_names(record.PARENT_FIELDS)};",
         f"const START = {_names(record.START_FIELDS)};",

@@ -216,7 +216,8 @@ def on_a_curve(
     False
     """
     return (
-        settings.source == "sample"
+        settings.is_bpe
+        and settings.source == "sample"
         and settings.sample_key in sample_keys
         and (settings.pretokenizer, settings.tie_break) == (pretokenizer, tie_break)
         and not settings.special_tokens

@@ -10,10 +10,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bpeviz.app.frame.run_settings import (
+    KEY_ALGORITHM,
     KEY_END_OF_WORD,
     KEY_PASTE,
     KEY_PRETOKENIZER,
     KEY_SAMPLE,
+    KEY_SCORE_RULE,
     KEY_SOURCE,
     KEY_SPECIALS,
     KEY_TIE_BREAK,
@@ -24,14 +26,17 @@ from bpeviz.app.frame.run_settings import (
     SUGGESTED_KEYS,
     Message,
     default_state,
+    fitted_pretokenizer,
+    min_vocab,
     parse_special_tokens,
     sample_keys,
     specials_beyond_the_box,
     suggested_state,
 )
-from bpeviz.engine.pretokenize import PRETOKENIZERS
+from bpeviz.engine.algorithms import ALGORITHM_REGISTRY, ALGORITHMS
 from bpeviz.engine.samples import DEFAULT_SAMPLE_KEY, get_sample
 from bpeviz.engine.tie_rules import TIE_BREAKS
+from bpeviz.engine.wordpiece import SCORE_RULES
 
 MAX_LINK_TEXT_CHARS = 1_000  # a pasted text this short travels in the link
 MAX_LINK_DIGITS = 12  # of a count in a link: far past any vocab size or step
@@ -39,13 +44,14 @@ MAX_SHOWN_LINK_VALUE = 40  # characters of a link's value quoted in a warning
 
 
 def _baseline(state: Mapping[str, Any]) -> dict[str, Any]:
-    """What a missing parameter means: the chosen sample's suggested settings."""
+    """What a missing parameter means: the chosen sample's suggested settings (fitted to the
+    algorithm)."""
     key = state.get(KEY_SAMPLE) or DEFAULT_SAMPLE_KEY
     try:
         sample = get_sample(str(key))
     except ValueError:
         sample = get_sample(DEFAULT_SAMPLE_KEY)
-    return suggested_state(sample)
+    return suggested_state(sample, str(state.get(KEY_ALGORITHM) or "bpe"))
 
 
 FLAG_WORDS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
@@ -137,6 +143,10 @@ def query_from_state(state: Mapping[str, Any]) -> dict[str, str]:
     """
     full = {**default_state(), **{k: v for k, v in state.items() if k in STATE_KEYS}}
     params: dict[str, str] = {}
+    defaults = default_state()
+    for key in (KEY_ALGORITHM, KEY_SCORE_RULE):
+        if full[key] != defaults[key]:
+            params[key] = str(full[key])
     if full[KEY_SOURCE] != "sample":
         params[KEY_SOURCE] = str(full[KEY_SOURCE])
     if full[KEY_SAMPLE] != DEFAULT_SAMPLE_KEY:
@@ -179,22 +189,41 @@ def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Me
         else:
             ignored(key, why)
 
+    choose(KEY_ALGORITHM, ALGORITHMS, f"is not one of {', '.join(ALGORITHMS)}")
+    choose(KEY_SCORE_RULE, SCORE_RULES, f"is not one of {', '.join(SCORE_RULES)}")
     choose(KEY_SOURCE, SOURCES, f"is not one of {', '.join(SOURCES)}")
     choose(KEY_SAMPLE, sample_keys(), f"is not a bundled sample ({', '.join(sample_keys())})")
     state.update(_baseline(state))
+    algorithm = ALGORITHM_REGISTRY[state[KEY_ALGORITHM]]
     vocab = params.get(KEY_VOCAB)
     if vocab is not None:
         count = whole_number(vocab)
-        if count is not None and count >= MIN_VOCAB:
+        if count is not None and count >= min_vocab(algorithm.name):
             state[KEY_VOCAB] = count
         elif count is None:
             messages.append(unread_number(KEY_VOCAB, vocab))
-        else:
+        elif algorithm.name == "bpe":
             ignored(KEY_VOCAB, f"is below {MIN_VOCAB}, the byte tokens alone")
-    for key, choices in ((KEY_PRETOKENIZER, PRETOKENIZERS), (KEY_TIE_BREAK, TIE_BREAKS)):
-        choose(key, choices, f"is not one of {', '.join(choices)}")
+        else:
+            ignored(KEY_VOCAB, "is below 1")
+    known = tuple(dict.fromkeys(name for info in ALGORITHM_REGISTRY.values()
+                                for name in info.pretokenizers))  # fmt: skip
+    choose(KEY_PRETOKENIZER, known, f"is not one of {', '.join(known)}")
+    choose(KEY_TIE_BREAK, TIE_BREAKS, f"is not one of {', '.join(TIE_BREAKS)}")
+    fitted = fitted_pretokenizer(algorithm.name, state[KEY_PRETOKENIZER])
+    if fitted != state[KEY_PRETOKENIZER]:
+        messages.append(
+            Message(
+                "warning",
+                f"The link's pretok={state[KEY_PRETOKENIZER]!r} does not fit {algorithm.title}, "
+                f"which takes {' or '.join(algorithm.pretokenizers)}: using {fitted!r}.",
+            )
+        )
+        state[KEY_PRETOKENIZER] = fitted
     eow = params.get(KEY_END_OF_WORD)
-    if eow is not None:
+    if eow is not None and algorithm.name != "bpe":
+        ignored(KEY_END_OF_WORD, f"is BPE's end-of-word marker, not {algorithm.title}'s")
+    elif eow is not None:
         flag = link_flag(eow)
         if flag is not None:
             state[KEY_END_OF_WORD] = flag

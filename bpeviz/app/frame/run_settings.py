@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
+from bpeviz.engine.algorithms import ALGORITHM_REGISTRY
 from bpeviz.engine.config import DEFAULT_PRETOKENIZER, TrainingConfig, unique_special_tokens
-from bpeviz.engine.corpus import BYTE_COUNT, base_size
-from bpeviz.engine.pretokenize import END_OF_WORD
+from bpeviz.engine.corpus import BYTE_COUNT
 from bpeviz.engine.readable import counted
 from bpeviz.engine.samples import DEFAULT_SAMPLE_KEY, Sample, get_sample, list_samples
 
@@ -35,7 +35,11 @@ KEY_TIE_BREAK = "tie"
 KEY_SPECIALS = "special"
 KEY_END_OF_WORD = "eow"
 KEY_PASTE = "paste"
+KEY_ALGORITHM = "algo"
+KEY_SCORE_RULE = "wprule"  # WordPiece's: score or frequency
 STATE_KEYS: tuple[str, ...] = (
+    KEY_ALGORITHM,
+    KEY_SCORE_RULE,
     KEY_SOURCE,
     KEY_SAMPLE,
     KEY_VOCAB,
@@ -65,73 +69,73 @@ class Message:
 
 
 @dataclass(frozen=True)
-class Settings:
-    """Training settings shared by every page (a frozen value: safe as a cache key).
+class Settings(TrainingConfig):
+    """The sidebar's settings: a :class:`TrainingConfig` (with the app's defaults) and where the
+    text comes from (a frozen value: safe as a cache key).
 
-    ``vocab_size`` counts the 256 bytes (and ``</w>``) plus merges; special tokens come after.
-    ``end_of_word`` is only ever true with the ``words`` pre-tokenizer.
+    ``end_of_word`` is only ever true with BPE and the ``words`` pre-tokenizer.
     """
 
-    source: str = "sample"
-    sample_key: str = DEFAULT_SAMPLE_KEY
     vocab_size: int = 512
     pretokenizer: str = DEFAULT_PRETOKENIZER
-    tie_break: str = "first"
-    special_tokens: tuple[str, ...] = ()
-    end_of_word: bool = False
-
-    @property
-    def base_size(self) -> int:
-        """Tokens before any merge: 256 bytes, plus ``</w>`` when the marker is on."""
-        return base_size(self.end_of_word)
+    source: str = "sample"
+    sample_key: str = DEFAULT_SAMPLE_KEY
 
     @property
     def merges_wanted(self) -> int:
         return self.vocab_size - self.base_size
 
     def config(self) -> TrainingConfig:
-        """The engine's view of these settings, which it checks and trains with."""
-        return TrainingConfig(
-            self.vocab_size,
-            self.pretokenizer,
-            self.tie_break,
-            self.special_tokens,
-            self.end_of_word,
-        )
-
-    def training_key(self) -> tuple[Any, ...]:
-        """What training depends on, besides the text (the source and sample name do not)."""
-        return (
-            self.vocab_size,
-            self.pretokenizer,
-            self.tie_break,
-            self.special_tokens,
-            self.end_of_word,
-        )
-
-    def summary(self) -> str:
-        """One line for a caption: ``vocab 512 · gpt4 · ties: first``."""
-        parts = [f"vocab {self.vocab_size:,}", self.pretokenizer, f"ties: {self.tie_break}"]
-        if self.end_of_word:
-            parts.append(END_OF_WORD)
-        if self.special_tokens:
-            parts.append("specials: " + " ".join(self.special_tokens))
-        return " · ".join(parts)
+        """The training settings alone (what training depends on besides the text; the source
+        and sample name do not): what the engine checks and trains with, and a cache key."""
+        own = {item.name: getattr(self, item.name) for item in fields(TrainingConfig)}
+        return TrainingConfig(**own)
 
 
-def suggested_state(sample: Sample) -> dict[str, Any]:
-    """The settings a sample opens with, as session-state values."""
+def min_vocab(algorithm: str) -> int:
+    """The smallest vocab size the sidebar offers: BPE's 256 bytes; 1 for the others, whose
+    first vocabulary is the text's characters (a WordPiece of 30 tokens is a lesson).
+
+    >>> min_vocab("bpe"), min_vocab("wordpiece")
+    (256, 1)
+    """
+    return MIN_VOCAB if algorithm == "bpe" else 1
+
+
+def fitted_pretokenizer(algorithm: str, pretokenizer: str) -> str:
+    """``pretokenizer`` if ``algorithm`` can run after it, else the algorithm's first choice
+    (BPE's: the app's default). The sidebar offers only the algorithm's pre-tokenizers.
+
+    >>> fitted_pretokenizer("wordpiece", "gpt4"), fitted_pretokenizer("bpe", "bert")
+    ('words', 'gpt4')
+    """
+    info = ALGORITHM_REGISTRY.get(algorithm, ALGORITHM_REGISTRY["bpe"])
+    if pretokenizer in info.pretokenizers:
+        return pretokenizer
+    return DEFAULT_PRETOKENIZER if info.name == "bpe" else info.pretokenizers[0]
+
+
+def suggested_state(sample: Sample, algorithm: str = "bpe") -> dict[str, Any]:
+    """The settings a sample opens with, as session-state values. The samples suggest BPE's;
+    under another ``algorithm`` the pre-tokenizer is fitted to it and ``</w>`` is off.
+
+    >>> suggested_state(get_sample("english"), "wordpiece")[KEY_PRETOKENIZER]
+    'words'
+    """
+    suggested = sample.settings
     return {
-        KEY_VOCAB: sample.settings.vocab_size,
-        KEY_PRETOKENIZER: sample.settings.pretokenizer,
-        KEY_TIE_BREAK: sample.settings.tie_break,
-        KEY_END_OF_WORD: sample.settings.end_of_word,
+        KEY_VOCAB: suggested.vocab_size,
+        KEY_PRETOKENIZER: fitted_pretokenizer(algorithm, suggested.pretokenizer),
+        KEY_TIE_BREAK: suggested.tie_break,
+        KEY_END_OF_WORD: suggested.end_of_word and algorithm == "bpe",
     }
 
 
 def default_state() -> dict[str, Any]:
     """A fresh session: the default sample with its suggested settings."""
     return {
+        KEY_ALGORITHM: "bpe",
+        KEY_SCORE_RULE: "score",
         KEY_SOURCE: "sample",
         KEY_SAMPLE: DEFAULT_SAMPLE_KEY,
         **suggested_state(get_sample(DEFAULT_SAMPLE_KEY)),
@@ -172,7 +176,8 @@ def specials_beyond_the_box(tokens: tuple[str, ...]) -> str | None:
 def settings_from_state(state: Mapping[str, Any]) -> Settings:
     """Read :class:`Settings` from the session state (missing keys take the defaults).
 
-    The ``</w>`` marker only applies to the ``words`` pre-tokenizer; elsewhere it is off.
+    The ``</w>`` marker only applies to BPE with the ``words`` pre-tokenizer; elsewhere it is
+    off. A pre-tokenizer the algorithm cannot use is kept, and :func:`check_settings` says so.
     """
     defaults = default_state()
 
@@ -181,15 +186,18 @@ def settings_from_state(state: Mapping[str, Any]) -> Settings:
         return defaults[key] if value is None else value
 
     pretokenizer = str(get(KEY_PRETOKENIZER))
+    algorithm = str(get(KEY_ALGORITHM))
     vocab = get(KEY_VOCAB)
     return Settings(
+        algorithm=algorithm,
+        score_rule=str(get(KEY_SCORE_RULE)),
         source=str(get(KEY_SOURCE)),
         sample_key=str(get(KEY_SAMPLE)),
         vocab_size=int(vocab) if isinstance(vocab, int | float) else defaults[KEY_VOCAB],
         pretokenizer=pretokenizer,
         tie_break=str(get(KEY_TIE_BREAK)),
         special_tokens=parse_special_tokens(str(get(KEY_SPECIALS))),
-        end_of_word=bool(get(KEY_END_OF_WORD)) and pretokenizer == "words",
+        end_of_word=bool(get(KEY_END_OF_WORD)) and pretokenizer == "words" and algorithm == "bpe",
     )
 
 
@@ -200,6 +208,23 @@ def check_settings(settings: Settings) -> list[Message]:
     if beyond is not None:
         found.append(Message("error", f"The Special tokens box holds {beyond}: remove some."))
     return found
+
+
+def not_for_this_page(settings: TrainingConfig, drawn: tuple[str, ...] = ("bpe",)) -> Message:
+    """The error a page shows for settings of an algorithm it does not draw (``drawn``).
+
+    >>> unigram = TrainingConfig(30, "words", algorithm="unigram")
+    >>> not_for_this_page(unigram, ("bpe", "wordpiece")).text.split(": ")[0]
+    'This page shows BPE and WordPiece runs so far, not Unigram'
+    """
+    titles = [ALGORITHM_REGISTRY[name].title for name in drawn]
+    shown = " and ".join(titles) + (" runs only" if len(titles) == 1 else " runs")
+    choose = "BPE" if len(titles) == 1 else "one of them"
+    return Message(
+        "error",
+        f"This page shows {shown} so far, not {settings.algorithm_title}: choose {choose} as "
+        "the algorithm in the sidebar.",
+    )
 
 
 def outcome_messages(settings: Settings, merge_count: int, stop_reason: str) -> list[Message]:

@@ -17,10 +17,12 @@ from bpeviz.app.frame.state import (
 )
 from bpeviz.app.frame.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB, format_size
 from bpeviz.app.frame.widgets import caption
+from bpeviz.engine.algorithms import ALGORITHM_REGISTRY, ALGORITHMS
 from bpeviz.engine.config import MAX_VOCAB_SIZE
-from bpeviz.engine.pretokenize import END_OF_WORD, PRETOKENIZER_REGISTRY, PRETOKENIZERS
+from bpeviz.engine.pretokenize import END_OF_WORD, PRETOKENIZER_REGISTRY
 from bpeviz.engine.samples import get_sample, list_samples
 from bpeviz.engine.tie_rules import TIE_BREAKS, TIE_RULES
+from bpeviz.engine.wordpiece import SCORE_RULES
 
 
 def _apply_sample_suggestions() -> None:
@@ -30,8 +32,32 @@ def _apply_sample_suggestions() -> None:
     to land before its tie, not at whatever step the last sample was on.
     """
     sample = get_sample(st.session_state[cfg.KEY_SAMPLE])
-    for key, value in cfg.suggested_state(sample).items():
+    algorithm = str(st.session_state.get(cfg.KEY_ALGORITHM) or "bpe")
+    for key, value in cfg.suggested_state(sample, algorithm).items():
         st.session_state[key] = value
+    st.session_state[KEY_STEP] = 0
+
+
+def _fit_to_algorithm() -> None:
+    """Keep the settings the algorithm can use: its pre-tokenizers only, ``</w>`` for BPE
+    only, a vocab size from its smallest one (a state from a live class or an old session
+    may hold another algorithm's). The sidebar offers no other choice."""
+    state = st.session_state
+    algorithm = str(state.get(cfg.KEY_ALGORITHM) or "bpe")
+    if algorithm not in ALGORITHM_REGISTRY:
+        algorithm = state[cfg.KEY_ALGORITHM] = "bpe"
+    pretokenizer = str(state.get(cfg.KEY_PRETOKENIZER) or "")
+    state[cfg.KEY_PRETOKENIZER] = cfg.fitted_pretokenizer(algorithm, pretokenizer)
+    if algorithm != "bpe":
+        state[cfg.KEY_END_OF_WORD] = False
+    vocab = state.get(cfg.KEY_VOCAB)
+    if isinstance(vocab, int | float) and vocab < cfg.min_vocab(algorithm):
+        state[cfg.KEY_VOCAB] = cfg.min_vocab(algorithm)
+
+
+def _new_algorithm() -> None:
+    """Callback of the algorithm picker: fit the settings to it and start at step 0."""
+    _fit_to_algorithm()
     st.session_state[KEY_STEP] = 0
 
 
@@ -65,6 +91,8 @@ def sidebar() -> None:
     """
     state = st.session_state
     samples = {sample.key: sample for sample in list_samples()}
+    _fit_to_algorithm()
+    algorithm = ALGORITHM_REGISTRY[state[cfg.KEY_ALGORITHM]]
     with st.sidebar:
         st.toggle(
             "Presentation mode",
@@ -123,24 +151,52 @@ def sidebar() -> None:
             stored = state.get(KEY_UPLOADED)
             if stored is not None:
                 caption(f"Using {stored[0]} ({format_size(len(stored[1]))}).")
+        st.selectbox(
+            "Algorithm",
+            ALGORITHMS,
+            index=_index(ALGORITHMS, cfg.KEY_ALGORITHM),
+            key=cfg.KEY_ALGORITHM,
+            persist_state="session",
+            on_change=_new_algorithm,
+            format_func=lambda name: ALGORITHM_REGISTRY[name].title,
+            help="; ".join(f"**{info.description}**" for info in ALGORITHM_REGISTRY.values()),
+        )
+        if algorithm.name == "wordpiece":
+            st.radio(
+                "WordPiece rule",
+                SCORE_RULES,
+                index=_index(SCORE_RULES, cfg.KEY_SCORE_RULE),
+                key=cfg.KEY_SCORE_RULE,
+                persist_state="session",
+                horizontal=True,
+                help="**score**: the textbook's, the pair with the best count(ab) / (count(a) × "
+                "count(b)); **frequency**: the most frequent pair, what the tokenizers "
+                "library's WordPieceTrainer really does.",
+            )
+        smallest = cfg.min_vocab(algorithm.name)
         st.number_input(
             "Vocab size",
-            value=max(cfg.MIN_VOCAB, cfg.settings_from_state(state).vocab_size),
+            value=max(smallest, cfg.settings_from_state(state).vocab_size),
             key=cfg.KEY_VOCAB,
             persist_state="session",
-            min_value=cfg.MIN_VOCAB,
+            min_value=smallest,
             step=1,
-            help=f"256 byte tokens plus one per merge (plus the {END_OF_WORD} marker when it is "
-            "on). "
-            f"At most {MAX_VOCAB_SIZE:,}; training stops early when no pair is left.",
+            help=(
+                f"256 byte tokens plus one per merge (plus the {END_OF_WORD} marker when it is on)."
+                if algorithm.name == "bpe"
+                else "Every token: [UNK], the text's characters (and their ## forms), then one "
+                "per merge."
+            )
+            + f" At most {MAX_VOCAB_SIZE:,}; training stops early when no pair is left.",
         )
+        pretokenizers = algorithm.pretokenizers
         st.selectbox(
             "Pre-tokenizer",
-            PRETOKENIZERS,
-            index=_index(PRETOKENIZERS, cfg.KEY_PRETOKENIZER),
+            pretokenizers,
+            index=_index(pretokenizers, cfg.KEY_PRETOKENIZER),
             key=cfg.KEY_PRETOKENIZER,
             persist_state="session",
-            format_func=lambda name: f"{name}: {PRETOKENIZER_REGISTRY[name].help}",
+            format_func=_pretokenizer_label,
             help="How the text is cut into pieces first; merges never cross a piece boundary.",
         )
         st.selectbox(
@@ -166,10 +222,17 @@ def sidebar() -> None:
             value=bool(state.get(cfg.KEY_END_OF_WORD)),
             key=cfg.KEY_END_OF_WORD,
             persist_state="session",
-            disabled=state[cfg.KEY_PRETOKENIZER] != "words",
+            disabled=state[cfg.KEY_PRETOKENIZER] != "words" or algorithm.name != "bpe",
             help="Sennrich et al.'s marker at the end of every word (words pre-tokenizer only).",
         )
     _write_link()
+
+
+def _pretokenizer_label(name: str) -> str:
+    """``words: split at whitespace…``; BERT's (WordPiece only) is described here."""
+    known = PRETOKENIZER_REGISTRY.get(name)
+    about = known.help if known else "whitespace and every punctuation mark, as BERT does"
+    return f"{name}: {about}"
 
 
 def _write_link() -> None:

@@ -25,17 +25,28 @@ from bpeviz.app.compression import curves as compression
 from bpeviz.app.compression import parallel
 from bpeviz.app.export.files import LoadedModel, load_upload
 from bpeviz.app.frame.reaper import give_back_freed_memory
-from bpeviz.app.frame.run_settings import Message, Settings, check_settings, outcome_messages
+from bpeviz.app.frame.run_settings import (
+    Message,
+    Settings,
+    check_settings,
+    not_for_this_page,
+    outcome_messages,
+)
 from bpeviz.app.frame.sized_cache import SizedCache
 from bpeviz.app.frame.state import current_settings, text_and_messages
 from bpeviz.app.frame.text_input import TrainingText
 from bpeviz.app.frame.widgets import show_messages
 from bpeviz.app.shared.choices import IMPORTED, TRAINED
 from bpeviz.engine.budget import SERVER_BUDGET
+from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.history import History
 from bpeviz.engine.samples import get_sample
 from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.engine.trainer import check_run, corpus_for, run_training
+from bpeviz.engine.wordpiece import split_words, train_wordpiece
+from bpeviz.engine.wordpiece_history import WordPieceHistory
+from bpeviz.formats.hf_models import LibraryTokenizer, read_tokenizer_json
+from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
 from bpeviz.real.registry import bundled_names
 from bpeviz.records.step import TOP_PAIRS
 
@@ -67,6 +78,22 @@ def taking_turns(turns: threading.BoundedSemaphore, waiting: Callable[[], None])
         give_back_freed_memory()
 
 
+@contextmanager
+def training_turn() -> Iterator[None]:
+    """One of the server's :data:`TRAINING_AT_ONCE` turns to train, saying so while this
+    session waits for one."""
+    note: Any = None
+
+    def waiting() -> None:
+        nonlocal note
+        note = st.info("Waiting for other sessions' training to finish (two train at once)…")
+
+    with taking_turns(_training_turns(), waiting):
+        if note is not None:
+            note.empty()
+        yield
+
+
 # What the runs of pasted and uploaded texts may hold together (History.memory_bytes, its
 # tokenizer counted): three or four runs at the budget (13 MB each), dozens of small ones. The
 # bundled samples' runs are kept apart, 24 of them: a class opens them all lesson long.
@@ -74,7 +101,12 @@ RUN_BYTES = 48_000_000
 SAMPLE_RUNS = 24
 
 
-def _is_sample(key: tuple[str, str, tuple[Any, ...]]) -> bool:
+RunKey = tuple[str, str, TrainingConfig]  # ("sample", its key | "text", its digest, settings)
+Run = History | WordPieceHistory  # a trained run of any algorithm the app draws
+TRAINED_HERE: tuple[str, ...] = ("bpe", "wordpiece")  # the algorithms the app trains
+
+
+def _is_sample(key: RunKey) -> bool:
     return key[0] == "sample"
 
 
@@ -85,7 +117,7 @@ RECORD_BYTES = 16_000_000
 
 
 @st.cache_resource(show_spinner=False)
-def _runs() -> SizedCache[tuple[str, str, tuple[Any, ...]], History]:
+def _runs() -> SizedCache[RunKey, Run]:
     """The process's one cache of trained runs (bounded in bytes: see its module)."""
     return SizedCache(RUN_BYTES, keep=_is_sample, most_kept=SAMPLE_RUNS)
 
@@ -128,19 +160,11 @@ def _train_with_progress(data: str | bytes, settings: Settings) -> History:
             bar = st.progress(0.0)
         bar.progress(min(done / max(total, 1), 1.0), text=f"Training: merge {done:,} of {total:,}")
 
-    note: Any = None
-
-    def waiting() -> None:
-        nonlocal note
-        note = st.info("Waiting for other sessions' training to finish (two train at once)…")
-
     config = settings.config()
     corpus = corpus_for(data, config)
     check_run(corpus, config, SERVER_BUDGET)  # refused at once, not after waiting a turn
     try:
-        with taking_turns(_training_turns(), waiting):
-            if note is not None:
-                note.empty()
+        with training_turn():
             run = run_training(
                 corpus, config, progress=progress, top_pairs=TOP_PAIRS, budget=SERVER_BUDGET
             )
@@ -150,40 +174,110 @@ def _train_with_progress(data: str | bytes, settings: Settings) -> History:
             bar.empty()
 
 
-def _held_bytes(history: History) -> int:
-    history.tokenizer  # noqa: B018 (every page builds it: weighed with it)
-    return history.memory_bytes()
+def _held_bytes(run: Run) -> int:
+    if isinstance(run, History):
+        run.tokenizer  # noqa: B018 (every page builds it: weighed with it)
+    return run.memory_bytes()
 
 
-def _history_in(
-    key: tuple[str, str, tuple[Any, ...]], data: str | bytes, settings: Settings
-) -> History:
+def _history_in(key: RunKey, data: str | bytes, settings: Settings) -> History:
     train = partial(_train_with_progress, data, settings)
-    return _runs().get(key, train, _held_bytes, user=session_id())
+    run = _runs().get(key, train, _held_bytes, user=session_id())
+    assert isinstance(run, History), "a BPE run's key names a BPE run"
+    return run
 
 
-def current_history(*, show: bool = True) -> History | None:
-    """The history for the sidebar's text and settings, trained once and then reused.
+def _train_wordpiece(text: str, settings: Settings) -> WordPieceHistory:
+    """Train WordPiece on ``text`` (every step's pair table kept for the step view), one of
+    :data:`TRAINING_AT_ONCE` at a time, within the server's budget on the words' characters."""
+    words = set(split_words(text, settings.pretokenizer))
+    symbols = sum(map(len, words))
+    if symbols > SERVER_BUDGET.symbols:
+        raise ValueError(
+            f"this text has {symbols:,} characters in its different words, more than the "
+            f"{SERVER_BUDGET.symbols:,} WordPiece trains on here: use a shorter text"
+        )
+    with st.spinner("Training WordPiece…"), training_turn():
+        run = train_wordpiece(
+            text,
+            settings.vocab_size,
+            pretokenizer=settings.pretokenizer,
+            score_rule=settings.score_rule,
+            tie_break=settings.tie_break,
+            top_pairs=TOP_PAIRS,
+        )
+    return WordPieceHistory(text, run)
 
-    On a problem (no text, a bad setting) it shows why with ``st.error``/``st.warning`` and
-    returns ``None``; it never raises. When training stopped before the vocab size asked
-    for, it says how far it got and why. ``show=False`` keeps it silent.
+
+def wordpiece_for(text: TrainingText, settings: Settings) -> WordPieceHistory:
+    """The WordPiece run of ``text`` under ``settings``, cached with the BPE runs.
+
+    Raises ``ValueError`` for a text WordPiece cannot train on (raw bytes, no words, past the
+    budget) or settings it refuses.
+    """
+    if isinstance(text.data, bytes):
+        raise ValueError("WordPiece trains on characters, and this file is not UTF-8 text")
+    kind = "sample" if text.source == "sample" else "text"
+    name = settings.sample_key if kind == "sample" else _digest(text.data)
+    train = partial(_train_wordpiece, text.data, settings)
+    run = _runs().get((kind, name, settings.config()), train, _held_bytes, user=session_id())
+    assert isinstance(run, WordPieceHistory), "a WordPiece run's key names a WordPiece run"
+    return run
+
+
+def wordpiece_outcome(settings: Settings, run: WordPieceHistory) -> list[Message]:
+    """After training: say so when WordPiece stopped short of the vocab size, and why."""
+    if run.vocab_size >= settings.vocab_size:
+        return []
+    return [
+        Message(
+            "info",
+            f"Training stopped at a vocabulary of {run.vocab_size:,}, short of the "
+            f"{settings.vocab_size:,} asked for: {run.stop_reason}.",
+        )
+    ]
+
+
+def current_run(*, show: bool = True, algorithms: tuple[str, ...] = TRAINED_HERE) -> Run | None:
+    """The run of the sidebar's text and settings, trained once and then reused: a BPE
+    :class:`History` or a :class:`WordPieceHistory` (``algorithms``: those the page draws).
+
+    On a problem (no text, a bad setting, an algorithm the page does not draw) it shows why
+    with ``st.error``/``st.warning`` and returns ``None``; it never raises. When training
+    stopped before the vocab size asked for, it says how far it got and why. ``show=False``
+    keeps it silent.
     """
     settings = current_settings()
     text, messages = text_and_messages(settings)
     messages = messages + check_settings(settings)
-    history = None
+    if settings.algorithm not in algorithms:
+        messages.append(not_for_this_page(settings, algorithms))
+    run: Run | None = None
     if text is not None and not any(m.level == "error" for m in messages):
         try:
-            history = history_for(text, settings)
+            run = history_for(text, settings) if settings.is_bpe else wordpiece_for(text, settings)
         except ValueError as error:
             messages.append(Message("error", f"Cannot train: {error}."))
         else:
-            if len(text.data) > 1:  # a single character has its own warning already
-                messages += outcome_messages(settings, history.merge_count, history.stop_reason)
+            messages += _outcome(settings, run, text)
     if show:
         show_messages(messages)
-    return history
+    return run
+
+
+def current_history(*, show: bool = True) -> History | None:
+    """:func:`current_run` on a page that draws BPE runs only (another algorithm: it says so)."""
+    run = current_run(show=show, algorithms=("bpe",))
+    return run if isinstance(run, History) else None
+
+
+def _outcome(settings: Settings, run: Run, text: TrainingText) -> list[Message]:
+    """After training: say so when it stopped short of the vocab size asked for, and why."""
+    if isinstance(run, WordPieceHistory):
+        return wordpiece_outcome(settings, run)
+    if len(text.data) <= 1:  # a single character has its own warning already
+        return []
+    return outcome_messages(settings, run.merge_count, run.stop_reason)
 
 
 def history_for(text: TrainingText, settings: Settings) -> History:
@@ -194,9 +288,9 @@ def history_for(text: TrainingText, settings: Settings) -> History:
     ``check_settings``.
     """
     if text.source == "sample":
-        key = ("sample", settings.sample_key, settings.training_key())
+        key = ("sample", settings.sample_key, settings.config())
     else:
-        key = ("text", _digest(text.data), settings.training_key())
+        key = ("text", _digest(text.data), settings.config())
     return _history_in(key, text.data, settings)
 
 
@@ -213,7 +307,7 @@ def train_sample(key: str, vocab_size: int, pretokenizer: str, tie_break: str) -
         tie_break=tie_break,
     )
     sample = get_sample(key)
-    return _history_in(("sample", key, settings.training_key()), sample.text, settings)
+    return _history_in(("sample", key, settings.config()), sample.text, settings)
 
 
 @dataclass
@@ -278,8 +372,17 @@ def named_tokenizer(name: str) -> Tokenizer:
     return load_named(name)
 
 
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _wordpiece_tokenizer(key: tuple[Any, ...], _run: WordPieceHistory) -> LibraryTokenizer:
+    """A WordPiece run as the ``tokenizers`` library reads its exported tokenizer.json (it
+    encodes as bpeviz's WordPiece encoder does: ``tests/test_wordpiece.py``)."""
+    read = read_tokenizer_json(to_hf_wordpiece_json(_run.run))
+    assert isinstance(read, LibraryTokenizer), "a WordPiece file is read by the library"
+    return read
+
+
 def chosen_tokenizer(
-    choice: str, history: History | None, imported: tuple[str, Tokenizer] | None
+    choice: str, history: Run | None, imported: tuple[str, Tokenizer] | None
 ) -> tuple[Tokenizer, Any]:
     """The tokenizer behind a choice of :mod:`bpeviz.app.shared.choices`, and its cache key for
     :func:`encode` (``None`` for an imported one: it is not named uniquely, so not cached).
@@ -290,6 +393,9 @@ def chosen_tokenizer(
     if choice == TRAINED:
         if history is None:
             raise ValueError("there is no trained tokenizer: fix the sidebar's settings")
+        if isinstance(history, WordPieceHistory):
+            key = history_key(history)
+            return _wordpiece_tokenizer(key, history), key
         return history.tokenizer, history_key(history)
     if choice == IMPORTED:
         if imported is None:
@@ -325,8 +431,12 @@ def encode(_tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int]:
     return _tokenizer.encode(text)
 
 
-def history_key(history: History) -> tuple[Any, ...]:
+def history_key(history: Run) -> tuple[Any, ...]:
     """A cache key naming a trained tokenizer: its text and its merges' settings."""
+    if isinstance(history, WordPieceHistory):
+        wordpiece = history.run
+        settings = (wordpiece.pretokenizer, wordpiece.score_rule, wordpiece.tie_break)
+        return ("wordpiece", _digest(history.text), *settings, history.merge_count)
     run = history.run
     return (
         _digest(history.text),

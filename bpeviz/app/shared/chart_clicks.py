@@ -73,8 +73,8 @@ def step_settings(
 ) -> dict[str, Any]:
     """Sidebar state that trains the clicked run: its sample and the chart's settings.
 
-    Special tokens and ``</w>`` are off, as in the chart's runs. The caller adds the step
-    (its key belongs to the Step page's control).
+    The algorithm is BPE, and special tokens and ``</w>`` are off, as in the chart's runs.
+    The caller adds the step (its key belongs to the Step page's control).
 
     >>> state = step_settings(StepTarget("japanese", 5), vocab_size=1024,
     ...                       pretokenizer="gpt4", tie_break="first")
@@ -82,6 +82,7 @@ def step_settings(
     ('sample', 'japanese', 1024, '')
     """
     return {
+        cfg.KEY_ALGORITHM: "bpe",
         cfg.KEY_SOURCE: "sample",
         cfg.KEY_SAMPLE: target.sample_key,
         cfg.KEY_VOCAB: vocab_size,
@@ -97,6 +98,7 @@ KEY_BACK = "_chart_click_back"  # set by the undo: go back to the page of the ch
 
 # How the sidebar names each setting a click may change, in the order it shows them.
 SETTING_NAMES = {
+    cfg.KEY_ALGORITHM: "algorithm",
     cfg.KEY_SOURCE: "source",
     cfg.KEY_SAMPLE: "sample",
     cfg.KEY_VOCAB: "vocab size",

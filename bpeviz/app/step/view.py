@@ -28,10 +28,12 @@ import streamlit as st
 
 from bpeviz.app.frame.links import link_flag, unread_number, whole_number
 from bpeviz.app.frame.state import KEY_STEP
-from bpeviz.app.frame.training import history_key, session_id, step_records
+from bpeviz.app.frame.training import Run, history_key, session_id, step_records
 from bpeviz.app.frame.widgets import show_messages
 from bpeviz.engine.history import History
 from bpeviz.engine.readable import counted
+from bpeviz.engine.wordpiece_history import WordPieceHistory
+from bpeviz.records import wordpiece_step
 from bpeviz.records.step import payload_json, window_for, window_shows
 from bpeviz.web import script, step_page
 
@@ -60,14 +62,17 @@ LINK = {"keys": [list(key) for key in LINK_KEYS], "when": WHEN_OPTIONS}  # for t
 component = st.components.v2.component("bpeviz_step", js=script(), isolate_styles=False)
 
 
-def _record(history: History, window_from: int = 0) -> tuple[str, str]:
+def _record(history: Run, window_from: int = 0) -> tuple[str, str]:
     """The record of a history as JSON, with a key that names it (built once per run and
     window). A run is named by its text and settings (training is deterministic), so the
     cache keeps no history: how many runs live is the training cache's to say (twenty
     sessions at the budget left 376 MB behind when their histories were kept here too)."""
 
     def build() -> tuple[str, str]:
-        text = payload_json(history, window_from=window_from)
+        if isinstance(history, WordPieceHistory):  # its first words: no window to move
+            text = wordpiece_step.payload_json(history)
+        else:
+            text = payload_json(history, window_from=window_from)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], text
 
     key = (history_key(history), window_from)
@@ -76,9 +81,12 @@ def _record(history: History, window_from: int = 0) -> tuple[str, str]:
     )
 
 
-def _window(history: History, step: int) -> int:
+def _window(history: Run, step: int) -> int:
     """Where the drawn part of a long text starts: where it started, while it shows the
-    merge of ``step``; else around that merge's first place (a new record)."""
+    merge of ``step``; else around that merge's first place (a new record). A WordPiece
+    record always draws the text's first words."""
+    if not isinstance(history, History):
+        return 0
     state = st.session_state
     held = state.get(KEY_WINDOW)
     window_from = held[1] if held and held[0] == id(history) else 0
@@ -89,10 +97,11 @@ def _window(history: History, step: int) -> int:
     return window_from
 
 
-def step_page_for(history: History, *, name: str, summary: str) -> str:
+def step_page_for(history: Run, *, name: str, summary: str) -> str:
     """The exported page of a run (``bpeviz.web.step_page``) with the record the app holds."""
     _, text = _record(history)
-    subtitle = f"{name} · {counted(len(history.text), 'byte')} · {summary}"
+    size = len(history.text.encode("utf-8")) if isinstance(history.text, str) else len(history.text)
+    subtitle = f"{name} · {counted(size, 'byte')} · {summary}"
     return step_page(text, title=f"bpeviz: {name}", subtitle=subtitle)
 
 
@@ -139,7 +148,7 @@ def _follow_the_address() -> None:
             state[name] = value
 
 
-def step_view(history: History) -> tuple[int, str]:
+def step_view(history: Run) -> tuple[int, str]:
     """Draw the view; return the step and before/after it stands at (as last reported)."""
     state = st.session_state
     written = _from_link(KEY_STEP)

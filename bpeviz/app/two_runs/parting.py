@@ -29,7 +29,7 @@ import altair as alt
 import pandas as pd
 
 from bpeviz.engine.history import History
-from bpeviz.engine.pretokenize import END_OF_WORD, pretokenize
+from bpeviz.engine.pretokenize import pretokenize
 from bpeviz.engine.readable import readable
 
 RUN_NAMES: tuple[str, str] = ("A", "B")
@@ -44,23 +44,6 @@ MERGE_COLUMNS: tuple[str, ...] = (
     "crosses",
 )
 CURVE_COLUMNS: tuple[str, ...] = ("run", "merges", "tokens", "bytes_per_token")
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """The settings one run trains with (the text is shared by both runs)."""
-
-    pretokenizer: str = "gpt4"
-    tie_break: str = "first"
-    vocab_size: int = 512
-    end_of_word: bool = False
-
-    def summary(self) -> str:
-        """One line for a heading: ``gpt4 · ties: first · vocab 512``."""
-        parts = [self.pretokenizer, f"ties: {self.tie_break}", f"vocab {self.vocab_size:,}"]
-        if self.end_of_word:
-            parts.append(END_OF_WORD)
-        return " · ".join(parts)
 
 
 @dataclass(frozen=True)

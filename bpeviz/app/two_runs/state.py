@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bpeviz.app.frame import run_settings as cfg
-from bpeviz.app.two_runs.parting import RUN_NAMES, RunSettings
+from bpeviz.app.two_runs.parting import RUN_NAMES
+from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.samples import get_sample
 
 # Widget keys (and query parameters) of the page: runs_a_pretok, runs_b_vocab, runs_step...
@@ -29,8 +30,8 @@ class Preset:
     key: str
     label: str
     sample_key: str
-    a: RunSettings
-    b: RunSettings
+    a: TrainingConfig
+    b: TrainingConfig
     step: int
     lesson: str
 
@@ -40,8 +41,8 @@ PRESETS: tuple[Preset, ...] = (
         key="pieces",
         label="bytes against gpt4 on the English sample",
         sample_key="english",
-        a=RunSettings(pretokenizer="bytes", tie_break="first", vocab_size=512),
-        b=RunSettings(pretokenizer="gpt4", tie_break="first", vocab_size=512),
+        a=TrainingConfig(512, "bytes", "first"),
+        b=TrainingConfig(512, "gpt4", "first"),
         step=1,
         lesson="With the bytes pre-tokenizer the whole text is one piece, so merges may cross "
         "word boundaries (the very first one joins e and the space after it); GPT-4's pattern "
@@ -51,8 +52,8 @@ PRESETS: tuple[Preset, ...] = (
         key="ties",
         label="aaabdaaabac: tie rule first against lexmin",
         sample_key="aaabdaaabac",
-        a=RunSettings(pretokenizer="bytes", tie_break="first", vocab_size=259),
-        b=RunSettings(pretokenizer="bytes", tie_break="lexmin", vocab_size=259),
+        a=TrainingConfig(259, "bytes", "first"),
+        b=TrainingConfig(259, "bytes", "lexmin"),
         step=2,
         lesson="After aa, the pairs (aa, a) and (a, b) both occur twice. minbpe keeps the pair "
         "seen first in the text (aa + a); Wikipedia's walk-through, like Hugging Face, takes "
@@ -83,12 +84,12 @@ def preset_state(item: Preset) -> dict[str, object]:
     return state
 
 
-def state_values(settings: RunSettings) -> tuple[object, ...]:
+def state_values(settings: TrainingConfig) -> tuple[object, ...]:
     """The widgets' values for ``settings``, in the order of :data:`FIELDS`."""
     return (settings.pretokenizer, settings.tie_break, settings.vocab_size, settings.end_of_word)
 
 
-def run_settings(state: Mapping[str, object], run: str, default: RunSettings) -> RunSettings:
+def run_settings(state: Mapping[str, object], run: str, default: TrainingConfig) -> TrainingConfig:
     """One run's settings from the page's widgets (missing or odd values: ``default``'s).
 
     ``</w>`` only applies to the ``words`` pre-tokenizer, as in the sidebar.
@@ -100,7 +101,7 @@ def run_settings(state: Mapping[str, object], run: str, default: RunSettings) ->
 
     pretokenizer = str(get("pretok", default.pretokenizer))
     vocab = get("vocab", default.vocab_size)
-    return RunSettings(
+    return TrainingConfig(
         pretokenizer=pretokenizer,
         tie_break=str(get("tie", default.tie_break)),
         vocab_size=int(vocab) if isinstance(vocab, int | float) else default.vocab_size,
@@ -108,7 +109,7 @@ def run_settings(state: Mapping[str, object], run: str, default: RunSettings) ->
     )
 
 
-def matching_preset(sample_key: str | None, a: RunSettings, b: RunSettings) -> Preset | None:
+def matching_preset(sample_key: str | None, a: TrainingConfig, b: TrainingConfig) -> Preset | None:
     """The preset these runs are (so the page can say what it shows), or ``None``.
 
     >>> matching_preset("aaabdaaabac", PRESETS[1].a, PRESETS[1].b).key

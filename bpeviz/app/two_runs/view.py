@@ -17,7 +17,8 @@ import html
 
 import numpy as np
 
-from bpeviz.app.two_runs.parting import RUN_NAMES, FirstDifference, Merge, RunSettings, cut_by
+from bpeviz.app.two_runs.parting import RUN_NAMES, FirstDifference, Merge, cut_by
+from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.readable import counted, readable, times
 from bpeviz.records.narration import quoted
 from bpeviz.records.schema import Mark
@@ -26,8 +27,8 @@ from bpeviz.web import chip_html, chip_note_html
 
 def difference_reason(
     difference: FirstDifference,
-    a: RunSettings,
-    b: RunSettings,
+    a: TrainingConfig,
+    b: TrainingConfig,
     *,
     names: tuple[str, str] = RUN_NAMES,
 ) -> str | None:
@@ -39,7 +40,7 @@ def difference_reason(
 
     >>> reason = difference_reason(
     ...     FirstDifference(2, Merge(2, b"aa", b"a", 2), Merge(2, b"a", b"b", 2)),
-    ...     RunSettings("bytes", "first"), RunSettings("bytes", "lexmin"))
+    ...     TrainingConfig(512, "bytes"), TrainingConfig(512, "bytes", "lexmin"))
     >>> reason.split(": ")[1]
     'a tie, which the rules first (A) and lexmin (B) break differently.'
     """

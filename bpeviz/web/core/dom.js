@@ -56,7 +56,11 @@ const colourClass = (id) => `bpe-c${colourIndex(id)}`;
 // A token drawn by itself (a chip): its full label in its colour. The one chip of every
 // view: the merge card, the quiz's choices, the inspector and the build tree.
 function chip(vocab, id, className = "bpe-chip") {
-  return el("span", `${className} ${colourClass(id)}`, fullLabel(vocab, id) || "\u200b");
+  const entry = vocab[id];
+  if (entry[VOCAB.kind] !== KIND.CONTINUATION) return el("span", `${className} ${colourClass(id)}`, fullLabel(vocab, id) || "\u200b");
+  const node = el("span", `${className} ${colourClass(id)}`);
+  node.append(el("span", "bpe-cont", CONTINUATION_MARK), labelText(entry[VOCAB.label]));
+  return node;
 }
 
 // Give parent exactly these children in this order, moving as few as possible.

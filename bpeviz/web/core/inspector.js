@@ -3,15 +3,17 @@
 // sourceOf(vocab, unit, parentsOf), parentsOf(id) giving {left, right, number, count} (count
 // null when unknown) for a token made by a merge (or built from a rank), else null.
 
-function sourceOf(vocab, unit, parentsOf) {
+// baseKind names what an unmerged token is when it is not a byte ("character": WordPiece's).
+function sourceOf(vocab, unit, parentsOf, baseKind = null) {
   return {
     vocab,
     unit,
+    baseKind,
     made(id) {
       const entry = vocab[id];
       if (entry[VOCAB.kind] === KIND.SPECIAL) return { kind: "special" };
       const parents = parentsOf(id);
-      if (!parents) return { kind: entry[VOCAB.hex].length === 2 ? "byte" : "marker" };
+      if (!parents) return { kind: baseKind || (entry[VOCAB.hex].length === 2 ? "byte" : "marker") };
       return { kind: "merge", ...parents };
     },
   };
@@ -24,7 +26,7 @@ export function stepSource(record) {
     const number = id - record.base + 1;
     const { left, right, count } = mergeOf(record, number);
     return { left, right, number, count };
-  });
+  }, isWordPiece(record) ? "character" : null);
 }
 
 // A tokens record's source (bpeviz.records.tokens): its parents table, by merge or by rank.
@@ -82,6 +84,7 @@ function inspectorCard(source, id, countLine, close) {
   if (made.kind === "special") where = "A special token: never split and never merged.";
   else if (made.kind === "byte") where = "A single byte: every text starts as these, before any merge.";
   else if (made.kind === "marker") where = `The ${END_OF_WORD} marker that ends each word.`;
+  else if (made.kind === "character") where = source.vocab[id][VOCAB.kind] === KIND.CONTINUATION ? `A character inside a word (${CONTINUATION_MARK}): every word starts as its characters, before any merge.` : "A character at a word's start: every word starts as its characters, before any merge.";
   else {
     const parents = pairWords(source.vocab, made.left, made.right);
     where = source.unit === "rank" ? `Rank ${number(made.number)}: the encoder builds it from ${parents}.` : `Made by merge ${number(made.number)}: ${parents}.`;
@@ -90,7 +93,7 @@ function inspectorCard(source, id, countLine, close) {
   box.append(el("p", "", where));
   box.append(el("p", "bpe-inspector-count", countLine));
   if (made.kind === "merge") {
-    box.append(el("p", "bpe-caption", "How it was built, down to single bytes:"));
+    box.append(el("p", "bpe-caption", `How it was built, down to single ${source.baseKind === "character" ? "characters" : "bytes"}:`));
     const tree = el("ul", "bpe-tree");
     tree.tabIndex = 0; // one Tab stop; arrows move between its nodes
     tree.setAttribute("aria-label", "Build tree: arrows move between tokens, Enter inspects one");

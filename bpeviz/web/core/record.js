@@ -14,10 +14,13 @@ export function labelText(label) {
   return typeof label === "string" ? label : label.join("");
 }
 
-// A token's text as a reader names it, from its vocabulary entry: its label, and `</w>` when
-// it ends a word.
+// A token's text as a reader names it, from its vocabulary entry: its label, `</w>` when it
+// ends a word, `##` before it when it continues a WordPiece word.
 export function entryLabel(entry) {
-  return labelText(entry[VOCAB.label]) + (entry[VOCAB.kind] === KIND.END_OF_WORD ? END_OF_WORD : "");
+  const kind = entry[VOCAB.kind];
+  const text = labelText(entry[VOCAB.label]);
+  if (kind === KIND.CONTINUATION) return CONTINUATION_MARK + text;
+  return text + (kind === KIND.END_OF_WORD ? END_OF_WORD : "");
 }
 
 export function fullLabel(vocab, id) {
@@ -35,16 +38,59 @@ export function mergeOf(record, number) {
   return Object.fromEntries(Object.entries(MERGE).map(([name, index]) => [name, row[index]]));
 }
 
-// The rows of a flattened pair table (record.tops[k]) by name: [{left, right, count}].
-export function pairRows(flat) {
+// The rows of a flattened pair table (record.tops[k]) by name: [{left, right, count}], and a
+// WordPiece record's {left_count, right_count} too (width SCORE_TOP_ROW).
+export function pairRows(flat, width = TOP_ROW) {
   const rows = [];
-  for (let at = 0; at < flat.length; at += TOP_ROW) {
-    rows.push({ left: flat[at + TOP.left], right: flat[at + TOP.right], count: flat[at + TOP.count] });
+  for (let at = 0; at < flat.length; at += width) {
+    const row = { left: flat[at + TOP.left], right: flat[at + TOP.right], count: flat[at + TOP.count] };
+    if (width === SCORE_TOP_ROW) {
+      row.left_count = flat[at + SCORE_TOP.left_count];
+      row.right_count = flat[at + SCORE_TOP.right_count];
+    }
+    rows.push(row);
   }
   return rows;
 }
 
-// The parents [left, right] a step record gives token `id`, or null (a byte, </w>, special).
+// Whether a step record is a WordPiece run's (bpeviz.records.wordpiece_step), and whether
+// its merges go by score (else by count, as BPE's and WordPiece's frequency rule do).
+export const isWordPiece = (record) => record.algorithm === "wordpiece";
+export const byScore = (record) => isWordPiece(record) && record.score_rule === "score";
+
+// The head of the pair table after k merges, by name.
+export function topRows(record, k) {
+  return pairRows(record.tops[k] || [], isWordPiece(record) ? SCORE_TOP_ROW : TOP_ROW);
+}
+
+function gcd(a, b) {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
+
+// A WordPiece row's score, count / (left_count × right_count), reduced: [numerator,
+// denominator] (exact, as the trainer compares them).
+export function scoreFraction(row) {
+  const denominator = row.left_count * row.right_count;
+  const common = gcd(row.count, denominator) || 1;
+  return [row.count / common, denominator / common];
+}
+
+// A score as the card and the table write it: "1/20 ≈ 0.0500" (score_text in Python).
+export function scoreText(row) {
+  const [numerator, denominator] = scoreFraction(row);
+  return `${numerator}/${denominator} ≈ ${(numerator / denominator).toFixed(4)}`;
+}
+
+// Whether two rows of a record's pair table tie under its rule: the same score (compared
+// exactly, crosswise), or the same count.
+export function sameValue(record, a, b) {
+  if (!byScore(record)) return a.count === b.count;
+  return a.count * b.left_count * b.right_count === b.count * a.left_count * a.right_count;
+}
+
+// The parents [left, right] a step record gives token `id`, or null (a byte, </w>, special,
+// a WordPiece character).
 export function stepParents(record, id) {
   if (id < record.base || id >= record.base + record.merge_count) return null;
   const merge = mergeOf(record, id - record.base + 1);
@@ -144,18 +190,19 @@ function cutAt(record, k, when) {
 // The quiz's choices for the merge after step k, in the order shown: {row, left, right,
 // count}, row 0 being the real next merge (bpeviz.records.step.quiz_order made the order).
 export function quizChoices(record, k) {
-  const rows = pairRows(record.tops[k]);
+  const rows = topRows(record, k);
   return record.quiz[k].map((row) => ({ row, ...rows[row] }));
 }
 
 // Which quiz answers are right: the rows of `choices` ({row, count}, row 0 the real next
-// merge) whose pair occurred as often as the merge's. When pairs tie, the rule decides which
-// one merges (a convention, not something a student can see in the counts), so every tied
-// pair counts as right. The live class's quiz marks answers with this too.
-export function rightRows(choices) {
+// merge) whose pair occurred as often as the merge's (in a WordPiece run by score: whose
+// score is the merge's). When pairs tie, the rule decides which one merges (a convention, not
+// something a student can see in the counts), so every tied pair counts as right. The live
+// class's quiz marks answers with this too.
+export function rightRows(choices, record = {}) {
   const merged = choices.find((choice) => choice.row === 0);
   if (!merged) return new Set();
-  return new Set(choices.filter((choice) => choice.count === merged.count).map((choice) => choice.row));
+  return new Set(choices.filter((choice) => sameValue(record, choice, merged)).map((choice) => choice.row));
 }
 
 // The palette colour of a token drawn by itself (a chip): the same id has the same colour

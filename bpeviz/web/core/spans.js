@@ -34,6 +34,7 @@ function tokenSpan(entry, id, colour, mark) {
   span.title = entry[VOCAB.title];
   span.setAttribute("role", "button"); // Enter or Space inspects it (keyboard.js)
   span.setAttribute("aria-label", tokenName(entry, id, mark));
+  if (entry[VOCAB.kind] === KIND.CONTINUATION) span.append(el("span", "bpe-cont", CONTINUATION_MARK));
   appendLabel(span, entry[VOCAB.label]);
   if (entry[VOCAB.kind] === KIND.END_OF_WORD) span.append(el("span", "bpe-eow", END_OF_WORD));
   if (!span.textContent) span.append("\u200b");
@@ -157,6 +158,11 @@ function legend(kind, vocab, ids, options = {}) {
     row.lastChild.title = "Eight colours, reused; two tokens side by side never share one.";
   }
   if (unique.some((id) => vocab[id][VOCAB.kind] === KIND.SPECIAL)) item(example("bpe-special", "<|x|>"), " special token");
+  if (unique.some((id) => vocab[id][VOCAB.kind] === KIND.CONTINUATION)) {
+    const inner = example("bpe-c4", "ug");
+    inner.prepend(el("span", "bpe-cont", CONTINUATION_MARK));
+    item(example("bpe-c1", "h"), inner, ` ${CONTINUATION_MARK}: continues the word before it (a token without ${CONTINUATION_MARK} starts a word)`);
+  }
   if (options.ids) return row;
   if (unique.some((id) => vocab[id][VOCAB.broken])) {
     const hex = example("bpe-c2", "");

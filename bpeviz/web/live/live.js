@@ -251,7 +251,7 @@ export class ClassLink {
 
   reveal(record, k) {
     this.offered = { step: k, pairs: offeredPairs(record, k) };
-    this.send({ type: "reveal", step: k, right_rows: [...rightRows(quizChoices(record, k))] });
+    this.send({ type: "reveal", step: k, right_rows: [...rightRows(quizChoices(record, k), record)] });
   }
 
   end() {

@@ -21,7 +21,7 @@ function classQuizCard(record, k, link, onNext) {
   const choices = el("div", "bpe-choices");
   const answerable = !link.teacher && question && !revealed && mine === undefined;
   for (const offer of quizChoices(record, k)) {
-    const { row, count } = offer;
+    const { row } = offer;
     const choice = choiceButton(vocab, offer);
     if (spread) {
       const votes = el("span", "bpe-choice-votes", `${counted(spread[row], "answer")}`);
@@ -30,7 +30,7 @@ function classQuizCard(record, k, link, onNext) {
       choice.append(votes, bar);
     }
     if (revealed) {
-      choice.append(el("span", "bpe-choice-count", counted(count, "time")));
+      choice.append(el("span", "bpe-choice-count", choiceValue(record, offer)));
       if (question.right_rows.includes(row)) {
         choice.classList.add("bpe-right");
         choice.prepend(el("span", "bpe-mark", row === 0 ? "✓ right" : "✓ right (tied)"));

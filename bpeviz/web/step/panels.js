@@ -21,17 +21,22 @@ function mergeSentences(record, number) {
   return paragraphs;
 }
 
+// A WordPiece run's card says, at every step, which rule it merges by and how the two differ.
+function ruleLine(record) {
+  return isWordPiece(record) ? [el("p", "bpe-rule", record.rule_sentence)] : [];
+}
+
 function card(record, k) {
   const box = el("div", "bpe-card");
   if (k === 0) {
     const start = record.start;
-    box.append(el("h2", "bpe-card-title", "Step 0: no merges yet"), el("p", "", start[START.counts]), el("p", "", start[START.first_merge]));
+    box.append(el("h2", "bpe-card-title", "Step 0: no merges yet"), el("p", "", start[START.counts]), el("p", "", start[START.first_merge]), ...ruleLine(record));
     return box;
   }
   const { left, right, made } = mergeOf(record, k);
   const equation = el("div", "bpe-eq");
   equation.append(chipWithId(record.vocab, left), el("span", "bpe-op", "+"), chipWithId(record.vocab, right), el("span", "bpe-op", "→"), chipWithId(record.vocab, made, true));
-  box.append(el("h2", "bpe-card-title", `Merge ${number(k)} of ${number(record.merge_count)}`), equation, ...mergeSentences(record, k));
+  box.append(el("h2", "bpe-card-title", `Merge ${number(k)} of ${number(record.merge_count)}`), equation, ...mergeSentences(record, k), ...ruleLine(record));
   return box;
 }
 
@@ -54,10 +59,16 @@ function counts(record, k) {
   row.append(
     metric("Tokens in the text", number(tokens), merge ? [`↓ ${number(merge.replacements)}`, "bpe-good"] : null),
     metric("Bytes per token", ratio(tokens).toFixed(3), merge ? [`${change >= 0 ? "↑ +" : "↓ "}${change.toFixed(3)}`, change >= 0 ? "bpe-good" : "bpe-bad"] : null, perToken),
-    metric("Vocabulary size", number(record.base + k), null, "Base symbols + k merges"),
+    metric("Vocabulary size", number(vocabSizeAt(record, k)), null, isWordPiece(record) ? "[UNK], the characters and their ## forms, + one per merge whose token is new" : "Base symbols + k merges"),
     metric("Merges done", `${number(k)} of ${number(record.merge_count)}`),
   );
   return row;
+}
+
+// The vocabulary after k merges: a WordPiece merge whose token existed adds nothing.
+function vocabSizeAt(record, k) {
+  const existed = (record.existed || []).filter((merge) => merge <= k).length;
+  return record.base + k - existed;
 }
 
 function pairTable(record, k) {
@@ -65,7 +76,8 @@ function pairTable(record, k) {
   const table = k ? k - 1 : 0;
   const chosen = record.merge_count ? mergeOf(record, Math.max(k, 1)) : null;
   box.append(el("h3", "", k ? `Pairs before merge ${number(k)}` : "Pairs now"));
-  const rows = pairRows(record.tops[table] || []);
+  const rows = topRows(record, table);
+  if (isWordPiece(record)) return scoreTable(record, box, rows, table, chosen, k);
   if (!rows.length) {
     box.append(el("p", "bpe-note", "No pairs: every piece of the text is a single token."));
     return box;
@@ -94,6 +106,39 @@ function pairTable(record, k) {
   });
   box.append(grid);
   box.append(el("p", "bpe-caption", `Top ${rows.length} pairs, best first: the top row is the pair the merge picks; ties are marked.`));
+  return box;
+}
+
+// A WordPiece run's pair table: each pair's count, its tokens' counts and its score (a fraction
+// and a decimal), ordered by the run's rule; the rows that tie with the top one are marked.
+function scoreTable(record, box, rows, table, chosen, k) {
+  if (!rows.length) {
+    box.append(el("p", "bpe-note", "No pairs: every word is a single token."));
+    return box;
+  }
+  const grid = el("table", "bpe-pair-table bpe-score-table");
+  const head = el("tr");
+  for (const name of ["#", "left + right", "count", "count(a)", "count(b)", "score"]) head.append(el("th", "", name));
+  head.append(el("th", "bpe-sr-only", "note"));
+  grid.append(head);
+  const tied = record.tied[table];
+  const scored = byScore(record);
+  rows.forEach((row, index) => {
+    const line = el("tr");
+    line.dataset.pair = `${row.left},${row.right}`;
+    let note = "";
+    if (index === 0 && chosen && chosen.left === row.left && chosen.right === row.right) note = `◀ merge ${number(Math.max(k, 1))}`;
+    else if (tied > 1 && sameValue(record, row, rows[0])) note = "tied";
+    const pair = el("td", "bpe-pair");
+    pair.textContent = `${fullLabel(record.vocab, row.left)} + ${fullLabel(record.vocab, row.right)}`;
+    const score = el("td", scored ? "bpe-by" : "", scoreText(row));
+    line.append(el("td", "bpe-rank", index + 1), pair, el("td", scored ? "bpe-count-n" : "bpe-count-n bpe-by", number(row.count)), el("td", "", number(row.left_count)), el("td", "", number(row.right_count)), score, el("td", "bpe-note", note));
+    grid.append(line);
+  });
+  box.append(grid);
+  const by = scored ? "by score, count / (count(a) × count(b))" : "by count (the score is shown, and plays no part)";
+  const ties = `ties, marked, go by the rule ${quoted(record.rule)}`;
+  box.append(el("p", "bpe-caption", `Top ${rows.length} pairs ${by}, best first: the top row is the pair the merge picks; ${ties}.`));
   return box;
 }
 
@@ -157,7 +202,8 @@ function vocabTable(record, k, rows) {
   const box = el("div", "bpe-vocab");
   box.append(el("h3", "", "Vocabulary learned so far"));
   if (!k) {
-    box.append(el("p", "bpe-caption", `Nothing learned yet: the vocabulary is the ${record.base} base symbols.`));
+    const what = isWordPiece(record) ? "[UNK], the characters and their ## forms" : "base symbols";
+    box.append(el("p", "bpe-caption", `Nothing learned yet: the vocabulary is the ${record.base} ${what}.`));
     return box;
   }
   const shown = Math.min(k, VOCAB_ROWS);

@@ -3,12 +3,19 @@
 
 // Whether the row chosen at `step` counts as right (the merge, or a pair tied with it).
 function answeredRight(record, step, row) {
-  return rightRows(quizChoices(record, step)).has(row);
+  return rightRows(quizChoices(record, step), record).has(row);
 }
 
 // The question of the quiz on the merge after step k.
 function quizQuestion(record, k) {
-  return el("p", "", `Which pair will merge ${number(k + 1)} join? The most frequent pair in the text below wins; a tie goes by the rule ${quoted(record.rule)}.`);
+  const tie = `a tie goes by the rule ${quoted(record.rule)}`;
+  if (byScore(record)) return el("p", "", `Which pair has the best score, count(ab) / (count(a) × count(b))? Merge ${number(k + 1)} joins it; ${tie}. Count the pair and each of its tokens in the text below.`);
+  return el("p", "", `Which pair will merge ${number(k + 1)} join? The most frequent pair in the text below wins; ${tie}.`);
+}
+
+// What an answered choice shows: its score (a WordPiece run by score) or its count.
+function choiceValue(record, offer) {
+  return byScore(record) ? `score ${scoreText(offer)}` : counted(offer.count, "time");
 }
 
 // One of the quiz's choices: a button of the pair `left` + `right`, row `row` of its table.
@@ -36,13 +43,13 @@ function quizCard(record, k, answers, answer, next) {
   box.append(quizQuestion(record, k));
   const choices = el("div", "bpe-choices");
   const offered = quizChoices(record, k);
-  const good = rightRows(offered);
+  const good = rightRows(offered, record);
   for (const offer of offered) {
-    const { row, count } = offer;
+    const { row } = offer;
     const choice = choiceButton(vocab, offer);
     if (chosen !== null) {
       choice.disabled = true;
-      choice.append(el("span", "bpe-choice-count", counted(count, "time")));
+      choice.append(el("span", "bpe-choice-count", choiceValue(record, offer)));
       // right and wrong said by a mark and words too, not by colour alone (WCAG 1.4.1)
       if (row === 0) {
         choice.classList.add("bpe-right");

@@ -44,6 +44,7 @@ class StepView {
     const record = this.record;
     this.root.replaceChildren();
     this.root.classList.add("bpe-step");
+    this.root.classList.toggle("bpe-wordpiece", isWordPiece(record));
     // A click anywhere in the view puts focus in it, where its keys act (WCAG 2.1.4).
     this.root.tabIndex = -1;
     const controls = stepControls(this);

@@ -1,0 +1,83 @@
+"""The WordPiece step record (``bpeviz/records/wordpiece_step.py``) cuts the text as the trainer
+left it: at the last step, each word drawn is the run's own segmentation of that word
+(``WordPieceRun.segmentation``, which ``tests/test_wordpiece.py`` holds to the textbook recipe),
+on generated texts, by score and by frequency, with ``#`` in the text and merges whose token
+already existed. The cut is computed here as the browser's ``tokensAt`` computes it (a token
+starts where its boundary outlives the step; its id is the last merge inside it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpeviz.engine.wordpiece import train_wordpiece
+from bpeviz.engine.wordpiece_history import WordPieceHistory
+from bpeviz.records.schema import Kind
+from bpeviz.records.step import TOP_PAIRS
+from bpeviz.records.wordpiece_step import payload
+
+WORDS = st.text(alphabet="ab#c", min_size=1, max_size=6)
+
+
+def tokens_at(record: dict[str, Any], k: int) -> list[list[str]]:
+    """The words drawn at step ``k``, each as its tokens' names (## put back)."""
+    vocab, base = record["vocab"], record["base"]
+
+    def name(token: int) -> str:
+        entry = vocab[token]
+        return ("##" if entry[2] == Kind.CONTINUATION else "") + entry[0]
+
+    pieces = set(record["pieces"])
+    words: list[list[str]] = []
+    inner = -1
+    start = 0
+    symbols, death = record["symbols"], record["death"]
+    for index in range(1, len(symbols) + 1):
+        if index == len(symbols) or death[index] > k:
+            token = base + inner - 1 if inner > 0 else symbols[start]
+            if start in pieces:
+                words.append([])
+            words[-1].append(name(token))
+            start, inner = index, -1
+        elif death[index] > inner:
+            inner = death[index]
+    return words
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    words=st.lists(WORDS, min_size=1, max_size=12),
+    size=st.integers(min_value=1, max_value=40),
+    rule=st.sampled_from(["score", "frequency"]),
+    tie=st.sampled_from(["first", "lexmin", "lexmax"]),
+)
+def test_the_last_step_draws_each_word_as_training_left_it(
+    words: list[str], size: int, rule: str, tie: str
+) -> None:
+    text = " ".join(words)
+    run = train_wordpiece(text, size, score_rule=rule, tie_break=tie, top_pairs=TOP_PAIRS)
+    record = payload(WordPieceHistory(text, run))
+    drawn = tokens_at(record, record["merge_count"])
+    assert drawn == [run.segmentation(word) for word in text.split()]
+    assert tokens_at(record, 0) == [
+        [word[0], *(f"##{char}" for char in word[1:])] for word in text.split()
+    ]
+    assert record["tokens"][-1] == sum(map(len, drawn))
+
+
+def test_a_merge_whose_token_existed_is_drawn_as_its_text() -> None:
+    """tests/test_wordpiece.py's case: in "##u ##u hu" by count, # + ### makes ## (a word's
+    start), then ## + ##u makes the text ##u, which is already the continuation of u: the
+    vocabulary does not grow. The record draws the word "##u" as one plain token "##u" (it
+    starts its word) and "hu" as h ##u (the continuation)."""
+    text = "##u ##u hu"
+    run = train_wordpiece(text, 12, score_rule="frequency", tie_break="lexmin", top_pairs=12)
+    record = payload(WordPieceHistory(text, run))
+    assert record["existed"] == [2]
+    drawn = tokens_at(record, 2)
+    assert drawn == [["##u"], ["##u"], ["h", "##u"]]
+    made = record["merges"][1][2]
+    assert record["vocab"][made][2] == Kind.PLAIN and record["vocab"][made][0] == "##u"
