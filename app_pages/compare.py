@@ -7,6 +7,7 @@ from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.run_settings import Message
 from bpeviz.app.frame.state import current_settings, current_text, imported_tokenizer
 from bpeviz.app.frame.training import chosen_tokenizer, current_run, encode_or_stop
+from bpeviz.app.frame.unigram_runs import current_unigram_tokenizer, unigram_chosen
 from bpeviz.app.frame.widgets import columns, linked_text_area, show_messages
 from bpeviz.app.shared.choices import (
     IMPORTED,
@@ -32,11 +33,19 @@ st.markdown(
     "tokens start at a cut that the other tokenizer does not make there."
 )
 
-history = current_run()
+# A Unigram run is offered as its tokenizer.json, cut by the tokenizers library as our Viterbi cuts
+unigram = current_unigram_tokenizer() if unigram_chosen() else None
+history = None if unigram_chosen() else current_run()
 settings = current_settings()
 imported = imported_tokenizer()
 choices = tokenizer_choices(
-    trained_size=history.vocab_size if history is not None and current_text() else None,
+    trained_size=(
+        unigram[0].vocab_size
+        if unigram is not None
+        else history.vocab_size
+        if history is not None and current_text()
+        else None
+    ),
     imported_name=imported[0] if imported is not None else None,
 )
 options = list(choices)
@@ -66,7 +75,11 @@ if not text:
     st.info("Type or paste some text above to compare the two tokenizers on it.")
     st.stop()
 try:
-    sides = [chosen_tokenizer(choice, history, imported) for choice in picked]
+    sides = [
+        unigram if choice == TRAINED and unigram is not None
+        else chosen_tokenizer(choice, history, imported)
+        for choice in picked
+    ]  # fmt: skip
 except (RuntimeError, ValueError) as error:
     show_messages([Message("error", f"That tokenizer is not available: {error}")])
     st.stop()

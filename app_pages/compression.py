@@ -16,6 +16,7 @@ from bpeviz.app.frame.training import (
     sample_references,
     train_sample,
 )
+from bpeviz.app.frame.unigram_runs import current_unigram_tokenizer, unigram_chosen
 from bpeviz.app.frame.widgets import columns, show_chart, show_table
 from bpeviz.app.shared import charts
 from bpeviz.app.shared.chart_clicks import KEY_UNDO, click_undo, step_settings, step_target
@@ -115,12 +116,17 @@ curves = sample_curves(sample_keys, max_vocab, PRETOKENIZER, TIE_BREAK, cross)
 references = None
 imported = imported_tokenizer()
 yours = None
+unigram = None  # the sidebar's Unigram run, as a tokenizer
 if reference and not compression.on_a_curve(
     settings, SAMPLES.values(), pretokenizer=PRETOKENIZER, tie_break=TIE_BREAK,
     max_vocab=max_vocab,
 ):  # fmt: skip
-    yours = current_run(show=False)  # the sidebar's run (cached, shared with other pages)
-if yours is not None:
+    if unigram_chosen():  # its tokenizer.json, cut by the tokenizers library as it cuts
+        found = current_unigram_tokenizer(show=False)
+        unigram = found[0] if found is not None else None
+    else:
+        yours = current_run(show=False)  # the sidebar's run (cached, shared with other pages)
+if yours is not None or unigram is not None:
     st.caption(
         f"“{YOURS_LINE}” is the sidebar's tokenizer ({escape_markdown(settings.summary())}), "
         "measured on the same two texts."
@@ -139,7 +145,9 @@ if reference:
     except RuntimeError as error:
         st.error(f"The real tokenizers' lines are not available: {escape_markdown(str(error))}")
     else:
-        yours_tokenizer = chosen_tokenizer(TRAINED, yours, None)[0] if yours is not None else None
+        yours_tokenizer = (
+            chosen_tokenizer(TRAINED, yours, None)[0] if yours is not None else unigram
+        )
         own = {  # this session's: measured here
             **({YOURS_LINE: yours_tokenizer} if yours_tokenizer is not None else {}),
             **({IMPORTED_LINE: imported[1]} if imported is not None else {}),  # any kind

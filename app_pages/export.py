@@ -3,6 +3,7 @@
 import streamlit as st
 
 from bpeviz.app.export import files as export
+from bpeviz.app.export.unigram import unigram_downloads
 from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.run_settings import Message
 from bpeviz.app.frame.state import (
@@ -13,6 +14,7 @@ from bpeviz.app.frame.state import (
 )
 from bpeviz.app.frame.text_input import MAX_UPLOAD_MB
 from bpeviz.app.frame.training import Run, current_run, shared_import
+from bpeviz.app.frame.unigram_runs import unigram_chosen
 from bpeviz.app.frame.widgets import caption, show_messages
 from bpeviz.app.shared import tables
 from bpeviz.app.shared.choices import opened_on_import
@@ -66,7 +68,9 @@ st.title("Export / import")
 
 st.header("Download your tokenizer", anchor=False)
 settings = current_settings()
-trained = current_run()
+if unigram_chosen():  # its tokenizer.json and its rounds as one page (bpeviz/app/export/unigram.py)
+    unigram_downloads()
+trained = None if unigram_chosen() else current_run()
 history = trained if isinstance(trained, History) else None
 wordpiece = trained if isinstance(trained, WordPieceHistory) else None
 text_info = current_text()

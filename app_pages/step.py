@@ -13,9 +13,11 @@ from bpeviz.app.frame.links import query_from_state
 from bpeviz.app.frame.state import KEY_FOCUS, current_settings, current_text, presentation_mode
 from bpeviz.app.frame.styles import FOCUS_STYLE
 from bpeviz.app.frame.training import current_run
+from bpeviz.app.frame.unigram_runs import current_unigram_run, unigram_chosen
 from bpeviz.app.frame.widgets import caption
 from bpeviz.app.shared import tables
 from bpeviz.app.shared.chart_clicks import KEY_BACK, KEY_UNDO
+from bpeviz.app.step.unigram import unigram_step_view
 from bpeviz.app.step.view import step_view
 from bpeviz.engine.history import History
 from bpeviz.engine.readable import counted
@@ -32,6 +34,20 @@ def undo_chart_click() -> None:
 st.title("Step through training")
 if st.session_state.pop(KEY_BACK, False):
     st.switch_page("app_pages/compression.py", query_params=query_from_state(st.session_state))
+if unigram_chosen():  # one step is one round (bpeviz/app/step/unigram.py)
+    found = current_unigram_run()
+    if found is None:
+        st.stop()
+    run, data, run_key = found
+    text_name = current_text().name if current_text() is not None else "text"
+    caption(f"{text_name} · {counted(len(data), 'character')} · {current_settings().summary()}")
+    if not presentation_mode():
+        st.caption(
+            "**Step k**: the first k rounds are done: each ran EM, then removed the tokens "
+            "whose removal raised the loss least. Step 0 is the seed."
+        )
+    unigram_step_view(run, data, run_key)
+    st.stop()
 text = current_text()
 history = current_run()
 if history is None or text is None:

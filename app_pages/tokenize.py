@@ -12,6 +12,7 @@ from bpeviz.app.frame.training import (
     encode_or_stop,
     named_tokenizer,
 )
+from bpeviz.app.frame.unigram_runs import current_unigram_tokenizer, unigram_chosen
 from bpeviz.app.frame.widgets import columns, linked_text_area, show_messages
 from bpeviz.app.shared import tables
 from bpeviz.app.shared.choices import (
@@ -71,7 +72,9 @@ if (
 ):
     show_chat_view()
     st.stop()
-history = current_run()
+# A Unigram run is offered as its tokenizer.json, cut by the tokenizers library as our Viterbi cuts
+unigram = current_unigram_tokenizer() if unigram_chosen() else None
+history = None if unigram_chosen() else current_run()
 text_info = current_text()
 imported = imported_tokenizer()
 
@@ -156,7 +159,13 @@ if surprise is not None:
 
 # Option names are short and stable: they are what the link holds (?tok_model=o200k_base).
 choices = tokenizer_choices(
-    trained_size=history.vocab_size if history is not None and text_info is not None else None,
+    trained_size=(
+        unigram[0].vocab_size
+        if unigram is not None
+        else history.vocab_size
+        if history is not None and text_info is not None
+        else None
+    ),
     imported_name=imported[0] if imported is not None else None,
     models=True,
 )
@@ -211,6 +220,8 @@ try:
     if model_name is not None:
         tokenizer, tokenizer_key = named_tokenizer(model_name), ("model", model_name)
         st.caption(escape_markdown(model_summary(model_name)))
+    elif model == TRAINED and unigram is not None:
+        tokenizer, tokenizer_key = unigram
     else:
         tokenizer, tokenizer_key = chosen_tokenizer(model, history, imported)
 except (RuntimeError, ValueError) as error:

@@ -3,12 +3,12 @@
 The script is a few files with one idea each, joined in a fixed order (:data:`SCRIPTS`) into
 one ES module, with no build tool: the record's pure functions (tested by ``node --test``,
 ``tests/js``), its DOM helpers, keyboard paths (one Tab stop per box, arrows between its
-items), token spans, the inspector, the step view's panels, the quiz (solo and the class's),
-controls and view, and the entry points. Above them :func:`constants` writes what Python
-defines once: the record's field names, kinds and marks (:mod:`bpeviz.records.schema`), the
-palette's size, ``</w>`` and the quotes of a token's name. ``tokens.css`` styles every
-span, card and legend (the palette's colours come from :data:`PALETTE`); ``step.css`` lays
-out the step view;
+items), token spans, the inspector, the step view's panels, Unigram's lattice, the quiz
+(solo and the class's), controls and view, Unigram's view, and the entry points. Above them
+:func:`constants` writes what Python defines once: the record's field names, kinds and
+marks (:mod:`bpeviz.records.schema`), the palette's size, ``</w>`` and the quotes of a
+token's name. ``tokens.css`` styles every span, card and legend (the palette's colours come
+from :data:`PALETTE`); ``step.css`` lays out the step view;
 ``page.css`` frames an exported page. The app serves them inline (a Streamlit component and
 the page's stylesheet) and an exported page carries them inline: nothing is fetched.
 """
@@ -34,12 +34,14 @@ SCRIPTS = (  # each file uses only what it or an earlier one defines (tests/test
     "core/spans.js",
     "core/inspector.js",
     "step/panels.js",
+    "step/unigram_lattice.js",
     "step/quiz.js",
     "live/live_quiz.js",
     "live/class_results.js",
     "step/controls.js",
     "step/address.js",
     "step/step_view.js",
+    "step/unigram_view.js",
     "live/live.js",
     "live/presenter.js",
     "live/class_bar.js",

@@ -53,15 +53,16 @@ export function mount(root, data, start, report) {
       views.delete(root);
       return null;
     }
-    // the record with its vocabulary completed; the record sent is left as it came
-    record = { ...sent, vocab: completeVocab(sent.vocab, (id) => stepParents(sent, id)) };
+    // the record with its vocabulary completed; the record sent is left as it came (a
+    // Unigram record has none: its pieces are its vocabulary)
+    record = sent.algorithm === "unigram" ? sent : { ...sent, vocab: completeVocab(sent.vocab, (id) => stepParents(sent, id)) };
   }
   const send = report || (() => {});
   const talk = (state, how) => (how && how.unsent ? keepUnsent(data.key, state) : send(state));
   const unsent = takeUnsent(data.key);
   const fields = ["step", "when", "quiz", "pieces"];
   const resumed = data.resume && unsent && fields.some((f) => String(unsent[f]) !== String(start[f])) ? unsent : null;
-  const view = new StepView(root, record, resumed || start, talk, data.link || null);
+  const view = record.algorithm === "unigram" ? new UnigramView(root, record, resumed || start, talk) : new StepView(root, record, resumed || start, talk, data.link || null);
   if (resumed) view.scheduleReport(); // the server learns where the student stopped
   views.set(root, { id, key: data.key, record, view });
   return view;

@@ -1,0 +1,118 @@
+"""Unigram in the app's page logic (AppTest): the Step page hands the browser a Unigram record
+of the sidebar's run, the link's step is kept, a text Unigram cannot train on is one
+sentence, the Export page offers the run's files, and every other page either works or says
+in one sentence why not. What a person sees is in tests/browser/test_unigram.py."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from apptest_support import new_app, open_page, plain, run, token_views
+from streamlit.testing.v1 import AppTest
+
+from bpeviz.app.frame.text_input import TrainingText
+from bpeviz.app.frame.unigram_runs import UNIGRAM_MAX_CHARS, unigram_text
+
+COURSE = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
+LINK = {"src": "paste", "paste": COURSE, "algo": "unigram", "pretok": "words", "vocab": "12"}
+
+
+def step_record(at: AppTest) -> dict[str, Any]:
+    for node in at.main:
+        if getattr(node, "type", None) != "bidi_component":
+            continue
+        proto = node.proto
+        kind = proto.WhichOneof("data")
+        data = json.loads(proto.mixed.json if kind == "mixed" else proto.json)
+        if data.get("kind") == "step":
+            return data
+    raise AssertionError("no step view on the page")
+
+
+def test_the_step_page_gives_the_browser_the_run_s_rounds() -> None:
+    """The course's corpus at vocab 12: seed 31, then 23, 17, 12 (worked in the browser test)."""
+    at = run(new_app(**LINK, step="2"))
+    data = step_record(at)
+    record = json.loads(data["payload"])
+    assert record["algorithm"] == "unigram"
+    assert [r["size"] for r in record["rounds"]] == [31, 23, 17, 12]
+    assert data["start"]["step"] == 2
+    assert not at.error
+
+
+def test_a_text_unigram_cannot_train_on_is_one_sentence() -> None:
+    too_long = TrainingText("book", "a" * (UNIGRAM_MAX_CHARS + 1), "paste")
+    assert [m.text for m in unigram_text(too_long)[1]] == [
+        f"Unigram trains on at most {UNIGRAM_MAX_CHARS:,} characters here, and this text has "
+        f"{UNIGRAM_MAX_CHARS + 1:,}: paste or upload a shorter part of it."
+    ]
+    binary = TrainingText("data.bin", b"\xff\xfe", "upload")
+    assert [m.text for m in unigram_text(binary)[1]] == [
+        "Unigram trains on text, and this upload is not UTF-8 text: choose BPE, which trains "
+        "on bytes, or upload a UTF-8 file."
+    ]
+    assert unigram_text(TrainingText("ok", "hug pug", "paste")) == ("hug pug", [])
+
+
+def test_the_export_page_offers_the_unigram_files() -> None:
+    at = open_page("app_pages/export.py", **LINK)
+    labels = [button.proto.label for button in at.get("download_button")]
+    assert "tokenizer.json" in labels
+    assert "Download this run as an HTML page" in labels
+    assert not at.error
+
+
+def test_the_tokenize_page_cuts_a_text_with_the_unigram_run_as_sentencepiece_does() -> None:
+    """The trained choice is the run's tokenizer.json, cut by the tokenizers library; the
+    expected pieces come from SentencePiece holding the same pieces and scores (bytes for
+    語, which no piece covers: <0xE8><0xAA><0x9E>)."""
+    from test_unigram_sentencepiece import model_pb2_float, processor
+
+    from bpeviz import UnigramModel
+    from bpeviz.engine.unigram import split_words, train_unigram
+
+    text = "hugs bun 語"
+    at = open_page("app_pages/tokenize.py", **LINK, tok_text=text, tok_model="Trained here")
+    assert not at.error
+    views = token_views(at)
+    record = views["tok_spans"]
+    shown = [record["vocab"][str(i)][0] for i in record["ids"]]
+    model = train_unigram(COURSE, 12).model()
+    rounded = UnigramModel.from_log_probs(
+        {piece: model_pb2_float(score) for piece, score in model.log_probs.items()}
+    )
+    reference = processor(rounded, byte_fallback=True)
+    expected = [
+        piece for word in split_words(text) for piece in reference.encode(word, out_type=str)
+    ]
+    labels = [
+        f"<{piece[3:5]}>" if piece.startswith("<0x") else piece.replace("▁", "␣")
+        for piece in expected
+    ]
+    assert [label if isinstance(label, str) else "".join(label) for label in shown] == labels
+
+
+def test_the_compare_page_puts_the_unigram_run_beside_a_real_tokenizer() -> None:
+    at = open_page(
+        "app_pages/compare.py", **LINK, cmp_left="Trained here", cmp_right="cl100k_base",
+        compare_text="hugs bun",
+    )  # fmt: skip
+    assert not at.error
+    assert len(token_views(at)) == 2
+
+
+def test_the_two_runs_page_says_why_not() -> None:
+    at = open_page("app_pages/two_runs.py", **LINK)
+    said = [plain(m.value) for m in (*at.error, *at.info)]
+    assert any("does not take Unigram yet" in sentence for sentence in said), said
+
+
+def test_the_compression_page_measures_the_unigram_run_as_yours() -> None:
+    at = open_page("app_pages/compression.py", **LINK)
+    said = [plain(c.value) for c in at.caption]
+    assert any(
+        sentence.startswith("“yours” is the sidebar's tokenizer (Unigram · vocab 12")
+        for sentence in said
+    ), said
+    assert not at.error
