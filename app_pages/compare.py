@@ -8,12 +8,19 @@ from bpeviz.app.frame.run_settings import Message
 from bpeviz.app.frame.state import current_settings, current_text, imported_tokenizer
 from bpeviz.app.frame.training import chosen_tokenizer, current_run, encode_or_stop
 from bpeviz.app.frame.unigram_runs import current_unigram_tokenizer, unigram_chosen
-from bpeviz.app.frame.widgets import columns, linked_text_area, show_messages
+from bpeviz.app.frame.widgets import (
+    columns,
+    keep_choice_in_link,
+    linked_text_area,
+    seed_linked_choice,
+    show_messages,
+)
 from bpeviz.app.shared.choices import (
     IMPORTED,
     TRAINED,
     compare_notes,
     default_pair,
+    menu_labels,
     short_name,
     tokenizer_choices,
 )
@@ -25,12 +32,8 @@ MAX_SHOWN_TOKENS = 3_000
 
 st.title("Compare tokenizers")
 st.markdown(
-    "The same text through two tokenizers: the one trained in the sidebar, a real one (GPT-4's "
-    "`cl100k_base`, GPT-4o's `o200k_base`, GPT-2's `r50k_base`, Codex's `p50k_base`, "
-    "Mistral's `tekken_240911`), or one "
-    "imported on the Export / import page. A "
-    "**cut** is a place between two tokens, counted in bytes from the start; the outlined "
-    "tokens start at a cut that the other tokenizer does not make there."
+    "One text through two tokenizers, side by side. An outlined token starts at a **cut** (a "
+    "place between two tokens) that the other tokenizer does not make."
 )
 
 # A Unigram run is offered as its tokenizer.json, cut by the tokenizers library as our Viterbi cuts
@@ -38,6 +41,7 @@ unigram = current_unigram_tokenizer() if unigram_chosen() else None
 history = None if unigram_chosen() else current_run()
 settings = current_settings()
 imported = imported_tokenizer()
+imported_name = imported[0] if imported is not None else None
 choices = tokenizer_choices(
     trained_size=(
         unigram[0].vocab_size
@@ -46,21 +50,23 @@ choices = tokenizer_choices(
         if history is not None and current_text()
         else None
     ),
-    imported_name=imported[0] if imported is not None else None,
+    imported_name=imported_name,
 )
 options = list(choices)
+labels = menu_labels(options, imported_name=imported_name, markdown=False)
 first_default, second_default = default_pair(options)
 pickers = columns(2, key="compare_pickers")
 picked = []
-# The options are the short names themselves: they are what the link holds (?cmp_left=...).
+# The options are short names: they are what the link holds (?cmp_left=...); the menu names
+# an imported file by its file name.
 for picker, label, default, key in (
     (pickers[0], "Left", first_default, "cmp_left"),
     (pickers[1], "Right", second_default, "cmp_right"),
 ):
     with picker:
-        choice = st.selectbox(
-            label, options, index=options.index(default), key=key, bind="query-params"
-        )
+        seed_linked_choice(key, options, default)
+        choice = st.selectbox(label, options, format_func=labels.__getitem__, key=key)
+        keep_choice_in_link(key, choice, default)
         st.caption(choices[choice])
         picked.append(choice)
 for note in compare_notes(picked):
@@ -92,15 +98,12 @@ result = compare.compare(text, sides[0][0], sides[1][0], names=names, ids=ids)
 def pane_title(choice: str) -> str:
     if choice == TRAINED:
         return f"Yours: {escape_markdown(settings.summary())}"
-    if choice == IMPORTED:  # its name can be long: the caption under the menu holds it
-        return "Imported"
+    if choice == IMPORTED:
+        return escape_markdown(str(imported_name))
     return f"{choice}: {escape_markdown(choices[choice])}"
 
 
-st.caption(
-    "A bold outline marks a token that starts where the other tokenizer does not cut. "
-    "Hover a token for its id and bytes; click it to see how it was built."
-)
+st.caption("Hover a token for its id and bytes; click it to see how it was built.")
 panes = columns(2, key="compare_panes")
 for side, pane, tokenization, only, choice, name, (tokenizer, _) in (
     ("left", panes[0], result.ours, result.diff.only_ours, picked[0], names[0], sides[0]),
@@ -111,7 +114,11 @@ for side, pane, tokenization, only, choice, name, (tokenizer, _) in (
         numbers = st.columns(3)  # the panes stack when narrow; three numbers fit then
         numbers[0].metric("Tokens", f"{tokenization.token_count:,}")
         numbers[1].metric("Bytes per token", f"{tokenization.bytes_per_token:.2f}")
-        numbers[2].metric("Cuts only here", f"{len(only):,}")
+        numbers[2].metric(
+            "Cuts only here",
+            f"{len(only):,}",
+            help="A cut is a place between two tokens, counted in bytes from the text's start.",
+        )
         shown = tokenization.ids[:MAX_SHOWN_TOKENS]
         marks = compare.start_marks(tokenization, only, mark=Mark.NEW)
         if len(shown) < tokenization.token_count:

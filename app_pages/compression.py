@@ -7,9 +7,15 @@ from bpeviz.app.compression import curves as compression
 from bpeviz.app.compression import parallel
 from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.links import query_from_state
-from bpeviz.app.frame.state import KEY_STEP, current_settings, imported_tokenizer
+from bpeviz.app.frame.state import (
+    KEY_STEP,
+    current_settings,
+    imported_tokenizer,
+    presentation_mode,
+)
 from bpeviz.app.frame.training import (
     chosen_tokenizer,
+    compression_chart_spec,
     current_run,
     sample_curves,
     sample_passages,
@@ -26,10 +32,9 @@ from bpeviz.real.registry import missing_note
 
 SAMPLES = {"English": "english", "Japanese": "japanese"}
 INTRO = (
-    "Each line is how many bytes of text one token covers as merges are learned: higher "
-    "means fewer tokens for the same bytes. Japanese lies higher only because UTF-8 spends "
-    "3 bytes on most of its characters; for the same passage it still needs more tokens "
-    "than English (the last table)."
+    "Each line is the bytes of text one token covers as merges are learned (higher: fewer "
+    "tokens). Japanese lies higher only because UTF-8 spends 3 bytes on most of its "
+    "characters: for the same passage it needs more tokens than English (the last table)."
 )
 HOW_TO_READ = """\
 - **Solid** lines: a tokenizer trained here, measured on the text it was trained on.
@@ -41,7 +46,6 @@ HOW_TO_READ = """\
   table below the chart has every number.
 - Every curve starts at 1 byte per token. The first Japanese merges only glue bytes back into
   characters (the very first is `<E3><81>`, the lead bytes of most hiragana).
-- Bytes, not characters: most Japanese characters are 3 bytes in UTF-8, an English letter 1.
 - The grey line is the sidebar's vocab size. Click a point to open the Step page at that
   merge (the sidebar then holds that sample and these settings).
 - This page always trains on the two bundled samples (gpt4 pre-tokenizer, tie rule first),
@@ -156,8 +160,8 @@ if reference:
         references = references.reset_index(drop=True)
 
 marker = settings.vocab_size if settings.vocab_size >= settings.base_size else None
-chart = charts.compression_chart(
-    compression.chart_points(curves), references=references, current_vocab_size=marker
+chart = compression_chart_spec(
+    compression.chart_points(curves), references, marker, projector=presentation_mode()
 )
 show_chart(chart, key=KEY_CHART, on_select=open_clicked_step, selection_mode=charts.PICK)
 if st.session_state.pop(KEY_GO, False):

@@ -188,7 +188,7 @@ if files:
             stored = (signature, str(error))
         else:
             stored = (signature, loaded)
-            remember_imported_tokenizer(f"{loaded.kind}: {loaded.source}", loaded.tokenizer)
+            remember_imported_tokenizer(loaded.source, loaded.tokenizer)
         st.session_state[KEY_LOADED] = stored
     result = stored[1]
     if isinstance(result, str):

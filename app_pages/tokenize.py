@@ -13,13 +13,20 @@ from bpeviz.app.frame.training import (
     named_tokenizer,
 )
 from bpeviz.app.frame.unigram_runs import current_unigram_tokenizer, unigram_chosen
-from bpeviz.app.frame.widgets import columns, linked_text_area, show_messages
+from bpeviz.app.frame.widgets import (
+    columns,
+    keep_choice_in_link,
+    linked_text_area,
+    seed_linked_choice,
+    show_messages,
+)
 from bpeviz.app.shared import tables
 from bpeviz.app.shared.choices import (
     IMPORTED,
     MODEL,
     MODEL_NAMES,
     TRAINED,
+    menu_labels,
     model_summary,
     tokenizer_choices,
 )
@@ -157,7 +164,9 @@ tokens_area = st.container()
 if surprise is not None:
     st.info(f"**What to look at.** {escape_markdown(surprise.look)}", icon="🔎")
 
-# Option names are short and stable: they are what the link holds (?tok_model=o200k_base).
+# Option keys are short and stable: they are what the link holds (?tok_model=o200k_base);
+# the menu names an imported file by its file name.
+imported_name = imported[0] if imported is not None else None
 choices = tokenizer_choices(
     trained_size=(
         unigram[0].vocab_size
@@ -166,18 +175,21 @@ choices = tokenizer_choices(
         if history is not None and text_info is not None
         else None
     ),
-    imported_name=imported[0] if imported is not None else None,
+    imported_name=imported_name,
     models=True,
 )
+labels = menu_labels(list(choices), imported_name=imported_name, markdown=True)
 model_column, view_column = columns([3, 2], key="tokenize_choices")
 with model_column:
+    seed_linked_choice("tok_model", list(choices), default=next(iter(choices)))
     model = st.radio(
         "Tokenizer",
         list(choices),
         captions=list(choices.values()),
+        format_func=labels.__getitem__,
         key="tok_model",
-        bind="query-params",
     )
+    keep_choice_in_link("tok_model", model, default=next(iter(choices)))
     if (note := missing_note()) is not None:
         st.caption(escape_markdown(note))
     model_name = None

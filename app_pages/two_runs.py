@@ -157,8 +157,9 @@ step = st.slider(
 )
 step = min(int(step), last)
 labelled = {f"{name}: {chosen[name].summary()}": histories[name] for name in histories}
-# The height holds the axes and the legend too: at projector type they left the plot ~30 px.
-chart_height = 480 if presentation_mode() else 300
+# The height holds the axes and the legend too: at projector type they left the plot ~30 px,
+# and at 300 px the plot (90 px) was shorter than the y-axis title, cut at the chart's top.
+chart_height = 480 if presentation_mode() else 400
 show_chart(runs.curves_chart(runs.curves_frame(labelled), step=step, height=chart_height))
 st.caption(
     "Bytes per token of the whole text after each merge, for both runs (higher means fewer "

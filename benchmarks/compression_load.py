@@ -8,13 +8,15 @@ in fresh browser contexts (new sessions) a few more times, from navigation start
 drawn and idle, and the About page (text only) as often, for scale. The target: a new
 visitor's Compression load under 2 s, or, on a machine so busy that even About takes more
 than 1.3 s, at most 1.5 times About's (the part of the wait that is this page's own work).
-Prints the figures; exits 1 on a miss, 2 when it cannot run (no Chromium).
+Prints the figures and the machine's load average (a shared machine's figures vary with
+it); exits 1 on a miss, 2 when it cannot run (no Chromium).
 
     .venv/bin/python benchmarks/compression_load.py
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
@@ -49,6 +51,7 @@ def main() -> int:
         return 2
     from playwright.sync_api import sync_playwright
 
+    load_before = os.getloadavg()[0]
     log = Path(tempfile.mkdtemp(prefix="bpeviz-bench-")) / "server.log"
     server = harness.start_server(log)
     try:
@@ -75,6 +78,7 @@ def main() -> int:
             browser.close()
     finally:
         harness.stop_server(server)
+    print(f"load average (1 min): {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")
     if median <= TARGET_FIRST_LOAD_S:
         print(f"target met: a new visitor's load <= {TARGET_FIRST_LOAD_S:.0f} s")
         return 0

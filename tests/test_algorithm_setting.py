@@ -159,7 +159,7 @@ def test_a_wordpiece_link_keeps_a_small_vocab_a_bpe_link_refuses_it() -> None:
     assert (state["vocab"], messages) == (15, [])
     state, messages = state_from_query({"vocab": "15"})
     assert state["vocab"] == get_sample("english").settings.vocab_size
-    assert "is below 256" in messages[0].text
+    assert "is below 257" in messages[0].text
 
 
 def test_the_sidebar_offers_the_algorithm_and_the_pretokenizers_follow_it() -> None:

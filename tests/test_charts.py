@@ -18,6 +18,7 @@ from bpeviz.app.shared.charts import (
     marker_label,
     projector_type,
     reference_label,
+    vega_spec,
 )
 from bpeviz.engine.history import train
 from bpeviz.engine.tokenizer import Tokenizer
@@ -209,6 +210,16 @@ def test_labels() -> None:
     )
     assert reference_label(row) == "cl100k_base on English: 4.24"
     assert marker_label(1024) == "sidebar vocab size: 1,024"
+
+
+def test_the_spec_kept_for_every_session_is_the_validated_chart(curves, references) -> None:
+    """The Compression page keeps the chart as a spec made without the schema check (0.3 s a
+    visit); the same chart, checked, is the same spec, less Altair's default 300 px view."""
+    chart = compression_chart(curves, references=references, current_vocab_size=258)
+    checked = chart.to_dict()
+    assert checked["config"].pop("view") == {"continuousWidth": 300, "continuousHeight": 300}
+    assert vega_spec(chart) == checked
+    assert "width" not in vega_spec(chart)  # the page's column sets it
 
 
 def test_an_empty_table_still_makes_a_valid_chart() -> None:

@@ -106,6 +106,7 @@ APP_TEXT: dict[str, str] = {
     "step.py: undo.sentence": "chart_clicks' sentence about a sample and a vocab size",
     "tokenize.py: library_note(tokenizer)": "escapes the file's suffix and model type",
     "tokenize.py: list(choices)": "option keys: fixed names, 'Imported' for the file",
+    "tokenize.py: labels.__getitem__": "menu_labels escapes the imported file's name",
     "tokenize.py: list(choices.values())": "tokenizer_choices escapes the imported file's name",
     "tokenize.py: long_piece_note(len(to_bytes(word)), len(to_bytes(part)))": "two numbers",
     "two_runs.py: lesson.lesson": "the bundled comparisons' lessons",

@@ -87,7 +87,7 @@ MALFORMED = {
     "top-key": ('author = "me"\n' + MINIMAL, "unknown key 'author' at its top"),
     "sample": (slide_toml('sample = "nope"'), "'nope', which is not one of: english"),
     "flag-type": (slide_toml("quiz = 1"), "quiz must be true or false"),
-    "vocab-zero": (slide_toml("vocab = 0"), "use a whole number from 256"),
+    "vocab-zero": (slide_toml("vocab = 0"), "use a whole number from 257"),
     "wrong-page": (slide_toml("step = 3", page="tokenize"), "belongs to the step page"),
     "tokenizer": (slide_toml('tok_model = "gpt5"', page="tokenize"), "'gpt5'"),
     "nested-view": (slide_toml("view = 3"), "unknown key 'view'"),
@@ -128,7 +128,7 @@ def test_the_bundled_lesson_follows_the_order_the_issue_asks_for() -> None:
         return next(i for i, slide in enumerate(slides) if test(slide))  # type: ignore[operator]
 
     order = [
-        first(lambda s: s.page == "tokenize" and s.view.get("vocab") == 256),  # bytes only
+        first(lambda s: s.page == "tokenize" and s.view.get("tok_model") == "UTF-8 bytes"),
         first(lambda s: s.page == "step" and s.view.get("sample") == "cat_sat"),
         first(lambda s: s.view.get("sample") == "aaabdaaabac" and s.view.get("step") == 2),
         first(lambda s: s.view.get("sample") == "english" and s.view.get("quiz") is True),

@@ -154,6 +154,7 @@ def test_bad_training_settings_still_compare_the_real_ones() -> None:
         "r50k_base",
         "p50k_base",
         *TEKKEN_OFFERED,
+        "UTF-8 bytes",
     ]
     assert len(span_views(at)) == 2
 
@@ -178,7 +179,7 @@ def test_an_imported_library_file_against_cl100k(kind: str) -> None:
     document = KINDS[kind]().to_str()
     text = "The reprinters uncounted 1234 pairs!"
     at = import_file(open_page(PAGE), "tokenizer.json", document.encode())
-    assert "Imported" in at.selectbox(key="cmp_left").options
+    assert "tokenizer.json" in at.selectbox(key="cmp_left").options  # named by its file name
     at.selectbox(key="cmp_left").set_value("Imported")
     at.selectbox(key="cmp_right").set_value("cl100k_base")
     at.text_area(key="compare_text").set_value(text).run()

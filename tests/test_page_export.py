@@ -74,12 +74,12 @@ def test_uploading_a_model_shows_it_and_offers_it_to_the_tokenize_page() -> None
     first = at.dataframe[-1].value
     assert first["token"].tolist() == ["aa", "aaa", "aaab"]
     name, tokenizer = at.session_state[KEY_IMPORTED]
-    assert name == "minbpe .model: wiki.model"
+    assert name == "wiki.model"
     assert tokenizer.encode("aaabdaaabac") == [258, 100, 258, 97, 99]
     # The Tokenize page now offers it.
     at.switch_page("app_pages/tokenize.py").run()
     assert not at.exception
-    assert "Imported" in at.radio(key="tok_model").options
+    assert "wiki\\.model" in at.radio(key="tok_model").options
 
 
 def test_uploading_a_gpt2_pair() -> None:
@@ -201,8 +201,8 @@ def test_sessions_importing_the_same_file_share_one_copy_of_the_model() -> None:
         imported.append(at.session_state[KEY_IMPORTED])
     assert imported[0][1] is imported[1][1]
     assert [name for name, _ in imported] == [
-        "minbpe .model: wiki.model",
-        "minbpe .model: copy-of-wiki.model",
+        "wiki.model",
+        "copy-of-wiki.model",
     ]
 
 
@@ -259,7 +259,8 @@ def test_the_html_page_is_named_by_its_merges(monkeypatch: pytest.MonkeyPatch) -
 
 def test_compare_it_and_tokenize_with_it_open_on_the_uploaded_file() -> None:
     """After an upload, the two buttons open their pages with it chosen (followed in a real
-    browser in tests/browser/test_glance.py); the menu's caption names the file."""
+    browser in tests/browser/test_glance.py); the menus name it by its file name, and the
+    link holds the option's key, which opens it whatever the file is called."""
     at = open_page(PAGE)
     model = to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
     at.file_uploader(key="export_model_files").upload("wiki.model", model).run()
@@ -267,9 +268,48 @@ def test_compare_it_and_tokenize_with_it_open_on_the_uploaded_file() -> None:
     assert not at.exception
     assert at.selectbox(key="cmp_left").value == "Imported"
     assert at.selectbox(key="cmp_right").value == "cl100k_base"
+    assert at.selectbox(key="cmp_left").options[-1] == "wiki.model"  # a select box: plain text
+    assert "Imported" not in at.selectbox(key="cmp_left").options
+    assert at.query_params["cmp_left"] == "Imported"
+    assert at.header[0].value == "wiki\\.model"  # the left pane's title
     assert not at.warning
     at.switch_page("app_pages/export.py").run()
     at.file_uploader(key="export_model_files").upload("wiki.model", model).run()
     at.button(key="export_open_tokenize").click().run()
     assert at.radio(key="tok_model").value == "Imported"
-    assert "wiki\\.model" in " ".join(at.radio(key="tok_model").proto.captions)  # escaped
+    assert at.radio(key="tok_model").options[-1] == "wiki\\.model"  # Markdown, made inert
+    assert at.query_params["tok_model"] == "Imported"
+
+
+def test_a_hostile_file_name_is_shown_as_its_characters_in_the_menus() -> None:
+    """A radio's labels are Markdown: a file named like a link and emphasis is escaped there
+    (every punctuation mark, a word joiner before the scheme's colon: inert.py); the select
+    box shows plain text, only a right-to-left override made visible."""
+    at = open_page(PAGE)
+    model = to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
+    name = "**b** [x](http://e.org)\u202e.model"
+    at.file_uploader(key="export_model_files").upload(name, model).run()
+    at.button(key="export_open_tokenize").click().run()
+    assert not at.exception
+    assert at.radio(key="tok_model").options[-1] == (
+        "\\*\\*b\\*\\* \\[x\\]\\(http\u2060\\:\\/\\/e\\.org\\)\\\\u202e\\.model"
+    )
+    at.switch_page("app_pages/compare.py").run()
+    at.selectbox(key="cmp_left").set_value("Imported").run()
+    assert at.selectbox(key="cmp_left").options[-1] == "**b** [x](http://e.org)\\u202e.model"
+
+
+def test_a_link_to_the_imported_file_opens_it_in_a_session_that_has_one() -> None:
+    """The link's key, not the label: ?tok_model=Imported chooses the file imported, and the
+    menu keeps the link's key when the person chooses another tokenizer."""
+    at = open_page(PAGE)
+    model = to_minbpe_model(train("aaabdaaabac", 259).tokenizer).encode()
+    at.file_uploader(key="export_model_files").upload("wiki.model", model).run()
+    at.switch_page("app_pages/tokenize.py")
+    at.query_params["tok_model"] = "Imported"
+    at.run()
+    assert at.radio(key="tok_model").value == "Imported"
+    at.radio(key="tok_model").set_value("o200k_base").run()
+    assert at.query_params["tok_model"] == "o200k_base"
+    at.radio(key="tok_model").set_value("Trained here").run()  # the default: no parameter
+    assert "tok_model" not in at.query_params

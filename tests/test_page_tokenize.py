@@ -104,6 +104,16 @@ def test_cl100k_shows_the_ids_encode_gives(text: str, cl100k: Tokenizer) -> None
     assert spans(at)["parents"] == {str(i): list(made) for i, made in parents.items()}
 
 
+def test_utf8_bytes_is_the_text_before_any_merge() -> None:
+    """Where every byte-level BPE starts (the lesson's first slides): one token a byte, each
+    id the byte's value. c a t are 99 97 116 and 猫 is E7 8C AB in UTF-8: 231 140 171."""
+    at = tokenize_page(tok_model="UTF-8 bytes", tok_view="Token ids")
+    run(at.text_area(key="tok_text").input("cat 猫"))
+    assert at.radio(key="tok_model").value == "UTF-8 bytes"
+    assert shown_ids(at) == [99, 97, 116, 32, 231, 140, 171]
+    assert [metric.value for metric in at.metric] == ["5", "7", "7", "1.00"]
+
+
 def test_counts_characters_bytes_tokens_and_bytes_per_token() -> None:
     text = TEXTS["japanese"]
     at = tokenize_page()
@@ -203,6 +213,7 @@ def test_bad_training_settings_still_leave_cl100k(cl100k: Tokenizer) -> None:
         "r50k_base",
         "p50k_base",
         *TEKKEN_OFFERED,
+        "UTF-8 bytes",
         "OpenAI model",
     ]
     text = at.text_area(key="tok_text").value

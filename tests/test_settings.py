@@ -305,21 +305,21 @@ def test_bad_link_values_are_ignored_with_a_warning_each() -> None:
     assert all("ignored" in message.text for message in messages)
 
 
-@pytest.mark.parametrize("vocab", ["-1", "0", "1", "255"])
-def test_a_link_vocab_below_256_is_ignored_and_named_as_written(vocab: str) -> None:
-    """The vocab size boxes start at 256, the bytes alone ("vocab size 1" was taken, then
-    failed); a link below it is named as written and ignored."""
+@pytest.mark.parametrize("vocab", ["-1", "0", "1", "255", "256"])
+def test_a_link_vocab_below_257_is_ignored_and_named_as_written(vocab: str) -> None:
+    """The vocab size boxes start at 257, the 256 bytes and one merge ("vocab size 1" was
+    taken, then failed); a link below it is named as written and ignored."""
     state, messages = state_from_query({"vocab": vocab})
     assert state == default_state()
-    why = "is not a whole number of at least 256" if vocab == "-1" else (
-        "is below 256, the byte tokens alone"
+    why = "is not a whole number of at least 257" if vocab == "-1" else (
+        "is below 257, the 256 bytes and one merge"
     )
     assert [m.text for m in messages] == [f"The link's vocab={vocab!r} {why}; ignored."]
 
 
-def test_a_link_vocab_of_256_is_taken() -> None:
-    state, messages = state_from_query({"vocab": "256"})
-    assert state[KEY_VOCAB] == 256 and messages == []
+def test_a_link_vocab_of_257_is_taken() -> None:
+    state, messages = state_from_query({"vocab": "257"})
+    assert state[KEY_VOCAB] == 257 and messages == []
 
 
 def test_out_of_range_vocab_from_a_link_is_kept_so_the_page_can_explain_it() -> None:

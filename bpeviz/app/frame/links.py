@@ -203,7 +203,7 @@ def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Me
         elif count is None:
             messages.append(unread_number(KEY_VOCAB, vocab))
         elif algorithm.name == "bpe":
-            ignored(KEY_VOCAB, f"is below {MIN_VOCAB}, the byte tokens alone")
+            ignored(KEY_VOCAB, f"is below {MIN_VOCAB}, the 256 bytes and one merge")
         else:
             ignored(KEY_VOCAB, "is below 1")
     known = tuple(dict.fromkeys(name for info in ALGORITHM_REGISTRY.values()

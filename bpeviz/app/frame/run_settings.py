@@ -27,9 +27,10 @@ SOURCE_LABELS: dict[str, str] = {"sample": "Sample", "paste": "Paste", "upload":
 KEY_SOURCE = "src"
 KEY_SAMPLE = "sample"
 KEY_VOCAB = "vocab"
-# The vocab size boxes start at the 256 bytes alone (no merge yet; a lesson opens there):
-# they took 1, then failed to train.
-MIN_VOCAB = BYTE_COUNT
+# The vocab size boxes start at the 256 bytes and one merge: they took 1, then failed to
+# train (256 failed too with the end-of-word marker). The bytes alone, before any merge, are
+# the Tokenize page's "UTF-8 bytes" (bpeviz.app.shared.choices).
+MIN_VOCAB = BYTE_COUNT + 1
 KEY_PRETOKENIZER = "pretok"
 KEY_TIE_BREAK = "tie"
 KEY_SPECIALS = "special"
@@ -93,11 +94,12 @@ class Settings(TrainingConfig):
 
 
 def min_vocab(algorithm: str) -> int:
-    """The smallest vocab size the sidebar offers: BPE's 256 bytes; 1 for the others, whose
-    first vocabulary is the text's characters (a WordPiece of 30 tokens is a lesson).
+    """The smallest vocab size the sidebar offers: BPE's 256 bytes and one merge; 1 for the
+    others, whose first vocabulary is the text's characters (a WordPiece of 30 tokens is a
+    lesson).
 
     >>> min_vocab("bpe"), min_vocab("wordpiece")
-    (256, 1)
+    (257, 1)
     """
     return MIN_VOCAB if algorithm == "bpe" else 1
 

@@ -36,7 +36,8 @@ from bpeviz.app.frame.sized_cache import SizedCache
 from bpeviz.app.frame.state import current_settings, text_and_messages
 from bpeviz.app.frame.text_input import TrainingText
 from bpeviz.app.frame.widgets import show_messages
-from bpeviz.app.shared.choices import IMPORTED, TRAINED
+from bpeviz.app.shared import charts
+from bpeviz.app.shared.choices import BYTES, IMPORTED, TRAINED
 from bpeviz.engine.budget import SERVER_BUDGET
 from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.history import History
@@ -397,6 +398,8 @@ def chosen_tokenizer(
             key = history_key(history)
             return _wordpiece_tokenizer(key, history), key
         return history.tokenizer, history_key(history)
+    if choice == BYTES:
+        return Tokenizer(), BYTES
     if choice == IMPORTED:
         if imported is None:
             raise ValueError("no tokenizer was imported: load one on the Export / import page")
@@ -462,6 +465,21 @@ def sample_curves(
         name: train_sample(key, max_vocab, pretokenizer, tie_break) for name, key in samples
     }
     return compression.compression_curves(histories, cross=cross)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def compression_chart_spec(
+    points: pd.DataFrame,
+    references: pd.DataFrame | None,
+    marker: int | None,
+    *,
+    projector: bool,
+) -> dict[str, Any]:
+    """The Compression page's chart as a Vega-Lite spec, built once per data for every session
+    (a new visitor on the bundled samples gets the same chart): building and checking it took
+    0.6 s of each visit. ``projector``: presentation mode's larger type."""
+    chart = charts.compression_chart(points, references=references, current_vocab_size=marker)
+    return charts.vega_spec(charts.projector_type(chart) if projector else chart)
 
 
 @st.cache_data(max_entries=2, show_spinner=False)

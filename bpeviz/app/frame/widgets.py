@@ -64,11 +64,14 @@ def columns(spec: int | list[int], *, key: str, pairs: bool = False, **kwargs: A
 
 
 def show_chart(chart: Any, **kwargs: Any) -> Any:
-    """Draw an Altair chart full width; in presentation mode with projector-sized text.
+    """Draw an Altair chart (or a Vega-Lite spec of one) full width; in presentation mode
+    with projector-sized text.
 
     ``kwargs`` go to ``st.altair_chart`` (``key``, ``on_select``, ``selection_mode``); its
     return value (the selection state, with ``on_select``) is returned.
     """
+    if isinstance(chart, dict):  # a Vega-Lite spec, projector-sized where asked when made
+        return st.vega_lite_chart(spec=chart, width="stretch", **kwargs)
     if presentation_mode():
         chart = charts.projector_type(chart)
     return st.altair_chart(chart, width="stretch", **kwargs)
@@ -142,3 +145,27 @@ def linked_text_area(label: str, *, key: str, default: str = "", **kwargs: Any) 
         )
         return text[:MAX_BOX_CHARS]
     return text
+
+
+def seed_linked_choice(key: str, options: list[str], default: str) -> None:
+    """Before a menu is drawn: its choice from the session, else the link's (``?key=...``),
+    else ``default``; then :func:`keep_choice_in_link` after it.
+
+    By hand, not ``bind="query-params"``: a bound menu writes the label its ``format_func``
+    makes into the URL, and the Tokenize and Compare menus name an imported file by its file
+    name while the link must keep the option's stable key (``Imported``). Set this way, the
+    menu is drawn without ``index``: a lesson, a class or the Export page choose by the state.
+    """
+    state = st.session_state
+    if state.get(key) not in options:
+        linked = st.query_params.get(key)
+        state[key] = linked if linked in options else default
+
+
+def keep_choice_in_link(key: str, choice: str, default: str) -> None:
+    """After the menu: the link holds its choice's key, or nothing at the default (as a bound
+    widget's link does)."""
+    if choice == default:
+        st.query_params.pop(key, None)
+    elif st.query_params.get(key) != choice:
+        st.query_params[key] = choice

@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 from bpeviz.app.compression.curves import VOCAB_CHOICES
 from bpeviz.app.frame import run_settings as cfg
-from bpeviz.app.shared.choices import TRAINED
+from bpeviz.app.shared.choices import BYTES, TRAINED
 from bpeviz.app.tokenize.surprises import load_surprises
 from bpeviz.engine.config import MAX_VOCAB_SIZE
 from bpeviz.engine.pretokenize import PRETOKENIZERS
@@ -93,7 +93,7 @@ def _runs(field_name: str, param: Param) -> dict[str, Param]:
 
 
 def _tokenizers() -> list[str]:
-    return [TRAINED, *bundled_names()]
+    return [TRAINED, *bundled_names(), BYTES]
 
 
 def _vocab_choices() -> list[str]:

@@ -8,12 +8,13 @@ left out: loading. :func:`bpeviz.app.frame.training.chosen_tokenizer` turns a ke
 
 from __future__ import annotations
 
-from bpeviz.app.frame.inert import escape_markdown
+from bpeviz.app.frame.inert import escape_markdown, visible_bidi
 from bpeviz.real.mistral_tekken import BOS, TEKKEN
 from bpeviz.real.openai_models import CHAT_MODELS, MODEL_ENCODINGS, chat_format, encoding_for_model
 from bpeviz.real.registry import bundled_names, bundled_summary, missing_note
 
 TRAINED = "Trained here"
+BYTES = "UTF-8 bytes"  # no merge: where every byte-level BPE starts
 IMPORTED = "Imported"
 MODEL = "OpenAI model"
 # The model names offered first (others can be typed: dated names such as gpt-4o-2024-05-13).
@@ -26,24 +27,45 @@ MODEL_NAMES: tuple[str, ...] = tuple(
 def tokenizer_choices(
     *, trained_size: int | None = None, imported_name: str | None = None, models: bool = False
 ) -> dict[str, str]:
-    """Option key → caption (Markdown, the file's name made inert), in the order offered:
-    trained, the real ones, (with ``models``) an OpenAI model by name, imported.
+    """Option key → caption (Markdown), in the order offered: trained, the real ones, the
+    bytes alone, (with ``models``) an OpenAI model by name, imported (the menu names it:
+    :func:`menu_labels`).
 
     >>> list(tokenizer_choices(trained_size=512))[:5]
     ['Trained here', 'cl100k_base', 'o200k_base', 'r50k_base', 'p50k_base']
     >>> tokenizer_choices(imported_name="tokenizer.json")["Imported"]
-    'tokenizer\\\\.json, loaded on the Export / import page'
+    'loaded on the Export / import page'
     """
     choices: dict[str, str] = {}
     if trained_size is not None:
         choices[TRAINED] = f"{trained_size:,} tokens, from the sidebar's text"
     for name in bundled_names():
         choices[name] = bundled_summary(name)
+    choices[BYTES] = "256 tokens, one per byte: the text before any merge"
     if models:
         choices[MODEL] = "a model by name (gpt-4o, gpt-4, gpt2...): its encoding and chat tokens"
     if imported_name is not None:
-        choices[IMPORTED] = f"{escape_markdown(imported_name)}, loaded on the Export / import page"
+        choices[IMPORTED] = "loaded on the Export / import page"
     return choices
+
+
+def menu_labels(
+    options: list[str], *, imported_name: str | None, markdown: bool
+) -> dict[str, str]:
+    """How a menu names each option: by its key, and the imported file by its file name. The
+    key stays what the link holds (``?tok_model=Imported``), so a link works whatever the
+    file is called. ``markdown``: a radio's labels are Markdown, so the name is made inert; a
+    select box shows plain text, where only its bidirectional controls need showing.
+
+    >>> menu_labels(["cl100k_base", "Imported"], imported_name="my_*bpe*.json", markdown=True)
+    {'cl100k_base': 'cl100k_base', 'Imported': 'my\\\\_\\\\*bpe\\\\*\\\\.json'}
+    >>> menu_labels(["Imported"], imported_name="my_*bpe*.json", markdown=False)["Imported"]
+    'my_*bpe*.json'
+    """
+    labels = {option: option for option in options}
+    if imported_name is not None and IMPORTED in labels:
+        labels[IMPORTED] = (escape_markdown if markdown else visible_bidi)(imported_name)
+    return labels
 
 
 def opened_on_import() -> dict[str, dict[str, str]]:
