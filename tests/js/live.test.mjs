@@ -173,3 +173,28 @@ test("a tab's hellos name the same tab across reconnects, another tab's another"
     mock.timers.reset();
   }
 });
+
+// The teacher's views go out at most every 120 ms; the server sends each view to every
+// socket of the class, the teacher's too. A slide change shows two views in a row (the class
+// bar's, then the new slide's step view, which waits its turn): the echo of the first, heard
+// while the second waited, was what went out, so the class stayed on the slide before
+// (students at step 0 with the quiz on after slide 3, the projector at slide 4's step 1).
+test("the teacher's latest view is the one sent, whatever the server echoes meanwhile", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  try {
+    const link = new web.ClassLink("ABCDEFGHJ", "teacher", "key");
+    const sent = [];
+    link.socket.readyState = StandInSocket.OPEN;
+    link.socket.send = (text) => sent.push(JSON.parse(text));
+    const view = (step, quiz) => ({ page: "step", step, when: "after", pieces: false, quiz });
+    link.show(view(0, true)); // the bar: the slide before's step view, still on screen
+    link.show(view(1, false)); // the new slide's step view: waits its turn
+    link.hear({ type: "view", view: sent[0].view }); // the first one, back from the server
+    mock.timers.tick(A_LONG_WHILE_MS);
+    const last = sent.at(-1).view;
+    assert.deepEqual([last.step, last.quiz], [1, false]);
+    assert.deepEqual([link.view.step, link.view.quiz], [1, false]);
+  } finally {
+    mock.timers.reset();
+  }
+});

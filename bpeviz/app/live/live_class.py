@@ -1,11 +1,12 @@
 """A live class in the app: ``?class=new`` starts one, ``?class=CODE`` joins it, and the
 class bar (``web/live/class_bar.js``) sits above every page.
 
-The script does three things only: it starts a class with the session's run, gives a joining
-student that run (before the sidebar is drawn, so its widgets show it), and switches a
-following student's page or run when the browser asks. A run is the sidebar's settings and
-the pages' (a lesson's slide sets both): when the teacher's change, the teacher's next view
-names the new run, and a following student's browser asks for it (one rerun, as a page
+The script does four things only: it starts a class with the session's run, gives a joining
+student that run (before the sidebar is drawn, so its widgets show it), keeps a following
+student's settings the class's (a change of the student's own detaches them to explore), and
+switches a following student's page or run when the browser asks. A run is the sidebar's
+settings and the pages' (a lesson's slide sets both): when the teacher's change, the teacher's
+next view names the new run, and a following student's browser asks for it (one rerun, as a page
 switch). Everything else (the teacher's steps, the quiz, the counts) goes between browsers
 over the class's socket (:mod:`bpeviz.classroom`), with no script rerun. The teacher's key
 reaches only the teacher's browser (in the component's data, kept in its local storage),
@@ -47,6 +48,7 @@ KEY_RESULTS = "_live_class_results"  # (code, questions): the teacher's class's 
 
 # The pages' settings a class shares (the Step page's own travel in the view, no rerun).
 PAGE_KEYS = tuple(key for key, param in PARAMS.items() if param.pages and "step" not in param.pages)
+OWN_RUN = "own"  # the run a detached student's bar names: none of the class's
 LINK_KINDS = ("text", "choice")  # a link's value is the widget's own (a flag's or count's is not)
 
 
@@ -80,10 +82,28 @@ def _run_of_session() -> dict[str, Any]:
     return run
 
 
-def _give_run(run: Mapping[str, Any]) -> None:
+def _settings_of(run: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings a run gives, by their session keys: the sidebar's and the pages'."""
+    settings = {key: value for key, value in run.get("state", {}).items() if key in STATE_KEYS}
+    pages = run.get("pages", {})
+    settings.update({key: pages[key] for key in PAGE_KEYS if key in pages})
+    return settings
+
+
+def _give_run(
+    run: Mapping[str, Any], replaced: Mapping[str, list[Any]] | None = None
+) -> dict[str, Any]:
     """Put a class's run into this session (before the sidebar draws its widgets: a join's
-    first run, or a callback)."""
+    first run, or a callback); what the student's hold keeps of it (:func:`_hold_class_run`):
+    the settings given, and the values they replaced, with those an earlier run given had
+    replaced and the browser has not shown yet (its widgets may still send any of them)."""
     state = st.session_state
+    given = _settings_of(run)
+    shown = {key: [value for value in values if value != given.get(key)]
+             for key, values in (replaced or {}).items()}  # fmt: skip
+    for key, value in given.items():
+        if key in state and state[key] != value and state[key] not in shown.get(key, []):
+            shown.setdefault(key, []).append(state[key])
     for key, value in run.get("state", {}).items():
         if key in STATE_KEYS:
             state[key] = value
@@ -99,6 +119,39 @@ def _give_run(run: Mapping[str, Any]) -> None:
     if upload:
         state[KEY_UPLOADED] = (upload[0], base64.b64decode(upload[1]))
     state[KEY_STEP] = 0
+    replaced = {key: values for key, values in shown.items() if values}
+    return {"run": run_id(run), "given": given, "replaced": replaced, "detached": ""}
+
+
+def _hold_class_run(held: dict[str, Any]) -> None:
+    """Before the sidebar: a following student's settings stay the class's, and a setting the
+    student changed detaches them (the class bar then says "Exploring"; Follow gives the
+    class's run again).
+
+    A value the session holds that is not the class's is one of two things. Either the
+    browser sent a widget's old value in a rerun asked for before it heard the run that gave
+    the class's (Streamlit takes the browser's widget values over the state): then it is
+    one of the values the class's replaced, and the class's goes back. Or the student changed
+    it: then the student explores. Once the browser sends the class's value (in a run after the
+    one that gave it) it has heard it, and from then on any other value is the student's (one
+    they had before, too).
+    """
+    if held["role"] != "student" or held.get("detached") or "given" not in held:
+        return
+    if held.pop("fresh", False):  # given by this run's callback: the browser has not seen it
+        return
+    state = st.session_state
+    replaced = held["replaced"]
+    for key, value in held["given"].items():
+        if key not in state:  # a page's setting while another page is shown
+            continue
+        if state[key] == value:
+            replaced.pop(key, None)  # the browser has the class's value
+        elif state[key] in replaced.get(key, ()):
+            state[key] = value  # the browser's old value, sent before it heard the new one
+        else:
+            held.update(detached=secrets.token_hex(4), replaced={})
+            return
 
 
 def _prepare_its_lesson(run: Mapping[str, Any]) -> None:
@@ -120,9 +173,9 @@ def _follow_run() -> None:
     run = current_hub().run_of(held["code"])
     if run is None:  # the class ended: its socket says so
         return
-    _give_run(run)
+    # given in a callback: this run's state is the class's whatever the browser sent
+    held.update(_give_run(run, held.get("replaced")), fresh=True)
     _prepare_its_lesson(run)
-    held["run"] = run_id(run)
     if asked.get("page") in PAGES:
         st.session_state[KEY_FOLLOW_PAGE] = asked["page"]
 
@@ -223,6 +276,8 @@ def start_or_join() -> list[Message]:
     state = st.session_state
     raw = st.query_params.get(KEY_CLASS)
     held = held_class()
+    if held:
+        _hold_class_run(held)
     if raw is None:
         if held:  # a page switch dropped it: the address still names the class
             st.query_params[KEY_CLASS] = held["code"]
@@ -271,9 +326,8 @@ def start_or_join() -> list[Message]:
                 "projector, or ask the teacher for the link.",
             )
         ]
-    _give_run(run)
+    state[KEY_HELD] = {"code": code, "role": "student", **_give_run(run)}
     _prepare_its_lesson(run)
-    state[KEY_HELD] = {"code": code, "role": "student", "run": run_id(run)}
     return []
 
 
@@ -329,8 +383,9 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         data["join"], data["warning"] = _join_base()
         kept = st.session_state.get(KEY_RESULTS)
         data["results"] = len(kept[1]) if kept and kept[0] == held["code"] else 0
-    else:
-        data["run"] = held.get("run", "")
+    else:  # a student who changed a setting explores: their run is not the class's
+        data["detached"] = held.get("detached", "")
+        data["run"] = OWN_RUN if data["detached"] else held.get("run", "")
     result = component(
         data=data,
         key=KEY_BAR,

@@ -2,6 +2,9 @@
 // code, who is connected and the class's best scores; for a student whether they follow the
 // teacher or explore alone. User text (nicknames) reaches it only as text.
 
+const ASK_AGAIN_MS = 8000; // a following student's ask for the teacher's run or page, unanswered
+const ASK_TRIES = 3;
+
 // The code as a projector shows it: groups of three.
 const spacedCode = (code) => code.match(/.{1,3}/g).join(" ");
 
@@ -206,6 +209,12 @@ function mountClassBar(root, data, report) {
   link.slide = data.slide || null;
   const newRun = link.run !== data.run;
   link.run = data.run || "";
+  // A following student who changed a setting explores their own run (the app saw the change
+  // and names it in data.detached): once per change, on whatever page the bar is drawn next.
+  if (!link.teacher && data.detached && link.detached !== data.detached) {
+    link.detached = data.detached;
+    link.explore();
+  }
   const held = root.bpevizBar || { joinOpen: data.role === "teacher" && !link.board.length && !link.score.answered, asked: null, askedRun: null };
   root.bpevizBar = held;
   if (held.role !== data.role) {
@@ -218,21 +227,35 @@ function mountClassBar(root, data, report) {
   if (held.resultsTold === undefined) held.resultsTold = data.results || 0; // what the app has
   held.warning = data.warning || "";
   held.presenter = data.presenter || null;
-  // A following student goes where the teacher is: first to the teacher's run (each asked
-  // for once: a run the app cannot give is not asked for again), then to the teacher's page.
+  // A following student goes where the teacher is: first to the teacher's run, then to the
+  // teacher's page. The app's answer is a run of the script; an ask left unanswered (lost on
+  // the way on a loaded server: a student stayed on the slide before for good) goes again
+  // while still wanted, ASK_TRIES times at most, each after twice as long: a run the app
+  // cannot give is not asked for for ever.
+  const ask = (name, value, tries = 0) => {
+    held.report(name, value);
+    clearTimeout(held.askTimer);
+    if (tries < ASK_TRIES) held.askTimer = setTimeout(() => held.askAgain(name, value, tries + 1), ASK_AGAIN_MS * 2 ** tries);
+  };
+  held.askAgain = (name, value, tries) => {
+    const view = link.view;
+    if (!root.isConnected || link.teacher || !link.following || !view) return;
+    const wanted = name === "run" ? !link.sameRun() && view.run === value.run : link.sameRun() && view.page === value && view.page !== held.page;
+    if (wanted) ask(name, value, tries);
+  };
   held.go = () => {
     const view = link.view;
     if (link.teacher || !link.following || !view) return;
     if (!link.sameRun()) {
       if (held.askedRun !== view.run) {
         held.askedRun = view.run;
-        report("run", { run: view.run, page: view.page });
+        ask("run", { run: view.run, page: view.page });
       }
       return;
     }
     if (view.page !== held.page && held.asked !== view.page) {
       held.asked = view.page;
-      report("go", view.page);
+      ask("go", view.page);
     }
   };
   held.leave = () => {

@@ -168,7 +168,9 @@ export class ClassLink {
         if (!this.teacher && this.following) this.follow();
         break;
       case "view":
-        this.view = message.view;
+        // The teacher hears its own views back: its latest stands (an echo of an older one,
+        // heard while the latest waited its turn, went out in its place).
+        if (!this.teacher || !this.view) this.view = message.view;
         if (!this.teacher && this.following) this.applyView();
         break;
       case "counts":

@@ -1,0 +1,73 @@
+"""While a student follows a live class, the student's settings are the class's (issue 28,
+item 3): a browser's old widget value, sent back after the class's run was given, does not
+replace it; a setting the student changes detaches the student to explore their own run.
+
+The class's run is given to a student in one run (the join, or the class bar's callback);
+the browser learns the widgets' new values from that run's answer. A rerun the browser asks
+for before that answer reaches it (a trigger of the class bar, a page switch) carries each
+widget's old value, and Streamlit takes the browser's values over the state: the student's
+sidebar went back to their own vocab size under a bar that said "Following" (a rerun is
+played here as AppTest does it: every widget's value as last drawn, or as set).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from apptest_support import new_app, run
+from streamlit.testing.v1 import AppTest
+
+from bpeviz.app.frame.state import KEY_HELD
+from bpeviz.app.live.live_class import KEY_BAR
+from bpeviz.classroom.hubs.choose import current_hub
+from bpeviz.classroom.hubs.common import run_id
+
+
+def class_bar_data(at: AppTest) -> dict[str, Any]:
+    """The data the class bar's JavaScript was given this run (``web/live/class_bar.js``)."""
+    for node in at.main:
+        if getattr(node, "type", None) == "bidi_component" and node.proto.id.endswith(KEY_BAR):
+            kind = node.proto.WhichOneof("data")
+            return dict(json.loads(node.proto.mixed.json if kind == "mixed" else node.proto.json))
+    raise AssertionError("no class bar on the page")
+
+
+def joined(own_vocab: int) -> tuple[AppTest, AppTest, str]:
+    """A teacher's class, and a student who set their own vocab size before joining it."""
+    teacher = run(new_app(**{"class": "new"}))
+    code = teacher.session_state[KEY_HELD]["code"]
+    student = run(new_app())
+    run(student.number_input(key="vocab").set_value(own_vocab))
+    student.query_params["class"] = code
+    run(student)
+    return teacher, student, code
+
+
+def test_the_browsers_old_vocab_size_sent_after_the_class_run_was_given_is_not_taken() -> None:
+    """The root of a follower drifting: the class's run (vocab 512) given, then a rerun with the
+    browser's old 612 put the student on a run neither theirs nor the teacher's."""
+    teacher, student, code = joined(own_vocab=612)
+    class_vocab = teacher.session_state["vocab"]
+    assert class_vocab != 612 and student.session_state["vocab"] == class_vocab
+    run(student.number_input(key="vocab").set_value(612))  # the old value, sent late
+    assert student.session_state["vocab"] == class_vocab
+    assert student.number_input(key="vocab").value == class_vocab
+    data = class_bar_data(student)
+    assert data["run"] == run_id(current_hub().run_of(code)) and not data.get("detached")
+
+
+def test_a_following_student_who_changes_vocab_size_is_told_they_explore() -> None:
+    """Once the browser shows the class's value (a rerun sent it back), a change is the
+    student's own: the bar is told to explore, and names no run of the class's (so that
+    Follow asks for the class's run again)."""
+    _teacher, student, code = joined(own_vocab=612)
+    run(student)  # the browser has heard the class's run
+    assert not class_bar_data(student).get("detached")
+    run(student.number_input(key="vocab").set_value(300))
+    assert student.session_state["vocab"] == 300  # the student's own run, kept
+    data = class_bar_data(student)
+    assert data["detached"]
+    assert data["run"] != run_id(current_hub().run_of(code))
+    run(student)  # still exploring on the next run: the run stays the student's
+    assert student.session_state["vocab"] == 300 and class_bar_data(student)["detached"]
