@@ -1,7 +1,7 @@
 """Unigram in the app's page logic (AppTest): the Step page hands the browser a Unigram record
 of the sidebar's run, the link's step is kept, a text Unigram cannot train on is one
 sentence, the Export page offers the run's files, and every other page either works or says
-in one sentence why not. What a person sees is in tests/browser/test_unigram.py."""
+in one sentence why not. What a person sees is in tests/browser/test_unigram_views.py."""
 
 from __future__ import annotations
 
