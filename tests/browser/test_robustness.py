@@ -165,6 +165,10 @@ def test_a_malformed_model_file_gets_a_message(
 ) -> None:
     app.open("export")
     upload(app, ".st-key-export_model_files input[type=file]", name, MALFORMED_MODELS[name])
+    # the message is the state to wait for: a loaded machine may draw it a rerun later (CI
+    # read no error box once, right after the upload's first rerun)
+    boxes = app.page.locator('[data-testid="stAlertContentError"]')
+    boxes.filter(has_text="Could not read the upload").first.wait_for(timeout=60_000)
     errors = " ".join(app.alerts("Error"))
     assert "Could not read the upload" in errors and name in errors, errors
     assert app_server.healthy()

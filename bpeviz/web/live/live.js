@@ -92,7 +92,7 @@ export class ClassLink {
     this.tries = 0;
     this.tab = pageToken();
     this.pending = null; // the teacher's latest view, waiting for SEND_EVERY_MS
-    this.sentAt = 0;
+    this.sentAt = -Infinity; // never sent: the first view goes at once, however young the page
     this.connect();
   }
 
