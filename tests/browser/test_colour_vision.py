@@ -194,6 +194,7 @@ def test_the_step_page_under_simulated_colour_vision(app: AppPage, screenshots: 
     cdp = page.context.new_cdp_session(page)
 
     app.step(lambda: app.step_button("Before merge").click(), 3, "before")
+    app.wait_reported(3, "before")  # its report's rerun would fade the page mid-shot
     clip, tokens = text_pane(app)
     assert sum(token["outlined"] for token in tokens) >= 2, "no pair outlined on screen"
     shots = shoot(page, cdp, clip, "before", screenshots)
@@ -201,6 +202,7 @@ def test_the_step_page_under_simulated_colour_vision(app: AppPage, screenshots: 
     assert_tokens_stay_apart(shots, tokens)
 
     app.step(lambda: app.step_button("After merge").click(), 3, "after")
+    app.wait_reported(3, "after")
     chosen = app.step_button("After merge").evaluate("b => getComputedStyle(b, '::before').content")
     assert "✓" in chosen, "the state shown is marked in text, not by colour alone"
     clip, tokens = text_pane(app)
