@@ -309,7 +309,6 @@ function unigramTable(record, k) {
 
 // The loss after each round's EM, with a marker at the step shown.
 function lossChart(record) {
-  const ns = "http://www.w3.org/2000/svg";
   const [width, height] = [360, 150];
   const pad = { left: 62, right: 10, top: 10, bottom: 30 };
   const losses = record.rounds.map((round) => round.loss);
@@ -318,23 +317,8 @@ function lossChart(record) {
   const least = Math.min(...losses);
   const x = (k) => pad.left + ((width - pad.left - pad.right) * k) / Math.max(last, 1);
   const y = (v) => pad.top + ((height - pad.top - pad.bottom) * (most - v)) / Math.max(most - least, 1e-9);
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  svg.setAttribute("class", "bpe-chart bpe-loss-chart");
-  svg.setAttribute("role", "img");
-  const add = (tag, attributes, text) => {
-    const node = document.createElementNS(ns, tag);
-    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-    if (text !== undefined) node.textContent = text;
-    svg.append(node);
-    return node;
-  };
-  add("line", { x1: pad.left, y1: height - pad.bottom, x2: width - pad.right, y2: height - pad.bottom, class: "bpe-axis" });
-  add("line", { x1: pad.left, y1: pad.top, x2: pad.left, y2: height - pad.bottom, class: "bpe-axis" });
-  add("text", { x: pad.left - 4, y: pad.top + 8, "text-anchor": "end", class: "bpe-tick" }, lossText(most));
-  add("text", { x: pad.left - 4, y: height - pad.bottom, "text-anchor": "end", class: "bpe-tick" }, lossText(least));
-  add("text", { x: pad.left, y: height - 8, class: "bpe-tick" }, "seed");
-  add("text", { x: width - pad.right, y: height - 8, "text-anchor": "end", class: "bpe-tick" }, `round ${number(last)}`);
+  const labels = [lossText(most), lossText(least), "seed", `round ${number(last)}`];
+  const { svg, add } = chartFrame("bpe-chart bpe-loss-chart", width, height, pad, labels);
   add("polyline", { points: losses.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`).join(" "), class: "bpe-line" });
   for (let k = 0; k <= last; k++) add("circle", { r: 2.5, cx: x(k), cy: y(losses[k]), class: "bpe-point" });
   const marker = add("circle", { r: 5, class: "bpe-marker" });
