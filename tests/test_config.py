@@ -71,3 +71,13 @@ def test_special_tokens_are_made_unique_the_same_way_everywhere() -> None:
     assert Tokenizer.from_merges([], special_tokens=["<|a|>", "", "<|a|>"]).special_tokens == {
         "<|a|>": 256
     }
+
+
+def test_a_unigram_summary_names_no_tie_rule() -> None:
+    """Unigram has no tie rule to choose (equal removal costs go by probability, then code
+    point order: bpeviz/engine/unigram.py), so "ties: first" in its summary said something
+    untrue; BPE and WordPiece keep theirs."""
+    assert (
+        TrainingConfig(30, "words", algorithm="unigram").summary() == "Unigram · vocab 30 · words"
+    )
+    assert TrainingConfig(30, "words", algorithm="wordpiece").summary().endswith("ties: first")

@@ -76,8 +76,12 @@ class TrainingConfig:
         'vocab 512 · gpt4 · ties: first'
         >>> TrainingConfig(30, "words", algorithm="wordpiece").summary()
         'WordPiece by score · vocab 30 · words · ties: first'
+        >>> TrainingConfig(30, "words", algorithm="unigram").summary()  # no tie rule to choose
+        'Unigram · vocab 30 · words'
         """
-        parts = [f"vocab {self.vocab_size:,}", self.pretokenizer, f"ties: {self.tie_break}"]
+        parts = [f"vocab {self.vocab_size:,}", self.pretokenizer]
+        if self.algorithm != "unigram":
+            parts.append(f"ties: {self.tie_break}")
         if not self.is_bpe:
             rule = f" by {self.score_rule}" if self.algorithm == "wordpiece" else ""
             parts.insert(0, self.algorithm_title + rule)

@@ -147,5 +147,6 @@ def show_across(
                 columns=list(across.LEARNED_COLUMNS),
                 labels={"token": f"as {name} writes it", "spells": "spells"},
                 height=min(36 * (len(frame) + 1) + 2, 360),
+                column_config={"token": st.column_config.TextColumn(f"as {name} writes it")},
             )
     caption(f"A: {chosen[names[0]].summary()} · B: {chosen[names[1]].summary()}")
