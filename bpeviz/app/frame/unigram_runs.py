@@ -75,7 +75,15 @@ def unigram_run_for(text: TrainingText, data: str, settings: Settings) -> tuple[
 
     def train() -> UnigramRun:
         with training_turn(), st.spinner("Training Unigram…"):
-            return train_unigram(data, config.vocab_size, budget=SERVER_UNIGRAM_BUDGET)
+            return train_unigram(
+                data,
+                config.vocab_size,
+                max_piece_length=config.max_piece_length,
+                seed_size=config.seed_size,
+                shrinking_factor=config.shrinking_factor,
+                em_iterations=config.em_iterations,
+                budget=SERVER_UNIGRAM_BUDGET,
+            )
 
     run = _unigram_runs().get(key, train, held_bytes, user=session_id())
     return run, repr(key)
