@@ -65,7 +65,7 @@ export function retryDelay(tries, random = Math.random) {
   return most / 2 + (random() * most) / 2;
 }
 
-export // The class quiz's four choices at step k, by row, in words: BPE's pairs, or the tokens a
+// The class quiz's four choices at step k, by row, in words: BPE's pairs, or the tokens a
 // Unigram round may remove (row 0 the one it does).
 function quizOffered(record, k) {
   if (record.algorithm !== "unigram") return offeredPairs(record, k);
@@ -74,7 +74,7 @@ function quizOffered(record, k) {
   return tokens;
 }
 
-class ClassLink {
+export class ClassLink {
   constructor(code, role, key) {
     this.code = code;
     this.role = role; // "teacher" or "student"
