@@ -74,22 +74,24 @@ for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
         )
         runs_state.fit_run(st.session_state, name)  # a link's pre-tokenizer, say
         info = ALGORITHM_REGISTRY.get(str(algorithm), ALGORITHM_REGISTRY["bpe"])
-        st.selectbox(
-            "WordPiece rule",
-            SCORE_RULES,
-            index=SCORE_RULES.index(default.score_rule),
-            key=runs_state.widget_key(name, "wprule"),
-            bind="query-params",
-            disabled=info.name != "wordpiece",
-            help=SCORE_RULE_HELP,
-        )
+        # What an algorithm does not use is left out, not greyed (grey labels fail contrast).
+        if info.name == "wordpiece":
+            st.selectbox(
+                "WordPiece rule",
+                SCORE_RULES,
+                index=SCORE_RULES.index(default.score_rule),
+                key=runs_state.widget_key(name, "wprule"),
+                bind="query-params",
+                help=SCORE_RULE_HELP,
+            )
         pretokenizers = list(info.pretokenizers)
-        for label, options, field, chosen_now, about, off in (
-            ("Pre-tokenizer", pretokenizers, "pretok", default.pretokenizer, PRETOKENIZER_HELP,
-             len(pretokenizers) == 1),
-            ("Tie rule", TIE_BREAKS, "tie", default.tie_break, TIE_RULE_HELP,
-             info.name == "unigram"),
-        ):  # fmt: skip
+        for label, options, field, chosen_now, about in (
+            ("Pre-tokenizer", pretokenizers, "pretok", default.pretokenizer, PRETOKENIZER_HELP),
+            ("Tie rule", TIE_BREAKS, "tie", default.tie_break, TIE_RULE_HELP),
+        ):
+            if field == "tie" and info.name == "unigram":
+                st.caption("Unigram has no tie rule: equal costs go by probability.")
+                continue
             st.selectbox(
                 label,
                 options,
@@ -97,7 +99,6 @@ for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
                 key=runs_state.widget_key(name, field),
                 bind="query-params",
                 help=about,
-                disabled=off,
             )
         st.number_input(
             "Vocab size",
