@@ -6,14 +6,14 @@ import streamlit as st
 
 from bpeviz.app.frame.run_settings import Message, check_settings, min_vocab
 from bpeviz.app.frame.state import current_settings, current_text, presentation_mode
-from bpeviz.app.frame.training import current_history, history_for, wordpiece_for
-from bpeviz.app.frame.unigram_runs import unigram_run_for, unigram_text
+from bpeviz.app.frame.training import current_history
+from bpeviz.app.frame.unigram_runs import unigram_text
 from bpeviz.app.frame.widgets import caption, columns, show_chart, show_messages, show_table
 from bpeviz.app.shared.token_view import show_tokens
 from bpeviz.app.two_runs import parting as runs
 from bpeviz.app.two_runs import state as runs_state
 from bpeviz.app.two_runs import view as runs_view
-from bpeviz.app.two_runs.across_view import show_across
+from bpeviz.app.two_runs.across_view import show_across, train_run
 from bpeviz.engine.algorithms import ALGORITHM_REGISTRY, ALGORITHMS
 from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.pretokenize import PRETOKENIZER_REGISTRY
@@ -138,12 +138,7 @@ for name, settings in chosen.items():
         st.stop()
     with st.spinner(f"Training run {name}…"):
         try:
-            if full.algorithm == "unigram":
-                histories[name], unigram_keys[name] = unigram_run_for(text, str(text.data), full)
-            elif full.algorithm == "wordpiece":
-                histories[name] = wordpiece_for(text, full)
-            else:
-                histories[name] = history_for(text, full)
+            histories[name], unigram_keys[name] = train_run(text, full)
         except ValueError as error:
             show_messages([Message("error", f"Run {name} cannot train: {error}.")])
             st.stop()

@@ -88,25 +88,25 @@ UNIGRAM_BAD = [
         {"max_piece_length": 0},
         "The longest piece must be a whole number from 1 to 32, got 0.",
         id="piece-0",
-    ),  # fmt: skip
+    ),
     pytest.param({"max_piece_length": 33}, "from 1 to 32, got 33", id="piece-33"),
     pytest.param(
         {"seed_size": 0},
         "The seed size must be a whole number from 1 to 1,000,000, got 0.",
         id="seed-0",
-    ),  # fmt: skip
+    ),
     pytest.param(
         {"shrinking_factor": 1.0},
         "The shrinking factor (the share of tokens a round "
         "keeps) must lie between 0.05 and 0.95, got 1.0.",
         id="shrink-1",
-    ),  # fmt: skip
+    ),
     pytest.param({"shrinking_factor": 0.01}, "between 0.05 and 0.95, got 0.01", id="shrink-0"),
     pytest.param(
         {"em_iterations": 11},
         "EM iterations a round must be a whole number from 1 to 10, got 11.",
         id="em-11",
-    ),  # fmt: skip
+    ),
 ]
 
 

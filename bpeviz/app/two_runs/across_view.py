@@ -14,8 +14,10 @@ from typing import Any
 import streamlit as st
 
 from bpeviz.app.compare import boundaries as compare
-from bpeviz.app.frame.training import chosen_tokenizer, encode_or_stop
-from bpeviz.app.frame.unigram_runs import unigram_tokenizer
+from bpeviz.app.frame.run_settings import Settings
+from bpeviz.app.frame.text_input import TrainingText
+from bpeviz.app.frame.training import chosen_tokenizer, encode_or_stop, history_for, wordpiece_for
+from bpeviz.app.frame.unigram_runs import unigram_run_for, unigram_text, unigram_tokenizer
 from bpeviz.app.frame.widgets import caption, columns, show_table
 from bpeviz.app.shared.choices import TRAINED
 from bpeviz.app.shared.token_view import show_library_tokens, show_tokens
@@ -30,6 +32,20 @@ from bpeviz.formats.hf_models import LibraryTokenizer
 from bpeviz.records.schema import Mark
 
 MAX_SHOWN_TOKENS = 3_000
+
+
+def train_run(text: TrainingText, settings: Settings) -> tuple[across.AnyRun, str]:
+    """One run of ``text`` under ``settings`` from the shared caches, as the page and a lesson's
+    preparation train it: a BPE history, a WordPiece history or a Unigram run (and a Unigram
+    run's cache key; else ""). Raises ``ValueError`` for a text or settings it refuses."""
+    if settings.algorithm == "unigram":
+        data, problems = unigram_text(text)
+        if data is None:
+            raise ValueError(problems[0].text.rstrip("."))
+        return unigram_run_for(text, data, settings)
+    if settings.algorithm == "wordpiece":
+        return wordpiece_for(text, settings), ""
+    return history_for(text, settings), ""
 
 
 def _tokenizer(run: across.AnyRun, run_key: str) -> tuple[Any, Any]:
