@@ -157,3 +157,23 @@ def test_the_compression_page_measures_the_unigram_run_as_yours() -> None:
         for sentence in said
     ), said
     assert not at.error
+
+
+def test_the_tokenize_page_says_why_a_word_was_cut_so() -> None:
+    """The Viterbi table of one word of the box: one row per character of ▁hugs (5), and the
+    pieces read back from its last row are the tokens the tokenizers library gave the word."""
+    at = open_page("app_pages/tokenize.py", **LINK, tok_text="hugs bun", tok_model="Trained here")
+    assert at.selectbox(key="tok_ug_word").options == ["▁hugs", "▁bun"]
+    frame = at.dataframe[0].value
+    assert frame["prefix"].tolist() == ["▁", "▁h", "▁hu", "▁hug", "▁hugs"]
+    pieces, end = [], len(frame)
+    while end:
+        row = frame.iloc[end - 1]
+        pieces.insert(0, row["best last piece"])
+        end = int(row["starts at"]) - 1
+    record = token_views(at)["tok_spans"]
+    library = [record["vocab"][str(i)][0] for i in record["ids"]]
+    assert [piece.replace("▁", "␣") for piece in pieces] == library[: len(pieces)]
+    sentence = next(m.value for m in at.markdown if "is cut as" in m.value)
+    assert plain(sentence).startswith("“▁hugs” is cut as “")
+    assert not at.error
