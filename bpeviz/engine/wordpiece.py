@@ -47,6 +47,7 @@ import regex
 
 from bpeviz.engine.budget import Budget, check_wordpiece_budget
 from bpeviz.engine.gc_pause import gc_paused
+from bpeviz.engine.pair_merge import MASK, SHIFT, count_down, merge_pair
 from bpeviz.engine.pretokenize import white_space_words
 from bpeviz.engine.readable import counted
 from bpeviz.engine.tie_rules import tie_rule
@@ -58,8 +59,6 @@ MAX_TIED_RECORDED = 4  # WordPieceStep.tied holds at most this many pairs
 # A merge with this many candidate positions or more runs in numpy (below, the fixed cost of
 # numpy calls is more than a Python loop's)
 VECTOR_FROM = 256
-SHIFT = 21  # pair key: left << SHIFT | right
-MASK = (1 << SHIFT) - 1
 # Rust's char::is_whitespace is Unicode's White_Space; BERT's punctuation is ASCII punctuation
 # (symbols such as $ + < = > ^ ` | ~ included) and Unicode's P categories. The library's
 # tables are Unicode 8's: 147 characters whose category came or changed since are cut
@@ -346,6 +345,22 @@ def _sorted_pairs(
     pairs, positions = np.divmod(packed, size)
     first, second = np.divmod(pairs, id_bound)
     return (first << SHIFT) | second, positions
+
+
+def _totals(
+    keys: np.ndarray, weights: np.ndarray, left: np.ndarray, right: np.ndarray
+) -> tuple[list[int], list[int]]:
+    """Each distinct key and its total weight, where ``keys`` holds one key per merge with a
+    neighbour on the left (``weights[left]``), then one per merge with one on the right.
+
+    >>> both, second = np.array([True, True]), np.array([False, True])
+    >>> _totals(np.array([4, 7, 4]), np.array([1, 2]), both, second)
+    ([4, 7], [3, 2])
+    """
+    unique, inverse = np.unique(keys, return_inverse=True)
+    changes = np.concatenate([weights[left], weights[right]])
+    totals = np.bincount(inverse, weights=changes, minlength=len(unique))
+    return unique.tolist(), totals.astype(np.int64).tolist()
 
 
 def _grouped(keys: np.ndarray, places: np.ndarray) -> dict[int, list[int]]:
@@ -688,83 +703,68 @@ class _Trainer:
         """Merge the pair in every word that holds it, left to right, overlaps once; keep the
         counts of pairs and tokens right and queue what changed. Returns the merges made.
 
-        For each merge in a word, the pair before it ``(p, a)`` becomes ``(p, new)`` and the
-        one after it ``(b, q)`` becomes ``(new, q)``; ``p`` may be the previous merge's
-        ``new`` (``abab``), which undoes that merge's ``(new, a)``. A pair of two different
-        tokens found at ``VECTOR_FROM`` positions or more is merged by numpy, all at once
-        (its occurrences cannot overlap); the rest one by one.
+        Occurrence by occurrence (``pair_merge.merge_pair``, shared with BPE), or, for a pair
+        of two different tokens found at ``VECTOR_FROM`` positions or more, by numpy all at
+        once (its occurrences cannot overlap).
         """
         a, b = best >> SHIFT, best & MASK
         holders = self.where.pop(best)
         if a != b and len(holders) >= VECTOR_FROM:
-            delta, gained, replacements = self._merge_many(holders, a, b, new_id)
-        elif self.token_count[new_id]:  # the token existed: pairs holding it may exist too
-            delta, gained, replacements = self._merge_each(holders, a, b, new_id)
+            made, replacements = self._merge_many(holders, a, b, new_id)
         else:
-            made, gained, replacements = self._merge_new(holders, a, b, new_id)
-            self._count_tokens(best, new_id, replacements)
+            merged = merge_pair(
+                holders, a, b, new_id, self.seq, self.nxt, self.prv, self.weight, self.counts
+            )
+            self._forget(merged.emptied)
+            made, replacements = merged.made(new_id), merged.replacements
+        token_count = self.token_count
+        token_count[a] -= replacements
+        token_count[b] -= replacements
+        token_count[new_id] += replacements
+        self.counts.pop(best, None)
+        if self.by_score:
+            self.pairs_of[a].discard(best)
+            self.pairs_of[b].discard(best)
             self._queue_rises(a, b)
-            self._queue_made(made, gained)
-            return replacements
-        self._account(best, new_id, delta, gained, replacements)
+        self._queue_made(made)
         return replacements
 
-    def _merge_new(
+    def _merge_many(
         self, holders: list[int], a: int, b: int, new_id: int
-    ) -> tuple[dict[int, int], dict[int, list[int]], int]:
-        """``_merge_each`` for a token that is new, the common case: no pair holds it yet, so
-        the pairs the merge loses are counted down in place (those that reach zero forgotten)
-        and the pairs it makes, all holding ``new_id``, are gathered with their counts and
-        positions (ascending). Returns those and the merges made."""
-        new_high, b_high = new_id << SHIFT, b << SHIFT
-        made: defaultdict[int, int] = defaultdict(int)
-        gained: defaultdict[int, list[int]] = defaultdict(list)
-        emptied = []
-        replacements = 0
-        seq, nxt, prv, weight, counts = self.seq, self.nxt, self.prv, self.weight, self.counts
-        for i in holders:
-            if seq[i] != a:
-                continue  # stale: this occurrence went in an earlier merge
-            j = nxt[i]
-            if j < 0 or seq[j] != b:
-                continue
-            w = weight[i]
-            p = prv[i]
-            if p >= 0:
-                before = seq[p]
-                if before == new_id:  # merged just before (abab): its (new, a) goes
-                    made[new_high | a] -= w
-                else:
-                    lost = before << SHIFT | a
-                    left = counts[lost] - w
-                    if left:
-                        counts[lost] = left
-                    else:
-                        del counts[lost]
-                        emptied.append(lost)
-                key = before << SHIFT | new_id
-                made[key] += w
-                gained[key].append(p)
-            k = nxt[j]
-            if k >= 0:
-                after = seq[k]
-                lost = b_high | after
-                left = counts[lost] - w
-                if left:
-                    counts[lost] = left
-                else:
-                    del counts[lost]
-                    emptied.append(lost)
-                key = new_high | after
-                made[key] += w
-                gained[key].append(i)
-                prv[k] = i
-            seq[i] = new_id
-            seq[j] = -1
-            nxt[i] = k
-            replacements += w
-        self._forget(emptied)
-        return made, gained, replacements
+    ) -> tuple[Iterable[tuple[int, int, list[int]]], int]:
+        """``merge_pair`` for ``a != b``, vectorised: the pairs lost counted down, the new
+        pairs ``(key, count, positions)``, and the merges made. Occurrences ``a b a b`` in a
+        row are the one case where merges touch: the ``b a`` between them becomes ``new
+        new``, once."""
+        seq, nxt, prv, role = self.seq_np, self.nxt_np, self.prv_np, self.role
+        at = np.array(holders, dtype=np.int64)
+        at = at[seq[at] == a]
+        then = nxt[at]
+        at, then = at[then >= 0], then[then >= 0]
+        found = seq[then] == b
+        at, then = at[found], then[found]
+        w = self.weight_np[at]
+        before, after = prv[at], nxt[then]
+        role[at], role[then] = 1, 2
+        # -1 (no neighbour) reads the last role: masked out by the sign test
+        left = (before >= 0) & (role[before] != 2)
+        right = after >= 0
+        after_merged = right & (role[after] == 1)
+        role[at] = role[then] = 0
+        x = seq[before[left]] << SHIFT
+        y = seq[after[right]]
+        y_new = np.where(after_merged[right], new_id, y)
+        lost_keys, lost_totals = _totals(np.concatenate([x | a, (b << SHIFT) | y]), w, left, right)
+        self._forget(count_down(self.counts, lost_keys, lost_totals))
+        made_keys = np.concatenate([x | new_id, (new_id << SHIFT) | y_new])
+        keys, totals = _totals(made_keys, w, left, right)
+        places = _grouped(made_keys, np.concatenate([before[left], at[right]]))
+        seq[at] = new_id
+        seq[then] = -1
+        nxt[at] = after
+        prv[after[right]] = at[right]
+        made = [(key, total, places[key]) for key, total in zip(keys, totals, strict=True)]
+        return made, int(w.sum())
 
     def _forget(self, keys: Iterable[int]) -> None:
         """Drop what is kept of pairs that no longer occur (their counts are gone)."""
@@ -776,29 +776,27 @@ class _Trainer:
                 pairs_of[key >> SHIFT].discard(key)
                 pairs_of[key & MASK].discard(key)
 
-    def _count_tokens(self, best: int, new_id: int, replacements: int) -> None:
-        """After merging ``best`` ``replacements`` times: its tokens' counts, and it is gone."""
-        a, b = best >> SHIFT, best & MASK
-        token_count = self.token_count
-        token_count[a] -= replacements
-        token_count[b] -= replacements
-        token_count[new_id] += replacements
-        self.counts.pop(best, None)
-        if self.by_score:
-            self.pairs_of[a].discard(best)
-            self.pairs_of[b].discard(best)
-
-    def _queue_made(self, made: dict[int, int], gained: dict[int, list[int]]) -> None:
-        """Count, place and queue the pairs a merge of a new token made (none held it)."""
+    def _queue_made(self, made: Iterable[tuple[int, int, list[int]]]) -> None:
+        """Count, place and queue the pairs a merge made, ``(key, count, positions)``: each
+        gets a fresh entry (its value grew, and its first position may have moved left). A
+        merged token that existed may have had these pairs already: counts add up, and a
+        pair whose count falls to zero (``abab``) is forgotten."""
         counts, where, first_at = self.counts, self.where, self.first_at
         heap, push = self.heap, heapq.heappush
         seq, nxt, first_rule, ids_down = self.seq, self.nxt, self.first_rule, self._ids_down
         token_count, by_score, pairs_of = self.token_count, self.by_score, self.pairs_of
-        for key, count in made.items():
+        for key, change, holders in made:
+            count = counts.get(key, 0) + change
             if count <= 0:
+                if key in counts:
+                    del counts[key]
+                    self._forget([key])
                 continue
+            if key in where:
+                where[key] = holders = sorted({*where[key], *holders})
+            else:
+                where[key] = holders
             counts[key] = count
-            where[key] = holders = gained[key]
             left, right = key >> SHIFT, key & MASK
             if first_rule:
                 rank = holders[0]
@@ -819,11 +817,9 @@ class _Trainer:
 
     def _queue_rises(self, a: int, b: int) -> None:
         """Under the score rule, ``a`` and ``b`` occur less often now, so every pair holding
-        one of them scores higher: each gets a fresh entry (``new`` occurs more often: its old
-        pairs, if it existed, only score lower). Their first positions are lower bounds still
-        (pairs only lose occurrences here)."""
-        if not self.by_score:
-            return
+        one of them scores higher: each gets a fresh entry (the merged token occurs more
+        often: its old pairs, if it existed, only score lower). Their first positions are
+        lower bounds still (pairs only lose occurrences here)."""
         counts, token_count, heap, push = self.counts, self.token_count, self.heap, heapq.heappush
         rises = self.pairs_of[a] | self.pairs_of[b]
         if self.first_rule:
@@ -836,159 +832,3 @@ class _Trainer:
             for key in rises:
                 left, right = token_count[key >> SHIFT], token_count[key & MASK]
                 push(heap, (-counts[key] / (left * right), ids_down * key, key))
-
-    def _merge_each(
-        self, holders: list[int], a: int, b: int, new_id: int
-    ) -> tuple[dict[int, int], dict[int, list[int]], int]:
-        """The merge, occurrence by occurrence: the change of every pair's count, the
-        positions where pairs with ``new_id`` appeared (ascending), and the merges made."""
-        new_high = new_id << SHIFT
-        delta: defaultdict[int, int] = defaultdict(int)
-        gained: defaultdict[int, list[int]] = defaultdict(list)
-        replacements = 0
-        b_high = b << SHIFT
-        seq, nxt, prv, weight = self.seq, self.nxt, self.prv, self.weight
-        for i in holders:
-            if seq[i] != a:
-                continue  # stale: this occurrence went in an earlier merge
-            j = nxt[i]
-            if j < 0 or seq[j] != b:
-                continue
-            w = weight[i]
-            p = prv[i]
-            if p >= 0:
-                before = seq[p] << SHIFT
-                delta[before | a] -= w
-                key = before | new_id
-                delta[key] += w
-                gained[key].append(p)
-            k = nxt[j]
-            if k >= 0:
-                after = seq[k]
-                delta[b_high | after] -= w
-                key = new_high | after
-                delta[key] += w
-                gained[key].append(i)
-                prv[k] = i
-            seq[i] = new_id
-            seq[j] = -1
-            nxt[i] = k
-            replacements += w
-        return delta, gained, replacements
-
-    def _merge_many(
-        self, holders: list[int], a: int, b: int, new_id: int
-    ) -> tuple[dict[int, int], dict[int, list[int]], int]:
-        """``_merge_each`` for ``a != b``, vectorised. Occurrences ``a b a b`` in a row are
-        the one case where merges touch: the ``b a`` between them becomes ``new new``, once."""
-        seq, nxt, prv, role = self.seq_np, self.nxt_np, self.prv_np, self.role
-        at = np.array(holders, dtype=np.int64)
-        at = at[seq[at] == a]
-        then = nxt[at]
-        at, then = at[then >= 0], then[then >= 0]
-        found = seq[then] == b
-        at, then = at[found], then[found]
-        w = self.weight_np[at]
-        before, after = prv[at], nxt[then]
-        role[at], role[then] = 1, 2
-        # -1 (no neighbour) reads the last role: masked out by the sign test
-        left = (before >= 0) & (role[before] != 2)
-        right = after >= 0
-        after_merged = right & (role[after] == 1)
-        role[at] = role[then] = 0
-        x = seq[before[left]] << SHIFT
-        y = seq[after[right]]
-        y_new = np.where(after_merged[right], new_id, y)
-        new_high = new_id << SHIFT
-        gained_keys = np.concatenate([x | new_id, new_high | y_new])
-        gained_at = np.concatenate([before[left], at[right]])
-        keys = np.concatenate([x | a, (b << SHIFT) | y, gained_keys])
-        changes = np.concatenate([-w[left], -w[right], w[left], w[right]])
-        unique, inverse = np.unique(keys, return_inverse=True)
-        totals = np.bincount(inverse, weights=changes, minlength=len(unique))
-        delta = dict(zip(unique.tolist(), totals.astype(np.int64).tolist(), strict=True))
-        gained = _grouped(gained_keys, gained_at)
-        seq[at] = new_id
-        seq[then] = -1
-        nxt[at] = after
-        prv[after[right]] = at[right]
-        return delta, gained, int(w.sum())
-
-    def _account(
-        self,
-        best: int,
-        new_id: int,
-        delta: dict[int, int],
-        gained: dict[int, list[int]],
-        replacements: int,
-    ) -> None:
-        """After a merge: the tokens' and pairs' counts, positions and heap entries."""
-        a, b = best >> SHIFT, best & MASK
-        counts = self.counts
-        token_count = self.token_count
-        token_count[a] -= replacements
-        token_count[b] -= replacements
-        token_count[new_id] += replacements
-        counts.pop(best, None)
-        delta.pop(best, None)
-        pairs_of = self.pairs_of
-        for key, change in delta.items():
-            if not change:
-                continue
-            total = counts.get(key, 0) + change
-            if total > 0:
-                if key not in counts and self.by_score:
-                    pairs_of[key >> SHIFT].add(key)
-                    pairs_of[key & MASK].add(key)
-                counts[key] = total
-            else:
-                counts.pop(key, None)
-                self.where.pop(key, None)
-                self.first_at.pop(key, None)
-                if self.by_score:
-                    pairs_of[key >> SHIFT].discard(key)
-                    pairs_of[key & MASK].discard(key)
-        if self.by_score:
-            pairs_of[a].discard(best)
-            pairs_of[b].discard(best)
-        # every pair that gained occurrences gets a fresh entry (its value grew, and its first
-        # position may have moved left); a fresh list's head is checked inline, the common case
-        where, heap, push, first_at = self.where, self.heap, heapq.heappush, self.first_at
-        seq, nxt, first_rule, ids_down = self.seq, self.nxt, self.first_rule, self._ids_down
-        for key, holders in gained.items():
-            count = counts.get(key)
-            if count is None:
-                continue
-            known = where.get(key)
-            if known is None:
-                where[key] = holders
-            else:
-                where[key] = holders = sorted({*known, *holders})
-            if first_rule:
-                rank = holders[0]
-                following = nxt[rank]
-                if seq[rank] == key >> SHIFT and following >= 0 and seq[following] == key & MASK:
-                    first_at[key] = rank
-                else:
-                    rank = self._first_live(key)
-            else:
-                rank = ids_down * key
-            if self.by_score:
-                score = count / (token_count[key >> SHIFT] * token_count[key & MASK])
-                push(heap, (-score, rank, key))
-                push(self.frequent, (-count, rank, key))
-            else:
-                push(heap, (-count, rank, key))
-        if self.by_score:
-            # a and b occur less often now, so every pair holding one of them scores higher
-            # (new occurs more often: its old pairs, if it existed, only score lower). Their
-            # first positions are lower bounds still (pairs only lose occurrences here).
-            rises = (pairs_of[a] | pairs_of[b]) - gained.keys()
-            if first_rule:
-                for key in rises:
-                    left, right = token_count[key >> SHIFT], token_count[key & MASK]
-                    push(heap, (-counts[key] / (left * right), first_at[key], key))
-            else:
-                for key in rises:
-                    left, right = token_count[key >> SHIFT], token_count[key & MASK]
-                    push(heap, (-counts[key] / (left * right), ids_down * key, key))
