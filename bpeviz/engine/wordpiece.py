@@ -264,6 +264,7 @@ def train_wordpiece(
         trainer = _Trainer(words, list(word_counts.values()), vocab, score_rule, tie_break)
         tokens_before = trainer.tokens_total
         steps, reason = trainer.run(vocab_size, top_pairs)
+        segmentations = tuple(trainer.segmentations())  # tens of thousands of tuples: paused too
     return WordPieceRun(
         pretokenizer=pretokenizer,
         score_rule=score_rule,
@@ -276,7 +277,7 @@ def train_wordpiece(
         initial_size=initial_size,
         steps=tuple(steps),
         stop_reason=reason,
-        segmentations=tuple(trainer.segmentations()),
+        segmentations=segmentations,
         tokens_before=tokens_before,
         pair_tables=tuple(trainer.tables),
     )
