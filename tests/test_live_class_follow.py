@@ -15,11 +15,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from apptest_support import new_app, run
 from streamlit.testing.v1 import AppTest
 
+from bpeviz.app.frame import sidebar
 from bpeviz.app.frame.state import KEY_HELD
-from bpeviz.app.live.live_class import KEY_BAR
+from bpeviz.app.live.live_class import KEY_BAR, KEY_FOLLOW_PAGE
 from bpeviz.classroom.hubs.choose import current_hub
 from bpeviz.classroom.hubs.common import run_id
 
@@ -71,3 +73,20 @@ def test_a_following_student_who_changes_vocab_size_is_told_they_explore() -> No
     assert data["run"] != run_id(current_hub().run_of(code))
     run(student)  # still exploring on the next run: the run stays the student's
     assert student.session_state["vocab"] == 300 and class_bar_data(student)["detached"]
+
+
+def test_a_student_sent_to_the_teachers_page_draws_the_sidebar_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A slide on another page: the class bar's callback gives the run and names the page.
+    The switch comes before the sidebar is drawn, so the run that switches draws nothing for
+    nothing (it drew the sidebar, the class bar and the lesson's bar, then switched, and the
+    page ran them all again: two runs' work for each of a hundred students)."""
+    _teacher, student, _code = joined(own_vocab=612)
+    drawn: list[str] = []
+    real_sidebar = sidebar.sidebar
+    monkeypatch.setattr(sidebar, "sidebar", lambda: drawn.append("sidebar") or real_sidebar())
+    student.session_state[KEY_FOLLOW_PAGE] = "tokenize"  # as _follow_run leaves it
+    run(student)
+    assert drawn == ["sidebar"]
+    assert class_bar_data(student)["page"] == "tokenize"

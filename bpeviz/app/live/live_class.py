@@ -359,9 +359,10 @@ def class_controls() -> None:
         )
 
 
-def class_bar(page: str, pages: Mapping[str, Any]) -> None:
+def class_bar(page: str) -> None:
     """The class bar above the page; a following student's browser asks for the teacher's
-    page (``go``) or run (``run``), a teacher's reloaded browser shows its key (``teacher``)."""
+    page (``go``, :func:`follow_page` switches) or run (``run``), a teacher's reloaded browser
+    shows its key (``teacher``)."""
     held = held_class()
     if held is None:
         if st.session_state.pop(KEY_ENDED, False):
@@ -411,8 +412,20 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         if KEY_CLASS in st.query_params:
             del st.query_params[KEY_CLASS]
         st.rerun()
-    target = st.session_state.pop(KEY_FOLLOW_PAGE, None) or (result.get("go") if result else None)
-    if held["role"] == "student" and target in PAGES and target != page and target in pages:
+
+
+def follow_page(page: str, pages: Mapping[str, Any]) -> None:
+    """Right after the page is known, before anything is drawn: a following student the class
+    bar sends to the teacher's page (its ``run`` callback names the page, or it asks ``go``)
+    switches now. Switched after the sidebar and the bars, each of a hundred students drew
+    them twice for a slide on another page."""
+    held = held_class()
+    target = st.session_state.pop(KEY_FOLLOW_PAGE, None) or getattr(
+        st.session_state.get(KEY_BAR), "go", None
+    )
+    if held is None or held["role"] != "student":
+        return
+    if target in PAGES and target != page and target in pages:
         # the class's code only (the pages' settings come back from the session): a bare
         # switch would clear the address, which a widget bound to it refuses
         st.switch_page(pages[target], query_params={KEY_CLASS: held["code"]})
