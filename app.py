@@ -81,6 +81,6 @@ with students_turn():  # a class's hundred reruns of a slide take turns, not the
     inject_css()
     show_link_messages()
     show_messages(class_messages)
-    class_bar(page_name)
+    class_bar(page_name, pages)
     lesson_bar()
     page.run()

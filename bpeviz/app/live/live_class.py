@@ -359,10 +359,10 @@ def class_controls() -> None:
         )
 
 
-def class_bar(page: str) -> None:
+def class_bar(page: str, pages: Mapping[str, Any]) -> None:
     """The class bar above the page; a following student's browser asks for the teacher's
-    page (``go``, :func:`follow_page` switches) or run (``run``), a teacher's reloaded browser
-    shows its key (``teacher``)."""
+    page (``go``) or run (``run``: :func:`follow_page` switches), a teacher's reloaded
+    browser shows its key (``teacher``)."""
     held = held_class()
     if held is None:
         if st.session_state.pop(KEY_ENDED, False):
@@ -412,6 +412,9 @@ def class_bar(page: str) -> None:
         if KEY_CLASS in st.query_params:
             del st.query_params[KEY_CLASS]
         st.rerun()
+    target = result.get("go") if result else None
+    if held["role"] == "student" and target in PAGES and target != page and target in pages:
+        _switch_to(pages[target], held["code"])
 
 
 def follow_page(page: str, pages: Mapping[str, Any]) -> None:
@@ -420,12 +423,15 @@ def follow_page(page: str, pages: Mapping[str, Any]) -> None:
     switches now. Switched after the sidebar and the bars, each of a hundred students drew
     them twice for a slide on another page."""
     held = held_class()
-    target = st.session_state.pop(KEY_FOLLOW_PAGE, None) or getattr(
-        st.session_state.get(KEY_BAR), "go", None
-    )
+    target = st.session_state.pop(KEY_FOLLOW_PAGE, None)
     if held is None or held["role"] != "student":
         return
     if target in PAGES and target != page and target in pages:
-        # the class's code only (the pages' settings come back from the session): a bare
-        # switch would clear the address, which a widget bound to it refuses
-        st.switch_page(pages[target], query_params={KEY_CLASS: held["code"]})
+        _switch_to(pages[target], held["code"])
+
+
+def _switch_to(page: Any, code: str) -> None:
+    """Switch to the class's page with the class's code alone in the address (the pages'
+    settings come back from the session): a bare switch would clear the address, which a
+    widget bound to it refuses."""
+    st.switch_page(page, query_params={KEY_CLASS: code})
