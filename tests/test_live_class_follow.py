@@ -90,3 +90,19 @@ def test_a_student_sent_to_the_teachers_page_draws_the_sidebar_once(
     run(student)
     assert drawn == ["sidebar"]
     assert class_bar_data(student)["page"] == "tokenize"
+
+
+def test_a_slide_names_one_run_for_the_class_however_often_the_teacher_reruns() -> None:
+    """The teacher's first run of a slide published its run before the page drew its widgets;
+    the next run (the step view's report, a bound widget's link) published it again with the
+    page's defaults the slide leaves out (Tokenize's Input "Text", Show pieces off; Two runs'
+    end-of-word markers off): another run's name, and every student followed twice."""
+    teacher = run(new_app(lesson="bpe", present="true", **{"class": "new"}))
+    code = teacher.session_state[KEY_HELD]["code"]
+    for number in range(2, 11):
+        teacher = run(teacher.button(key="lesson_next").click())
+        if number not in (2, 10):  # Tokenize's first slide, and Two runs
+            continue
+        published = run_id(current_hub().run_of(code))
+        run(teacher)
+        assert run_id(current_hub().run_of(code)) == published, number

@@ -88,6 +88,7 @@ class Param:
     low: int = 0
     high: int = MAX_VOCAB_SIZE
     bound: bool = False
+    default: Value | None = None  # the page widget's own fixed default, where it has one
 
 
 def _runs(field_name: str, param: Param) -> dict[str, Param]:
@@ -127,13 +128,19 @@ PARAMS: dict[str, Param] = {
     "quiz": Param("flag", pages=("step",)),
     "pieces": Param("flag", pages=("step",)),
     "focus": Param("flag", pages=("step",), bound=True),  # presentation mode's Focus view
-    "tok_input": Param("choice", pages=("tokenize",), choices=lambda: ("Text", "Chat"), bound=True),
+    "tok_input": Param(
+        "choice", pages=("tokenize",), choices=lambda: ("Text", "Chat"), bound=True, default="Text"
+    ),
     "tok_text": Param("text", pages=("tokenize",)),
     "tok_model": Param("choice", pages=("tokenize",), choices=_tokenizers, bound=True),
     "tok_view": Param(
-        "choice", pages=("tokenize",), choices=lambda: ("Text", "Token ids"), bound=True
+        "choice",
+        pages=("tokenize",),
+        choices=lambda: ("Text", "Token ids"),
+        bound=True,
+        default="Text",
     ),
-    "tok_pieces": Param("flag", pages=("tokenize",), bound=True),
+    "tok_pieces": Param("flag", pages=("tokenize",), bound=True, default=False),
     "surprise": Param(
         "choice", pages=("tokenize",), choices=lambda: [s.key for s in load_surprises()]
     ),
@@ -146,7 +153,7 @@ PARAMS: dict[str, Param] = {
     **_runs("pretok", Param("choice", ("runs",), lambda: PRETOKENIZERS, bound=True)),
     **_runs("tie", Param("choice", ("runs",), lambda: TIE_BREAKS, bound=True)),
     **_runs("vocab", Param("count", ("runs",), low=run_settings.MIN_VOCAB, bound=True)),
-    **_runs("eow", Param("flag", ("runs",), bound=True)),
+    **_runs("eow", Param("flag", ("runs",), bound=True, default=False)),
     "runs_step": Param("count", ("runs",), bound=True),
 }
 Value = str | int | bool

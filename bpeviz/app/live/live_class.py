@@ -70,7 +70,10 @@ def _run_of_session() -> dict[str, Any]:
             pages[key] = st.query_params[key]
     run: dict[str, Any] = {
         "state": {key: state[key] for key in STATE_KEYS if key in state},
-        "pages": dict(pages),
+        # A page's setting at its widget's own default is left out, as a slide leaves it: the
+        # run is named alike before the page drew the widget and after (else every student
+        # followed each such slide twice). A student given the run takes the default.
+        "pages": {key: value for key, value in pages.items() if value != _default_of(key)},
     }
     lesson = lesson_reference()
     if lesson is not None:  # each worker a student joins on prepares its slides too
@@ -80,6 +83,15 @@ def _run_of_session() -> dict[str, Any]:
         name, data = stored
         run["upload"] = [name, base64.b64encode(data).decode("ascii")]
     return run
+
+
+def _default_of(key: str) -> Any:
+    """A page setting's fixed default (``Param.default``); a value no setting holds if none."""
+    default = PARAMS[key].default if key in PARAMS else None
+    return _NO_DEFAULT if default is None else default
+
+
+_NO_DEFAULT = object()
 
 
 def _settings_of(run: Mapping[str, Any]) -> dict[str, Any]:
