@@ -48,6 +48,8 @@ KEY_RESULTS = "_live_class_results"  # (code, questions): the teacher's class's 
 
 # The pages' settings a class shares (the Step page's own travel in the view, no rerun).
 PAGE_KEYS = tuple(key for key, param in PARAMS.items() if param.pages and "step" not in param.pages)
+# Their widgets' fixed defaults (Tokenize's Input and view, Show pieces, Two runs' markers).
+PAGE_DEFAULTS = {key: PARAMS[key].default for key in PAGE_KEYS if PARAMS[key].default is not None}
 OWN_RUN = "own"  # the run a detached student's bar names: none of the class's
 LINK_KINDS = ("text", "choice")  # a link's value is the widget's own (a flag's or count's is not)
 
@@ -70,10 +72,11 @@ def _run_of_session() -> dict[str, Any]:
             pages[key] = st.query_params[key]
     run: dict[str, Any] = {
         "state": {key: state[key] for key in STATE_KEYS if key in state},
-        # A page's setting at its widget's own default is left out, as a slide leaves it: the
-        # run is named alike before the page drew the widget and after (else every student
-        # followed each such slide twice). A student given the run takes the default.
-        "pages": {key: value for key, value in pages.items() if value != _default_of(key)},
+        # A page's setting with a fixed default is in every run, its default when the session
+        # holds none (a slide left it out): the run is named alike before the page drew its
+        # widget and after (else every student followed each such slide twice), and a student
+        # is given the default, not left with what their browser last showed.
+        "pages": {**PAGE_DEFAULTS, **pages},
     }
     lesson = lesson_reference()
     if lesson is not None:  # each worker a student joins on prepares its slides too
@@ -83,15 +86,6 @@ def _run_of_session() -> dict[str, Any]:
         name, data = stored
         run["upload"] = [name, base64.b64encode(data).decode("ascii")]
     return run
-
-
-def _default_of(key: str) -> Any:
-    """A page setting's fixed default (``Param.default``); a value no setting holds if none."""
-    default = PARAMS[key].default if key in PARAMS else None
-    return _NO_DEFAULT if default is None else default
-
-
-_NO_DEFAULT = object()
 
 
 def _settings_of(run: Mapping[str, Any]) -> dict[str, Any]:
