@@ -16,7 +16,6 @@ from bpeviz.app.frame.widgets import inject_css, show_link_messages, show_messag
 from bpeviz.app.lesson.view import lesson_bar, lesson_sidebar, seed_lesson
 from bpeviz.app.live.live_class import class_bar, class_controls, follow_page, start_or_join
 from bpeviz.app.live.presenter import presenter_window
-from bpeviz.app.live.turns import students_turn
 
 st.set_page_config(
     page_title="bpeviz: byte-level BPE, merge by merge",
@@ -71,16 +70,14 @@ class_messages = start_or_join()  # before the sidebar: a student gets the class
 page = st.navigation(list(pages.values()))
 page_name = next(name for name, known in pages.items() if known == page)
 follow_page(page_name, pages)  # a following student sent to the teacher's page: at once
-with students_turn():  # a class's hundred reruns of a slide take turns, not the interpreter
-    # Each page its own document title (a browser tab, a screen reader's first words: WCAG
-    # 2.4.2).
-    st.set_page_config(page_title=f"{page.title} · bpeviz")
-    sidebar()
-    class_controls()
-    lesson_sidebar()
-    inject_css()
-    show_link_messages()
-    show_messages(class_messages)
-    class_bar(page_name, pages)
-    lesson_bar()
-    page.run()
+# Each page its own document title (a browser tab, a screen reader's first words: WCAG 2.4.2).
+st.set_page_config(page_title=f"{page.title} · bpeviz")
+sidebar()
+class_controls()
+lesson_sidebar()
+inject_css()
+show_link_messages()
+show_messages(class_messages)
+class_bar(page_name, pages)
+lesson_bar()
+page.run()
