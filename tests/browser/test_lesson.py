@@ -190,6 +190,7 @@ def in_first_screen(app: AppPage, selector: str) -> bool:
     )
 
 
+@pytest.mark.timeout(360)  # twenty slides, each shown and measured: several minutes under load
 def test_every_slide_as_the_back_row_sees_it(
     app: AppPage, new_page: Any, screenshots: Path
 ) -> None:
