@@ -15,11 +15,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from apptest_support import new_app, run
 from streamlit.testing.v1 import AppTest
 
+from bpeviz.app.frame import sidebar
 from bpeviz.app.frame.state import KEY_HELD
-from bpeviz.app.live.live_class import KEY_BAR
+from bpeviz.app.live.live_class import KEY_BAR, KEY_FOLLOW_PAGE
 from bpeviz.classroom.hubs.choose import current_hub
 from bpeviz.classroom.hubs.common import run_id
 
@@ -71,3 +73,36 @@ def test_a_following_student_who_changes_vocab_size_is_told_they_explore() -> No
     assert data["run"] != run_id(current_hub().run_of(code))
     run(student)  # still exploring on the next run: the run stays the student's
     assert student.session_state["vocab"] == 300 and class_bar_data(student)["detached"]
+
+
+def test_a_student_sent_to_the_teachers_page_draws_the_sidebar_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A slide on another page: the class bar's callback gives the run and names the page.
+    The switch comes before the sidebar is drawn, so the run that switches draws nothing for
+    nothing (it drew the sidebar, the class bar and the lesson's bar, then switched, and the
+    page ran them all again: two runs' work for each of a hundred students)."""
+    _teacher, student, _code = joined(own_vocab=612)
+    drawn: list[str] = []
+    real_sidebar = sidebar.sidebar
+    monkeypatch.setattr(sidebar, "sidebar", lambda: drawn.append("sidebar") or real_sidebar())
+    student.session_state[KEY_FOLLOW_PAGE] = "tokenize"  # as _follow_run leaves it
+    run(student)
+    assert drawn == ["sidebar"]
+    assert class_bar_data(student)["page"] == "tokenize"
+
+
+def test_a_slide_names_one_run_for_the_class_however_often_the_teacher_reruns() -> None:
+    """The teacher's first run of a slide published its run before the page drew its widgets;
+    the next run (the step view's report, a bound widget's link) published it again with the
+    page's defaults the slide leaves out (Tokenize's Input "Text", Show pieces off; Two runs'
+    end-of-word markers off): another run's name, and every student followed twice."""
+    teacher = run(new_app(lesson="bpe", present="true", **{"class": "new"}))
+    code = teacher.session_state[KEY_HELD]["code"]
+    for number in range(2, 11):
+        teacher = run(teacher.button(key="lesson_next").click())
+        if number not in (2, 10):  # Tokenize's first slide, and Two runs
+            continue
+        published = run_id(current_hub().run_of(code))
+        run(teacher)
+        assert run_id(current_hub().run_of(code)) == published, number

@@ -87,6 +87,7 @@ class Param:
     low: int = 0
     high: int = MAX_VOCAB_SIZE
     bound: bool = False
+    default: Value | None = None  # the page widget's own fixed default, where it has one
 
 
 def _runs(field_name: str, param: Param) -> dict[str, Param]:
@@ -126,13 +127,19 @@ PARAMS: dict[str, Param] = {
     "quiz": Param("flag", pages=("step",)),
     "pieces": Param("flag", pages=("step",)),
     "focus": Param("flag", pages=("step",), bound=True),  # presentation mode's Focus view
-    "tok_input": Param("choice", pages=("tokenize",), choices=lambda: ("Text", "Chat"), bound=True),
+    "tok_input": Param(
+        "choice", pages=("tokenize",), choices=lambda: ("Text", "Chat"), bound=True, default="Text"
+    ),
     "tok_text": Param("text", pages=("tokenize",)),
     "tok_model": Param("choice", pages=("tokenize",), choices=_tokenizers, bound=True),
     "tok_view": Param(
-        "choice", pages=("tokenize",), choices=lambda: ("Text", "Token ids"), bound=True
+        "choice",
+        pages=("tokenize",),
+        choices=lambda: ("Text", "Token ids"),
+        bound=True,
+        default="Text",
     ),
-    "tok_pieces": Param("flag", pages=("tokenize",), bound=True),
+    "tok_pieces": Param("flag", pages=("tokenize",), bound=True, default=False),
     "surprise": Param(
         "choice", pages=("tokenize",), choices=lambda: [s.key for s in load_surprises()]
     ),
@@ -148,7 +155,7 @@ PARAMS: dict[str, Param] = {
     **_runs("tie", Param("choice", ("runs",), lambda: TIE_BREAKS, bound=True)),
     # WordPiece's and Unigram's vocabularies may be tiny; BPE's least (257) the page says
     **_runs("vocab", Param("count", ("runs",), low=1, bound=True)),
-    **_runs("eow", Param("flag", ("runs",), bound=True)),
+    **_runs("eow", Param("flag", ("runs",), bound=True, default=False)),
     "runs_step": Param("count", ("runs",), bound=True),
 }
 Value = str | int | bool

@@ -48,6 +48,8 @@ KEY_RESULTS = "_live_class_results"  # (code, questions): the teacher's class's 
 
 # The pages' settings a class shares (the Step page's own travel in the view, no rerun).
 PAGE_KEYS = tuple(key for key, param in PARAMS.items() if param.pages and "step" not in param.pages)
+# Their widgets' fixed defaults (Tokenize's Input and view, Show pieces, Two runs' markers).
+PAGE_DEFAULTS = {key: PARAMS[key].default for key in PAGE_KEYS if PARAMS[key].default is not None}
 OWN_RUN = "own"  # the run a detached student's bar names: none of the class's
 LINK_KINDS = ("text", "choice")  # a link's value is the widget's own (a flag's or count's is not)
 
@@ -70,7 +72,11 @@ def _run_of_session() -> dict[str, Any]:
             pages[key] = st.query_params[key]
     run: dict[str, Any] = {
         "state": {key: state[key] for key in STATE_KEYS if key in state},
-        "pages": dict(pages),
+        # A page's setting with a fixed default is in every run, its default when the session
+        # holds none (a slide left it out): the run is named alike before the page drew its
+        # widget and after (else every student followed each such slide twice), and a student
+        # is given the default, not left with what their browser last showed.
+        "pages": {**PAGE_DEFAULTS, **pages},
     }
     lesson = lesson_reference()
     if lesson is not None:  # each worker a student joins on prepares its slides too
@@ -368,7 +374,8 @@ def class_controls() -> None:
 
 def class_bar(page: str, pages: Mapping[str, Any]) -> None:
     """The class bar above the page; a following student's browser asks for the teacher's
-    page (``go``) or run (``run``), a teacher's reloaded browser shows its key (``teacher``)."""
+    page (``go``) or run (``run``: :func:`follow_page` switches), a teacher's reloaded
+    browser shows its key (``teacher``)."""
     held = held_class()
     if held is None:
         if st.session_state.pop(KEY_ENDED, False):
@@ -418,8 +425,26 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         if KEY_CLASS in st.query_params:
             del st.query_params[KEY_CLASS]
         st.rerun()
-    target = st.session_state.pop(KEY_FOLLOW_PAGE, None) or (result.get("go") if result else None)
+    target = result.get("go") if result else None
     if held["role"] == "student" and target in PAGES and target != page and target in pages:
-        # the class's code only (the pages' settings come back from the session): a bare
-        # switch would clear the address, which a widget bound to it refuses
-        st.switch_page(pages[target], query_params={KEY_CLASS: held["code"]})
+        _switch_to(pages[target], held["code"])
+
+
+def follow_page(page: str, pages: Mapping[str, Any]) -> None:
+    """Right after the page is known, before anything is drawn: a following student the class
+    bar sends to the teacher's page (its ``run`` callback names the page, or it asks ``go``)
+    switches now. Switched after the sidebar and the bars, each of a hundred students drew
+    them twice for a slide on another page."""
+    held = held_class()
+    target = st.session_state.pop(KEY_FOLLOW_PAGE, None)
+    if held is None or held["role"] != "student":
+        return
+    if target in PAGES and target != page and target in pages:
+        _switch_to(pages[target], held["code"])
+
+
+def _switch_to(page: Any, code: str) -> None:
+    """Switch to the class's page with the class's code alone in the address (the pages'
+    settings come back from the session): a bare switch would clear the address, which a
+    widget bound to it refuses."""
+    st.switch_page(page, query_params={KEY_CLASS: code})
