@@ -39,10 +39,9 @@ def apply_preset(key: str) -> None:
 
 st.title("Two training runs")
 st.markdown(
-    "The sidebar's text, trained twice: once with settings **A**, once with settings **B**. "
-    "Change one setting and see which merge is the first to differ, which merges only one run "
-    "makes, and how the text and its compression change. Each run may use its own algorithm: "
-    "BPE, WordPiece or Unigram on the same text."
+    "The sidebar's text, trained twice: with settings **A** and with settings **B**, each by "
+    "its own algorithm (BPE, WordPiece or Unigram). Change one setting and see which merge is "
+    "the first to differ, which merges only one run makes, and how the compression changes."
 )
 with st.container(horizontal=True, gap="small", key="runs_presets"):
     for item in runs_state.PRESETS:
