@@ -214,7 +214,6 @@ def test_the_results_of_a_two_question_class_download_as_the_answers_given(
     app.assert_clean()
 
 
-
 # The element's text is drawn whole: nothing cut off at its edges (no ellipsis, no overflow).
 _WHOLE = """(el) => { const r = el.getBoundingClientRect();
   return r.height > 0 && r.left >= 0 && r.right <= window.innerWidth
