@@ -163,10 +163,11 @@ def test_the_bundled_lesson_follows_the_order_the_issue_asks_for() -> None:
     """Issue 18: bytes; counting pairs; aaabdaaabac with its tie; the English sample with the
     quiz; bytes vs gpt4 in Two runs; compression English vs Japanese; real tokenizers on the
     Tokenize page; the surprises. Issue 28: then a recap and an exit question run as a class
-    quiz. 48 minutes, for a 50-minute lecture."""
+    quiz. Issue 33: before the recap, one text through BPE, WordPiece and Unigram on the Step
+    page. 50 minutes, for a 50-minute lecture."""
     lesson = bundled_lessons()["bpe"]
     slides = lesson.slides
-    assert lesson.minutes == 48
+    assert lesson.minutes == 50
     assert all(slide.title and slide.notes for slide in slides)
 
     def first(test: object) -> int:
@@ -188,6 +189,10 @@ def test_the_bundled_lesson_follows_the_order_the_issue_asks_for() -> None:
         first(lambda s: "surprise" in s.view),
     ]
     assert order == sorted(order)
+    three = slides[-5:-2]
+    assert [s.view.get("algo", "bpe") for s in three] == ["bpe", "wordpiece", "unigram"]
+    assert {(s.page, s.view["sample"]) for s in three} == {("step", "low_lower")}
+    assert three[1].view["wprule"] == "score"
     recap, exit_question = slides[-2:]
     assert recap.title.startswith("Recap") and recap.page == "about"
     assert exit_question.title.startswith("Exit question")

@@ -19,6 +19,8 @@ import pytest
 from bpeviz.app.lesson.slides import Slide, bundled_lessons
 from bpeviz.engine.history import History, train
 from bpeviz.engine.samples import get_sample
+from bpeviz.engine.unigram import UnigramRun, train_unigram
+from bpeviz.engine.wordpiece import WordPieceRun, train_wordpiece
 
 NUMBER = re.compile(r"(?<![\w.-])\d+(?:,\d{3})*(?:\.\d+)?(?!\w)")
 
@@ -46,6 +48,39 @@ def compression(key: str, vocab_size: int) -> float:
 
 def aaab() -> History:
     return sample_run("aaabdaaabac")
+
+
+def low_lower_words() -> dict[str, int]:
+    """The BPE paper's words, counted by hand from the text (not by a trainer)."""
+    words = get_sample("low_lower").text.split()
+    return {word: words.count(word) for word in words}
+
+
+def inside(letter: str) -> int:
+    """How often ``letter`` occurs inside a word (not first): WordPiece's ``##`` form."""
+    return sum(word[1:].count(letter) * n for word, n in low_lower_words().items())
+
+
+@cache
+def slide_run(title: str) -> WordPieceRun | UnigramRun:
+    """The WordPiece or Unigram run a slide of the lesson shows, trained as its view says."""
+    view = next(slide for slide in slides() if slide.title == title).view
+    text = get_sample(str(view["sample"])).text
+    if view["algo"] == "wordpiece":
+        return train_wordpiece(text, int(view["vocab"]), score_rule=str(view["wprule"]))
+    return train_unigram(text, int(view["vocab"]))
+
+
+def wordpiece() -> WordPieceRun:
+    run = slide_run("WordPiece: the pair whose parts are rare apart")
+    assert isinstance(run, WordPieceRun)
+    return run
+
+
+def unigram() -> UnigramRun:
+    run = slide_run("Unigram: start from every piece, prune")
+    assert isinstance(run, UnigramRun)
+    return run
 
 
 Check = Callable[[], float]
@@ -99,6 +134,28 @@ CHECKS: dict[str, dict[str, Check]] = {
         "5.96": lambda: compression("japanese", 1024),
         "3.87": lambda: compression("english", 1024),
     },
+    "Same words, three algorithms: BPE": {
+        "5": lambda: low_lower_words()["low"],
+        "2": lambda: low_lower_words()["lower"],
+        "6": lambda: low_lower_words()["newest"],
+        "1": lambda: low_lower_words()["widest"],
+        "8": lambda: sample_run("low_lower").steps[0].count,  # w e: newest and lower
+    },
+    "WordPiece: the pair whose parts are rare apart": {
+        "2": lambda: wordpiece().steps[1].step,  # the slide's step
+        "1": lambda: max(step.score for step in wordpiece().steps[:2]),  # and each count
+        "8": lambda: wordpiece().steps[0].most_frequent[1],  # type: ignore[index]
+        "13": lambda: inside("w"),
+        "15": lambda: inside("e"),
+    },
+    "Unigram: start from every piece, prune": {
+        "64": lambda: unigram().seed_pieces,
+        "1": lambda: unigram().rounds[0].round,  # the slide's step: 64 pieces, then 48
+        "48": lambda: unigram().rounds[0].size - len(unigram().rounds[0].removed),
+        "15": lambda: unigram().final.size,
+        "11": lambda: len(set("".join(low_lower_words())) | {"▁"}),  # the characters and ▁
+        "4": lambda: len(low_lower_words()),
+    },
     "Exit question: the next merge": {
         "30": lambda: 30,  # the slide's step, checked below
     },
@@ -144,6 +201,28 @@ def test_the_japanese_line_leads_at_every_vocab_size_and_english_per_character()
         run: len(run.text.decode("utf-8")) / run.token_count(top) for run in (english, japanese)
     }
     assert per_char[english] > per_char[japanese]
+
+
+def test_the_three_algorithms_first_steps_are_what_the_notes_say() -> None:
+    """The words of the notes: BPE's first merge is w e; WordPiece's is w ##i (the pair BPE
+    took its most frequent, not its best), once in widest; Unigram ends with the characters
+    and the whole words. Token texts from the runs, against the words written in the notes."""
+    bpe = sample_run("low_lower")
+    assert bpe.steps[0].pair == tuple(b"we")
+    first, second = wordpiece().steps[:2]
+    assert [(step.left, step.right) for step in (first, second)] == [("w", "##i"), ("wi", "##d")]
+    for step in (first, second):
+        assert (step.count, step.left_count, step.right_count, step.score) == (1, 1, 1, 1)
+    most_frequent = second.most_frequent
+    assert most_frequent is not None
+    assert tuple(wordpiece().vocab[i] for i in most_frequent[0]) == ("##w", "##e")
+    assert {step.token for step in wordpiece().steps} >= {"low", "lower", "newe"}
+    final = set(unigram().final.pieces)
+    assert final == {f"▁{word}" for word in low_lower_words()} | set("lowernstid▁")
+    lesson = {slide.title: slide for slide in slides()}
+    assert lesson["Same words, three algorithms: BPE"].view["step"] == 1
+    assert lesson["WordPiece: the pair whose parts are rare apart"].view["step"] == 2
+    assert lesson["Unigram: start from every piece, prune"].view["step"] == 1
 
 
 def test_the_slides_named_in_the_notes_are_the_lessons() -> None:

@@ -192,7 +192,7 @@ def test_downloading_the_bundled_lesson_gives_a_file_that_reads_back_the_same(se
     assert file_name == "lesson.toml"
     lesson = parse_lesson(data)
     assert lesson == bundled_lessons()["bpe"]
-    assert len(lesson.slides) == 17 and lesson.slides[7].view["quiz"] is True
+    assert len(lesson.slides) == 20 and lesson.slides[7].view["quiz"] is True
 
 
 def test_downloading_an_uploaded_lesson_gives_the_teachers_lesson_back(served) -> None:

@@ -132,12 +132,6 @@ def next_slide(teacher: AppPage, number: int) -> None:
 
 
 @pytest.mark.timeout(900)  # every slide, four browsers: each slide waited for as a state
-@pytest.mark.xfail(
-    reason="issue 28, open: green three times on its branch, but after the last merges a clean "
-    "CI run of it waited past 7 min on a quiet machine (students not agreeing with the teacher "
-    "on some slide); kept running so the differences it prints stay in the log",
-    strict=False,
-)
 def test_three_students_show_what_the_teacher_shows_on_every_slide_of_the_lesson(
     app: AppPage, new_page: Any
 ) -> None:

@@ -135,6 +135,11 @@ def _hold_class_run(held: dict[str, Any]) -> None:
     it: then the student explores. Once the browser sends the class's value (in a run after the
     one that gave it) it has heard it, and from then on any other value is the student's (one
     they had before, too).
+
+    A page's widget is drawn again with the value its browser kept from when it was last
+    drawn, unless the state was set in that run: slides 1 and 2's "UTF-8 bytes" came back on
+    slide 12 over the class's ``cl100k_base``, given while another page was shown. So a
+    page's setting is set again in every run that follows.
     """
     if held["role"] != "student" or held.get("detached") or "given" not in held:
         return
@@ -147,6 +152,8 @@ def _hold_class_run(held: dict[str, Any]) -> None:
             continue
         if state[key] == value:
             replaced.pop(key, None)  # the browser has the class's value
+            if key in PAGE_KEYS:  # and its widget shows it, not the one it had when last drawn
+                state[key] = value
         elif state[key] in replaced.get(key, ()):
             state[key] = value  # the browser's old value, sent before it heard the new one
         else:
