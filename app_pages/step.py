@@ -19,8 +19,10 @@ from bpeviz.app.shared import tables
 from bpeviz.app.shared.chart_clicks import KEY_BACK, KEY_UNDO
 from bpeviz.app.step.unigram import unigram_step_view
 from bpeviz.app.step.view import step_view
+from bpeviz.app.step.wordpiece_downloads import wordpiece_downloads
 from bpeviz.engine.history import History
 from bpeviz.engine.readable import counted
+from bpeviz.engine.wordpiece_history import WordPieceHistory
 
 
 def undo_chart_click() -> None:
@@ -85,9 +87,9 @@ if not presentation_mode():  # on a projector, room for the text matters more
 
 k, _ = step_view(history)
 
-if not isinstance(history, History):
+if isinstance(history, WordPieceHistory):
     if not presentation_mode():
-        st.caption("The CSV downloads of pairs and merges are BPE's so far.")
+        wordpiece_downloads(history, k)
 elif not presentation_mode():
     tokenizer = history.tokenizer
     table = history.pair_table(k - 1 if k else 0)

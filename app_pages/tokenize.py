@@ -12,7 +12,11 @@ from bpeviz.app.frame.training import (
     encode_or_stop,
     named_tokenizer,
 )
-from bpeviz.app.frame.unigram_runs import current_unigram_tokenizer, unigram_chosen
+from bpeviz.app.frame.unigram_runs import (
+    current_unigram_run,
+    current_unigram_tokenizer,
+    unigram_chosen,
+)
 from bpeviz.app.frame.widgets import (
     columns,
     keep_choice_in_link,
@@ -37,12 +41,13 @@ from bpeviz.app.shared.token_view import (
     show_tokens,
     show_trace,
 )
-from bpeviz.app.tokenize import wordpiece_trace
+from bpeviz.app.tokenize import unigram_trace, wordpiece_trace
 from bpeviz.app.tokenize.chat_view import show_chat_view
 from bpeviz.app.tokenize.surprises import find_surprise, load_surprises
 from bpeviz.app.tokenize.trace import long_piece_note, trace_lines, trace_summary_html, traced_part
 from bpeviz.engine.pretokenize import to_bytes
 from bpeviz.engine.readable import readable
+from bpeviz.engine.unigram import split_words as split_unigram_words
 from bpeviz.engine.wordpiece import split_words
 from bpeviz.engine.wordpiece_encode import WordPieceEncoder
 from bpeviz.engine.wordpiece_history import WordPieceHistory
@@ -111,6 +116,34 @@ def show_wordpiece_words(wordpiece: WordPieceHistory, text: str) -> None:
     )
     height = min(36 * (len(frame) + 1) + 2, 320)
     st.dataframe(frame, hide_index=True, width="stretch", height=height)
+
+
+def show_unigram_words(text: str) -> None:
+    """The trained Unigram's best cut of a chosen word, position by position (Viterbi)."""
+    found = current_unigram_run(show=False)
+    st.header("Why was this word split like this?")
+    words = list(dict.fromkeys(split_unigram_words(text)))
+    if found is None or not words:
+        st.caption("There is no word to look up here.")
+        return
+    model = found[0].model()
+    word = st.selectbox("Word", words, key="tok_ug_word")
+    st.markdown(escape_markdown(unigram_trace.cut_sentence(word, model)))
+    st.caption(
+        "Each row is the word up to a character: the best log probability of any cut of it, "
+        "and the last piece of that cut. Read the pieces back from the last row."
+    )
+    frame = unigram_trace.viterbi_frame(word, model)
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        height=min(36 * (len(frame) + 1) + 2, 320),
+        column_config={
+            "starts at": st.column_config.NumberColumn("starts at", format="%d"),
+            "P": st.column_config.NumberColumn("P", format="%.4g"),
+        },
+    )
 
 
 def show_counts(text: str, token_count: int) -> None:
@@ -256,6 +289,9 @@ with tokens_area:
         if wordpiece is not None:
             with below_choices:
                 show_wordpiece_words(wordpiece, text)
+        elif model == TRAINED and unigram is not None and text:
+            with below_choices:
+                show_unigram_words(text)
         st.stop()
     if model == IMPORTED:  # byte-level BPE (any file bpeviz reads): ours to trace
         st.caption(OWN_ENGINE_NOTE)

@@ -4,23 +4,32 @@ from dataclasses import replace
 
 import streamlit as st
 
-from bpeviz.app.frame.run_settings import MIN_VOCAB, Message, check_settings
+from bpeviz.app.frame.run_settings import Message, check_settings, min_vocab
 from bpeviz.app.frame.state import current_settings, current_text, presentation_mode
-from bpeviz.app.frame.training import current_history, history_for
+from bpeviz.app.frame.training import current_history
+from bpeviz.app.frame.unigram_runs import unigram_text
 from bpeviz.app.frame.widgets import caption, columns, show_chart, show_messages, show_table
 from bpeviz.app.shared.token_view import show_tokens
 from bpeviz.app.two_runs import parting as runs
 from bpeviz.app.two_runs import state as runs_state
 from bpeviz.app.two_runs import view as runs_view
+from bpeviz.app.two_runs.across_view import show_across, train_run
+from bpeviz.engine.algorithms import ALGORITHM_REGISTRY, ALGORITHMS
 from bpeviz.engine.config import TrainingConfig
-from bpeviz.engine.pretokenize import PRETOKENIZER_REGISTRY, PRETOKENIZERS
+from bpeviz.engine.pretokenize import PRETOKENIZER_REGISTRY
 from bpeviz.engine.readable import counted
 from bpeviz.engine.tie_rules import TIE_BREAKS, TIE_RULES
+from bpeviz.engine.wordpiece import SCORE_RULES
 
 MAX_SHOWN_TOKENS = 3_000
 DEFAULTS = runs_state.DEFAULTS
 PRETOKENIZER_HELP = "; ".join(f"**{p.name}**: {p.help}" for p in PRETOKENIZER_REGISTRY.values())
 TIE_RULE_HELP = "; ".join(f"**{name}**: {rule.description}" for name, rule in TIE_RULES.items())
+ALGORITHM_HELP = "; ".join(f"**{a.title}**: {a.description}" for a in ALGORITHM_REGISTRY.values())
+SCORE_RULE_HELP = (
+    "**score**: the textbook's, the pair with the best count(ab) / (count(a) × count(b)); "
+    "**frequency**: the most frequent pair, what the tokenizers library's WordPieceTrainer does."
+)
 
 
 def apply_preset(key: str) -> None:
@@ -32,7 +41,8 @@ st.title("Two training runs")
 st.markdown(
     "The sidebar's text, trained twice: once with settings **A**, once with settings **B**. "
     "Change one setting and see which merge is the first to differ, which merges only one run "
-    "makes, and how the text and its compression change."
+    "makes, and how the text and its compression change. Each run may use its own algorithm: "
+    "BPE, WordPiece or Unigram on the same text."
 )
 with st.container(horizontal=True, gap="small", key="runs_presets"):
     for item in runs_state.PRESETS:
@@ -46,33 +56,53 @@ if text is None:
     st.stop()
 
 sidebar = current_settings()
-if not sidebar.is_bpe:
-    st.info(
-        "Both runs train BPE on the sidebar's text: this page does not take "
-        f"{sidebar.algorithm_title} yet, so it compares BPE settings only.",
-        icon="ℹ️",
-    )
 chosen: dict[str, TrainingConfig] = {}
 panes = columns(2, key="runs_settings", gap="medium")
 for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
     default = DEFAULTS[name]
     with pane, st.container(border=True):
         st.markdown(f"**Run {name}**")
+        algorithm = st.selectbox(  # its value is the link's (runs_b_algo=unigram)
+            "Algorithm",
+            ALGORITHMS,
+            index=ALGORITHMS.index(default.algorithm),
+            key=runs_state.widget_key(name, "algo"),
+            bind="query-params",
+            on_change=runs_state.fit_run,
+            args=(st.session_state, name),
+            help=ALGORITHM_HELP,
+        )
+        runs_state.fit_run(st.session_state, name)  # a link's pre-tokenizer, say
+        info = ALGORITHM_REGISTRY.get(str(algorithm), ALGORITHM_REGISTRY["bpe"])
+        # What an algorithm does not use is left out, not greyed (grey labels fail contrast).
+        if info.name == "wordpiece":
+            st.selectbox(
+                "WordPiece rule",
+                SCORE_RULES,
+                index=SCORE_RULES.index(default.score_rule),
+                key=runs_state.widget_key(name, "wprule"),
+                bind="query-params",
+                help=SCORE_RULE_HELP,
+            )
+        pretokenizers = list(info.pretokenizers)
         for label, options, field, chosen_now, about in (
-            ("Pre-tokenizer", PRETOKENIZERS, "pretok", default.pretokenizer, PRETOKENIZER_HELP),
+            ("Pre-tokenizer", pretokenizers, "pretok", default.pretokenizer, PRETOKENIZER_HELP),
             ("Tie rule", TIE_BREAKS, "tie", default.tie_break, TIE_RULE_HELP),
         ):
+            if field == "tie" and info.name == "unigram":
+                st.caption("Unigram has no tie rule: equal costs go by probability.")
+                continue
             st.selectbox(
                 label,
                 options,
-                index=options.index(chosen_now),
+                index=options.index(chosen_now) if chosen_now in options else 0,
                 key=runs_state.widget_key(name, field),
                 bind="query-params",
                 help=about,
             )
         st.number_input(
             "Vocab size",
-            min_value=MIN_VOCAB,
+            min_value=min_vocab(info.name),
             value=default.vocab_size,
             step=1,
             key=runs_state.widget_key(name, "vocab"),
@@ -82,12 +112,14 @@ for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
             "</w> end-of-word marker",
             value=default.end_of_word,
             key=runs_state.widget_key(name, "eow"),
-            disabled=st.session_state.get(runs_state.widget_key(name, "pretok")) != "words",
+            disabled=st.session_state.get(runs_state.widget_key(name, "pretok")) != "words"
+            or info.name != "bpe",
             bind="query-params",
         )
     chosen[name] = runs_state.run_settings(st.session_state, name, default)
 
 histories = {}
+unigram_keys: dict[str, str] = {}
 for name, settings in chosen.items():
     full = replace(
         sidebar,
@@ -95,18 +127,24 @@ for name, settings in chosen.items():
         tie_break=settings.tie_break,
         vocab_size=settings.vocab_size,
         end_of_word=settings.end_of_word,
-        algorithm=settings.algorithm,  # BPE: the runs' own settings, whatever the sidebar's
+        algorithm=settings.algorithm,  # the runs' own settings, whatever the sidebar's
+        score_rule=settings.score_rule,
     )
     problems = [m for m in check_settings(full) if m.level == "error"]
+    if full.algorithm == "unigram":  # text only, and at most so much of it
+        problems += unigram_text(text)[1]
     if problems:
         show_messages([Message("error", f"Run {name}: {m.text}") for m in problems])
         st.stop()
     with st.spinner(f"Training run {name}…"):
         try:
-            histories[name] = history_for(text, full)
+            histories[name], unigram_keys[name] = train_run(text, full)
         except ValueError as error:
             show_messages([Message("error", f"Run {name} cannot train: {error}.")])
             st.stop()
+if not all(settings.is_bpe for settings in chosen.values()):
+    show_across(str(text.data), histories, chosen, unigram_keys)
+    st.stop()
 history_a, history_b = histories["A"], histories["B"]
 caption(
     f"{text.name} · {counted(len(history_a.text), 'byte')} · A: {chosen['A'].summary()} · "

@@ -54,7 +54,7 @@ from bpeviz.engine.budget import (
     SERVER_UNIGRAM_BUDGET,
     SERVER_WORDPIECE_BUDGET,
 )
-from bpeviz.engine.config import DEFAULT_PRETOKENIZER, TrainingConfig
+from bpeviz.engine.config import DEFAULT_PRETOKENIZER, UNIGRAM_DEFAULTS, TrainingConfig
 from bpeviz.engine.corpus import build_corpus
 from bpeviz.engine.history import History
 from bpeviz.engine.pretokenize import PRETOKENIZERS
@@ -189,6 +189,10 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--min-frequency", type=int, default=1, metavar="N", help="stop below this pair count"
     )
+    unigram = parser.add_argument_group("Unigram only (SentencePiece's defaults unless given)")
+    for flag, kind, default, about in UNIGRAM_FLAGS:
+        unigram.add_argument(flag, type=kind, default=None, metavar="N",
+                             help=f"{about} (default {default:g})")  # fmt: skip
     parser.add_argument(
         NO_BUDGET_FLAG,
         action="store_true",
@@ -262,6 +266,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+# Unigram's settings as flags: (flag, type, default, help); the attribute is the flag's name.
+UNIGRAM_FLAGS: tuple[tuple[str, type, float, str], ...] = (
+    ("--max-piece-length", int, UNIGRAM_DEFAULTS["max_piece_length"],
+     "the longest seed piece, in characters (1 to 32)"),
+    ("--seed-size", int, UNIGRAM_DEFAULTS["seed_size"],
+     "the most frequent longer substrings the seed keeps"),
+    ("--shrinking-factor", float, UNIGRAM_DEFAULTS["shrinking_factor"],
+     "the share of tokens each round keeps (0.05 to 0.95)"),
+    ("--em-iterations", int, UNIGRAM_DEFAULTS["em_iterations"],
+     "EM iterations a round (1 to 10)"),
+)  # fmt: skip
+
+
+def _unigram_settings(args: argparse.Namespace) -> dict[str, int | float]:
+    """The Unigram flags given, by ``train_unigram``'s names."""
+    given = {flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_"), None)
+             for flag, *_ in UNIGRAM_FLAGS}  # fmt: skip
+    return {name: value for name, value in given.items() if value is not None}
+
+
 def _check_algorithm(args: argparse.Namespace, command: str) -> None:
     """Fill in the algorithm's default pre-tokenizer and refuse settings it cannot use."""
     if args.pretokenizer is None:
@@ -269,6 +293,10 @@ def _check_algorithm(args: argparse.Namespace, command: str) -> None:
     problems = algorithm_problems(args.algorithm, args.pretokenizer)
     if problems:
         raise CliError(" ".join(problems))
+    unigram = _unigram_settings(args)
+    if unigram and args.algorithm != "unigram":
+        flags = ", ".join("--" + name.replace("_", "-") for name in unigram)
+        raise CliError(f"{flags} are Unigram's: add --algorithm unigram, or leave them out")
     if args.algorithm == "bpe":
         return
     name = {"wordpiece": "WordPiece", "unigram": "Unigram"}[args.algorithm]
@@ -391,9 +419,13 @@ def _train_unigram(args: argparse.Namespace, started: float) -> None:
     """Unigram: train on the file's words, write ``PREFIX.tokenizer.json``."""
     if args.special:
         raise CliError("--special is for BPE and WordPiece: Unigram's one special is <unk>")
+    settings = _unigram_settings(args)
+    problems = TrainingConfig(args.vocab_size, algorithm="unigram", **settings).unigram_problems()
+    if problems:
+        raise CliError(" ".join(problems))
     target, source, text_size = _character_run_files(args, "Unigram")
     budget = None if args.no_budget else SERVER_UNIGRAM_BUDGET
-    run = train_unigram(source, args.vocab_size, budget=budget)
+    run = train_unigram(source, args.vocab_size, budget=budget, **settings)  # type: ignore[arg-type]
     written = [write_text(target, to_hf_unigram_json(run.model()), force=args.force)]
     seconds = time.perf_counter() - started
     print(_unigram_summary(args, run, text_size, written, seconds))

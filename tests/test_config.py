@@ -71,3 +71,71 @@ def test_special_tokens_are_made_unique_the_same_way_everywhere() -> None:
     assert Tokenizer.from_merges([], special_tokens=["<|a|>", "", "<|a|>"]).special_tokens == {
         "<|a|>": 256
     }
+
+
+def test_a_unigram_summary_names_no_tie_rule() -> None:
+    """Unigram has no tie rule to choose (equal removal costs go by probability, then code
+    point order: bpeviz/engine/unigram.py), so "ties: first" in its summary said something
+    untrue; BPE and WordPiece keep theirs."""
+    assert (
+        TrainingConfig(30, "words", algorithm="unigram").summary() == "Unigram · vocab 30 · words"
+    )
+    assert TrainingConfig(30, "words", algorithm="wordpiece").summary().endswith("ties: first")
+
+
+UNIGRAM_BAD = [
+    pytest.param(
+        {"max_piece_length": 0},
+        "The longest piece must be a whole number from 1 to 32, got 0.",
+        id="piece-0",
+    ),
+    pytest.param({"max_piece_length": 33}, "from 1 to 32, got 33", id="piece-33"),
+    pytest.param(
+        {"seed_size": 0},
+        "The seed size must be a whole number from 1 to 1,000,000, got 0.",
+        id="seed-0",
+    ),
+    pytest.param(
+        {"shrinking_factor": 1.0},
+        "The shrinking factor (the share of tokens a round "
+        "keeps) must lie between 0.05 and 0.95, got 1.0.",
+        id="shrink-1",
+    ),
+    pytest.param({"shrinking_factor": 0.01}, "between 0.05 and 0.95, got 0.01", id="shrink-0"),
+    pytest.param(
+        {"em_iterations": 11},
+        "EM iterations a round must be a whole number from 1 to 10, got 11.",
+        id="em-11",
+    ),
+]
+
+
+@pytest.mark.parametrize(("change", "expected"), UNIGRAM_BAD)
+def test_each_bad_unigram_setting_is_one_sentence(change: dict, expected: str) -> None:
+    """Unigram's own settings (SentencePiece's max_sentencepiece_length 16,
+    seed_sentencepiece_size 1,000,000, shrinking_factor 0.75, num_sub_iterations 2) have bounds
+    a sentence states; BPE and WordPiece do not use them, so they are not checked there."""
+    problems = TrainingConfig(30, "words", algorithm="unigram", **change).problems()
+    assert len(problems) == 1 and expected in problems[0]
+    assert TrainingConfig(300, **change).problems() == []
+
+
+def test_unigram_settings_reach_the_summary_only_when_they_are_not_sentencepieces() -> None:
+    plain = TrainingConfig(30, "words", algorithm="unigram")
+    assert (
+        plain.max_piece_length,
+        plain.seed_size,
+        plain.shrinking_factor,
+        plain.em_iterations,
+    ) == (16, 1_000_000, 0.75, 2)
+    changed = TrainingConfig(30, "words", algorithm="unigram", max_piece_length=4,
+                             shrinking_factor=0.5, em_iterations=3)  # fmt: skip
+    assert changed.summary() == (
+        "Unigram · vocab 30 · words · pieces ≤ 4 characters · keeps 0.5 a round · EM 3 a round"
+    )
+
+
+def test_settings_keep_unigram_values_out_of_other_algorithms_cache_keys() -> None:
+    """A BPE run does not depend on Unigram's settings: it must not train twice for them."""
+    assert Settings(max_piece_length=4).config() == Settings().config()
+    assert Settings(algorithm="unigram", max_piece_length=4).config().max_piece_length == 4

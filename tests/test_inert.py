@@ -107,10 +107,6 @@ APP_TEXT: dict[str, str] = {
     "tokenize.py: wordpiece_trace.NOTE if wordpiece else library_note(tokenizer)": (
         "a fixed note, or one that escapes the file's suffix and model type"
     ),
-    "two_runs.py: f\"Both runs train BPE on the sidebar's text: this page does not take "
-    "{sidebar.algorithm_title} yet, so it compares BPE settings only.\"": (
-        "the algorithm's fixed title"
-    ),
     "tokenize.py: list(choices)": "option keys: fixed names, 'Imported' for the file",
     "tokenize.py: labels.__getitem__": "menu_labels escapes the imported file's name",
     "tokenize.py: list(choices.values())": "tokenizer_choices escapes the imported file's name",
@@ -126,6 +122,11 @@ APP_TEXT: dict[str, str] = {
     "two_runs.py: f\"**Only in {name}**: {counted(len(only), 'merge')}\"": "'A' or 'B'",
     "two_runs.py: f\"Run {name} stopped after {counted(history.merge_count, 'merge')}.\"": "A/B",
     "two_runs.py: f'Every merge of {name} is also made by the other run.'": "'A' or 'B'",
+    "two_runs/across_view.py: f\"**{name}**: {counted(tokenization.token_count, 'token')}\"": (
+        "'A' or 'B'"
+    ),
+    "two_runs/across_view.py: f\"**Only in {name}**: {counted(len(only), 'token')}\"": "A/B",
+    "two_runs/across_view.py: f'Every token {name} learned, the other run learned too.'": "A/B",
     "tokenize/chat_view.py: f'{model} uses `{encoding}`; its chat markup puts {separator} after "
     "the role ({ids_text}; ids from {chat.source}).'": (
         "a chat model from the menu and its constants"

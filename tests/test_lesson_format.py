@@ -306,3 +306,12 @@ def test_a_small_link_cannot_unpack_a_huge_text() -> None:
     assert len(link) < MAX_LINK_LESSON_CHARS
     with pytest.raises(LessonError, match=f"more than the {MAX_LESSON_BYTES:,} allowed"):
         lesson_from_link(link)
+
+
+def test_a_slide_may_compare_two_runs_of_different_algorithms() -> None:
+    """The Two runs page takes runs_a_algo / runs_b_wprule (issues 32, 33): a lesson may too,
+    with a WordPiece or Unigram vocabulary smaller than BPE's 257."""
+    view = {"runs_a_pretok": "words", "runs_b_algo": "wordpiece", "runs_b_wprule": "frequency",
+            "runs_b_pretok": "bert", "runs_b_vocab": 30}  # fmt: skip
+    lesson = Lesson("three ways", (Slide("BPE and WordPiece", "runs", view),))
+    assert parse_lesson(to_toml(lesson)) == lesson

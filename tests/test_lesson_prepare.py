@@ -93,3 +93,24 @@ def test_a_student_joining_a_class_prepares_its_lesson_in_the_students_process(
     assert progress_of(lesson) is None
     run(new_app(**{"class": code}))
     wait_prepared(lesson)
+
+
+COURSE = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
+
+
+@pytest.mark.usefixtures("cold_caches")
+def test_a_unigram_slide_is_prepared_as_a_unigram_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """prepare.py trained WordPiece for every algorithm but BPE, so a Unigram slide got a
+    WordPiece run it never shows, and its page then trained Unigram while the class waited."""
+    from bpeviz.app.frame import unigram_runs
+    from bpeviz.app.lesson.slides import Slide
+    from bpeviz.app.step import unigram as unigram_step
+
+    monkeypatch.setattr(prepare, "wordpiece_for", refused("WordPiece training"))
+    view = {"src": "paste", "paste": COURSE, "algo": "unigram", "pretok": "words", "vocab": 12}
+    for job in prepare.slide_jobs(Slide("Unigram", "step", view)):
+        job()
+    monkeypatch.setattr(unigram_runs, "train_unigram", refused("Unigram training"))
+    monkeypatch.setattr(unigram_step, "unigram_payload", refused("the Unigram record"))
+    at = run(new_app(**Slide("Unigram", "step", view).query()))
+    assert not at.error

@@ -72,3 +72,18 @@ def test_a_text_with_no_words_is_one_sentence() -> None:
         "Cannot train: the text has no words: paste or upload some text to train on."
     ]
     assert not [node for node in at.main if getattr(node, "type", None) == "bidi_component"]
+
+
+def test_the_downloads_are_wordpieces_score_table_and_merges() -> None:
+    """Before merge 2 the course's corpus has six pairs (``test_wordpiece_tables`` works them
+    by hand); the CSVs hold scores, not BPE's columns."""
+    at = wordpiece_app(step="2")
+    assert [button.label for button in at.get("download_button")] == [
+        "Download the whole score table before merge 2 (CSV)",
+        "Download merges 1–2 (CSV)",
+    ]
+    frequency = wordpiece_app(step="1", wprule="frequency")
+    assert [button.label for button in frequency.get("download_button")] == [
+        "Download the whole pair table before merge 1 (CSV)",
+        "Download merge 1 (CSV)",
+    ]

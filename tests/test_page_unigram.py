@@ -102,10 +102,51 @@ def test_the_compare_page_puts_the_unigram_run_beside_a_real_tokenizer() -> None
     assert len(token_views(at)) == 2
 
 
-def test_the_two_runs_page_says_why_not() -> None:
-    at = open_page("app_pages/two_runs.py", **LINK)
-    said = [plain(m.value) for m in (*at.error, *at.info)]
-    assert any("does not take Unigram yet" in sentence for sentence in said), said
+def test_the_two_runs_page_takes_a_unigram_run() -> None:
+    """Its own test is tests/test_page_two_runs.py (BPE against Unigram, worked by hand)."""
+    at = open_page("app_pages/two_runs.py", **LINK, runs_b_algo="unigram", runs_b_vocab="12")
+    cards = [e.value for e in at.get("html") if e.value.startswith('<div class="bpe-card">')]
+    assert len(cards) == 1 and "B is Unigram, which does not merge" in cards[0]
+    assert not at.error
+
+
+def test_unigram_settings_from_the_link_train_the_run() -> None:
+    """The course's corpus with pieces of at most 2 characters: the seed is the 8 characters
+    (▁ h u g p n b s) and the 9 pairs inside ▁hug ▁pug ▁pun ▁bun ▁hugs (▁h hu ug ▁p pu un ▁b bu
+    gs), 17 pieces; keeping 0.5 a round would leave floor(8.5) = 8, below the vocab size 12,
+    so round 1 removes 5 and round 2 stops at 12."""
+    at = run(new_app(**LINK, umaxlen="2", ushrink="0.5", uem="1"))
+    record = json.loads(step_record(at)["payload"])
+    assert [r["size"] for r in record["rounds"]] == [17, 12]
+    assert at.sidebar.number_input(key="umaxlen").value == 2
+    assert at.sidebar.number_input(key="ushrink").value == 0.5
+    assert at.sidebar.number_input(key="uem").value == 1
+    assert {key: at.query_params[key] for key in ("umaxlen", "ushrink", "uem")} == {
+        "umaxlen": "2", "ushrink": "0.5", "uem": "1"
+    }  # fmt: skip
+    assert not at.error
+
+
+def test_a_unigram_setting_out_of_bounds_in_a_link_is_one_sentence() -> None:
+    at = run(new_app(**LINK, ushrink="2", uem="many"))
+    assert [plain(w.value) for w in at.warning] == [
+        "The link's ushrink='2' is ignored: the shrinking factor (the share of tokens a round "
+        "keeps) must lie between 0.05 and 0.95, got 2.0.",
+        "The link's uem='many' is not a whole number; ignored.",
+    ]
+    assert at.sidebar.number_input(key="ushrink").value == 0.75
+    assert not at.error
+
+
+def test_unigram_settings_show_for_unigram_only_and_reach_the_link() -> None:
+    at = run(new_app(src="paste", paste=COURSE))
+    assert not [w for w in at.sidebar.number_input if w.key in ("umaxlen", "uem")]
+    at.sidebar.selectbox(key="algo").set_value("unigram")
+    run(at)
+    at.sidebar.number_input(key="uem").set_value(3)
+    run(at)
+    assert at.query_params["uem"] == "3"
+    assert "umaxlen" not in at.query_params  # SentencePiece's 16: the default
 
 
 def test_the_compression_page_measures_the_unigram_run_as_yours() -> None:
@@ -115,4 +156,24 @@ def test_the_compression_page_measures_the_unigram_run_as_yours() -> None:
         sentence.startswith("“yours” is the sidebar's tokenizer (Unigram · vocab 12")
         for sentence in said
     ), said
+    assert not at.error
+
+
+def test_the_tokenize_page_says_why_a_word_was_cut_so() -> None:
+    """The Viterbi table of one word of the box: one row per character of ▁hugs (5), and the
+    pieces read back from its last row are the tokens the tokenizers library gave the word."""
+    at = open_page("app_pages/tokenize.py", **LINK, tok_text="hugs bun", tok_model="Trained here")
+    assert at.selectbox(key="tok_ug_word").options == ["▁hugs", "▁bun"]
+    frame = at.dataframe[0].value
+    assert frame["prefix"].tolist() == ["▁", "▁h", "▁hu", "▁hug", "▁hugs"]
+    pieces, end = [], len(frame)
+    while end:
+        row = frame.iloc[end - 1]
+        pieces.insert(0, row["best last piece"])
+        end = int(row["starts at"]) - 1
+    record = token_views(at)["tok_spans"]
+    library = [record["vocab"][str(i)][0] for i in record["ids"]]
+    assert [piece.replace("▁", "␣") for piece in pieces] == library[: len(pieces)]
+    sentence = next(m.value for m in at.markdown if "is cut as" in m.value)
+    assert plain(sentence).startswith("“▁hugs” is cut as “")
     assert not at.error

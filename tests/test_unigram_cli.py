@@ -73,3 +73,24 @@ def test_unigram_out_does_not_overwrite_without_force(tmp_path: Path) -> None:
     assert (tmp_path / "uni.tokenizer.json").read_text() == "mine"
     ok(run_cli(tmp_path, *args, "--force"))
     assert Tokenizer.from_file(str(tmp_path / "uni.tokenizer.json")).get_vocab_size() == 266
+
+
+def test_unigram_settings_on_the_command_line(tmp_path: Path) -> None:
+    """The sidebar's four settings as flags. Pieces of at most 2 characters: the 8 characters
+    and the 9 pairs inside ▁hug ▁pug ▁pun ▁bun ▁hugs (▁h hu ug ▁p pu un ▁b bu gs), 17; keeping
+    0.5 a round leaves 8, below the vocab size 12, so one round removes 5."""
+    (tmp_path / "t.txt").write_text(COURSE, encoding="utf-8")
+    out = ok(run_cli(tmp_path, "train", "t.txt", "--algorithm", "unigram", "--vocab-size", "12",
+                     "--max-piece-length", "2", "--shrinking-factor", "0.5",
+                     "--em-iterations", "1", "--out", "u"))  # fmt: skip
+    assert "seed: 17 pieces (every substring of a word up to 2 characters" in out
+    assert "rounds: 2 (17 -> 12 pieces), EM 1 iteration a round, shrinking factor 0.5" in out
+    bad = run_cli(tmp_path, "train", "t.txt", "--algorithm", "unigram", "--vocab-size", "12",
+                  "--shrinking-factor", "1.5", "--out", "v")  # fmt: skip
+    assert bad.returncode == 2 and (
+        "The shrinking factor (the share of tokens a round keeps) must lie between 0.05 and "
+        "0.95, got 1.5." in stderr_of(bad)
+    )
+    bpe = run_cli(tmp_path, "train", "t.txt", "--vocab-size", "300", "--em-iterations", "3",
+                  "--out", "b")  # fmt: skip
+    assert bpe.returncode == 2 and "are Unigram's" in stderr_of(bpe)

@@ -16,6 +16,7 @@ from bpeviz.engine.algorithms import ALGORITHM_REGISTRY, algorithm_problems
 from bpeviz.engine.corpus import BYTE_COUNT, base_size
 from bpeviz.engine.pretokenize import END_OF_WORD, PRETOKENIZERS
 from bpeviz.engine.tie_rules import TIE_BREAKS
+from bpeviz.engine.unigram import EM_ITERATIONS, MAX_PIECE_LENGTH, SEED_SIZE, SHRINKING_FACTOR
 from bpeviz.engine.wordpiece import SCORE_RULES
 
 MAX_VOCAB_SIZE = 1_000_000
@@ -24,6 +25,20 @@ MAX_VOCAB_SIZE = 1_000_000
 # library's own train() and TrainingConfig keep "bytes", minbpe's BasicTokenizer: the algorithm
 # as published, the whole text one sequence.
 DEFAULT_PRETOKENIZER = "gpt4"
+# Unigram's own settings, SentencePiece's defaults, and the bounds a run may take: a piece of
+# up to 32 characters (the seed holds every substring that long: the budget weighs it), a
+# round keeping 5 % to 95 % of its tokens (past 0.95, hundreds of rounds), 1 to 10 EM
+# iterations a round.
+UNIGRAM_DEFAULTS: dict[str, int | float] = {
+    "max_piece_length": MAX_PIECE_LENGTH,
+    "seed_size": SEED_SIZE,
+    "shrinking_factor": SHRINKING_FACTOR,
+    "em_iterations": EM_ITERATIONS,
+}
+MAX_PIECE_LENGTH_LIMIT = 32
+MAX_SEED_SIZE = SEED_SIZE
+SHRINKING_BOUNDS = (0.05, 0.95)
+MAX_EM_ITERATIONS = 10
 
 
 def unique_special_tokens(tokens: Iterable[str]) -> tuple[str, ...]:
@@ -56,6 +71,10 @@ class TrainingConfig:
     min_frequency: int = 1
     algorithm: str = "bpe"
     score_rule: str = "score"
+    max_piece_length: int = MAX_PIECE_LENGTH
+    seed_size: int = SEED_SIZE
+    shrinking_factor: float = SHRINKING_FACTOR
+    em_iterations: int = EM_ITERATIONS
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "special_tokens", unique_special_tokens(self.special_tokens))
@@ -76,8 +95,14 @@ class TrainingConfig:
         'vocab 512 · gpt4 · ties: first'
         >>> TrainingConfig(30, "words", algorithm="wordpiece").summary()
         'WordPiece by score · vocab 30 · words · ties: first'
+        >>> TrainingConfig(30, "words", algorithm="unigram").summary()  # no tie rule to choose
+        'Unigram · vocab 30 · words'
         """
-        parts = [f"vocab {self.vocab_size:,}", self.pretokenizer, f"ties: {self.tie_break}"]
+        parts = [f"vocab {self.vocab_size:,}", self.pretokenizer]
+        if self.algorithm != "unigram":
+            parts.append(f"ties: {self.tie_break}")
+        else:
+            parts.extend(self._unigram_summary())
         if not self.is_bpe:
             rule = f" by {self.score_rule}" if self.algorithm == "wordpiece" else ""
             parts.insert(0, self.algorithm_title + rule)
@@ -86,6 +111,46 @@ class TrainingConfig:
         if self.special_tokens:
             parts.append("specials: " + " ".join(self.special_tokens))
         return " · ".join(parts)
+
+    def _unigram_summary(self) -> list[str]:
+        """Unigram's settings that are not SentencePiece's, as the summary names them."""
+        parts = []
+        if self.max_piece_length != MAX_PIECE_LENGTH:
+            parts.append(f"pieces ≤ {self.max_piece_length} characters")
+        if self.seed_size != SEED_SIZE:
+            parts.append(f"seed {self.seed_size:,}")
+        if self.shrinking_factor != SHRINKING_FACTOR:
+            parts.append(f"keeps {self.shrinking_factor:g} a round")
+        if self.em_iterations != EM_ITERATIONS:
+            parts.append(f"EM {self.em_iterations} a round")
+        return parts
+
+    def unigram_problems(self) -> list[str]:
+        """What is wrong with Unigram's own settings, one sentence each (see the bounds above).
+
+        >>> TrainingConfig(30, algorithm="unigram", em_iterations=0).unigram_problems()
+        ['EM iterations a round must be a whole number from 1 to 10, got 0.']
+        """
+        found = []
+        for value, what, most in (
+            (self.max_piece_length, "The longest piece", MAX_PIECE_LENGTH_LIMIT),
+            (self.seed_size, "The seed size", MAX_SEED_SIZE),
+            (self.em_iterations, "EM iterations a round", MAX_EM_ITERATIONS),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+                found.append(f"{what} must be a whole number from 1 to {most:,}, got {value!r}.")
+        low, high = SHRINKING_BOUNDS
+        factor = self.shrinking_factor
+        if (
+            isinstance(factor, bool)
+            or not isinstance(factor, int | float)
+            or not (low <= factor <= high)
+        ):
+            found.append(
+                "The shrinking factor (the share of tokens a round keeps) must lie between "
+                f"{low} and {high}, got {factor!r}."
+            )
+        return found
 
     @property
     def algorithm_title(self) -> str:
@@ -130,6 +195,8 @@ class TrainingConfig:
             found.append(
                 f"Unknown tie rule {self.tie_break!r}: choose one of {', '.join(TIE_BREAKS)}."
             )
+        if self.algorithm == "unigram":
+            found.extend(self.unigram_problems())
         if self.algorithm == "wordpiece" and self.score_rule not in SCORE_RULES:
             found.append(
                 f"Unknown WordPiece rule {self.score_rule!r}: choose one of "

@@ -26,7 +26,6 @@ tokens grow as long as the text, and their bytes would sum to its length squared
 from __future__ import annotations
 
 import heapq
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -36,13 +35,12 @@ from bpeviz.engine.budget import Budget, check_budget, token_stop_reason
 from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.corpus import Corpus, base_size, build_corpus
 from bpeviz.engine.gc_pause import gc_paused
+from bpeviz.engine.pair_merge import MASK, SHIFT, merge_pair
 from bpeviz.engine.readable import counted
 from bpeviz.engine.tie_rules import tie_rule
 
 MAX_TIED_RECORDED = 2  # MergeStep.tied: the winner and the runner-up
 NEVER = np.iinfo(np.int32).max  # a boundary that no merge removes (a chunk edge)
-SHIFT = 21  # pair key: left << SHIFT | right (ids stay below 2**21 > MAX_VOCAB_SIZE)
-MASK = (1 << SHIFT) - 1
 
 Pair = tuple[int, int]
 ProgressCallback = Callable[[int, int], None]
@@ -242,7 +240,7 @@ class _IncrementalTrainer:
         self.death: list[int] = [NEVER] * size
         self.tokens_total = corpus.symbol_count
         self.corpus = corpus
-        self.width: list[int] = [1] * size  # symbols of the token at each live position
+        self.width: list[int] = [1] * base  # symbols of each token, by id
         self.pair_tops: list[PairTop] = []
 
         # Initial pair counts and positions, vectorised: group positions by pair key.
@@ -340,13 +338,13 @@ class _IncrementalTrainer:
                     rule=self.tie_break,
                     tokens_after=self.tokens_total,
                     token_at=token_at,
-                    token_symbols=self.width[token_at],
+                    token_symbols=self.width[new_id],
                     corpus=self.corpus,
                 )
             )
             if progress is not None and (step % report_every == 0 or step == merges_wanted):
                 progress(step, merges_wanted)
-            token_symbols += self.width[token_at]
+            token_symbols += self.width[new_id]
             if token_limit is not None and token_symbols >= token_limit and step < merges_wanted:
                 reason = token_stop_reason(step, token_symbols)
                 break
@@ -525,52 +523,21 @@ class _IncrementalTrainer:
                         bucket.append(entry)
 
     def _merge(self, best: int, new_id: int, step: int) -> tuple[int, int]:
-        """Replace the pair left to right, keeping neighbours' counts right; return where
-        the new token first occurs and how many were merged (weighted).
-
-        New pairs all contain ``new_id``, so they are gathered by their other token:
-        ``(x, new)`` in ``left_*``, ``(new, y)`` in ``right_*``.
-        """
+        """Replace the pair left to right (``pair_merge.merge_pair``, shared with WordPiece),
+        keeping neighbours' counts right; return where the new token first occurs and how
+        many were merged (weighted)."""
         a, b = best >> SHIFT, best & MASK
-        seq, nxt, prv, weight, death = self.seq, self.nxt, self.prv, self.weight, self.death
-        counts, width = self.counts, self.width
-        first = -1
-        left_positions: defaultdict[int, list[int]] = defaultdict(list)
-        left_counts: defaultdict[int, int] = defaultdict(int)
-        right_positions: defaultdict[int, list[int]] = defaultdict(list)
-        right_counts: defaultdict[int, int] = defaultdict(int)
-        replacements = 0
-        for i in self.where.pop(best):
-            if seq[i] != a:
-                continue
-            j = nxt[i]
-            if j < 0 or seq[j] != b:
-                continue
-            w = weight[i]
-            p = prv[i]
-            if p >= 0:
-                x = seq[p]
-                if x == new_id:  # merged earlier in this pass: its (new, a) pair goes away
-                    right_counts[a] -= w
-                else:
-                    counts[(x << SHIFT) | a] -= w
-                left_positions[x].append(p)
-                left_counts[x] += w
-            k = nxt[j]
-            if k >= 0:
-                y = seq[k]
-                counts[(b << SHIFT) | y] -= w
-                right_positions[y].append(i)
-                right_counts[y] += w
-                prv[k] = i
-            if first < 0:
-                first = i
-            width[i] += width[j]
-            seq[i] = new_id
-            seq[j] = -1
-            nxt[i] = k
+        holders = self.where.pop(best)
+        merged = merge_pair(
+            holders, a, b, new_id, self.seq, self.nxt, self.prv, self.weight, self.counts
+        )
+        death = self.death
+        for j in merged.joined:
             death[j] = step
-            replacements += w
-        del counts[best]
-        self._record_new_pairs(left_positions, left_counts, right_positions, right_counts, new_id)
-        return first, replacements
+        self.width.append(self.width[a] + self.width[b])  # new_id is the next id
+        del self.counts[best]
+        self._record_new_pairs(
+            merged.before_at, merged.before, merged.after_at, merged.after, new_id
+        )
+        first = self.prv[merged.joined[0]]  # a merged position keeps its link to the left
+        return first, merged.replacements

@@ -47,6 +47,7 @@ import regex
 
 from bpeviz.engine.budget import Budget, check_wordpiece_budget
 from bpeviz.engine.gc_pause import gc_paused
+from bpeviz.engine.pair_merge import MASK, SHIFT, count_down, merge_pair
 from bpeviz.engine.pretokenize import white_space_words
 from bpeviz.engine.readable import counted
 from bpeviz.engine.tie_rules import tie_rule
@@ -58,8 +59,6 @@ MAX_TIED_RECORDED = 4  # WordPieceStep.tied holds at most this many pairs
 # A merge with this many candidate positions or more runs in numpy (below, the fixed cost of
 # numpy calls is more than a Python loop's)
 VECTOR_FROM = 256
-SHIFT = 21  # pair key: left << SHIFT | right
-MASK = (1 << SHIFT) - 1
 # Rust's char::is_whitespace is Unicode's White_Space; BERT's punctuation is ASCII punctuation
 # (symbols such as $ + < = > ^ ` | ~ included) and Unicode's P categories. The library's
 # tables are Unicode 8's: 147 characters whose category came or changed since are cut
@@ -170,13 +169,18 @@ class WordPieceStep:
     count: int
     left_count: int
     right_count: int
-    score: Fraction
     tied: tuple[Pair, ...]
     more_tied: bool
     rule: str
     most_frequent: tuple[Pair, int] | None
     replacements: int
     tokens_after: int
+
+    @property
+    def score(self) -> Fraction:
+        """``count / (left_count * right_count)``, exact (made when read: a run has thousands
+        of steps, and making each fraction costs a greatest common divisor)."""
+        return Fraction(self.count, self.left_count * self.right_count)
 
     @property
     def score_decimal(self) -> float:
@@ -260,6 +264,7 @@ def train_wordpiece(
         trainer = _Trainer(words, list(word_counts.values()), vocab, score_rule, tie_break)
         tokens_before = trainer.tokens_total
         steps, reason = trainer.run(vocab_size, top_pairs)
+        segmentations = tuple(trainer.segmentations())  # tens of thousands of tuples: paused too
     return WordPieceRun(
         pretokenizer=pretokenizer,
         score_rule=score_rule,
@@ -272,7 +277,7 @@ def train_wordpiece(
         initial_size=initial_size,
         steps=tuple(steps),
         stop_reason=reason,
-        segmentations=tuple(trainer.segmentations()),
+        segmentations=segmentations,
         tokens_before=tokens_before,
         pair_tables=tuple(trainer.tables),
     )
@@ -302,6 +307,61 @@ def _shared(values: np.ndarray) -> tuple[array, np.ndarray]:
     """An int64 array Python indexes fast, and a numpy view of the same memory."""
     held = array("q", values.astype(np.int64).tobytes())
     return held, np.frombuffer(held, dtype=np.int64)
+
+
+def _alphabet(code_points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct code points, ascending, and each one's rank among them: what
+    ``np.unique(..., return_inverse=True)`` gives, by a table instead of a sort (a tenth
+    of the time on a megabyte).
+
+    >>> [values.tolist() for values in _alphabet(np.array([104, 117, 103, 117]))]
+    [[103, 104, 117], [1, 2, 0, 2]]
+    """
+    if not len(code_points):
+        return code_points, code_points.astype(np.int64)
+    present = np.zeros(int(code_points.max()) + 1, dtype=bool)
+    present[code_points] = True
+    alphabet = np.flatnonzero(present)
+    ranks = np.zeros(len(present), dtype=np.int64)
+    ranks[alphabet] = np.arange(len(alphabet))
+    return alphabet, ranks[code_points]
+
+
+def _sorted_pairs(
+    symbols: np.ndarray, left: np.ndarray, id_bound: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The keys of the pairs starting at ``left`` (ascending positions), sorted, and their
+    positions, ascending within a key. Pair and position are packed into one int and sorted
+    at once, several times faster than numpy's stable argsort, when the pack fits 62 bits.
+
+    >>> [values.tolist() for values in _sorted_pairs(np.array([2, 1, 2, 1]), np.arange(3), 3)]
+    [[2097154, 4194305, 4194305], [1, 0, 2]]
+    """
+    size = len(symbols)
+    if id_bound * id_bound * max(size, 1) >= 2**62:
+        keys = (symbols[left] << SHIFT) | symbols[left + 1]
+        order = np.argsort(keys, kind="stable")
+        return keys[order], left[order]
+    packed = np.sort((symbols[left] * id_bound + symbols[left + 1]) * size + left)
+    pairs, positions = np.divmod(packed, size)
+    first, second = np.divmod(pairs, id_bound)
+    return (first << SHIFT) | second, positions
+
+
+def _totals(
+    keys: np.ndarray, weights: np.ndarray, left: np.ndarray, right: np.ndarray
+) -> tuple[list[int], list[int]]:
+    """Each distinct key and its total weight, where ``keys`` holds one key per merge with a
+    neighbour on the left (``weights[left]``), then one per merge with one on the right.
+
+    >>> both, second = np.array([True, True]), np.array([False, True])
+    >>> _totals(np.array([4, 7, 4]), np.array([1, 2]), both, second)
+    ([4, 7], [3, 2])
+    """
+    unique, inverse = np.unique(keys, return_inverse=True)
+    changes = np.concatenate([weights[left], weights[right]])
+    totals = np.bincount(inverse, weights=changes, minlength=len(unique))
+    return unique.tolist(), totals.astype(np.int64).tolist()
 
 
 def _grouped(keys: np.ndarray, places: np.ndarray) -> dict[int, list[int]]:
@@ -359,7 +419,7 @@ class _Trainer:
         code_points = np.frombuffer(
             "".join(words).encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32
         )
-        alphabet, rank = np.unique(code_points, return_inverse=True)
+        alphabet, rank = _alphabet(code_points)
         letters = [chr(point) for point in alphabet.tolist()]
         plain = np.array([index[letter] for letter in letters], dtype=np.int64)
         inner = np.array(
@@ -392,9 +452,7 @@ class _Trainer:
         has_right = np.ones(size, dtype=bool)
         has_right[starts[1:] - 1] = False
         left = np.flatnonzero(has_right)
-        keys = (symbols[left] << SHIFT) | symbols[left + 1]
-        order = np.argsort(keys, kind="stable")
-        sorted_keys, sorted_positions = keys[order], left[order]
+        sorted_keys, sorted_positions = _sorted_pairs(symbols, left, len(vocab))
         group_starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
         if not len(sorted_keys):
             group_starts = group_starts[:0]
@@ -469,18 +527,28 @@ class _Trainer:
     def _pop_valid(
         self, heap: list[tuple[float, int, int]], by_count: bool
     ) -> tuple[float, int, int] | None:
-        """Pop the best entry whose value and rank are current (stale ones are fixed)."""
-        counts = self.counts
+        """Pop the best entry whose value and rank are current (stale ones are fixed). The
+        common case, a pair still first at its rank, is checked inline (this runs several
+        times a merge)."""
+        counts, token_count, first_rule = self.counts, self.token_count, self.first_rule
+        seq, nxt, where = self.seq, self.nxt, self.where
         while heap:
             negative, rank, key = heap[0]
-            if key not in counts:
+            count = counts.get(key)
+            if count is None:
                 heapq.heappop(heap)
                 continue
-            value = counts[key] if by_count else self._value(key)
+            left, right = key >> SHIFT, key & MASK
+            value = count if by_count else count / (token_count[left] * token_count[right])
             if -negative != value:
                 heapq.heapreplace(heap, (-value, rank, key))
                 continue
-            if self.first_rule:
+            if first_rule and not (
+                where[key][0] == rank
+                and seq[rank] == left
+                and (after := nxt[rank]) >= 0
+                and seq[after] == right
+            ):
                 current = self._first_live(key)
                 if current != rank:
                     heapq.heapreplace(heap, (negative, current, key))
@@ -544,7 +612,6 @@ class _Trainer:
                     count=count,
                     left_count=left_count,
                     right_count=right_count,
-                    score=Fraction(count, left_count * right_count),
                     tied=tied,
                     more_tied=more_tied,
                     rule=self.tie_break,
@@ -616,7 +683,7 @@ class _Trainer:
                 heapq.heappush(heap, entry)
         # group is in heap order: value, then rank, so its head is the winner
         keys = [entry[2] for entry in group]
-        tied = tuple((key >> SHIFT, key & MASK) for key in keys[:MAX_TIED_RECORDED])
+        tied = tuple([(key >> SHIFT, key & MASK) for key in keys[:MAX_TIED_RECORDED]])
         return keys[0], tied if len(keys) > 1 else (), len(keys) > MAX_TIED_RECORDED
 
     def _exact(self, key: int) -> Fraction:
@@ -637,65 +704,39 @@ class _Trainer:
         """Merge the pair in every word that holds it, left to right, overlaps once; keep the
         counts of pairs and tokens right and queue what changed. Returns the merges made.
 
-        For each merge in a word, the pair before it ``(p, a)`` becomes ``(p, new)`` and the
-        one after it ``(b, q)`` becomes ``(new, q)``; ``p`` may be the previous merge's
-        ``new`` (``abab``), which undoes that merge's ``(new, a)``. A pair of two different
-        tokens found at ``VECTOR_FROM`` positions or more is merged by numpy, all at once
-        (its occurrences cannot overlap); the rest one by one.
+        Occurrence by occurrence (``pair_merge.merge_pair``, shared with BPE), or, for a pair
+        of two different tokens found at ``VECTOR_FROM`` positions or more, by numpy all at
+        once (its occurrences cannot overlap).
         """
         a, b = best >> SHIFT, best & MASK
         holders = self.where.pop(best)
         if a != b and len(holders) >= VECTOR_FROM:
-            delta, gained, replacements = self._merge_many(holders, a, b, new_id)
+            made, replacements = self._merge_many(holders, a, b, new_id)
         else:
-            delta, gained, replacements = self._merge_each(holders, a, b, new_id)
-        self._account(best, new_id, delta, gained, replacements)
+            merged = merge_pair(
+                holders, a, b, new_id, self.seq, self.nxt, self.prv, self.weight, self.counts
+            )
+            self._forget(merged.emptied)
+            made, replacements = merged.made(new_id), merged.replacements
+        token_count = self.token_count
+        token_count[a] -= replacements
+        token_count[b] -= replacements
+        token_count[new_id] += replacements
+        self.counts.pop(best, None)
+        if self.by_score:
+            self.pairs_of[a].discard(best)
+            self.pairs_of[b].discard(best)
+            self._queue_rises(a, b)
+        self._queue_made(made)
         return replacements
-
-    def _merge_each(
-        self, holders: list[int], a: int, b: int, new_id: int
-    ) -> tuple[dict[int, int], dict[int, list[int]], int]:
-        """The merge, occurrence by occurrence: the change of every pair's count, the
-        positions where pairs with ``new_id`` appeared (ascending), and the merges made."""
-        new_high = new_id << SHIFT
-        delta: defaultdict[int, int] = defaultdict(int)
-        gained: defaultdict[int, list[int]] = defaultdict(list)
-        replacements = 0
-        b_high = b << SHIFT
-        seq, nxt, prv, weight = self.seq, self.nxt, self.prv, self.weight
-        for i in holders:
-            if seq[i] != a:
-                continue  # stale: this occurrence went in an earlier merge
-            j = nxt[i]
-            if j < 0 or seq[j] != b:
-                continue
-            w = weight[i]
-            p = prv[i]
-            if p >= 0:
-                before = seq[p] << SHIFT
-                delta[before | a] -= w
-                key = before | new_id
-                delta[key] += w
-                gained[key].append(p)
-            k = nxt[j]
-            if k >= 0:
-                after = seq[k]
-                delta[b_high | after] -= w
-                key = new_high | after
-                delta[key] += w
-                gained[key].append(i)
-                prv[k] = i
-            seq[i] = new_id
-            seq[j] = -1
-            nxt[i] = k
-            replacements += w
-        return delta, gained, replacements
 
     def _merge_many(
         self, holders: list[int], a: int, b: int, new_id: int
-    ) -> tuple[dict[int, int], dict[int, list[int]], int]:
-        """``_merge_each`` for ``a != b``, vectorised. Occurrences ``a b a b`` in a row are
-        the one case where merges touch: the ``b a`` between them becomes ``new new``, once."""
+    ) -> tuple[Iterable[tuple[int, int, list[int]]], int]:
+        """``merge_pair`` for ``a != b``, vectorised: the pairs lost counted down, the new
+        pairs ``(key, count, positions)``, and the merges made. Occurrences ``a b a b`` in a
+        row are the one case where merges touch: the ``b a`` between them becomes ``new
+        new``, once."""
         seq, nxt, prv, role = self.seq_np, self.nxt_np, self.prv_np, self.role
         at = np.array(holders, dtype=np.int64)
         at = at[seq[at] == a]
@@ -714,96 +755,81 @@ class _Trainer:
         x = seq[before[left]] << SHIFT
         y = seq[after[right]]
         y_new = np.where(after_merged[right], new_id, y)
-        new_high = new_id << SHIFT
-        gained_keys = np.concatenate([x | new_id, new_high | y_new])
-        gained_at = np.concatenate([before[left], at[right]])
-        keys = np.concatenate([x | a, (b << SHIFT) | y, gained_keys])
-        changes = np.concatenate([-w[left], -w[right], w[left], w[right]])
-        unique, inverse = np.unique(keys, return_inverse=True)
-        totals = np.bincount(inverse, weights=changes, minlength=len(unique))
-        delta = dict(zip(unique.tolist(), totals.astype(np.int64).tolist(), strict=True))
-        gained = _grouped(gained_keys, gained_at)
+        lost_keys, lost_totals = _totals(np.concatenate([x | a, (b << SHIFT) | y]), w, left, right)
+        self._forget(count_down(self.counts, lost_keys, lost_totals))
+        made_keys = np.concatenate([x | new_id, (new_id << SHIFT) | y_new])
+        keys, totals = _totals(made_keys, w, left, right)
+        places = _grouped(made_keys, np.concatenate([before[left], at[right]]))
         seq[at] = new_id
         seq[then] = -1
         nxt[at] = after
         prv[after[right]] = at[right]
-        return delta, gained, int(w.sum())
+        made = [(key, total, places[key]) for key, total in zip(keys, totals, strict=True)]
+        return made, int(w.sum())
 
-    def _account(
-        self,
-        best: int,
-        new_id: int,
-        delta: dict[int, int],
-        gained: dict[int, list[int]],
-        replacements: int,
-    ) -> None:
-        """After a merge: the tokens' and pairs' counts, positions and heap entries."""
-        a, b = best >> SHIFT, best & MASK
-        counts = self.counts
-        token_count = self.token_count
-        token_count[a] -= replacements
-        token_count[b] -= replacements
-        token_count[new_id] += replacements
-        counts.pop(best, None)
-        delta.pop(best, None)
-        pairs_of = self.pairs_of
-        for key, change in delta.items():
-            if not change:
-                continue
-            total = counts.get(key, 0) + change
-            if total > 0:
-                if key not in counts and self.by_score:
-                    pairs_of[key >> SHIFT].add(key)
-                    pairs_of[key & MASK].add(key)
-                counts[key] = total
-            else:
-                counts.pop(key, None)
-                self.where.pop(key, None)
-                self.first_at.pop(key, None)
-                if self.by_score:
-                    pairs_of[key >> SHIFT].discard(key)
-                    pairs_of[key & MASK].discard(key)
-        if self.by_score:
-            pairs_of[a].discard(best)
-            pairs_of[b].discard(best)
-        # every pair that gained occurrences gets a fresh entry (its value grew, and its first
-        # position may have moved left); a fresh list's head is checked inline, the common case
-        where, heap, push, first_at = self.where, self.heap, heapq.heappush, self.first_at
+    def _forget(self, keys: Iterable[int]) -> None:
+        """Drop what is kept of pairs that no longer occur (their counts are gone)."""
+        where, first_at, pairs_of = self.where, self.first_at, self.pairs_of
+        for key in keys:
+            where.pop(key, None)
+            first_at.pop(key, None)
+            if self.by_score:
+                pairs_of[key >> SHIFT].discard(key)
+                pairs_of[key & MASK].discard(key)
+
+    def _queue_made(self, made: Iterable[tuple[int, int, list[int]]]) -> None:
+        """Count, place and queue the pairs a merge made, ``(key, count, positions)``: each
+        gets a fresh entry (its value grew, and its first position may have moved left). A
+        merged token that existed may have had these pairs already: counts add up, and a
+        pair whose count falls to zero (``abab``) is forgotten."""
+        counts, where, first_at = self.counts, self.where, self.first_at
+        heap, push = self.heap, heapq.heappush
         seq, nxt, first_rule, ids_down = self.seq, self.nxt, self.first_rule, self._ids_down
-        for key, holders in gained.items():
-            count = counts.get(key)
-            if count is None:
+        token_count, by_score, pairs_of = self.token_count, self.by_score, self.pairs_of
+        for key, change, holders in made:
+            count = counts.get(key, 0) + change
+            if count <= 0:
+                if key in counts:
+                    del counts[key]
+                    self._forget([key])
                 continue
-            known = where.get(key)
-            if known is None:
-                where[key] = holders
+            if key in where:
+                where[key] = holders = sorted({*where[key], *holders})
             else:
-                where[key] = holders = sorted({*known, *holders})
+                where[key] = holders
+            counts[key] = count
+            left, right = key >> SHIFT, key & MASK
             if first_rule:
                 rank = holders[0]
                 following = nxt[rank]
-                if seq[rank] == key >> SHIFT and following >= 0 and seq[following] == key & MASK:
+                if seq[rank] == left and following >= 0 and seq[following] == right:
                     first_at[key] = rank
                 else:
                     rank = self._first_live(key)
             else:
                 rank = ids_down * key
-            if self.by_score:
-                score = count / (token_count[key >> SHIFT] * token_count[key & MASK])
-                push(heap, (-score, rank, key))
+            if by_score:
+                pairs_of[left].add(key)
+                pairs_of[right].add(key)
+                push(heap, (-count / (token_count[left] * token_count[right]), rank, key))
                 push(self.frequent, (-count, rank, key))
             else:
                 push(heap, (-count, rank, key))
-        if self.by_score:
-            # a and b occur less often now, so every pair holding one of them scores higher
-            # (new occurs more often: its old pairs, if it existed, only score lower). Their
-            # first positions are lower bounds still (pairs only lose occurrences here).
-            rises = (pairs_of[a] | pairs_of[b]) - gained.keys()
-            if first_rule:
-                for key in rises:
-                    left, right = token_count[key >> SHIFT], token_count[key & MASK]
-                    push(heap, (-counts[key] / (left * right), first_at[key], key))
-            else:
-                for key in rises:
-                    left, right = token_count[key >> SHIFT], token_count[key & MASK]
-                    push(heap, (-counts[key] / (left * right), ids_down * key, key))
+
+    def _queue_rises(self, a: int, b: int) -> None:
+        """Under the score rule, ``a`` and ``b`` occur less often now, so every pair holding
+        one of them scores higher: each gets a fresh entry (the merged token occurs more
+        often: its old pairs, if it existed, only score lower). Their first positions are
+        lower bounds still (pairs only lose occurrences here)."""
+        counts, token_count, heap, push = self.counts, self.token_count, self.heap, heapq.heappush
+        rises = self.pairs_of[a] | self.pairs_of[b]
+        if self.first_rule:
+            first_at = self.first_at
+            for key in rises:
+                left, right = token_count[key >> SHIFT], token_count[key & MASK]
+                push(heap, (-counts[key] / (left * right), first_at[key], key))
+        else:
+            ids_down = self._ids_down
+            for key in rises:
+                left, right = token_count[key >> SHIFT], token_count[key & MASK]
+                push(heap, (-counts[key] / (left * right), ids_down * key, key))

@@ -17,10 +17,13 @@ from __future__ import annotations
 import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property
 from itertools import pairwise
 
-from bpeviz.engine.wordpiece import CONTINUATION, WORD_PATTERNS, WordPieceRun
+from bpeviz.engine.pair_merge import SHIFT
+from bpeviz.engine.tie_rules import tie_rule
+from bpeviz.engine.wordpiece import CONTINUATION, WORD_PATTERNS, PairRow, WordPieceRun
 
 NEVER = sys.maxsize  # the death of a word's first boundary: no merge joins two words
 _STEP_BYTES = 400  # a WordPieceStep and its strings, roughly (memory_bytes)
@@ -72,6 +75,10 @@ class WordPieceHistory:
         return [index[word[0]], *(index[CONTINUATION + char] for char in word[1:])]
 
     @cached_property
+    def _all_ids(self) -> dict[str, int]:
+        return self.run.vocab_ids()
+
+    @cached_property
     def _index(self) -> dict[str, int]:
         return {token: number for number, token in enumerate(self.run.vocab[: self.base])}
 
@@ -118,6 +125,51 @@ class WordPieceHistory:
         result = tuple(deaths)
         self._deaths[word] = result
         return result
+
+    def cut(self, word: str, k: int) -> list[int]:
+        """``word``'s tokens (ids) after ``k`` merges.
+
+        >>> from bpeviz.engine.wordpiece import train_wordpiece
+        >>> course = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
+        >>> history = WordPieceHistory("", train_wordpiece(course, 15))
+        >>> [history.run.vocab[token] for token in history.cut("hugs", 2)]
+        ['hu', '##gs']
+        """
+        starts = [at for at, death in enumerate(self.word_deaths(word)) if death > k]
+        ids = self._all_ids
+        return [
+            ids[word[start:end] if start == 0 else CONTINUATION + word[start:end]]
+            for start, end in zip(starts, [*starts[1:], len(word)], strict=True)
+        ]
+
+    def pair_table(self, k: int) -> list[PairRow]:
+        """Every pair after ``k`` merges, as the run's rule ranks them: by score (exact) or
+        count, then the tie rule (``first``: the pair that occurs first in the text). What
+        a download of the whole table holds; the run keeps only its head at each step."""
+        run = self.run
+        pairs: dict[tuple[int, int], int] = {}
+        tokens: dict[int, int] = defaultdict(int)
+        for word, weight in zip(run.words, run.weights, strict=True):  # first seen first
+            cut = self.cut(word, k)
+            for token in cut:
+                tokens[token] += weight
+            for pair in pairwise(cut):
+                pairs[pair] = pairs.get(pair, 0) + weight
+        rows = [
+            PairRow(left, right, count, tokens[left], tokens[right])
+            for (left, right), count in pairs.items()
+        ]
+        by_score = run.score_rule == "score"
+        rule = tie_rule(run.tie_break)
+
+        def order(row: PairRow) -> tuple[Fraction, int]:
+            value = row.score if by_score else Fraction(row.count)
+            if rule.by_position:
+                return -value, 0
+            key = row.left << SHIFT | row.right
+            return -value, -key if rule.largest_ids else key
+
+        return sorted(rows, key=order)
 
     def words(self) -> list[tuple[int, str]]:
         """The text's words in order, each with the character offset where it starts."""

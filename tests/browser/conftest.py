@@ -11,8 +11,10 @@ Fixtures
   ``$BPEVIZ_CHROMIUM`` names another path, e.g. a missing one to check the next line).
   Without it, every browser test is skipped and the reason is printed by ``-ra``; under
   ``BPEVIZ_REQUIRE_BROWSER=1`` (CI) every browser test fails with that reason instead.
-- ``app`` (function): an :class:`AppPage`, a fresh browser context (a new Streamlit session)
-  with console errors collected; its helpers open a page and wait for Streamlit to finish.
+- ``app`` (function): an :class:`AppPage`, a new tab (a new Streamlit session) with console
+  errors collected, in a context each worker keeps (``app_context``: its cache warm, its
+  cookies, storage and permissions cleared after each test); its helpers open a page and
+  wait for Streamlit to finish.
 - ``new_page`` (function): a factory of more pages, in new contexts or as tabs beside one.
 - ``screenshots``, ``report_figure``: the screenshot folder; a line for the figures section
   printed after the run (the classroom test's memory and timings; printed by a run without
@@ -688,30 +690,74 @@ def _watch_console(page: Any, errors: list[str]) -> None:
     page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
 
 
+def new_context(browser: Any) -> Any:
+    """A browser context as the app's pages want it: the window size, the locale, the
+    message counter, Playwright's waits bounded at 30 s."""
+    context = browser.new_context(viewport=VIEWPORT, locale="en-US")
+    context.add_init_script(_MESSAGE_COUNTER_JS)
+    context.set_default_timeout(30_000)
+    return context
+
+
 def new_app_page(browser: Any, base_url: str, context: Any = None) -> AppPage:
     """A page on the app, console errors collected: in a new context, or in ``context``.
 
     Every page is its own Streamlit session (its own websocket), even next to others in
     one context; a new context also starts with no cookies or storage.
     """
-    if context is None:
-        context = browser.new_context(viewport=VIEWPORT, locale="en-US")
-        context.add_init_script(_MESSAGE_COUNTER_JS)
-        context.set_default_timeout(30_000)
-    page = context.new_page()
+    page = (context or new_context(browser)).new_page()
     app_page = AppPage(page, base_url)
     _watch_console(page, app_page.errors)
     return app_page
 
 
+@pytest.fixture(scope="session")
+def app_context(browser: Any) -> Iterator[Any]:
+    """The one context a worker's ``app`` pages open in, each test's as a new tab: a new
+    context cost Chromium about 5 s more CPU per page than a page in a warm one (its cache
+    starts empty: Streamlit's scripts fetched and compiled again; four opens of each,
+    measured on this 2-core machine). A blank tab stays open in it (its first page), and
+    each test leaves it as it found it (:func:`_leave_no_trace`)."""
+    context = new_context(browser)
+    context.new_page()
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+def _leave_no_trace(context: Any, base_url: str) -> None:
+    """Close every tab a test opened in ``context`` (all but its first, blank one) and
+    clear what a page may keep there: the app's cookies and storage, granted permissions.
+    Its cache stays."""
+    first, *opened = context.pages
+    for page in opened:
+        with contextlib.suppress(Exception):
+            page.close()
+    context.clear_cookies()
+    context.clear_permissions()
+    cdp = context.new_cdp_session(first)
+    try:
+        cdp.send(
+            "Storage.clearDataForOrigin",
+            {"origin": base_url, "storageTypes": "local_storage,session_storage,indexeddb"},
+        )
+    finally:
+        cdp.detach()
+
+
 @pytest.fixture
-def app(browser: Any, app_server: AppServer, request: pytest.FixtureRequest) -> Iterator[AppPage]:
-    app_page = new_app_page(browser, app_server.url)
+def app(
+    app_context: Any, app_server: AppServer, request: pytest.FixtureRequest
+) -> Iterator[AppPage]:
+    """A page on the app, in a new tab of :func:`app_context` (a new Streamlit session, no
+    cookies or storage from an earlier test)."""
+    app_page = new_app_page(None, app_server.url, app_context)
     try:
         yield app_page
     finally:
         _failure_screenshot(request, app_page.page)
-        app_page.page.context.close()
+        _leave_no_trace(app_context, app_server.url)
 
 
 @pytest.fixture
@@ -721,9 +767,12 @@ def new_page(
     """A factory of further pages: ``new_page()`` in a fresh context (a fresh browser),
     ``new_page(beside=other)`` as another tab in ``other``'s context."""
     opened: list[AppPage] = []
+    contexts: list[Any] = []
 
     def make(beside: AppPage | None = None) -> AppPage:
-        context = beside.page.context if beside is not None else None
+        if beside is None:
+            contexts.append(new_context(browser))
+        context = beside.page.context if beside is not None else contexts[-1]
         opened.append(new_app_page(browser, app_server.url, context))
         return opened[-1]
 
@@ -732,9 +781,12 @@ def new_page(
     finally:
         for index, app_page in enumerate(opened):
             _failure_screenshot(request, app_page.page, suffix=f"-extra{index}")
-        for app_page in opened:
+        for app_page in opened:  # a tab beside ``app`` goes with its test (``app``'s teardown)
             with contextlib.suppress(Exception):
-                app_page.page.context.close()
+                app_page.page.close()
+        for context in contexts:
+            with contextlib.suppress(Exception):
+                context.close()
 
 
 def _failure_screenshot(request: pytest.FixtureRequest, page: Any, suffix: str = "") -> None:

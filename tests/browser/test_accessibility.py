@@ -92,12 +92,28 @@ def switch(page: Any, name: str) -> Any:
 
 
 @pytest.mark.parametrize("name", list(PAGES))
-def test_axe_finds_nothing_on_the_page(app: AppPage, axe_path: Path, name: str) -> None:
+def test_axe_finds_nothing_on_the_page_and_its_headings_go_in_order(
+    app: AppPage, axe_path: Path, name: str
+) -> None:
+    """axe on the page as opened, then its headings (:func:`assert_headings_in_order`): one
+    page open for both, as each costs Chromium seconds of CPU."""
     app.open(name)
     if name == "step":
         app.wait_view(0)
     assert_no_violations(app.page, axe_path, name)
     app.page.wait_for_function("title => document.title === title", arg=PAGES[name])
+    if name == "step":
+        app.step(app.click_next, 1)
+        headings = assert_headings_in_order(app.page, "step 1")
+        title = app.page.locator(".bpe-card-title")
+        assert title.evaluate("e => e.tagName") in {"H2", "H3"}, "the merge card's title"
+        assert [level for level, text in headings if text.startswith("Merge 1 of")] != []
+    elif name == "runs":  # the card where the runs part is a heading too, in order
+        headings = assert_headings_in_order(app.page, name)
+        title = app.page.locator(".bpe-card-title").inner_text()
+        assert [2, title] in headings, f"the card's title {title!r} is no h2: {headings}"
+    else:
+        assert_headings_in_order(app.page, name)
     app.assert_clean()
 
 
@@ -497,25 +513,6 @@ def assert_headings_in_order(page: Any, where: str) -> list[list[Any]]:
     for (before, _), (level, text) in pairwise(headings):
         assert level <= before + 1, f"{where}: h{level} {text!r} after h{before}: {headings}"
     return headings
-
-
-@pytest.mark.parametrize("name", list(PAGES))
-def test_headings_go_in_order(app: AppPage, name: str) -> None:
-    app.open(name)
-    if name == "step":
-        app.wait_view(0)
-        app.step(app.click_next, 1)
-        headings = assert_headings_in_order(app.page, "step 1")
-        title = app.page.locator(".bpe-card-title")
-        assert title.evaluate("e => e.tagName") in {"H2", "H3"}, "the merge card's title"
-        assert [level for level, text in headings if text.startswith("Merge 1 of")] != []
-    elif name == "runs":  # the card where the runs part is a heading too, in order
-        headings = assert_headings_in_order(app.page, name)
-        title = app.page.locator(".bpe-card-title").inner_text()
-        assert [2, title] in headings, f"the card's title {title!r} is no h2: {headings}"
-    else:
-        assert_headings_in_order(app.page, name)
-    app.assert_clean()
 
 
 # What scrolls sideways: the page itself, or any box on screen that scrolls, except data

@@ -169,3 +169,26 @@ def test_teaching_views_on_a_projector_and_in_a_narrow_window(
         app.assert_clean()
     finally:
         app.page.set_viewport_size({"width": 1366, "height": 900})
+
+
+def test_two_runs_of_different_algorithms(app: AppPage, screenshots: Path) -> None:
+    """``hug hug hug`` (worked by hand in tests/test_page_two_runs.py): BPE on words cuts
+    hug ␣ hug ␣ hug; Unigram at vocab 5 cuts ▁hug three times, so A's second and third hug
+    start where B does not cut. Then B becomes WordPiece from its menu."""
+    app.open("runs", src="paste", paste="hug hug hug", runs_a_pretok="words",
+             runs_a_vocab=259, runs_b_algo="unigram", runs_b_vocab=5)  # fmt: skip
+    assert app.card_title() == "BPE against Unigram"
+    tokens = pane_tokens(app)
+    assert tokens[0] == ["hug", "␣", "hug", "␣", "hug"] and len(tokens[1]) == 3
+    outlined = app.page.locator(".bpe-scroll").nth(0).locator(".bpe-new").all_text_contents()
+    assert outlined == ["hug", "hug"]
+    app.screenshot(screenshots / "runs-algorithms.png")
+    app.assert_clean()
+
+    menu = app.page.locator(".st-key-runs_b_algo")
+    menu.click()
+    app.rerun(app.page.get_by_role("option", name="wordpiece").click)
+    assert "runs_b_algo=wordpiece" in app.page.url
+    assert app.card_title() == "The runs part at merge 1"
+    assert [len(pane) for pane in pane_tokens(app)] == [5, 9]  # vocab 5: h ##u ##g, no merge
+    app.assert_clean()

@@ -202,6 +202,60 @@ def test_a_live_class_follows_the_teacher_s_unigram_rounds(app: AppPage, new_pag
     student.assert_clean()
 
 
+def test_the_class_quiz_asks_which_token_a_unigram_round_removes(
+    app: AppPage, new_page: Any, screenshots: Path
+) -> None:
+    """The teacher turns the quiz on: the following student gets the class's question, answers
+    once, and after the teacher's reveal sees which of the four the round removes (the one the
+    round's table marks removed) and how the class voted."""
+    from test_live_class import join, wait_connected
+
+    teacher = app
+    teacher.goto(
+        teacher.url_for(
+            "step", src="paste", paste=COURSE, algo="unigram", pretok="words", vocab=12
+        ).replace("?", "?class=new&", 1)
+    )
+    teacher.page.wait_for_selector(".bpe-class-teacher", timeout=60_000)
+    teacher.page.wait_for_function("() => /[?&]class=[A-Z0-9]{6}/.test(location.search)")
+    code = teacher.page.evaluate("new URLSearchParams(location.search).get('class')")
+    wait_step(teacher, 0)
+    student = new_page()
+    join(student, code)
+    student.page.wait_for_selector(f"{ROOT}[data-ready=true]", timeout=60_000)
+    wait_connected(teacher, 1)
+
+    teacher.page.get_by_label("Quiz: which token goes next?").check()
+    title = "Class quiz: which of these four tokens will round 1 remove?"
+    quiz = student.page.locator(".bpe-unigram-quiz")
+    quiz.locator(".bpe-card-title").filter(has_text=title).wait_for(timeout=30_000)
+    choices = quiz.locator(".bpe-choice:not([disabled])")
+    choices.first.wait_for()
+    assert choices.count() == 4
+    guess = choices.first.inner_text()
+    choices.first.click()
+    quiz.locator(".bpe-verdict").filter(has_text="Your answer is in").wait_for()
+    teacher_quiz = teacher.page.locator(".bpe-unigram-quiz")
+    teacher_quiz.locator(".bpe-class-tally").filter(has_text="1 of 1 student answered").wait_for()
+    teacher_quiz.locator("button").filter(has_text="Reveal the answer").click()
+
+    quiz.locator(".bpe-choice.bpe-right").wait_for()
+    answered = quiz.locator(".bpe-choice").all_inner_texts()
+    right = [text for text in answered if text.startswith("✓ right: ")]
+    assert len(right) == 1 and " · removed, " in right[0]
+    assert sum(" · removed, " in text for text in answered) == 1
+    assert sum(" · 1 answer · " in text for text in answered) == 1  # the class's one vote
+    verdict = quiz.locator(".bpe-verdict").inner_text()
+    if right[0].removeprefix("✓ right: ").startswith(f"{guess} · "):
+        assert verdict == "✓ Right!"
+    else:
+        assert verdict.startswith("✗ Not this one: round 1 removes “")
+        assert any(text.startswith(f"✗ your guess: {guess} · ") for text in answered)
+    keep_screenshot(student.page, screenshots / "unigram_class_quiz.png", full_page=True)
+    teacher.assert_clean()
+    student.assert_clean()
+
+
 def test_axe_finds_nothing_in_the_unigram_view(app: AppPage, unavailable: Any) -> None:
     """axe-core (tests/browser/test_accessibility.py's rules) over the seed, a round with its
     table, and a word's lattice with samples drawn."""

@@ -6,6 +6,7 @@ opens that sample with its own settings.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,6 +25,7 @@ from bpeviz.app.frame.run_settings import (
     SOURCES,
     STATE_KEYS,
     SUGGESTED_KEYS,
+    UNIGRAM_KEYS,
     Message,
     default_state,
     fitted_pretokenizer,
@@ -34,6 +36,7 @@ from bpeviz.app.frame.run_settings import (
     suggested_state,
 )
 from bpeviz.engine.algorithms import ALGORITHM_REGISTRY, ALGORITHMS
+from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.samples import DEFAULT_SAMPLE_KEY, get_sample
 from bpeviz.engine.tie_rules import TIE_BREAKS
 from bpeviz.engine.wordpiece import SCORE_RULES
@@ -147,6 +150,10 @@ def query_from_state(state: Mapping[str, Any]) -> dict[str, str]:
     for key in (KEY_ALGORITHM, KEY_SCORE_RULE):
         if full[key] != defaults[key]:
             params[key] = str(full[key])
+    if full[KEY_ALGORITHM] == "unigram":
+        for key in UNIGRAM_KEYS:
+            if full[key] != defaults[key]:
+                params[key] = f"{full[key]:g}"
     if full[KEY_SOURCE] != "sample":
         params[KEY_SOURCE] = str(full[KEY_SOURCE])
     if full[KEY_SAMPLE] != DEFAULT_SAMPLE_KEY:
@@ -206,6 +213,9 @@ def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Me
             ignored(KEY_VOCAB, f"is below {MIN_VOCAB}, the 256 bytes and one merge")
         else:
             ignored(KEY_VOCAB, "is below 1")
+    for key, name in UNIGRAM_KEYS.items():
+        if params.get(key) is not None:
+            _unigram_setting(key, name, params[key], state, messages)
     known = tuple(dict.fromkeys(name for info in ALGORITHM_REGISTRY.values()
                                 for name in info.pretokenizers))  # fmt: skip
     choose(KEY_PRETOKENIZER, known, f"is not one of {', '.join(known)}")
@@ -239,3 +249,31 @@ def state_from_query(params: Mapping[str, str]) -> tuple[dict[str, Any], list[Me
     if params.get(KEY_PASTE):
         state[KEY_PASTE] = params[KEY_PASTE]
     return state, messages
+
+
+def _unigram_setting(
+    key: str, name: str, text: str, state: dict[str, Any], messages: list[Message]
+) -> None:
+    """Read one of Unigram's settings from a link into ``state``, or warn in one sentence
+    (the same bounds, in the same words, as the trainer's: ``TrainingConfig.unigram_problems``).
+
+    >>> state, messages = {}, []
+    >>> _unigram_setting("ushrink", "shrinking_factor", "2", state, messages)
+    >>> messages[0].text
+    "The link's ushrink='2' is ignored: the shrinking factor (the share of tokens a round \
+keeps) must lie between 0.05 and 0.95, got 2.0."
+    """
+    try:
+        value: int | float = float(text) if name == "shrinking_factor" else int(text)
+    except ValueError:
+        value = math.nan if name == "shrinking_factor" else -1
+    if name != "shrinking_factor" and whole_number(text) is None:
+        messages.append(unread_number(key, text))
+        return
+    problems = TrainingConfig(1, algorithm="unigram", **{name: value}).unigram_problems()
+    if problems:
+        first = problems[0].split()[0]
+        why = problems[0] if first.isupper() else problems[0][0].lower() + problems[0][1:]
+        messages.append(Message("warning", f"The link's {key}={_short(text)} is ignored: {why}"))
+        return
+    state[key] = value

@@ -14,7 +14,12 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from bpeviz.engine.algorithms import ALGORITHM_REGISTRY
-from bpeviz.engine.config import DEFAULT_PRETOKENIZER, TrainingConfig, unique_special_tokens
+from bpeviz.engine.config import (
+    DEFAULT_PRETOKENIZER,
+    UNIGRAM_DEFAULTS,
+    TrainingConfig,
+    unique_special_tokens,
+)
 from bpeviz.engine.corpus import BYTE_COUNT
 from bpeviz.engine.readable import counted
 from bpeviz.engine.samples import DEFAULT_SAMPLE_KEY, Sample, get_sample, list_samples
@@ -38,9 +43,17 @@ KEY_END_OF_WORD = "eow"
 KEY_PASTE = "paste"
 KEY_ALGORITHM = "algo"
 KEY_SCORE_RULE = "wprule"  # WordPiece's: score or frequency
+# Unigram's own settings (bpeviz.engine.config.UNIGRAM_DEFAULTS), by their TrainingConfig names.
+UNIGRAM_KEYS: dict[str, str] = {
+    "umaxlen": "max_piece_length",
+    "useed": "seed_size",
+    "ushrink": "shrinking_factor",
+    "uem": "em_iterations",
+}
 STATE_KEYS: tuple[str, ...] = (
     KEY_ALGORITHM,
     KEY_SCORE_RULE,
+    *UNIGRAM_KEYS,
     KEY_SOURCE,
     KEY_SAMPLE,
     KEY_VOCAB,
@@ -90,6 +103,8 @@ class Settings(TrainingConfig):
         """The training settings alone (what training depends on besides the text; the source
         and sample name do not): what the engine checks and trains with, and a cache key."""
         own = {item.name: getattr(self, item.name) for item in fields(TrainingConfig)}
+        if self.algorithm != "unigram":  # unused: not part of the run's key
+            own.update(UNIGRAM_DEFAULTS)
         return TrainingConfig(**own)
 
 
@@ -138,6 +153,7 @@ def default_state() -> dict[str, Any]:
     return {
         KEY_ALGORITHM: "bpe",
         KEY_SCORE_RULE: "score",
+        **{key: UNIGRAM_DEFAULTS[name] for key, name in UNIGRAM_KEYS.items()},
         KEY_SOURCE: "sample",
         KEY_SAMPLE: DEFAULT_SAMPLE_KEY,
         **suggested_state(get_sample(DEFAULT_SAMPLE_KEY)),
@@ -190,7 +206,9 @@ def settings_from_state(state: Mapping[str, Any]) -> Settings:
     pretokenizer = str(get(KEY_PRETOKENIZER))
     algorithm = str(get(KEY_ALGORITHM))
     vocab = get(KEY_VOCAB)
+    unigram = {name: _number(get(key), defaults[key]) for key, name in UNIGRAM_KEYS.items()}
     return Settings(
+        **unigram,  # type: ignore[arg-type]
         algorithm=algorithm,
         score_rule=str(get(KEY_SCORE_RULE)),
         source=str(get(KEY_SOURCE)),
@@ -201,6 +219,16 @@ def settings_from_state(state: Mapping[str, Any]) -> Settings:
         special_tokens=parse_special_tokens(str(get(KEY_SPECIALS))),
         end_of_word=bool(get(KEY_END_OF_WORD)) and pretokenizer == "words" and algorithm == "bpe",
     )
+
+
+def _number(value: Any, default: int | float) -> int | float:
+    """A number widget's value as its setting's type (a whole number stays whole), or the
+    default for anything else."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    if isinstance(default, int) and float(value).is_integer():
+        return int(value)
+    return float(value) if isinstance(default, float) else value
 
 
 def check_settings(settings: Settings) -> list[Message]:

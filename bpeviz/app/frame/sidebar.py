@@ -18,7 +18,13 @@ from bpeviz.app.frame.state import (
 from bpeviz.app.frame.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB, format_size
 from bpeviz.app.frame.widgets import caption
 from bpeviz.engine.algorithms import ALGORITHM_REGISTRY, ALGORITHMS
-from bpeviz.engine.config import MAX_VOCAB_SIZE
+from bpeviz.engine.config import (
+    MAX_EM_ITERATIONS,
+    MAX_PIECE_LENGTH_LIMIT,
+    MAX_SEED_SIZE,
+    MAX_VOCAB_SIZE,
+    SHRINKING_BOUNDS,
+)
 from bpeviz.engine.pretokenize import END_OF_WORD, PRETOKENIZER_REGISTRY
 from bpeviz.engine.samples import get_sample, list_samples
 from bpeviz.engine.tie_rules import TIE_BREAKS, TIE_RULES
@@ -173,6 +179,8 @@ def sidebar() -> None:
                 "count(b)); **frequency**: the most frequent pair, what the tokenizers "
                 "library's WordPieceTrainer really does.",
             )
+        if algorithm.name == "unigram":
+            _unigram_settings()
         smallest = run_settings.min_vocab(algorithm.name)
         st.number_input(
             "Vocab size",
@@ -228,6 +236,44 @@ def sidebar() -> None:
             help="Sennrich et al.'s marker at the end of every word (words pre-tokenizer only).",
         )
     _write_link()
+
+
+# Unigram's settings: (key, label, smallest, largest, step, help), SentencePiece's names in help.
+_UNIGRAM_WIDGETS: tuple[tuple[str, str, int | float, int | float, int | float, str], ...] = (
+    ("umaxlen", "Longest piece (characters)", 1, MAX_PIECE_LENGTH_LIMIT, 1,
+     "The seed holds every substring of a word up to this many characters "
+     "(SentencePiece's max_sentencepiece_length, 16)."),
+    ("useed", "Seed size", 1, MAX_SEED_SIZE, 1,
+     "The seed keeps at most this many of the longer substrings, the most frequent; every "
+     "character is kept too (SentencePiece's seed_sentencepiece_size, 1,000,000)."),
+    ("ushrink", "Shrinking factor", SHRINKING_BOUNDS[0], SHRINKING_BOUNDS[1], 0.05,
+     "The share of tokens each round keeps: 0.75 removes the quarter whose removal raises "
+     "the loss least (SentencePiece's shrinking_factor)."),
+    ("uem", "EM iterations a round", 1, MAX_EM_ITERATIONS, 1,
+     "Expected counts and probabilities re-estimated this many times before each pruning "
+     "(SentencePiece's num_sub_iterations, 2)."),
+)  # fmt: skip
+
+
+def _unigram_settings() -> None:
+    """Unigram's own settings, within the bounds its trainer takes (``TrainingConfig``)."""
+    state = st.session_state
+    defaults = run_settings.default_state()
+    for key, label, smallest, largest, step, about in _UNIGRAM_WIDGETS:
+        value = state.get(key, defaults[key])
+        if not isinstance(value, int | float) or not smallest <= value <= largest:
+            value = state[key] = defaults[key]  # a live class's or an old session's
+        st.number_input(
+            label,
+            min_value=smallest,
+            max_value=largest,
+            value=value,
+            step=step,
+            format="%.2f" if isinstance(step, float) else None,
+            key=key,
+            persist_state="session",
+            help=about,
+        )
 
 
 # A few words per pre-tokenizer for the menu: the chosen option is an input's value, cut at

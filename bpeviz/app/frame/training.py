@@ -145,7 +145,9 @@ def session_id() -> str | None:
     return ctx.session_id if ctx is not None else None
 
 
-def _digest(data: str | bytes) -> str:
+def text_digest(data: str | bytes) -> str:
+    """A cache key for a text or bytes: its SHA-256, marked as text (``s``) or bytes (``b``)
+    so the same bytes as text and as a file never share a key."""
     raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
     return ("s" if isinstance(data, str) else "b") + hashlib.sha256(raw).hexdigest()
 
@@ -220,7 +222,7 @@ def wordpiece_for(text: TrainingText, settings: Settings) -> WordPieceHistory:
     if isinstance(text.data, bytes):
         raise ValueError("WordPiece trains on characters, and this file is not UTF-8 text")
     kind = "sample" if text.source == "sample" else "text"
-    name = settings.sample_key if kind == "sample" else _digest(text.data)
+    name = settings.sample_key if kind == "sample" else text_digest(text.data)
     train = partial(_train_wordpiece, text.data, settings)
     run = _runs().get((kind, name, settings.config()), train, _held_bytes, user=session_id())
     assert isinstance(run, WordPieceHistory), "a WordPiece run's key names a WordPiece run"
@@ -292,7 +294,7 @@ def history_for(text: TrainingText, settings: Settings) -> History:
     if text.source == "sample":
         key = ("sample", settings.sample_key, settings.config())
     else:
-        key = ("text", _digest(text.data), settings.config())
+        key = ("text", text_digest(text.data), settings.config())
     return _history_in(key, text.data, settings)
 
 
@@ -335,7 +337,7 @@ def shared_import(files: list[tuple[str, bytes]], *, pattern: str) -> LoadedMode
     a bad file's message is kept too. Raises ``ValueError`` with that message.
     """
     names = ", ".join(name for name, _ in files)
-    slot = _import_slot(tuple(_digest(data) for _, data in files), pattern)
+    slot = _import_slot(tuple(text_digest(data) for _, data in files), pattern)
     with slot.lock:
         if slot.result is None:
             try:
@@ -458,7 +460,7 @@ def encode(_tokenizer: Tokenizer, tokenizer_key: Any, text: str) -> list[int]:
         with st.spinner("Tokenizing…"):
             return _ids_array(_tokenizer.encode(text))
 
-    key = (tokenizer_key, _digest(text))
+    key = (tokenizer_key, text_digest(text))
     ids = encodings().get(key, make, lambda array: int(array.nbytes), user=session_id())
     return ids.tolist()
 
@@ -468,10 +470,10 @@ def history_key(history: Run) -> tuple[Any, ...]:
     if isinstance(history, WordPieceHistory):
         wordpiece = history.run
         settings = (wordpiece.pretokenizer, wordpiece.score_rule, wordpiece.tie_break)
-        return ("wordpiece", _digest(history.text), *settings, history.merge_count)
+        return ("wordpiece", text_digest(history.text), *settings, history.merge_count)
     run = history.run
     return (
-        _digest(history.text),
+        text_digest(history.text),
         run.tie_break,
         run.pretokenizer,
         history.merge_count,

@@ -17,7 +17,7 @@ from bpeviz.app.frame.run_settings import Message, Settings, check_settings
 from bpeviz.app.frame.sized_cache import SizedCache
 from bpeviz.app.frame.state import current_settings, text_and_messages
 from bpeviz.app.frame.text_input import TrainingText
-from bpeviz.app.frame.training import RUN_BYTES, _digest, session_id, training_turn
+from bpeviz.app.frame.training import RUN_BYTES, session_id, text_digest, training_turn
 from bpeviz.app.frame.widgets import show_messages
 from bpeviz.engine.budget import SERVER_UNIGRAM_BUDGET
 from bpeviz.engine.unigram import UnigramRun, train_unigram
@@ -68,12 +68,22 @@ def unigram_run_for(text: TrainingText, data: str, settings: Settings) -> tuple[
     """The run of ``data`` (``text``'s) under ``settings``, trained once; and its cache key
     as a string, which names it for the step record."""
     config = settings.config()
-    source = ("sample", settings.sample_key) if text.source == "sample" else ("text", _digest(data))
+    source = (
+        ("sample", settings.sample_key) if text.source == "sample" else ("text", text_digest(data))
+    )
     key = (*source, config)
 
     def train() -> UnigramRun:
         with training_turn(), st.spinner("Training Unigram…"):
-            return train_unigram(data, config.vocab_size, budget=SERVER_UNIGRAM_BUDGET)
+            return train_unigram(
+                data,
+                config.vocab_size,
+                max_piece_length=config.max_piece_length,
+                seed_size=config.seed_size,
+                shrinking_factor=config.shrinking_factor,
+                em_iterations=config.em_iterations,
+                budget=SERVER_UNIGRAM_BUDGET,
+            )
 
     run = _unigram_runs().get(key, train, held_bytes, user=session_id())
     return run, repr(key)
@@ -132,4 +142,10 @@ def current_unigram_tokenizer(*, show: bool = True) -> tuple[LibraryTokenizer, s
     if found is None:
         return None
     run, _, run_key = found
+    return unigram_tokenizer(run, run_key)
+
+
+def unigram_tokenizer(run: UnigramRun, run_key: str) -> tuple[LibraryTokenizer, str]:
+    """A Unigram run (``run_key``: from :func:`unigram_run_for`) as a tokenizer, read once,
+    and its cache key for encodings."""
     return _library(run_key, to_hf_unigram_json(run.model())), f"unigram {run_key}"

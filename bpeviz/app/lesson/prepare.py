@@ -49,11 +49,14 @@ from bpeviz.app.frame.training import (
     train_sample,
     wordpiece_for,
 )
+from bpeviz.app.frame.unigram_runs import unigram_run_for, unigram_text
 from bpeviz.app.lesson.slides import Lesson, Slide, slide_state, to_toml
 from bpeviz.app.shared.choices import TRAINED
+from bpeviz.app.step.unigram import unigram_record
 from bpeviz.app.step.view import prepare_record
 from bpeviz.app.two_runs import parting as runs
 from bpeviz.app.two_runs import state as runs_state
+from bpeviz.app.two_runs.across_view import train_run
 from bpeviz.engine.history import History
 from bpeviz.engine.samples import get_sample
 from bpeviz.real.registry import bundled_names
@@ -161,6 +164,16 @@ def slide_jobs(slide: Slide) -> list[Callable[[], object]]:
     jobs: list[Callable[[], object]] = []
     trainable = text is not None and not any(m.level == "error" for m in check_settings(settings))
     run: Callable[[], Run] | None = None
+    if trainable and text is not None and settings.algorithm == "unigram":
+        trainable = False  # the Unigram run is the slide's only run
+        data = unigram_text(text)[0]  # else the page says why it cannot train
+        if data is not None and slide.page not in ("about", "export"):
+
+            def unigram_run() -> object:
+                found, key = unigram_run_for(text, data, settings)
+                return unigram_record(found, data, key) if slide.page == "step" else found
+
+            jobs.append(unigram_run)
     if trainable and text is not None and slide.page not in ("about", "export"):
 
         def run() -> Run:
@@ -235,8 +248,11 @@ def _two_runs(text: TrainingText, sidebar: Any, state: dict[str, Any]) -> object
             vocab_size=chosen.vocab_size,
             end_of_word=chosen.end_of_word,
             algorithm=chosen.algorithm,  # as the page: the runs' own, whatever the sidebar's
+            score_rule=chosen.score_rule,
         )
-        histories[name] = history_for(text, full)
+        histories[name] = train_run(text, full)[0]
+        if not isinstance(histories[name], History):
+            return None  # runs of other algorithms: the page encodes them itself
         histories[name].tokenizer  # noqa: B018
     return runs.curves_frame(histories)
 

@@ -43,7 +43,6 @@ from bpeviz.app.shared.choices import BYTES, TRAINED
 from bpeviz.app.tokenize.surprises import load_surprises
 from bpeviz.engine.algorithms import ALGORITHM_REGISTRY, ALGORITHMS, algorithm_problems
 from bpeviz.engine.config import MAX_VOCAB_SIZE
-from bpeviz.engine.pretokenize import PRETOKENIZERS
 from bpeviz.engine.tie_rules import TIE_BREAKS
 from bpeviz.engine.wordpiece import SCORE_RULES
 from bpeviz.real.registry import bundled_names
@@ -143,9 +142,12 @@ PARAMS: dict[str, Param] = {
     "cmp_left": Param("choice", pages=("compare",), choices=_tokenizers, bound=True),
     "cmp_right": Param("choice", pages=("compare",), choices=_tokenizers, bound=True),
     "compare_text": Param("text", pages=("compare",)),
-    **_runs("pretok", Param("choice", ("runs",), lambda: PRETOKENIZERS, bound=True)),
+    **_runs("algo", Param("choice", ("runs",), lambda: ALGORITHMS, bound=True)),
+    **_runs("wprule", Param("choice", ("runs",), lambda: SCORE_RULES, bound=True)),
+    **_runs("pretok", Param("choice", ("runs",), _pretokenizers, bound=True)),
     **_runs("tie", Param("choice", ("runs",), lambda: TIE_BREAKS, bound=True)),
-    **_runs("vocab", Param("count", ("runs",), low=run_settings.MIN_VOCAB, bound=True)),
+    # WordPiece's and Unigram's vocabularies may be tiny; BPE's least (257) the page says
+    **_runs("vocab", Param("count", ("runs",), low=1, bound=True)),
     **_runs("eow", Param("flag", ("runs",), bound=True)),
     "runs_step": Param("count", ("runs",), bound=True),
 }

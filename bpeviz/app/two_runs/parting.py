@@ -6,6 +6,8 @@ histories:
 
 - :func:`merges_of` turns a run's merges into byte strings (:class:`Merge`): ids differ
   between runs (the same id can mean ``aa`` in one and ``ab`` in the other), bytes do not;
+  a WordPiece run's merges too, by the text they join (``##`` kept only when both runs are
+  WordPiece: a BPE token has no such mark);
 - :func:`first_difference`: the first step whose merge differs, with both merges;
 - :func:`only_in`: the merges of one run that the other never makes, compared as
   ``(left bytes, right bytes)``; :func:`merge_frame` shows them as a table, saying when the
@@ -29,8 +31,10 @@ import altair as alt
 import pandas as pd
 
 from bpeviz.engine.history import History
-from bpeviz.engine.pretokenize import pretokenize
+from bpeviz.engine.pretokenize import PRETOKENIZERS, pretokenize
 from bpeviz.engine.readable import readable
+from bpeviz.engine.wordpiece import CONTINUATION
+from bpeviz.engine.wordpiece_history import WordPieceHistory
 
 RUN_NAMES: tuple[str, str] = ("A", "B")
 RUN_COLOURS: tuple[str, str] = ("#1f77b4", "#e4572e")
@@ -52,7 +56,9 @@ class Merge:
 
     ``step`` counts from 1; ``count`` is how often the pair occurred when it was merged;
     ``ids``: the run's ids of left, right and the token made, which colour its chips as the
-    browser colours a token (``None``: a merge written by hand). Merges compare by bytes only.
+    browser colours a token (``None``: a merge written by hand). ``shown``: how the run
+    writes left, right and the token when that is not its bytes (WordPiece's ``##ug``);
+    ``score``: WordPiece's score as a fraction. Merges compare by bytes only.
     """
 
     step: int
@@ -60,6 +66,8 @@ class Merge:
     right: bytes
     count: int
     ids: tuple[int, int, int] | None = field(default=None, compare=False)
+    shown: tuple[str, str, str] | None = field(default=None, compare=False)
+    score: str = field(default="", compare=False)
 
     @property
     def pair(self) -> tuple[bytes, bytes]:
@@ -69,18 +77,31 @@ class Merge:
     def token(self) -> bytes:
         return self.left + self.right
 
+    def parts(self) -> tuple[str, str, str]:
+        """Left, right and the token as the run writes them, readable (``␣`` for a space,
+        ``<E3>`` for a partial character, ``##`` for a WordPiece continuation)."""
+        if self.shown is not None:
+            return self.shown
+        return readable(self.left), readable(self.right), readable(self.token)
+
     def text(self) -> str:
-        """``aa + a → aaa``, readable (``␣`` for a space, ``<E3>`` for a partial character)."""
-        return f"{readable(self.left)} + {readable(self.right)} → {readable(self.token)}"
+        """``aa + a → aaa`` (see :meth:`parts`)."""
+        left, right, token = self.parts()
+        return f"{left} + {right} → {token}"
 
 
-def merges_of(history: History) -> list[Merge]:
+def merges_of(history: History | WordPieceHistory, *, marks: bool = True) -> list[Merge]:
     """The run's merges in order, as byte strings (``</w>`` shows as its marker text).
+
+    A WordPiece merge is its text's bytes, with its ``##`` marks when ``marks`` (two
+    WordPiece runs), without them to compare with BPE (``##u + ##g`` joins u and g).
 
     >>> from bpeviz.engine.history import train
     >>> [m.text() for m in merges_of(train("aaabdaaabac", 259, tie_break="lexmin"))]
     ['a + a → aa', 'a + b → ab', 'aa + ab → aaab']
     """
+    if isinstance(history, WordPieceHistory):
+        return _wordpiece_merges(history, marks=marks)
     token_bytes = history.tokenizer.token_bytes
     return [
         Merge(
@@ -91,6 +112,24 @@ def merges_of(history: History) -> list[Merge]:
             ids=(*step.pair, step.new_id),
         )
         for step in history.steps
+    ]
+
+
+def _wordpiece_merges(history: WordPieceHistory, *, marks: bool) -> list[Merge]:
+    def spelled(token: str) -> bytes:
+        return (token if marks else token.removeprefix(CONTINUATION)).encode("utf-8")
+
+    return [
+        Merge(
+            step.step,
+            spelled(step.left),
+            spelled(step.right),
+            step.count,
+            ids=(*step.pair, step.new_id),
+            shown=(step.left, step.right, step.token),
+            score=f"{step.score.numerator}/{step.score.denominator}",
+        )
+        for step in history.run.steps
     ]
 
 
@@ -144,6 +183,8 @@ def cut_by(merges: Iterable[Merge], pretokenizer: str) -> list[Merge]:
     >>> [m.token for m in cut_by(merges, "gpt4")]
     [b'e ']
     """
+    if pretokenizer not in PRETOKENIZERS:
+        return []
     return [merge for merge in merges if len(pretokenize(merge.token, pretokenizer)) > 1]
 
 
@@ -162,9 +203,7 @@ def merge_frame(
     rows = [
         (
             merge.step,
-            readable(merge.left),
-            readable(merge.right),
-            readable(merge.token),
+            *merge.parts(),
             merge.count,
             "yes, from other parents" if merge.token in other_tokens else "no",
             "yes" if merge.step in crosses else "",

@@ -5,16 +5,21 @@ Plain Python (no Streamlit), so the presets and the link's round trip are unit-t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 
-from bpeviz.app.frame.run_settings import KEY_SAMPLE, KEY_SOURCE, suggested_state
+from bpeviz.app.frame.run_settings import (
+    KEY_SAMPLE,
+    KEY_SOURCE,
+    fitted_pretokenizer,
+    suggested_state,
+)
 from bpeviz.app.two_runs.parting import RUN_NAMES
 from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.samples import get_sample
 
-# Widget keys (and query parameters) of the page: runs_a_pretok, runs_b_vocab, runs_step...
-FIELDS: tuple[str, ...] = ("pretok", "tie", "vocab", "eow")
+# Widget keys (and query parameters) of the page: runs_a_algo, runs_b_vocab, runs_step...
+FIELDS: tuple[str, ...] = ("algo", "wprule", "pretok", "tie", "vocab", "eow")
 KEY_STEP = "runs_step"
 
 
@@ -93,27 +98,60 @@ def preset_state(item: Preset) -> dict[str, object]:
 
 def state_values(settings: TrainingConfig) -> tuple[object, ...]:
     """The widgets' values for ``settings``, in the order of :data:`FIELDS`."""
-    return (settings.pretokenizer, settings.tie_break, settings.vocab_size, settings.end_of_word)
+    return (
+        settings.algorithm,
+        settings.score_rule,
+        settings.pretokenizer,
+        settings.tie_break,
+        settings.vocab_size,
+        settings.end_of_word,
+    )
 
 
 def run_settings(state: Mapping[str, object], run: str, default: TrainingConfig) -> TrainingConfig:
     """One run's settings from the page's widgets (missing or odd values: ``default``'s).
 
-    ``</w>`` only applies to the ``words`` pre-tokenizer, as in the sidebar.
+    ``</w>`` only applies to BPE after the ``words`` pre-tokenizer, as in the sidebar. An
+    unknown algorithm or WordPiece rule is kept, and the settings' problems say so.
     """
 
     def get(field: str, fallback: object) -> object:
         value = state.get(widget_key(run, field))
         return fallback if value is None else value
 
+    algorithm = str(get("algo", default.algorithm))
     pretokenizer = str(get("pretok", default.pretokenizer))
     vocab = get("vocab", default.vocab_size)
     return TrainingConfig(
+        algorithm=algorithm,
+        score_rule=str(get("wprule", default.score_rule)),
         pretokenizer=pretokenizer,
         tie_break=str(get("tie", default.tie_break)),
         vocab_size=int(vocab) if isinstance(vocab, int | float) else default.vocab_size,
-        end_of_word=bool(get("eow", default.end_of_word)) and pretokenizer == "words",
+        end_of_word=bool(get("eow", default.end_of_word))
+        and pretokenizer == "words"
+        and algorithm == "bpe",
     )
+
+
+def fit_run(state: MutableMapping[str, object], run: str) -> None:
+    """Keep run ``run``'s widgets to what its algorithm can use, as the sidebar does: one of
+    its pre-tokenizers (WordPiece's words or bert, Unigram's words) and ``</w>`` off but
+    for BPE. Called before the widgets are drawn and when the algorithm changes.
+
+    >>> state = {"runs_b_algo": "unigram", "runs_b_pretok": "gpt4", "runs_b_eow": True}
+    >>> fit_run(state, "B")
+    >>> state["runs_b_pretok"], state["runs_b_eow"]
+    ('words', False)
+    """
+    algorithm = str(state.get(widget_key(run, "algo")) or "bpe")
+    pretokenizer = state.get(widget_key(run, "pretok"))
+    if pretokenizer is not None:
+        fitted = fitted_pretokenizer(algorithm, str(pretokenizer))
+        if fitted != pretokenizer:
+            state[widget_key(run, "pretok")] = fitted
+    if algorithm != "bpe" and state.get(widget_key(run, "eow")):
+        state[widget_key(run, "eow")] = False
 
 
 def matching_preset(sample_key: str | None, a: TrainingConfig, b: TrainingConfig) -> Preset | None:

@@ -19,7 +19,7 @@ import numpy as np
 
 from bpeviz.app.two_runs.parting import RUN_NAMES, FirstDifference, Merge, cut_by
 from bpeviz.engine.config import TrainingConfig
-from bpeviz.engine.readable import counted, readable, times
+from bpeviz.engine.readable import counted, times
 from bpeviz.records.narration import quoted
 from bpeviz.records.schema import Mark
 from bpeviz.web import chip_html, chip_note_html
@@ -35,6 +35,8 @@ def difference_reason(
     """One sentence on why the runs part there, in plain text (``None``: nothing to add).
 
     - a merge whose token the other run's pre-tokenizer cuts: that run can never make it;
+    - runs that choose their pair by different rules (BPE or WordPiece by frequency: the
+      most frequent pair; WordPiece by score: the best score): the rules;
     - equal counts: a tie, broken differently when the tie rules differ;
     - otherwise the counts themselves differ (the runs cut the text differently).
 
@@ -50,9 +52,22 @@ def difference_reason(
     for name, merge, other, settings in runs:
         if cut_by([merge], settings.pretokenizer):
             return (
-                f"{name}'s new token {quoted(readable(merge.token))} spans two pieces of {other}'s "
+                f"{name}'s new token {quoted(merge.parts()[2])} spans two pieces of {other}'s "
                 f"pre-tokenizer ({settings.pretokenizer}), so {other} can never make it."
             )
+    rules = (merge_rule(a), merge_rule(b))
+    by_score = [name for name, rule in zip(names, rules, strict=True) if rule == BY_SCORE]
+    if len(by_score) == 1:
+        return (
+            f"{names[0]} ({a.algorithm_title}) merges {rules[0]} and {names[1]} "
+            f"({b.algorithm_title}) {rules[1]}, which need not be the most frequent pair."
+        )
+    if a.algorithm != b.algorithm and not difference.same_count:
+        return (
+            f"Both runs merge the most frequent pair, but WordPiece counts a character that "
+            f"starts a word apart from the same character inside one (##), so the counts "
+            f"differ ({difference.a.count:,} against {difference.b.count:,})."
+        )
     if difference.same_count:
         count = f"Both pairs occurred {times(difference.a.count)}"
         if a.tie_break != b.tie_break:
@@ -67,6 +82,22 @@ def difference_reason(
     )
 
 
+BY_SCORE = "the pair with the best score, count(ab) / (count(a) × count(b))"
+BY_COUNT = "the most frequent pair"
+
+
+def merge_rule(settings: TrainingConfig) -> str:
+    """How a run picks the pair it merges, as a sentence ends (BPE and WordPiece's frequency
+    rule: the most frequent; WordPiece's score rule: the best score).
+
+    >>> merge_rule(TrainingConfig(30, "words", algorithm="wordpiece"))
+    'the pair with the best score, count(ab) / (count(a) × count(b))'
+    """
+    if settings.algorithm == "wordpiece" and settings.score_rule == "score":
+        return BY_SCORE
+    return BY_COUNT
+
+
 # One line per run inside the card's single equation box (the stylesheet's presentation
 # layout puts that box in the card's left column and the sentences on the right).
 _LINES_STYLE = "flex-direction:column;align-items:flex-start"
@@ -79,13 +110,16 @@ def _merge_line(name: str, merge: Merge | None, last: int) -> str:
         content = chip_note_html(said)
     else:
         times = "once" if merge.count == 1 else f"{merge.count:,} times"
+        if merge.score:
+            times += f", score {merge.score}"
         left, right, made = merge.ids or (None, None, None)
+        left_text, right_text, token_text = merge.parts()
         content = (
-            chip_html(readable(merge.left), left)
+            chip_html(left_text, left)
             + '<span class="bpe-op">+</span>'
-            + chip_html(readable(merge.right), right)
+            + chip_html(right_text, right)
             + '<span class="bpe-op">→</span>'
-            + chip_html(readable(merge.token), made)
+            + chip_html(token_text, made)
             + chip_note_html(times)
         )
     return (

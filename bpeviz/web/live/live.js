@@ -65,6 +65,15 @@ export function retryDelay(tries, random = Math.random) {
   return most / 2 + (random() * most) / 2;
 }
 
+// The class quiz's four choices at step k, by row, in words: BPE's pairs, or the tokens a
+// Unigram round may remove (row 0 the one it does).
+function quizOffered(record, k) {
+  if (record.algorithm !== "unigram") return offeredPairs(record, k);
+  const tokens = ["", "", "", ""];
+  if (record.rounds[k] && record.rounds[k].quiz.length) for (const { row, label } of unigramQuizRows(record, k)) tokens[row] = label;
+  return tokens;
+}
+
 export class ClassLink {
   constructor(code, role, key) {
     this.code = code;
@@ -250,8 +259,10 @@ export class ClassLink {
   }
 
   reveal(record, k) {
-    this.offered = { step: k, pairs: offeredPairs(record, k) };
-    this.send({ type: "reveal", step: k, right_rows: [...rightRows(quizChoices(record, k), record)] });
+    this.offered = { step: k, pairs: quizOffered(record, k) };
+    // Unigram's row 0 is the token the round removes (unigram_view.js), the one right answer.
+    const right = record.algorithm === "unigram" ? [0] : [...rightRows(quizChoices(record, k), record)];
+    this.send({ type: "reveal", step: k, right_rows: right });
   }
 
   end() {

@@ -69,7 +69,8 @@ function presenterState(link) {
       answered: question.answered,
       spread: question.spread,
       right_rows: question.right_rows,
-      pairs: record ? offeredPairs(record, question.step) : null,
+      pairs: record ? quizOffered(record, question.step) : null,
+      unit: record && record.algorithm === "unigram" ? "round" : "merge",
     },
   };
 }
@@ -271,7 +272,7 @@ function preparedLine(prepared) {
 // The live tally, as the presenter alone sees it while the question is open: the spread.
 function tallyLines(question, connected) {
   if (!question) return [el("p", "bpe-presenter-quiet", `${counted(connected, "student")} connected. No question open.`)];
-  const heading = `Class quiz, merge ${number(question.step + 1)}${question.right_rows ? " (revealed)" : ""}`;
+  const heading = `Class quiz, ${question.unit || "merge"} ${number(question.step + 1)}${question.right_rows ? " (revealed)" : ""}`;
   const lines = [el("h2", "bpe-presenter-heading", heading), el("p", "bpe-presenter-answered", `${number(question.answered)} of ${counted(connected, "student")} answered`)];
   const list = el("ol", "bpe-presenter-spread");
   const most = Math.max(1, ...(question.spread || [0]));

@@ -142,19 +142,40 @@ function scoreTable(record, box, rows, table, chosen, k) {
   return box;
 }
 
+// A line chart's frame (the step view's tokens, Unigram's loss): its SVG, `add(tag,
+// attributes, text)` to draw in it, and its two axes, labelled at their ends: `labels` are
+// the y axis's top and bottom, then the x axis's first and last.
+function chartFrame(className, width, height, pad, labels) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.setAttribute("class", className);
+  svg.setAttribute("role", "img");
+  const add = (tag, attributes, text) => {
+    const node = document.createElementNS(ns, tag);
+    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+    if (text !== undefined) node.textContent = text;
+    svg.append(node);
+    return node;
+  };
+  const [top, bottom, first, last] = labels;
+  add("line", { x1: pad.left, y1: height - pad.bottom, x2: width - pad.right, y2: height - pad.bottom, class: "bpe-axis" });
+  add("line", { x1: pad.left, y1: pad.top, x2: pad.left, y2: height - pad.bottom, class: "bpe-axis" });
+  add("text", { x: pad.left - 4, y: pad.top + 8, "text-anchor": "end", class: "bpe-tick" }, top);
+  add("text", { x: pad.left - 4, y: height - pad.bottom, "text-anchor": "end", class: "bpe-tick" }, bottom);
+  add("text", { x: pad.left, y: height - 8, class: "bpe-tick" }, first);
+  add("text", { x: width - pad.right, y: height - 8, "text-anchor": "end", class: "bpe-tick" }, last);
+  return { svg, add };
+}
+
 // Tokens in the text after each merge: {element, svg, move(k)}; the marker moves, the line is
 // drawn once.
 function chart(record) {
-  const ns = "http://www.w3.org/2000/svg";
   const width = 360;
   const height = 150;
   const pad = { left: 56, right: 10, top: 10, bottom: 30 };
   const tokens = record.tokens;
   const merges = record.merge_count;
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  svg.setAttribute("class", "bpe-chart");
-  svg.setAttribute("role", "img");
   const name = (k) =>
     `Chart: tokens in the text after each merge, from ${number(tokens[0])} at step 0 to ${number(tokens[merges])} after ${counted(merges, "merge")}; at step ${number(k)}: ${number(tokens[k])}.`;
   const most = Math.max(...tokens, 1);
@@ -165,19 +186,8 @@ function chart(record) {
   const points = [];
   for (let k = 0; k < tokens.length; k += step) points.push(`${x(k).toFixed(1)},${y(tokens[k]).toFixed(1)}`);
   points.push(`${x(merges).toFixed(1)},${y(tokens[merges]).toFixed(1)}`);
-  const add = (tag, attributes, text) => {
-    const node = document.createElementNS(ns, tag);
-    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-    if (text !== undefined) node.textContent = text;
-    svg.append(node);
-    return node;
-  };
-  add("line", { x1: pad.left, y1: height - pad.bottom, x2: width - pad.right, y2: height - pad.bottom, class: "bpe-axis" });
-  add("line", { x1: pad.left, y1: pad.top, x2: pad.left, y2: height - pad.bottom, class: "bpe-axis" });
-  add("text", { x: pad.left - 4, y: pad.top + 8, "text-anchor": "end", class: "bpe-tick" }, number(most));
-  add("text", { x: pad.left - 4, y: height - pad.bottom, "text-anchor": "end", class: "bpe-tick" }, number(least));
-  add("text", { x: pad.left, y: height - 8, class: "bpe-tick" }, "0");
-  add("text", { x: width - pad.right, y: height - 8, "text-anchor": "end", class: "bpe-tick" }, `${number(merges)} merges`);
+  const labels = [number(most), number(least), "0", `${number(merges)} merges`];
+  const { svg, add } = chartFrame("bpe-chart", width, height, pad, labels);
   add("polyline", { points: points.join(" "), class: "bpe-line" });
   const marker = add("circle", { r: 5, class: "bpe-marker" });
   // The chart's title is HTML above it, not SVG text: it then takes the page's type size and

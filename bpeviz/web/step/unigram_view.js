@@ -53,16 +53,25 @@ class UnigramView {
   }
 
   // A live class (live.js): the view the teacher sends, and the teacher's view applied here
-  // (drawn, never reported to the server). The class quiz is BPE's: a Unigram quiz is solo.
+  // (drawn, never reported to the server). With the quiz on, the teacher asks the class.
   viewState() {
-    return { page: "step", ...this.state(), quiz: false }; // the quiz is each student's own
+    return { page: "step", ...this.state() };
   }
 
   follow(view) {
+    this.quiz = this.parts.quizBox.checked = Boolean(view.quiz);
     this.show(Number(view.step) || 0, false, true);
   }
 
-  redrawQuiz() {}
+  // Whether the quiz is the class's (the teacher's, or a student following), not a solo one.
+  classQuiz() {
+    return Boolean(this.classLink && (this.classLink.teacher || this.classLink.following));
+  }
+
+  // The class quiz's counts or reveal changed: its card again.
+  redrawQuiz() {
+    if (this.quiz && this.classQuiz()) this.boxes.quiz.replaceChildren(unigramClassQuiz(this, this.record, this.k));
+  }
 
   build() {
     const record = this.record;
@@ -137,7 +146,8 @@ class UnigramView {
     if (card.note) cardBox.append(el("p", "", card.note));
     this.boxes.card.replaceChildren(cardBox);
     this.boxes.live.textContent = card.title;
-    this.boxes.quiz.replaceChildren(this.quiz ? unigramQuiz(this, record, k) : "");
+    const quiz = this.classQuiz() ? unigramClassQuiz : unigramQuiz;
+    this.boxes.quiz.replaceChildren(this.quiz ? quiz(this, record, k) : "");
     this.drawMetrics(k);
     this.drawTokens(k);
     this.boxes.table.replaceChildren(unigramTable(record, k));
@@ -263,6 +273,79 @@ function unigramQuiz(view, record, k) {
   return box;
 }
 
+// The class quiz's four tokens before round k + 1, in the round's fixed order, each with its
+// row for the server: row 0 is the one the round removes (the class's rule: row 0 is right).
+function unigramQuizRows(record, k) {
+  const round = record.rounds[k];
+  const rows = new Map([[round.quiz.find((place) => round.table[place].removed), 0]]);
+  for (const place of round.quiz) if (!rows.has(place)) rows.set(place, rows.size);
+  return round.quiz.map((place) => {
+    const entry = round.table[place];
+    return { place, row: rows.get(place), entry, label: pieceLabel(record, record.pieces[entry.piece]) };
+  });
+}
+
+// The class quiz before round k + 1 (live.js's ClassLink: the teacher asks, each student
+// answers once, the teacher reveals to everyone with the class's spread).
+function unigramClassQuiz(view, record, k) {
+  const link = view.classLink;
+  const box = el("div", "bpe-card bpe-quiz-card bpe-class-quiz");
+  const round = record.rounds[k];
+  if (k >= view.last || !round.quiz.length) {
+    box.append(el("p", "bpe-note", k >= view.last ? "Training is over: no round is left to guess." : "This round has no four tokens to guess from."));
+    return box;
+  }
+  const next = k + 1;
+  const question = link.question && link.question.step === k ? link.question : null;
+  const revealed = Boolean(question && question.right_rows);
+  const mine = question ? question.mine : undefined;
+  box.append(focusable(el("h3", "bpe-card-title", `Class quiz: which of these four tokens will round ${number(next)} remove?`)));
+  const choices = el("div", "bpe-buttons bpe-choices");
+  const answerable = !link.teacher && question && !revealed && mine === undefined;
+  for (const offer of unigramQuizRows(record, k)) {
+    const choice = button(offer.label, `Guess ${quoted(offer.label)}`, () => link.answer(k, offer.row));
+    choice.classList.add("bpe-choice");
+    choice.dataset.place = String(offer.place);
+    if (revealed) {
+      choice.append(` · ${counted(question.spread[offer.row], "answer")} · ${offer.entry.removed ? "removed" : "kept"}, loss if removed ${offer.entry.loss.toFixed(3)}`);
+      if (offer.row === 0) {
+        choice.classList.add("bpe-right");
+        choice.prepend("✓ right: ");
+      } else if (offer.row === mine) {
+        choice.classList.add("bpe-wrong");
+        choice.prepend("✗ your guess: ");
+      }
+    } else if (offer.row === mine) {
+      choice.classList.add("bpe-on");
+      choice.prepend("your answer: ");
+    }
+    choice.disabled = !answerable;
+    choices.append(choice);
+  }
+  box.append(choices);
+  const tally = el("p", "bpe-class-tally", question ? `${number(question.answered)} of ${counted(link.connected, "student")} answered` : "Waiting for the question…");
+  tally.setAttribute("aria-live", "polite");
+  box.append(tally);
+  if (revealed) {
+    const offers = unigramQuizRows(record, k);
+    const gone = offers.find((offer) => offer.row === 0);
+    const tied = offers.some((offer) => offer.row && offer.entry.loss.toFixed(9) === gone.entry.loss.toFixed(9));
+    const why = tied ? "of equal losses if removed, the least probable goes first" : "its removal raises the loss least of the four";
+    if (!link.teacher) {
+      const right = mine === 0;
+      const verdict = right ? "✓ Right!" : `${mine === undefined ? "" : "✗ Not this one: "}round ${number(next)} removes ${quoted(gone.label)} (${why}).`;
+      box.append(focusable(el("p", right ? "bpe-verdict bpe-good" : "bpe-verdict bpe-bad", verdict.charAt(0).toUpperCase() + verdict.slice(1))));
+    } else {
+      box.append(button("Next question ›", "Run this round and ask the class about the next one.", () => view.show(next), true));
+    }
+  } else if (link.teacher && question) {
+    box.append(button("Reveal the answer", "Show everyone the answer and how the class voted.", () => link.reveal(record, k), true));
+  } else if (mine !== undefined) {
+    box.append(focusable(el("p", "bpe-verdict", "Your answer is in. Waiting for the teacher to reveal…")));
+  }
+  return box;
+}
+
 // The tokens of round k's table (step 0: the seed, before round 1; step k: round k), cheapest
 // to remove first, the removed marked in words and by a strike, gaps where rows are left out.
 function unigramTable(record, k) {
@@ -309,7 +392,6 @@ function unigramTable(record, k) {
 
 // The loss after each round's EM, with a marker at the step shown.
 function lossChart(record) {
-  const ns = "http://www.w3.org/2000/svg";
   const [width, height] = [360, 150];
   const pad = { left: 62, right: 10, top: 10, bottom: 30 };
   const losses = record.rounds.map((round) => round.loss);
@@ -318,23 +400,8 @@ function lossChart(record) {
   const least = Math.min(...losses);
   const x = (k) => pad.left + ((width - pad.left - pad.right) * k) / Math.max(last, 1);
   const y = (v) => pad.top + ((height - pad.top - pad.bottom) * (most - v)) / Math.max(most - least, 1e-9);
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  svg.setAttribute("class", "bpe-chart bpe-loss-chart");
-  svg.setAttribute("role", "img");
-  const add = (tag, attributes, text) => {
-    const node = document.createElementNS(ns, tag);
-    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-    if (text !== undefined) node.textContent = text;
-    svg.append(node);
-    return node;
-  };
-  add("line", { x1: pad.left, y1: height - pad.bottom, x2: width - pad.right, y2: height - pad.bottom, class: "bpe-axis" });
-  add("line", { x1: pad.left, y1: pad.top, x2: pad.left, y2: height - pad.bottom, class: "bpe-axis" });
-  add("text", { x: pad.left - 4, y: pad.top + 8, "text-anchor": "end", class: "bpe-tick" }, lossText(most));
-  add("text", { x: pad.left - 4, y: height - pad.bottom, "text-anchor": "end", class: "bpe-tick" }, lossText(least));
-  add("text", { x: pad.left, y: height - 8, class: "bpe-tick" }, "seed");
-  add("text", { x: width - pad.right, y: height - 8, "text-anchor": "end", class: "bpe-tick" }, `round ${number(last)}`);
+  const labels = [lossText(most), lossText(least), "seed", `round ${number(last)}`];
+  const { svg, add } = chartFrame("bpe-chart bpe-loss-chart", width, height, pad, labels);
   add("polyline", { points: losses.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`).join(" "), class: "bpe-line" });
   for (let k = 0; k <= last; k++) add("circle", { r: 2.5, cx: x(k), cy: y(losses[k]), class: "bpe-point" });
   const marker = add("circle", { r: 5, class: "bpe-marker" });
