@@ -1,6 +1,7 @@
 """Every page read in one look, at a laptop's, a desktop's and a phone's size: no text cut
-short (an element with ``text-overflow: ellipsis`` whose text overflows it, or a ``…`` the
-data does not hold), and no two labels of a chart drawn over each other.
+short (an element with ``text-overflow: ellipsis`` whose text overflows it, one that clips
+its own text or value without a mark, as a menu's chosen option in the sidebar, or a ``…``
+the data does not hold), and no two labels of a chart drawn over each other.
 
 What the data holds is left out of the ``…`` check: token views (``.bpe-root``: a text may
 hold ``…``, as the Tokenize page's default does) and what a person typed (inputs and text
@@ -41,12 +42,21 @@ _CUT_JS = """
     return box.width > 0 && box.right > 0 && box.left < innerWidth
       && getComputedStyle(e).visibility !== "hidden";
   };
+  // Text clipped without a mark: a box that hides what overflows it (a menu's chosen option
+  // is an input's value, clipped at its edge), holding its own text or value. (A chart's
+  // labels are SVG, checked below.)
+  const ownText = (e) => e.tagName === "INPUT" ? e.value
+    : [...e.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.data).join("");
+  const clips = (style) => ["hidden", "clip"].includes(style.overflowX);
   const cut = [];
   for (const e of main.querySelectorAll("*")) {
     const style = getComputedStyle(e);
-    if (style.textOverflow === "ellipsis" && e.scrollWidth > e.clientWidth + 1
-        && e.textContent.trim() && visible(e))
+    const over = e.scrollWidth > e.clientWidth + 1 && visible(e);
+    if (over && style.textOverflow === "ellipsis" && e.textContent.trim())
       cut.push(`${name(e)}: ${e.textContent.trim().slice(0, 60)}`);
+    else if (over && clips(style) && ownText(e).trim() && !(e instanceof SVGElement)
+             && !e.closest(".bpe-root, textarea"))
+      cut.push(`clipped ${name(e)}: ${ownText(e).trim().slice(0, 60)}`);
   }
   const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {

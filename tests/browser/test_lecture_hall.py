@@ -9,6 +9,8 @@ closed and a class bar of one line; the projector's code is at least 72 px tall.
 
 from __future__ import annotations
 
+import tomllib
+from importlib.resources import files
 from typing import Any
 
 import pytest
@@ -213,3 +215,47 @@ def test_the_results_of_a_two_question_class_download_as_the_answers_given(
     assert chose == {("1", "0"): "Ada", ("1", "1"): "'=1+2", ("2", "2"): "Ada", ("2", "0"): "'=1+2"}
     app.assert_clean()
 
+
+# The element's text is drawn whole: nothing cut off at its edges (no ellipsis, no overflow).
+_WHOLE = """(el) => { const r = el.getBoundingClientRect();
+  return r.height > 0 && r.left >= 0 && r.right <= window.innerWidth
+    && el.scrollWidth <= el.clientWidth && getComputedStyle(el).textOverflow !== 'ellipsis'; }"""
+
+
+def test_a_phone_sees_the_slides_number_and_whole_title_beside_a_one_line_bar(
+    app: AppPage, browser: Any, app_server: Any, screenshots: Any
+) -> None:
+    """The bundled lesson's slide 4 (its title, 'One merge: a new token for the winning
+    pair', is longer than a 390 px line holds beside the mode and its button): the student's
+    phone shows 'Slide 4 of N' and the whole title, uncut, and the bar is still one line."""
+    app.open("step", lesson="bpe", slide=4, sample="cat_sat", step=1)
+    app.wait_view(1)
+    app.goto(f"{app.page.url}&class=new")
+    app.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
+    code = app.page.evaluate("new URLSearchParams(location.search).get('class')")
+    phone = phone_page(browser, app_server.url)
+    try:
+        join(phone, code)
+        slides = tomllib.loads(files("bpeviz.lessons").joinpath("bpe.toml").read_text("utf-8"))
+        words = f"Slide 4 of {len(slides['slides'])}: One merge: a new token for the winning pair"
+        phone.page.wait_for_function(
+            "(words) => document.querySelector('.bpe-class-slide')?.textContent === words",
+            arg=words,
+        )
+        phone.wait_idle()
+        slide = phone.page.locator(".bpe-class-slide")
+        assert slide.is_visible()
+        assert slide.evaluate(_WHOLE), "the slide's title is cut on a phone"
+        row = phone.page.locator(".bpe-class-student > .bpe-class-row")
+        tops = row.evaluate(
+            "(el) => [...el.children].filter((c) => c.getBoundingClientRect().height > 0)"
+            ".map((c) => Math.round(c.getBoundingClientRect().top))"
+        )
+        assert len(set(tops)) == 1, f"the bar's row is not one line: tops {tops}"
+        bar = phone.page.locator(".bpe-class-student").bounding_box()
+        assert bar is not None and bar["height"] <= 60, f"the class bar is {bar} tall"
+        keep_screenshot(phone.page, screenshots / "lecture_phone_slide_title_390x844.png")
+        phone.assert_clean()
+    finally:
+        phone.page.context.close()
+    app.assert_clean()

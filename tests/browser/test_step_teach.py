@@ -317,3 +317,39 @@ def test_a_long_text_redraws_where_the_merge_a_student_stops_at_applies(app: App
         timeout=60_000,
     )
     assert "Long text: showing bytes" in app.page.locator(".bpe-root").inner_text()
+
+
+# Transitions off (the end of each fade at once), then the step view's opacity each time
+# Streamlit marks it stale or not while its script reruns (a MutationObserver: a rerun
+# shorter than a frame is seen too), kept in window.__faded.
+_WATCH_FADE = """() => {
+  const style = document.createElement("style");
+  style.textContent = "*{transition:none !important;}";
+  document.head.append(style);
+  window.__faded = { lowest: 1, stale: false };
+  const box = document.querySelector(".st-key-step_view");
+  const look = () => {
+    window.__faded.lowest = Math.min(window.__faded.lowest, +getComputedStyle(box).opacity);
+    window.__faded.stale ||= box.dataset.stale === "true";
+  };
+  new MutationObserver(look).observe(box, { attributes: true, attributeFilter: ["data-stale"] });
+}"""
+
+
+def test_the_quiz_card_stays_drawn_while_the_page_reruns(app: AppPage) -> None:
+    """The step view is drawn in the browser; a rerun the view asks for (the quiz switched
+    on, a question answered, the next one) changes nothing in it, so it never fades as
+    Streamlit fades a stale element (its card showed, faded and came back)."""
+    app.open("step", step="2")
+    app.wait_view(2)
+    app.page.evaluate(_WATCH_FADE)
+    toggle(app.page, "Guess the next merge")
+    app.page.locator(".bpe-choice").first.click()
+    app.page.get_by_role("button", name="Next question ›").click()
+    app.wait_view(3, "quiz")
+    app.wait_idle()
+    faded = app.page.evaluate("window.__faded")
+    if not faded["stale"]:  # Streamlit marks an element stale only in a rerun that lasts
+        pytest.skip("every rerun was too quick to be marked stale: nothing to see")
+    assert faded["lowest"] == 1, f"the step view faded to {faded['lowest']} while rerunning"
+    app.assert_clean()

@@ -205,7 +205,8 @@ def sidebar() -> None:
             key=run_settings.KEY_PRETOKENIZER,
             persist_state="session",
             format_func=_pretokenizer_label,
-            help="How the text is cut into pieces first; merges never cross a piece boundary.",
+            help="How the text is cut into pieces first; merges never cross a piece boundary: "
+            + "; ".join(f"**{name}**: {_pretokenizer_about(name)}" for name in pretokenizers),
         )
         st.selectbox(
             "Tie rule",
@@ -275,11 +276,26 @@ def _unigram_settings() -> None:
         )
 
 
+# A few words per pre-tokenizer for the menu: the chosen option is an input's value, cut at
+# the sidebar's edge (240 px at 1366), never wrapped; the help says each in full.
+_PRETOKENIZER_WORDS = {
+    "bytes": "no split",
+    "gpt2": "GPT-2's pattern",
+    "gpt4": "GPT-4's pattern",
+    "words": "whitespace",
+    "bert": "BERT's split",
+}
+
+
 def _pretokenizer_label(name: str) -> str:
-    """``words: split at whitespace…``; BERT's (WordPiece only) is described here."""
+    """``gpt4: GPT-4's pattern``: the name, then a few words."""
+    return f"{name}: {_PRETOKENIZER_WORDS.get(name, _pretokenizer_about(name))}"
+
+
+def _pretokenizer_about(name: str) -> str:
+    """What the pre-tokenizer does, in full; BERT's (WordPiece only) is described here."""
     known = PRETOKENIZER_REGISTRY.get(name)
-    about = known.help if known else "whitespace and every punctuation mark, as BERT does"
-    return f"{name}: {about}"
+    return known.help if known else "whitespace and every punctuation mark, as BERT does"
 
 
 def _write_link() -> None:

@@ -26,6 +26,9 @@ def stylesheet(*, presentation: bool = False) -> str:
 [data-testid="stSidebarNav"] a:focus-visible{{outline:3px solid #0072B2;outline-offset:-3px;}}
 [data-testid="stButtonGroup"] button[aria-checked="true"]::before{{content:"✓";margin-right:.3em;}}
 .bpe-step h2{{scroll-margin-top:0;}}
+/* The step view is drawn in the browser: a rerun it asks for changes nothing in it, so it
+   never fades as Streamlit fades a stale element (a quiz card showed, faded, came back). */
+.st-key-step_view[data-stale="true"]{{opacity:1;transition:none;}}
 .stMainBlockContainer{{padding-top:3.5rem;}}
 .stMain .bpe-step{{--bpe-bar-top:{HEADER_HEIGHT};}}
 [data-testid="stCode"] code{{overflow-wrap:anywhere;}}

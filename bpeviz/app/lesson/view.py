@@ -292,7 +292,7 @@ def lesson_sidebar() -> None:
     held = current_lesson()
     error = st.session_state.get(KEY_ERROR)
     with st.sidebar.expander("Lesson", expanded=error is not None, icon=":material/school:"):
-        st.selectbox(
+        st.radio(  # not a menu: a menu's chosen title is cut at the sidebar's edge; these wrap
             "Bundled lesson",
             list(lessons),
             format_func=lambda key: f"{lessons[key].title} ({lessons[key].minutes} min)",

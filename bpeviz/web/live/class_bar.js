@@ -107,14 +107,16 @@ function slideWords(view) {
 const wide = (words) => el("span", "bpe-class-wide", words);
 
 // A student's bar: built once (the nickname box keeps what is typed and its focus), its
-// mode, slide and score drawn again on every change. On a phone it is one line: the slide,
-// the mode and its button; the code, nickname and Leave wait behind "⋯".
+// mode, slide and score drawn again on every change. On a phone it is one line: the mode
+// and its button; the code, nickname and Leave wait behind "⋯". The slide's number and
+// title are a line of their own under the bar (mountClassBar puts it there), wrapped, never
+// cut: a title is longer than a phone's line beside the mode.
 function studentBar(link, parts) {
   if (!parts.bar) {
     const bar = el("section", "bpe-class bpe-class-student");
     bar.setAttribute("aria-label", "Live class");
     const row = el("div", "bpe-class-row");
-    parts.slide = el("span", "bpe-class-slide");
+    parts.slide = el("p", "bpe-class-slide");
     parts.moving = el("span", "bpe-class-row bpe-class-moving");
     const nick = el("input", "bpe-class-nick");
     Object.assign(nick, { type: "text", maxLength: 24, placeholder: "Nickname (optional)", value: link.me.nick || "" });
@@ -131,7 +133,7 @@ function studentBar(link, parts) {
     more.classList.add("bpe-class-more");
     more.setAttribute("aria-label", "More about the class");
     more.setAttribute("aria-expanded", "false");
-    row.append(parts.slide, parts.moving, more, extra);
+    row.append(parts.moving, more, extra);
     bar.append(row);
     parts.bar = bar;
   }
@@ -270,6 +272,7 @@ function mountClassBar(root, data, report) {
     }
     const bar = link.teacher ? teacherBar(link, held) : studentBar(link, held);
     if (root.firstChild !== bar) root.replaceChildren(bar);
+    if (!link.teacher && bar.nextSibling !== held.slide) bar.after(held.slide);
     drawStatus(root, held, link);
     root.dataset.ready = "true";
     root.dataset.status = link.status;
