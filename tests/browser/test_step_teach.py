@@ -336,20 +336,66 @@ _WATCH_FADE = """() => {
 }"""
 
 
+class HeldRerun:
+    """The app's socket, with the server's messages held back from :meth:`hold` on: given to
+    the page one by one (:meth:`release_one`), it shows the rerun under way (Streamlit marks
+    the elements not redrawn yet stale) however quick the server is; then all at once."""
+
+    def __init__(self, page: Any) -> None:
+        self.holding = False
+        self.held: list[Any] = []
+        self.sockets: list[Any] = []
+        page.route_web_socket(re.compile(r".*/_stcore/stream.*"), self._route)
+
+    def _route(self, socket: Any) -> None:
+        server = socket.connect_to_server()
+        self.sockets.append(socket)
+
+        def from_server(message: Any) -> None:
+            if self.holding:
+                self.held.append((socket, message))
+                return
+            socket.send(message)
+
+        server.on_message(from_server)
+
+    def hold(self) -> None:
+        self.holding = True
+
+    def release_one(self) -> None:
+        socket, message = self.held.pop(0)
+        socket.send(message)
+
+    def release(self) -> None:
+        self.holding = False
+        for socket, message in self.held:
+            socket.send(message)
+        self.held.clear()
+
+
 def test_the_quiz_card_stays_drawn_while_the_page_reruns(app: AppPage) -> None:
     """The step view is drawn in the browser; a rerun the view asks for (the quiz switched
-    on, a question answered, the next one) changes nothing in it, so it never fades as
-    Streamlit fades a stale element (its card showed, faded and came back)."""
+    on) changes nothing in it, so it never fades as Streamlit fades a stale element (its card
+    showed, faded and came back). The rerun's messages are held back so that the page shows
+    it under way on any machine."""
+    line = HeldRerun(app.page)
     app.open("step", step="2")
     app.wait_view(2)
     app.page.evaluate(_WATCH_FADE)
+    line.hold()
     toggle(app.page, "Guess the next merge")
-    app.page.locator(".bpe-choice").first.click()
-    app.page.get_by_role("button", name="Next question ›").click()
-    app.wait_view(3, "quiz")
+    # One message at a time, until the page shows the rerun under way (its elements stale):
+    # a frame between messages (a bounded number of frames: the rerun's are a few dozen)
+    for _frame in range(2_000):
+        if app.page.evaluate("window.__faded.stale"):
+            break
+        if line.held:
+            line.release_one()
+        app.page.evaluate("() => new Promise((done) => requestAnimationFrame(done))")
+    assert app.page.evaluate("window.__faded.stale"), "the rerun was never shown under way"
+    line.release()
+    app.wait_view(2, "quiz")
     app.wait_idle()
     faded = app.page.evaluate("window.__faded")
-    if not faded["stale"]:  # Streamlit marks an element stale only in a rerun that lasts
-        pytest.skip("every rerun was too quick to be marked stale: nothing to see")
     assert faded["lowest"] == 1, f"the step view faded to {faded['lowest']} while rerunning"
     app.assert_clean()
