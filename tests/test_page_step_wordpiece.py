@@ -14,6 +14,7 @@ from typing import Any
 
 from apptest_support import new_app, plain, run
 from test_page_step import view_data
+from test_wordpiece_record import LONG, LONG_VOCAB, drawn_places
 
 COURSE = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
 
@@ -87,3 +88,23 @@ def test_the_downloads_are_wordpieces_score_table_and_merges() -> None:
         "Download the whole pair table before merge 1 (CSV)",
         "Download merge 1 (CSV)",
     ]
+
+
+def test_a_long_text_draws_the_part_that_holds_the_merge() -> None:
+    """``tests/test_wordpiece_record.py``'s long text, worked by hand: merge 1 is c + ##d at
+    its start, merge 2 x + ##y at character 9,003, past the first 6,000 characters drawn. The
+    view starts at the text's start; a step set elsewhere (as a link or the chart sets it) at
+    merge 2 gets the part of the text where "xy" is."""
+    late = LONG.find("xy")
+    at = run(new_app(algo="wordpiece", src="paste", paste="x", vocab=str(LONG_VOCAB)))
+    run(at.text_area(key="paste").input(LONG))
+    assert not at.error, [plain(e.value) for e in at.error]
+    first = json.loads(view_data(at)["payload"])
+    assert first["window"]["from"] == 0 and not first["window"]["whole"]
+    assert 2 not in first["death"]
+    at.session_state["step"] = 2
+    run(at)
+    moved = json.loads(view_data(at)["payload"])
+    assert merges(moved)[1] == "x + ##y"
+    assert drawn_places(moved, 2) == [late + 1] and 0 < moved["window"]["from"] < late
+    assert view_data(at)["start"]["step"] == 2

@@ -17,7 +17,7 @@ from bpeviz.engine.wordpiece import train_wordpiece
 from bpeviz.engine.wordpiece_history import WordPieceHistory
 from bpeviz.records.schema import Kind
 from bpeviz.records.step import TOP_PAIRS
-from bpeviz.records.wordpiece_step import payload
+from bpeviz.records.wordpiece_step import payload, window_for, window_shows
 
 WORDS = st.text(alphabet="ab#c", min_size=1, max_size=6)
 
@@ -81,3 +81,41 @@ def test_a_merge_whose_token_existed_is_drawn_as_its_text() -> None:
     assert drawn == [["##u"], ["##u"], ["h", "##u"]]
     made = record["merges"][1][2]
     assert record["vocab"][made][2] == Kind.PLAIN and record["vocab"][made][0] == "##u"
+
+
+# A long text whose merges lie at both ends, worked by hand (score rule, ties "first"): "cd" and
+# "xy" each occur once, their characters nowhere else, so c + ##d and x + ##y score
+# 1 / (1 × 1) = 1, the best; "cd" comes first in the text, so it is merge 1 and x + ##y
+# merge 2; "ab", 3,000 times, scores 3,000 / (3,000 × 3,000) and is merge 3. "xy" starts at
+# character 3 + 3 × 3,000 = 9,003, past the first 6,000 characters the view draws.
+LONG = "cd " + "ab " * 3_000 + "xy"
+LONG_VOCAB = 13  # [UNK], a b c d x y (every character plain), ##b ##d ##y, three merges
+
+
+def drawn_places(record: dict[str, Any], merge: int) -> list[int]:
+    """The byte offsets of the characters that ``merge`` joined to the one before them."""
+    return [
+        offset
+        for offset, died in zip(record["offsets"], record["death"], strict=False)
+        if died == merge
+    ]
+
+
+def test_a_long_texts_window_moves_to_the_merge_it_shows() -> None:
+    history = WordPieceHistory(LONG, train_wordpiece(LONG, LONG_VOCAB, top_pairs=TOP_PAIRS))
+    late = LONG.find("xy")  # 9,003: its ##y is joined by merge 2
+    assert late > 6_000 and [step.token for step in history.run.steps] == ["cd", "xy", "ab"]
+    first = payload(history)
+    assert drawn_places(first, 1) == [1] and drawn_places(first, 2) == []
+    assert not first["window"]["whole"] and first["window"]["from"] == 0
+    assert not window_shows(history, 0, 2) and window_shows(history, 0, 1)
+    moved = payload(history, window_from=window_for(history, 2))
+    assert drawn_places(moved, 2) == [late + 1]
+    assert moved["window"]["bytes"] == len(LONG) and 0 < moved["window"]["from"] < late
+    assert moved["window"]["from"] >= late - 6_000  # its first pages are out of sight
+    labels = [moved["vocab"][symbol][0] for symbol in moved["symbols"]]
+    assert labels[:2] == ["a", "b"] and labels[-2:] == ["x", "y"]  # whole words at both ends
+    assert moved["pieces"][0] == 0 and len(moved["symbols"]) <= 6_000
+    assert LONG[moved["window"]["from"] : moved["window"]["from"] + 3] == "ab "
+    assert window_shows(history, window_for(history, 2), 2)
+    assert window_for(history, 1) == 0

@@ -231,9 +231,48 @@ def _tied_rows(rows: tuple[PairRow, ...], by_score: bool) -> int:
     return TOP_PAIRS + 1 if tied == len(rows) == TOP_PAIRS else tied
 
 
-def payload(history: WordPieceHistory, *, window_symbols: int = WINDOW_SYMBOLS) -> dict[str, Any]:
+def _window_end(words: list[tuple[int, str]], first: int, window_symbols: int) -> int:
+    """The word after the last drawn from word ``first``: at most ``window_symbols``
+    characters of words (at least one word; a word is never cut)."""
+    end, symbols = first, 0
+    while end < len(words) and (end == first or symbols + len(words[end][1]) <= window_symbols):
+        symbols += len(words[end][1])
+        end += 1
+    return end
+
+
+def window_shows(
+    history: WordPieceHistory, window_from: int, merge: int, window_symbols: int = WINDOW_SYMBOLS
+) -> bool:
+    """Whether the window starting at word ``window_from`` holds a place of ``merge``."""
+    words = history.words()
+    end = _window_end(words, window_from, window_symbols)
+    return any(merge in history.word_deaths(word) for _, word in words[window_from:end])
+
+
+def window_for(history: WordPieceHistory, merge: int, window_symbols: int = WINDOW_SYMBOLS) -> int:
+    """The first word of a window that shows ``merge``: about a tenth of the window before
+    the first word it joins, as BPE's (:func:`bpeviz.records.step.window_for`) starts."""
+    words = history.words()
+    place = next(
+        (index for index, (_, word) in enumerate(words) if merge in history.word_deaths(word)),
+        None,
+    )
+    if place is None:
+        return 0
+    start, before = place, 0
+    while start > 0 and before + len(words[start - 1][1]) <= window_symbols // 10:
+        start -= 1
+        before += len(words[start][1])
+    return start
+
+
+def payload(
+    history: WordPieceHistory, *, window_symbols: int = WINDOW_SYMBOLS, window_from: int = 0
+) -> dict[str, Any]:
     """The step view's record of a WordPiece run (see the module docstring): the text drawn
-    is its first words, up to ``window_symbols`` characters (a word is never cut)."""
+    is its words from word ``window_from`` (see :func:`window_for`), up to ``window_symbols``
+    characters (a word is never cut)."""
     run = history.run
     by_score = run.score_rule == "score"
     merges = history.merge_count
@@ -242,11 +281,12 @@ def payload(history: WordPieceHistory, *, window_symbols: int = WINDOW_SYMBOLS) 
     death: list[int] = []
     offsets: list[int] = []
     pieces: list[int] = []
-    byte_at, char_at, window_end = 0, 0, 0
     words = history.words()
-    for start, word in words:
-        if symbols and len(symbols) + len(word) > window_symbols:
-            break
+    end = _window_end(words, window_from, window_symbols)
+    char_at = words[window_from][0] if window_from < len(words) else 0
+    byte_at = len(history.text[:char_at].encode("utf-8"))
+    window_start = byte_at
+    for start, word in words[window_from:end]:
         byte_at += len(history.text[char_at:start].encode("utf-8"))
         pieces.append(len(symbols))
         deaths = history.word_deaths(word)
@@ -258,9 +298,8 @@ def payload(history: WordPieceHistory, *, window_symbols: int = WINDOW_SYMBOLS) 
             offsets.append(byte_at)
             byte_at += len(char.encode("utf-8"))
         char_at = start + len(word)
-        window_end = byte_at
-    offsets.append(window_end)
-    whole = len(pieces) == len(words)
+    offsets.append(byte_at)
+    whole = window_from == 0 and end == len(words)
     text_bytes = len(history.text.encode("utf-8"))
     tables = run.pair_tables
     vocab = run.vocab
@@ -281,7 +320,12 @@ def payload(history: WordPieceHistory, *, window_symbols: int = WINDOW_SYMBOLS) 
         "rule": run.tie_break,
         "end_of_word": False,
         "tokens": [history.token_count(k) for k in range(merges + 1)],
-        "window": {"from": 0, "bytes": window_end, "symbols": len(symbols), "whole": whole},
+        "window": {
+            "from": window_start,
+            "bytes": byte_at,
+            "symbols": len(symbols),
+            "whole": whole,
+        },
         "symbols": symbols,
         "offsets": offsets,
         "death": death,

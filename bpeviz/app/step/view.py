@@ -30,7 +30,6 @@ from bpeviz.app.frame.links import link_flag, unread_number, whole_number
 from bpeviz.app.frame.state import KEY_STEP
 from bpeviz.app.frame.training import Run, history_key, session_id, step_records
 from bpeviz.app.frame.widgets import show_messages
-from bpeviz.engine.history import History
 from bpeviz.engine.readable import counted
 from bpeviz.engine.wordpiece_history import WordPieceHistory
 from bpeviz.records import wordpiece_step
@@ -69,8 +68,8 @@ def _record(history: Run, window_from: int = 0) -> tuple[str, str]:
     sessions at the budget left 376 MB behind when their histories were kept here too)."""
 
     def build() -> tuple[str, str]:
-        if isinstance(history, WordPieceHistory):  # its first words: no window to move
-            text = wordpiece_step.payload_json(history)
+        if isinstance(history, WordPieceHistory):
+            text = wordpiece_step.payload_json(history, window_from=window_from)
         else:
             text = payload_json(history, window_from=window_from)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], text
@@ -81,18 +80,26 @@ def _record(history: Run, window_from: int = 0) -> tuple[str, str]:
     )
 
 
+def _moved(history: Run, window_from: int, step: int) -> int:
+    """Where the drawn part of a long text starts at ``step``: at ``window_from`` while that
+    shows the merge of ``step`` (or merge 1's at step 0), else around that merge's first
+    place. A BPE window starts at a symbol, a WordPiece one at a word."""
+    merge = max(step, 1)
+    if isinstance(history, WordPieceHistory):
+        shows, around = wordpiece_step.window_shows, wordpiece_step.window_for
+    else:
+        shows, around = window_shows, window_for
+    if history.merge_count and not shows(history, window_from, merge):
+        return around(history, merge)
+    return window_from
+
+
 def _window(history: Run, step: int) -> int:
     """Where the drawn part of a long text starts: where it started, while it shows the
-    merge of ``step``; else around that merge's first place (a new record). A WordPiece
-    record always draws the text's first words."""
-    if not isinstance(history, History):
-        return 0
+    merge of ``step``; else around that merge's first place (a new record)."""
     state = st.session_state
     held = state.get(KEY_WINDOW)
-    window_from = held[1] if held and held[0] == id(history) else 0
-    merge = max(step, 1)
-    if history.merge_count and not window_shows(history, window_from, merge):
-        window_from = window_for(history, merge)
+    window_from = _moved(history, held[1] if held and held[0] == id(history) else 0, step)
     state[KEY_WINDOW] = (id(history), window_from)
     return window_from
 
@@ -101,11 +108,7 @@ def prepare_record(history: Run, step: int) -> None:
     """Build the record a session opening this run at ``step`` is given (the window around
     that merge, as :func:`_window` picks it for a new session), so its first load finds it
     made: a lesson's slides are prepared so before the class reaches them."""
-    merge = max(step, 1)
-    window_from = 0
-    if isinstance(history, History) and history.merge_count and not window_shows(history, 0, merge):
-        window_from = window_for(history, merge)
-    _record(history, window_from)
+    _record(history, _moved(history, 0, step))
 
 
 def step_page_for(history: Run, *, name: str, summary: str) -> str:
