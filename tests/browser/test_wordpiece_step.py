@@ -10,6 +10,7 @@ says ties with it, scores 10 / (15 × 15) = 2/45.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from conftest import AppPage, keep_screenshot
 from test_accessibility import AXE, assert_no_violations
 from test_live_class import join, wait_connected
 from test_step_view import exported_page, wait_step
+from test_wordpiece_record import LONG, LONG_VOCAB
 
 from bpeviz.engine.wordpiece import train_wordpiece
 from bpeviz.engine.wordpiece_history import WordPieceHistory
@@ -175,4 +177,42 @@ def test_tokenize_encodes_with_the_wordpiece_run(app: AppPage, screenshots: Path
     assert "longest vocabulary entry that matches" in main
     assert "At character 1, “hugs” is left: the longest entry that matches is “hugs”." in main
     keep_screenshot(app.page, screenshots / "wordpiece-tokenize.png", full_page=True)
+    app.assert_clean()
+
+
+def test_a_long_text_redraws_where_the_merge_a_student_stops_at_applies(
+    app: AppPage, screenshots: Path
+) -> None:
+    """``tests/test_wordpiece_record.py``'s long text, worked by hand: merge 2 (x + ##y, score
+    1/1) joins "xy" at character 9,003 only, past the part drawn first. A student who jumps to
+    step 2 sees the part where it applies, its new token outlined, and the note that says
+    which bytes are drawn."""
+    app.open("step", algo="wordpiece", vocab=LONG_VOCAB)
+    radio = app.page.locator(".st-key-src").get_by_text("Paste", exact=True)
+    app.rerun(radio.click)
+    box = app.page.locator(".st-key-paste textarea")
+    box.fill(LONG)
+    app.rerun(lambda: box.press("Control+Enter"))
+    app.wait_view(0)
+    note = app.page.locator(".bpe-root")
+    size = f"{len(LONG):,}"
+    assert "Long text: showing its first" in note.inner_text() and f"of {size}" in note.inner_text()
+    assert "xy" not in app.page.locator(".bpe-scroll").inner_text().replace(" ", "")
+    jump = app.page.locator(".bpe-jump")
+    jump.fill("2")
+    jump.press("Enter")
+    app.page.wait_for_function(
+        """() => { const root = document.querySelector('.bpe-root');
+             return root.dataset.ready === 'true' && root.dataset.step === '2'
+               && [...root.querySelectorAll('.bpe-scroll .bpe-new')]
+                    .some((token) => token.textContent === 'xy'); }""",
+        timeout=60_000,
+    )
+    shown = app.page.locator(".bpe-root").inner_text()
+    late = LONG.find("xy")
+    match = re.search(r"Long text: showing bytes ([\d,]+)–([\d,]+) of ([\d,]+)", shown)
+    assert match, shown
+    start, end, total = (int(group.replace(",", "")) for group in match.groups())
+    assert start <= late + 1 and end == total == len(LONG)
+    keep_screenshot(app.page, screenshots / "wordpiece-long-text.png", full_page=True)
     app.assert_clean()
