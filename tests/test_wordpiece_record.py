@@ -119,3 +119,27 @@ def test_a_long_texts_window_moves_to_the_merge_it_shows() -> None:
     assert LONG[moved["window"]["from"] : moved["window"]["from"] + 3] == "ab "
     assert window_shows(history, window_for(history, 2), 2)
     assert window_for(history, 1) == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    words=st.lists(WORDS, min_size=1, max_size=30),
+    size=st.integers(min_value=1, max_value=40),
+    window=st.integers(min_value=1, max_value=12),
+)
+def test_every_merge_is_drawn_in_the_window_picked_for_it(
+    words: list[str], size: int, window: int
+) -> None:
+    """With a window of a few characters, the window picked for each merge draws a place of it,
+    whole words of the text (each drawn character is the text's at its offset)."""
+    text = " ".join(words)
+    history = WordPieceHistory(text, train_wordpiece(text, size, top_pairs=TOP_PAIRS))
+    for merge in range(1, history.merge_count + 1):
+        start = window_for(history, merge, window)
+        record = payload(history, window_symbols=window, window_from=start)
+        assert merge in record["death"] and window_shows(history, start, merge, window)
+        drawn = text.encode()[record["window"]["from"] : record["window"]["bytes"]].decode()
+        assert [record["vocab"][symbol][0] for symbol in record["symbols"]] == list(
+            drawn.replace(" ", "")
+        )
+        assert f" {drawn} " in f" {text} "  # whole words, never a cut one

@@ -21,6 +21,8 @@ from fractions import Fraction
 from functools import cached_property
 from itertools import pairwise
 
+import numpy as np
+
 from bpeviz.engine.pair_merge import SHIFT
 from bpeviz.engine.tie_rules import tie_rule
 from bpeviz.engine.wordpiece import CONTINUATION, WORD_PATTERNS, PairRow, WordPieceRun
@@ -171,6 +173,29 @@ class WordPieceHistory:
 
         return sorted(rows, key=order)
 
+    @cached_property
+    def text_deaths(self) -> tuple[np.ndarray, np.ndarray]:
+        """The text's words as one row of characters, for a view that looks for a merge's
+        places in a long text: the character where each word starts (plus the row's end), and
+        per character the merge that joined it to the one before (0 at a word's start,
+        ``merge_count + 1``: never).
+
+        >>> from bpeviz.engine.wordpiece import train_wordpiece
+        >>> course = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
+        >>> starts, deaths = WordPieceHistory("hug hugs", train_wordpiece(course, 15)).text_deaths
+        >>> starts.tolist(), deaths.tolist()  # h+##u is merge 2; ##g+##s 1, hu+##gs 3; 4: never
+        ([0, 3, 7], [0, 2, 4, 0, 2, 3, 1])
+        """
+        never = self.merge_count + 1
+        words = self.words()
+        starts = np.zeros(len(words) + 1, dtype=np.int64)
+        deaths: list[int] = []
+        for index, (_, word) in enumerate(words):
+            deaths.append(0)
+            deaths.extend(min(died, never) for died in self.word_deaths(word)[1:])
+            starts[index + 1] = len(deaths)
+        return starts, np.array(deaths, dtype=np.int32)
+
     def words(self) -> list[tuple[int, str]]:
         """The text's words in order, each with the character offset where it starts."""
         pattern = WORD_PATTERNS[self.run.pretokenizer]
@@ -186,4 +211,6 @@ class WordPieceHistory:
         deaths = sum(8 * len(held) + 56 for held in self._deaths.values())
         vocab = sum(len(token) + 50 for token in run.vocab)
         steps = _STEP_BYTES * len(run.steps)
+        if "text_deaths" in self.__dict__:  # a long text's step view made it
+            deaths += sum(array.nbytes for array in self.text_deaths)
         return len(self.text) * 2 + words + cuts + tables + deaths + vocab + steps

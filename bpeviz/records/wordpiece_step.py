@@ -28,6 +28,8 @@ import json
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from bpeviz.engine.readable import counted, times
 from bpeviz.engine.tie_rules import TIE_RULES
 from bpeviz.engine.wordpiece import CONTINUATION, PairRow, WordPieceStep
@@ -231,40 +233,32 @@ def _tied_rows(rows: tuple[PairRow, ...], by_score: bool) -> int:
     return TOP_PAIRS + 1 if tied == len(rows) == TOP_PAIRS else tied
 
 
-def _window_end(words: list[tuple[int, str]], first: int, window_symbols: int) -> int:
-    """The word after the last drawn from word ``first``: at most ``window_symbols``
-    characters of words (at least one word; a word is never cut)."""
-    end, symbols = first, 0
-    while end < len(words) and (end == first or symbols + len(words[end][1]) <= window_symbols):
-        symbols += len(words[end][1])
-        end += 1
-    return end
+def _window_end(starts: np.ndarray, first: int, window_symbols: int) -> int:
+    """The word after the last drawn from word ``first`` (``starts``: where each word starts
+    among the text's characters of words, :attr:`WordPieceHistory.text_deaths`): at most
+    ``window_symbols`` characters, at least one word; a word is never cut."""
+    fits = int(np.searchsorted(starts, starts[first] + window_symbols, side="right")) - 1
+    return min(max(fits, first + 1), len(starts) - 1)
 
 
 def window_shows(
     history: WordPieceHistory, window_from: int, merge: int, window_symbols: int = WINDOW_SYMBOLS
 ) -> bool:
     """Whether the window starting at word ``window_from`` holds a place of ``merge``."""
-    words = history.words()
-    end = _window_end(words, window_from, window_symbols)
-    return any(merge in history.word_deaths(word) for _, word in words[window_from:end])
+    starts, death = history.text_deaths
+    end = _window_end(starts, window_from, window_symbols)
+    return bool(np.any(death[starts[window_from] : starts[end]] == merge))
 
 
 def window_for(history: WordPieceHistory, merge: int, window_symbols: int = WINDOW_SYMBOLS) -> int:
     """The first word of a window that shows ``merge``: about a tenth of the window before
     the first word it joins, as BPE's (:func:`bpeviz.records.step.window_for`) starts."""
-    words = history.words()
-    place = next(
-        (index for index, (_, word) in enumerate(words) if merge in history.word_deaths(word)),
-        None,
-    )
-    if place is None:
+    starts, death = history.text_deaths
+    places = np.flatnonzero(death == merge)
+    if not len(places):
         return 0
-    start, before = place, 0
-    while start > 0 and before + len(words[start - 1][1]) <= window_symbols // 10:
-        start -= 1
-        before += len(words[start][1])
-    return start
+    word = int(np.searchsorted(starts, places[0], side="right")) - 1
+    return int(np.searchsorted(starts, starts[word] - window_symbols // 10, side="left"))
 
 
 def payload(
@@ -282,7 +276,7 @@ def payload(
     offsets: list[int] = []
     pieces: list[int] = []
     words = history.words()
-    end = _window_end(words, window_from, window_symbols)
+    end = _window_end(history.text_deaths[0], window_from, window_symbols) if words else 0
     char_at = words[window_from][0] if window_from < len(words) else 0
     byte_at = len(history.text[:char_at].encode("utf-8"))
     window_start = byte_at
