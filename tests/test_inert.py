@@ -136,6 +136,9 @@ APP_TEXT: dict[str, str] = {
         "chat.ROLES only"
     ),
     "lesson/view.py: line": "the slide's and lesson's titles through escape_markdown",
+    "lesson/view.py: list(lessons)": "option keys: the bundled lessons' names, never shown",
+    "lesson/view.py: lambda key: escape_markdown(f'{lessons[key].title} ({lessons[key].minutes}"
+    " min)')": "a bundled lesson's title, through escape_markdown",
     "frame/sidebar.py: samples[state[run_settings.KEY_SAMPLE]].description": (
         "the bundled samples' texts"
     ),
