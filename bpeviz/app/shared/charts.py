@@ -27,7 +27,14 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from bpeviz.app.compression.curves import CURVE_COLUMNS, OTHER, OWN, REAL, REFERENCE_COLUMNS
+from bpeviz.app.compression.curves import (
+    CURVE_COLUMNS,
+    OTHER,
+    OWN,
+    REAL,
+    REFERENCE_COLUMNS,
+    WORDPIECE,
+)
 from bpeviz.engine.corpus import BYTE_COUNT
 
 PICK = "pick"  # the click selection's name: what st.altair_chart(selection_mode=...) listens to
@@ -77,11 +84,13 @@ def compression_chart(
     y = alt.Y("bytes_per_token:Q", title=list(Y_TITLE), scale=alt.Scale(zero=False))
     has_references = references is not None and not references.empty
     color = alt.Color("measured_on:N", title="measured on", scale=color_scale, legend=LEGEND)
-    kinds = [OWN, OTHER, *([REAL] if has_references else [])]
+    wordpiece = bool((curves["kind"] == WORDPIECE).any())
+    patterns = {OWN: [1, 0], OTHER: [6, 4], WORDPIECE: [10, 3, 2, 3], REAL: [2, 3]}
+    kinds = [OWN, OTHER, *([WORDPIECE] if wordpiece else []), *([REAL] if has_references else [])]
     dash = alt.StrokeDash(
         "kind:N",
         title="tokenizer",
-        scale=alt.Scale(domain=kinds, range=[[1, 0], [6, 4], [2, 3]][: len(kinds)]),
+        scale=alt.Scale(domain=kinds, range=[patterns[kind] for kind in kinds]),
         legend=LEGEND,
     )
     nearest = alt.selection_point(
