@@ -204,7 +204,6 @@ def test_the_numbers_table_says_the_language_cost_per_byte_and_as_many() -> None
     assert table.values.tolist()[-1] == ["t", "4.00", "2.00", "2.0×"]
 
 
-
 # The Hugging Face course's WordPiece corpus (LLM course, chapter 6): 149 bytes, 34 words.
 COURSE = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
 
