@@ -193,8 +193,8 @@ def test_the_sidebars_tokenizer_on_a_curve_is_not_drawn_twice() -> None:
 
 
 def test_wordpiece_curves_beside_bpe_on_the_same_samples() -> None:
-    """The "WordPiece curves" toggle adds a WordPiece run on each sample (BERT's pre-tokenizer, score
-    rule) to the chart and the table. The English number at the marker (vocab 512) is the
+    """The "WordPiece curves" toggle adds a WordPiece run on each sample (BERT's pre-tokenizer,
+    score rule) to the chart and the table. The English number at the marker (vocab 512) is the
     bytes of the sample over the tokens the ``tokenizers`` library's WordPiece cuts it into
     with the vocabulary of 512; the Japanese run's first vocabulary (each character, plain
     and with ``##``) is already larger than 512, so it has no number there."""
