@@ -98,6 +98,12 @@ APP_TEXT: dict[str, str] = {
     "(vocab size {history.vocab_size:,}): every piece of its text is already one token, so its "
     "curve ends there. A tokenizer this large has simply memorised a 5 KB text.'": "bundled "
     "sample names",
+    "compression.py: f'WordPiece on the {name} sample starts at a vocabulary of {run.base:,} "
+    "(its characters, plain and with `##`), above the {max_vocab:,} trained here: one point.'": (
+        "bundled sample names and numbers"
+    ),
+    "compression.py: f'WordPiece on the {name} sample ran out of pairs at a vocabulary of "
+    "{run.vocab_size:,}: every word of it is one token.'": "bundled sample names and numbers",
     "export.py: f'Loaded {escape_markdown(result.source)} as a {result.kind}. It is now "
     "offered on the Tokenize and Compare pages.'": "the readers' names for the file's kind",
     "frame/widgets.py: shown": "tables.presented escapes every text cell",
