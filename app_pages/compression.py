@@ -21,6 +21,7 @@ from bpeviz.app.frame.training import (
     sample_passages,
     sample_references,
     train_sample,
+    train_wordpiece_sample,
 )
 from bpeviz.app.frame.unigram_runs import current_unigram_tokenizer, unigram_chosen
 from bpeviz.app.frame.widgets import columns, show_chart, show_table
@@ -46,6 +47,9 @@ HOW_TO_READ = """\
   table below the chart has every number.
 - Every curve starts at 1 byte per token. The first Japanese merges only glue bytes back into
   characters (the very first is `<E3><81>`, the lead bytes of most hiragana).
+- **Dash-dot** lines (with “WordPiece curves” on): WordPiece trained on the same two samples
+  up to the same vocab size (BERT's pre-tokenizer, score rule, tie rule first), the
+  algorithm BERT uses. Hover a point to compare it with BPE's at the same vocab size.
 - The grey line is the sidebar's vocab size. Click a point to open the Step page at that
   merge (the sidebar then holds that sample and these settings).
 - This page always trains on the two bundled samples (gpt4 pre-tokenizer, tie rule first),
@@ -105,10 +109,22 @@ LINE_TOGGLES = (
      "the sidebar's "
      "tokenizer when it is none of the curves here; a tokenizer imported on the Export / "
      "import page, if any."),
+    ("WordPiece curves", "compression_wordpiece",
+     "Trains WordPiece on each sample once, up to the same vocab size (BERT's pre-tokenizer, "
+     "score rule), and draws its bytes per token beside BPE's (dash-dot)."),
 )  # fmt: skip
+LINE_DEFAULTS = (True, True, False)  # WordPiece trains two more runs: asked for
+WORDPIECE_PRETOKENIZER = "bert"
+WORDPIECE_NOTE = (
+    "Dash-dot: WordPiece on the same text. It counts differently from BPE: the spaces between "
+    "words are no tokens, and a word's inner pieces are tokens marked `##` (`play` `##ing`), "
+    "so its curves start above 1 byte per token, at a vocabulary of every character, plain "
+    "and with `##`."
+)
 with right:
-    cross, reference = [
-        st.toggle(label, value=True, key=key, help=text) for label, key, text in LINE_TOGGLES
+    cross, reference, wordpiece = [
+        st.toggle(label, value=default, key=key, help=text)
+        for (label, key, text), default in zip(LINE_TOGGLES, LINE_DEFAULTS, strict=True)
     ]
 
 with st.spinner("Training on the English and Japanese samples…"):
@@ -117,6 +133,21 @@ with st.spinner("Training on the English and Japanese samples…"):
     }
 sample_keys = tuple(SAMPLES.items())
 curves = sample_curves(sample_keys, max_vocab, PRETOKENIZER, TIE_BREAK, cross)
+wordpiece_runs = {}
+if wordpiece:
+    try:
+        wordpiece_runs = {
+            name: train_wordpiece_sample(key, max_vocab, WORDPIECE_PRETOKENIZER)
+            for name, key in SAMPLES.items()
+        }
+    except ValueError as error:
+        st.warning(f"No WordPiece curves: {escape_markdown(str(error))}.")
+    else:
+        wordpiece_curves = [
+            compression.wordpiece_curve(run, language=name) for name, run in wordpiece_runs.items()
+        ]
+        curves = pd.concat([curves, *wordpiece_curves], ignore_index=True)
+        st.caption(WORDPIECE_NOTE)
 references = None
 imported = imported_tokenizer()
 yours = None
@@ -175,6 +206,17 @@ for name, history in histories.items():
             f"The {name} sample ran out of pairs after {history.merge_count:,} merges "
             f"(vocab size {history.vocab_size:,}): every piece of its text is already one token, "
             "so its curve ends there. A tokenizer this large has simply memorised a 5 KB text."
+        )
+for name, run in wordpiece_runs.items():
+    if run.base > max_vocab:
+        st.caption(
+            f"WordPiece on the {name} sample starts at a vocabulary of {run.base:,} (its "
+            f"characters, plain and with `##`), above the {max_vocab:,} trained here: one point."
+        )
+    elif run.vocab_size < max_vocab:
+        st.caption(
+            f"WordPiece on the {name} sample ran out of pairs at a vocabulary of "
+            f"{run.vocab_size:,}: every word of it is one token."
         )
 
 if marker is None:

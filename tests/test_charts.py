@@ -273,3 +273,24 @@ def test_every_chart_in_presentation_mode_sets_18px_text_or_more(page: str) -> N
         assert config["text"]["fontSize"] >= 18
         small = {path: size for path, size in font_sizes(spec).items() if size < 18}
         assert not small, small
+
+
+def test_a_wordpiece_curve_widens_the_axis_to_its_first_vocabulary(curves) -> None:
+    """The course's corpus (``hug`` ×10 …): WordPiece's first vocabulary is 12 tokens ([UNK],
+    7 characters, 4 ``##`` forms), far below BPE's 256 bytes; its line must start inside the
+    plot (it was drawn over the y axis), and the axis title names both algorithms' counts."""
+    from bpeviz.app.compression.curves import WORDPIECE, wordpiece_curve
+    from bpeviz.engine.wordpiece import train_wordpiece
+    from bpeviz.engine.wordpiece_history import WordPieceHistory
+
+    course = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
+    wordpiece = wordpiece_curve(
+        WordPieceHistory(course, train_wordpiece(course, 15)), language="English"
+    )
+    spec = compression_chart(pd.concat([curves, wordpiece])).to_dict()
+    (lines,) = layers_with_mark(spec, "line")
+    assert lines["encoding"]["x"]["scale"]["domain"] == [12, 259]
+    assert "WordPiece" in lines["encoding"]["x"]["title"]
+    assert lines["encoding"]["strokeDash"]["scale"]["domain"][-1] == WORDPIECE
+    (lines,) = layers_with_mark(compression_chart(curves).to_dict(), "line")
+    assert lines["encoding"]["x"]["scale"]["domain"][0] == 256  # BPE alone: as before

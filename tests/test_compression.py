@@ -13,6 +13,7 @@ from bpeviz.app.compression.curves import (
     OTHER,
     OWN,
     REFERENCE_COLUMNS,
+    WORDPIECE,
     compression_curves,
     cross_curve,
     curves_csv,
@@ -21,6 +22,8 @@ from bpeviz.app.compression.curves import (
     ratio_at,
     reference_ratios,
     sampled_steps,
+    wordpiece_curve,
+    wordpiece_name,
 )
 from bpeviz.engine.history import bytes_per_token, train
 from bpeviz.engine.samples import get_sample
@@ -200,3 +203,63 @@ def test_the_numbers_table_says_the_language_cost_per_byte_and_as_many() -> None
     assert table.columns[-1] == "per byte of UTF-8, Japanese takes × as many tokens"
     assert table.values.tolist()[-1] == ["t", "4.00", "2.00", "2.0×"]
 
+
+# The Hugging Face course's WordPiece corpus (LLM course, chapter 6): 149 bytes, 34 words.
+COURSE = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
+
+
+def test_wordpiece_curve_by_hand() -> None:
+    """Worked by hand. Bytes: 4×10 + 4×5 + 4×12 + 4×4 + 5×5 = 149 (the spaces count; they are
+    no token). First vocabulary: [UNK], every character plain as the ``tokenizers`` library
+    keeps them (b g h n p s u) and the ``##`` forms of those inside a word (##g ##n ##s ##u):
+    1 + 7 + 4 = 12. Tokens before any merge:
+    a character each, 3×(10+5+12+4) + 4×5 = 113. The score rule merges ##g+##s (in the 5 hugs:
+    113 - 5 = 108), then h+##u (10 hug + 5 hugs: 93), then hu+##gs (5 hugs: 88); each adds
+    a token (vocab 13, 14, 15)."""
+    from bpeviz.engine.wordpiece import train_wordpiece
+    from bpeviz.engine.wordpiece_history import WordPieceHistory
+
+    curve = wordpiece_curve(WordPieceHistory(COURSE, train_wordpiece(COURSE, 15)), language="toy")
+    assert curve["trained_on"].unique().tolist() == [wordpiece_name("toy")]
+    assert curve["measured_on"].unique().tolist() == ["toy"]
+    assert curve["kind"].unique().tolist() == [WORDPIECE]
+    assert curve["vocab_size"].tolist() == [12, 13, 14, 15]
+    assert curve["merges"].tolist() == [0, 1, 2, 3]
+    assert curve["tokens"].tolist() == [113, 108, 93, 88]
+    assert curve["bytes"].unique().tolist() == [149]
+    assert curve["bytes_per_token"].iloc[0] == pytest.approx(149 / 113)
+
+
+def test_wordpiece_curve_ends_at_the_tokenizers_librarys_count() -> None:
+    """The last point's tokens are those the ``tokenizers`` library's WordPiece model (on the
+    exported vocabulary) cuts the English sample into: the curve counts what encoding gives."""
+    from tokenizers import Tokenizer as LibraryWordPiece
+
+    from bpeviz.engine.wordpiece import train_wordpiece
+    from bpeviz.engine.wordpiece_history import WordPieceHistory
+    from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
+
+    text = get_sample("english").text
+    run = train_wordpiece(text, 1024, pretokenizer="bert")
+    curve = wordpiece_curve(WordPieceHistory(text, run), language="English")
+    library = LibraryWordPiece.from_str(to_hf_wordpiece_json(run))
+    expected = len(library.encode(text, add_special_tokens=False).ids)
+    assert curve["tokens"].iloc[-1] == expected
+    assert curve["vocab_size"].iloc[-1] == run.vocab_size
+
+
+def test_numbers_table_has_a_row_per_wordpiece_curve() -> None:
+    from bpeviz.engine.wordpiece import train_wordpiece
+    from bpeviz.engine.wordpiece_history import WordPieceHistory
+
+    bpe = compression_curves({"toy": train("aaab", 257)}, cross=False)
+    history = WordPieceHistory(COURSE, train_wordpiece(COURSE, 15))
+    wordpiece = wordpiece_curve(history, language="toy")
+    table = numbers_table(pd.concat([bpe, wordpiece]), None, vocab_size=257, languages=("toy",))
+    assert table.values.tolist() == [
+        ["trained on toy", "1.33"],  # 4 bytes in 3 tokens
+        [wordpiece_name("toy"), f"{149 / 88:.2f}"],  # its largest, vocab 15: 88 tokens
+    ]
+    # Below WordPiece's first vocabulary (12) it has no number: a dash, not nan.
+    table = numbers_table(pd.concat([bpe, wordpiece]), None, vocab_size=11, languages=("toy",))
+    assert table.values.tolist()[1] == [wordpiece_name("toy"), "–"]

@@ -98,6 +98,12 @@ APP_TEXT: dict[str, str] = {
     "(vocab size {history.vocab_size:,}): every piece of its text is already one token, so its "
     "curve ends there. A tokenizer this large has simply memorised a 5 KB text.'": "bundled "
     "sample names",
+    "compression.py: f'WordPiece on the {name} sample starts at a vocabulary of {run.base:,} "
+    "(its characters, plain and with `##`), above the {max_vocab:,} trained here: one point.'": (
+        "bundled sample names and numbers"
+    ),
+    "compression.py: f'WordPiece on the {name} sample ran out of pairs at a vocabulary of "
+    "{run.vocab_size:,}: every word of it is one token.'": "bundled sample names and numbers",
     "export.py: f'Loaded {escape_markdown(result.source)} as a {result.kind}. It is now "
     "offered on the Tokenize and Compare pages.'": "the readers' names for the file's kind",
     "frame/widgets.py: shown": "tables.presented escapes every text cell",
@@ -136,6 +142,9 @@ APP_TEXT: dict[str, str] = {
         "chat.ROLES only"
     ),
     "lesson/view.py: line": "the slide's and lesson's titles through escape_markdown",
+    "lesson/view.py: list(lessons)": "option keys: the bundled lessons' names, never shown",
+    "lesson/view.py: lambda key: escape_markdown(f'{lessons[key].title} ({lessons[key].minutes}"
+    " min)')": "a bundled lesson's title, through escape_markdown",
     "frame/sidebar.py: samples[state[run_settings.KEY_SAMPLE]].description": (
         "the bundled samples' texts"
     ),

@@ -190,3 +190,32 @@ def test_the_sidebars_tokenizer_on_a_curve_is_not_drawn_twice() -> None:
     """The default sidebar (the English sample, gpt4, first) is the English curve's point."""
     at = open_page(PAGE)
     assert not any(label.startswith("yours") for label in metric_labels(at))
+
+
+def test_wordpiece_curves_beside_bpe_on_the_same_samples() -> None:
+    """The "WordPiece curves" toggle adds a WordPiece run on each sample (BERT's pre-tokenizer,
+    score rule) to the chart and the table. The English number at the marker (vocab 512) is the
+    bytes of the sample over the tokens the ``tokenizers`` library's WordPiece cuts it into
+    with the vocabulary of 512; the Japanese run's first vocabulary (each character, plain
+    and with ``##``) is already larger than 512, so it has no number there."""
+    from tokenizers import Tokenizer as LibraryWordPiece
+
+    from bpeviz.engine.samples import get_sample
+    from bpeviz.engine.wordpiece import train_wordpiece
+    from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
+
+    at = open_page(PAGE)
+    assert not any("WordPiece" in label for label in metric_labels(at))  # off by default
+    at.toggle(key="compression_wordpiece").set_value(True).run()
+    assert not at.exception
+    text = get_sample("english").text
+    library = LibraryWordPiece.from_str(
+        to_hf_wordpiece_json(train_wordpiece(text, 512, pretokenizer="bert"))
+    )
+    tokens = len(library.encode(text, add_special_tokens=False).ids)
+    values = numbers(at)
+    assert values["English · WordPiece on English"] == f"{len(text.encode()) / tokens:.2f}"
+    assert values["Japanese · WordPiece on Japanese"] == "–"
+    spec = at.get("vega_lite_chart")[0].proto.spec
+    assert "WordPiece, own text" in spec
+    assert any("##" in caption.value for caption in at.caption)  # how its count differs

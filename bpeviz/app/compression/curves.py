@@ -13,6 +13,7 @@ training. The caller passes finished histories (the app trains them once, cached
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping, Sequence
 
 import pandas as pd
@@ -21,6 +22,7 @@ from bpeviz.app.frame.run_settings import Settings
 from bpeviz.app.shared.csv_cells import csv_bytes
 from bpeviz.engine.history import History, bytes_per_token
 from bpeviz.engine.tokenizer import Tokenizer
+from bpeviz.engine.wordpiece_history import WordPieceHistory
 from bpeviz.formats.hf_models import LibraryTokenizer
 
 CURVE_COLUMNS: tuple[str, ...] = (
@@ -49,6 +51,7 @@ REFERENCE_COLUMNS: tuple[str, ...] = (
 )
 OWN = "own text"
 OTHER = "other language"
+WORDPIECE = "WordPiece, own text"  # a WordPiece run on the same sample, beside BPE's
 REAL = "real (hover: its name)"  # a reference line: a real tokenizer, yours or one imported
 DEFAULT_POINTS = 20
 
@@ -86,6 +89,39 @@ def own_curve(history: History, *, language: str) -> pd.DataFrame:
         tokens = history.token_count(k)
         rows.append(
             (language, language, OWN, history.base + k, k, tokens, byte_count,
+             bytes_per_token(byte_count, tokens))
+        )  # fmt: skip
+    return pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
+
+
+def wordpiece_name(language: str) -> str:
+    """What a WordPiece curve is called on the chart and in the table.
+
+    >>> wordpiece_name("English")
+    'English · WordPiece'
+    """
+    return f"{language} · WordPiece"
+
+
+def wordpiece_curve(history: WordPieceHistory, *, language: str) -> pd.DataFrame:
+    """Bytes per token of a WordPiece run on its training text after every ``k`` merges.
+
+    As for BPE, no encoding happens: the history holds each step's token count, which is
+    what encoding the text by longest match gives (``tests/test_compression.py`` holds the
+    last point equal to the ``tokenizers`` library's count). The spaces between words count
+    as bytes but are no token, and the vocab size is the run's (characters, their ``##``
+    forms, ``[UNK]``), so the curve starts above 1 byte per token and right of 256.
+    """
+    byte_count = len(history.text.encode("utf-8", errors="surrogateescape"))
+    name = wordpiece_name(language)
+    rows = []
+    size = history.base
+    for k in range(history.merge_count + 1):
+        if k:
+            size += not history.run.steps[k - 1].existed
+        tokens = history.token_count(k)
+        rows.append(
+            (name, language, WORDPIECE, size, k, tokens, byte_count,
              bytes_per_token(byte_count, tokens))
         )  # fmt: skip
     return pd.DataFrame(rows, columns=list(CURVE_COLUMNS))
@@ -162,7 +198,7 @@ def chart_points(curves: pd.DataFrame, points: int = CHART_POINTS) -> pd.DataFra
     >>> chart_points(full, 3)["merges"].tolist()
     [0, 2, 3]
     """
-    own = curves["kind"] == OWN
+    own = curves["kind"].isin([OWN, WORDPIECE])
     keep = pd.Series(~own, index=curves.index)
     for _, rows in curves[own].groupby("trained_on", sort=False):
         wanted = set(sampled_steps(int(rows["merges"].max()), points))
@@ -291,7 +327,12 @@ def numbers_table(
     rows = []
     for name in languages:
         ratio = ratio_at(curves, trained_on=name, measured_on=name, vocab_size=vocab_size)
-        rows.append({"tokenizer": f"trained on {name}", name: f"{ratio:.2f}"})
+        rows.append({"tokenizer": f"trained on {name}", name: _cell(ratio)})
+    for name in languages:
+        wordpiece = wordpiece_name(name)
+        if (curves["trained_on"] == wordpiece).any():
+            ratio = ratio_at(curves, trained_on=wordpiece, measured_on=name, vocab_size=vocab_size)
+            rows.append({"tokenizer": wordpiece, name: _cell(ratio)})
     if references is not None:
         costs = language_costs(references, base=languages[0], other=languages[-1])
         for name, table in references.groupby("tokenizer", sort=False):
@@ -304,6 +345,11 @@ def numbers_table(
             rows.append(row)
     columns = ["tokenizer", *languages, *([COST_COLUMN] if len(languages) > 1 else [])]
     return pd.DataFrame([dict.fromkeys(columns, "") | row for row in rows], columns=columns)
+
+
+def _cell(ratio: float) -> str:
+    """A ratio as the table shows it; a dash where the curve has no point that small."""
+    return "–" if math.isnan(ratio) else f"{ratio:.2f}"
 
 
 def curves_csv(curves: pd.DataFrame, references: pd.DataFrame | None = None) -> bytes:

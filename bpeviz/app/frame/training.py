@@ -314,6 +314,22 @@ def train_sample(key: str, vocab_size: int, pretokenizer: str, tie_break: str) -
     return _history_in(("sample", key, settings.config()), sample.text, settings)
 
 
+def train_wordpiece_sample(key: str, vocab_size: int, pretokenizer: str) -> WordPieceHistory:
+    """The WordPiece run of bundled sample ``key`` (score rule, tie rule ``first``), trained
+    once and cached with the sidebar's runs: the Step page's WordPiece run of the sample with
+    these settings is this one. Raises ``ValueError`` past the server's WordPiece budget."""
+    settings = Settings(
+        algorithm="wordpiece",
+        source="sample",
+        sample_key=key,
+        vocab_size=vocab_size,
+        pretokenizer=pretokenizer,
+        tie_break="first",
+    )
+    sample = get_sample(key)
+    return wordpiece_for(TrainingText(sample.title, sample.text), settings)
+
+
 @dataclass
 class _ImportSlot:
     """One imported model file's reading, done at most once: the model or why it failed."""

@@ -295,7 +295,9 @@ def lesson_sidebar() -> None:
         st.radio(  # not a menu: a menu's chosen title is cut at the sidebar's edge; these wrap
             "Bundled lesson",
             list(lessons),
-            format_func=lambda key: f"{lessons[key].title} ({lessons[key].minutes} min)",
+            format_func=lambda key: escape_markdown(
+                f"{lessons[key].title} ({lessons[key].minutes} min)"
+            ),
             key=KEY_PICK,
         )
         st.button("Start this lesson", key="lesson_start", on_click=_start_bundled)

@@ -27,12 +27,22 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from bpeviz.app.compression.curves import CURVE_COLUMNS, OTHER, OWN, REAL, REFERENCE_COLUMNS
+from bpeviz.app.compression.curves import (
+    CURVE_COLUMNS,
+    OTHER,
+    OWN,
+    REAL,
+    REFERENCE_COLUMNS,
+    WORDPIECE,
+)
 from bpeviz.engine.corpus import BYTE_COUNT
 
 PICK = "pick"  # the click selection's name: what st.altair_chart(selection_mode=...) listens to
 PICK_FIELDS: tuple[str, ...] = ("trained_on", "merges")  # what a click reports
 X_TITLE = f"vocabulary size ({BYTE_COUNT} bytes + merges)"
+X_TITLE_WORDPIECE = (
+    f"vocabulary size (BPE: {BYTE_COUNT} bytes + merges; WordPiece: characters + merges)"
+)
 Y_TITLE: tuple[str, ...] = ("bytes per token", "higher is better: fewer tokens")  # two lines
 PROJECTOR_LABEL_SIZE = 18  # presentation mode's axis, legend and label text (projector_type)
 PROJECTOR_TITLE_SIZE = 20
@@ -71,17 +81,22 @@ def compression_chart(
     languages = list(dict.fromkeys([*curves["measured_on"].tolist(), *_measured(references)]))
     color_scale = alt.Scale(domain=languages, range=list(PALETTE[: max(len(languages), 1)]))
     x_max = _x_max(curves, current_vocab_size)
+    wordpiece = bool((curves["kind"] == WORDPIECE).any())
+    x_min = int(min([BYTE_COUNT, *curves["vocab_size"].tolist()]))  # WordPiece's may start lower
     x = alt.X(
-        "vocab_size:Q", title=X_TITLE, scale=alt.Scale(domain=[BYTE_COUNT, x_max], nice=False)
+        "vocab_size:Q",
+        title=X_TITLE_WORDPIECE if wordpiece else X_TITLE,
+        scale=alt.Scale(domain=[x_min, x_max], nice=False),
     )
     y = alt.Y("bytes_per_token:Q", title=list(Y_TITLE), scale=alt.Scale(zero=False))
     has_references = references is not None and not references.empty
     color = alt.Color("measured_on:N", title="measured on", scale=color_scale, legend=LEGEND)
-    kinds = [OWN, OTHER, *([REAL] if has_references else [])]
+    patterns = {OWN: [1, 0], OTHER: [6, 4], WORDPIECE: [10, 3, 2, 3], REAL: [2, 3]}
+    kinds = [OWN, OTHER, *([WORDPIECE] if wordpiece else []), *([REAL] if has_references else [])]
     dash = alt.StrokeDash(
         "kind:N",
         title="tokenizer",
-        scale=alt.Scale(domain=kinds, range=[[1, 0], [6, 4], [2, 3]][: len(kinds)]),
+        scale=alt.Scale(domain=kinds, range=[patterns[kind] for kind in kinds]),
         legend=LEGEND,
     )
     nearest = alt.selection_point(
