@@ -315,3 +315,14 @@ def test_a_slide_may_compare_two_runs_of_different_algorithms() -> None:
             "runs_b_pretok": "bert", "runs_b_vocab": 30}  # fmt: skip
     lesson = Lesson("three ways", (Slide("BPE and WordPiece", "runs", view),))
     assert parse_lesson(to_toml(lesson)) == lesson
+
+
+def test_the_two_runs_defaults_a_slide_leaves_out_are_the_pages_own() -> None:
+    """The published run fills in a page's fixed defaults (live_class.PAGE_DEFAULTS): for Two
+    runs they must be the page's, or a slide's run changes name when the page draws."""
+    from bpeviz.app.two_runs.state import DEFAULTS, widget_key
+
+    for name, run in DEFAULTS.items():
+        assert PARAMS[widget_key(name, "algo")].default == run.algorithm
+        assert PARAMS[widget_key(name, "wprule")].default == run.score_rule
+        assert PARAMS[widget_key(name, "eow")].default == run.end_of_word

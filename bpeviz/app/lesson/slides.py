@@ -149,8 +149,11 @@ PARAMS: dict[str, Param] = {
     "cmp_left": Param("choice", pages=("compare",), choices=_tokenizers, bound=True),
     "cmp_right": Param("choice", pages=("compare",), choices=_tokenizers, bound=True),
     "compare_text": Param("text", pages=("compare",)),
-    **_runs("algo", Param("choice", ("runs",), lambda: ALGORITHMS, bound=True)),
-    **_runs("wprule", Param("choice", ("runs",), lambda: SCORE_RULES, bound=True)),
+    # the page's own defaults for both runs (two_runs.state.DEFAULTS: BPE; WordPiece by score)
+    **_runs("algo", Param("choice", ("runs",), lambda: ALGORITHMS, bound=True, default="bpe")),
+    **_runs(
+        "wprule", Param("choice", ("runs",), lambda: SCORE_RULES, bound=True, default="score")
+    ),
     **_runs("pretok", Param("choice", ("runs",), _pretokenizers, bound=True)),
     **_runs("tie", Param("choice", ("runs",), lambda: TIE_BREAKS, bound=True)),
     # WordPiece's and Unigram's vocabularies may be tiny; BPE's least (257) the page says
