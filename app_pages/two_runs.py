@@ -1,6 +1,5 @@
 """Two training runs: the sidebar's text under settings A and B, merge by merge."""
 
-from dataclasses import replace
 
 import streamlit as st
 
@@ -120,15 +119,7 @@ for pane, name in zip(panes, runs.RUN_NAMES, strict=True):
 histories = {}
 unigram_keys: dict[str, str] = {}
 for name, settings in chosen.items():
-    full = replace(
-        sidebar,
-        pretokenizer=settings.pretokenizer,
-        tie_break=settings.tie_break,
-        vocab_size=settings.vocab_size,
-        end_of_word=settings.end_of_word,
-        algorithm=settings.algorithm,  # the runs' own settings, whatever the sidebar's
-        score_rule=settings.score_rule,
-    )
+    full = runs_state.trained_settings(sidebar, settings)
     problems = [m for m in check_settings(full) if m.level == "error"]
     if full.algorithm == "unigram":  # text only, and at most so much of it
         problems += unigram_text(text)[1]

@@ -27,7 +27,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -241,15 +241,7 @@ def _two_runs(text: TrainingText, sidebar: Any, state: dict[str, Any]) -> object
     histories = {}
     for name in runs.RUN_NAMES:
         chosen = runs_state.run_settings(state, name, runs_state.DEFAULTS[name])
-        full = replace(
-            sidebar,
-            pretokenizer=chosen.pretokenizer,
-            tie_break=chosen.tie_break,
-            vocab_size=chosen.vocab_size,
-            end_of_word=chosen.end_of_word,
-            algorithm=chosen.algorithm,  # as the page: the runs' own, whatever the sidebar's
-            score_rule=chosen.score_rule,
-        )
+        full = runs_state.trained_settings(sidebar, chosen)
         histories[name] = train_run(text, full)[0]
         if not isinstance(histories[name], History):
             return None  # runs of other algorithms: the page encodes them itself

@@ -6,11 +6,12 @@ Plain Python (no Streamlit), so the presets and the link's round trip are unit-t
 from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bpeviz.app.frame.run_settings import (
     KEY_SAMPLE,
     KEY_SOURCE,
+    Settings,
     fitted_pretokenizer,
     suggested_state,
 )
@@ -175,3 +176,18 @@ def preset(key: str) -> Preset:
             return candidate
     known = ", ".join(candidate.key for candidate in PRESETS)
     raise ValueError(f"unknown comparison {key!r}; known: {known}")
+
+
+def trained_settings(sidebar: Settings, run: TrainingConfig) -> Settings:
+    """What one run trains: the sidebar's settings (its text, special tokens, Unigram's
+    seeding) with the run's own algorithm, rule, pre-tokenizer, tie rule, size and markers,
+    whatever the sidebar's are. The page and a lesson's preparation train the same."""
+    return replace(
+        sidebar,
+        pretokenizer=run.pretokenizer,
+        tie_break=run.tie_break,
+        vocab_size=run.vocab_size,
+        end_of_word=run.end_of_word,
+        algorithm=run.algorithm,
+        score_rule=run.score_rule,
+    )

@@ -3,6 +3,14 @@
 // is {step, answered, spread, right_rows, mine}. The card is drawn again, in place, on every
 // answer counted: its title and verdict are focusable, where focus goes when a choice is made.
 
+// How many have answered the open question (the spread stays the presenter's until the
+// reveal), read out as it changes; the BPE and the Unigram class quiz cards share it.
+function classTally(link, question) {
+  const tally = el("p", "bpe-class-tally", question ? `${number(question.answered)} of ${counted(link.connected, "student")} answered` : "Waiting for the question…");
+  tally.setAttribute("aria-live", "polite");
+  return tally;
+}
+
 function classQuizCard(record, k, link, onNext) {
   const box = el("div", "bpe-card bpe-quiz bpe-class-quiz");
   const vocab = record.vocab;
@@ -47,9 +55,7 @@ function classQuizCard(record, k, link, onNext) {
     choices.append(choice);
   }
   box.append(choices);
-  const tally = el("p", "bpe-class-tally", question ? `${number(question.answered)} of ${counted(link.connected, "student")} answered` : "Waiting for the question…");
-  tally.setAttribute("aria-live", "polite");
-  box.append(tally);
+  box.append(classTally(link, question));
   if (revealed) {
     const { left, right } = mergeOf(record, k + 1);
     const joined = pairWords(vocab, left, right);

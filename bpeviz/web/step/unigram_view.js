@@ -323,9 +323,7 @@ function unigramClassQuiz(view, record, k) {
     choices.append(choice);
   }
   box.append(choices);
-  const tally = el("p", "bpe-class-tally", question ? `${number(question.answered)} of ${counted(link.connected, "student")} answered` : "Waiting for the question…");
-  tally.setAttribute("aria-live", "polite");
-  box.append(tally);
+  box.append(classTally(link, question));
   if (revealed) {
     const offers = unigramQuizRows(record, k);
     const gone = offers.find((offer) => offer.row === 0);
