@@ -15,7 +15,8 @@ Fixtures
   errors collected, in a context each worker keeps (``app_context``: its cache warm, its
   cookies, storage and permissions cleared after each test); its helpers open a page and
   wait for Streamlit to finish.
-- ``new_page`` (function): a factory of more pages, in new contexts or as tabs beside one.
+- ``new_page`` (function): a factory of more pages, each in a context of its own (lent warm,
+  cleared like ``app``'s between tests) or as tabs beside one.
 - ``screenshots``, ``report_figure``: the screenshot folder; a line for the figures section
   printed after the run (the classroom test's memory and timings; printed by a run without
   xdist workers, such as ``make test``'s serial pass, as a worker's lines stay in the worker).
@@ -53,7 +54,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 
@@ -728,7 +729,8 @@ def app_context(browser: Any) -> Iterator[Any]:
 
 def _leave_no_trace(context: Any, base_url: str) -> None:
     """Close every tab a test opened in ``context`` (all but its first, blank one) and
-    clear what a page may keep there: the app's cookies and storage, granted permissions.
+    clear what a page may keep there: the cookies, the storage of the app's origin and of
+    every other origin its tabs went to (:func:`warm_context`), granted permissions.
     Its cache stays."""
     first, *opened = context.pages
     for page in opened:
@@ -738,12 +740,47 @@ def _leave_no_trace(context: Any, base_url: str) -> None:
     context.clear_permissions()
     cdp = context.new_cdp_session(first)
     try:
-        cdp.send(
-            "Storage.clearDataForOrigin",
-            {"origin": base_url, "storageTypes": "local_storage,session_storage,indexeddb"},
-        )
+        for origin in {base_url, *_ORIGINS_SEEN.get(context, ())}:
+            cdp.send(
+                "Storage.clearDataForOrigin",
+                {"origin": origin, "storageTypes": "local_storage,session_storage,indexeddb"},
+            )
     finally:
         cdp.detach()
+
+
+# The web origins each warm context's tabs went to, so that lending it again clears them all.
+_ORIGINS_SEEN: dict[Any, set[str]] = {}
+
+
+def warm_context(browser: Any) -> Any:
+    """A context to keep warm and lend test after test (:func:`_leave_no_trace` between two):
+    a blank first tab, and the origins its tabs go to noted."""
+    context = new_context(browser)
+    seen = _ORIGINS_SEEN.setdefault(context, set())
+
+    def note(frame: Any) -> None:
+        parts = urlsplit(frame.url)
+        if parts.scheme in ("http", "https"):
+            seen.add(f"{parts.scheme}://{parts.netloc}")
+
+    context.on("page", lambda page: page.on("framenavigated", note))
+    context.new_page()
+    return context
+
+
+@pytest.fixture(scope="session")
+def lent_contexts() -> Iterator[list[Any]]:
+    """The warm contexts :func:`new_page` lends, free between tests: a student's or a second
+    user's page in a new context cost Chromium about 5 s more CPU than one in a warm context
+    (:func:`app_context`), and a live-class test opens three."""
+    free: list[Any] = []
+    try:
+        yield free
+    finally:
+        for context in free:
+            with contextlib.suppress(Exception):
+                context.close()
 
 
 @pytest.fixture
@@ -762,16 +799,21 @@ def app(
 
 @pytest.fixture
 def new_page(
-    browser: Any, app_server: AppServer, request: pytest.FixtureRequest
+    browser: Any,
+    app_server: AppServer,
+    lent_contexts: list[Any],
+    request: pytest.FixtureRequest,
 ) -> Iterator[Callable[..., AppPage]]:
-    """A factory of further pages: ``new_page()`` in a fresh context (a fresh browser),
-    ``new_page(beside=other)`` as another tab in ``other``'s context."""
+    """A factory of further pages: ``new_page()`` in a context of its own (another browser:
+    no cookies, storage or permissions from any other page, its cache warm from an earlier
+    test, :func:`lent_contexts`), ``new_page(beside=other)`` as another tab in ``other``'s
+    context."""
     opened: list[AppPage] = []
     contexts: list[Any] = []
 
     def make(beside: AppPage | None = None) -> AppPage:
         if beside is None:
-            contexts.append(new_context(browser))
+            contexts.append(lent_contexts.pop() if lent_contexts else warm_context(browser))
         context = beside.page.context if beside is not None else contexts[-1]
         opened.append(new_app_page(browser, app_server.url, context))
         return opened[-1]
@@ -785,8 +827,13 @@ def new_page(
             with contextlib.suppress(Exception):
                 app_page.page.close()
         for context in contexts:
-            with contextlib.suppress(Exception):
-                context.close()
+            try:  # a context the test closed (or broke) is not lent again
+                _leave_no_trace(context, app_server.url)
+                lent_contexts.append(context)
+            except Exception:
+                _ORIGINS_SEEN.pop(context, None)
+                with contextlib.suppress(Exception):
+                    context.close()
 
 
 def _failure_screenshot(request: pytest.FixtureRequest, page: Any, suffix: str = "") -> None:
