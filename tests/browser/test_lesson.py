@@ -81,6 +81,7 @@ def axe(unavailable: Callable[[str], None]) -> Path:
 AXE_SLIDES = (1, 8, 10, 11, 18, 19, 20)
 
 
+@pytest.mark.timeout(240)  # twenty slides and seven axe runs: over 120 s at a load of 25
 def test_the_bundled_lesson_plays_from_first_slide_to_last(app: AppPage, axe: Path) -> None:
     """Every slide in turn: Next slide clicked on odd slides, PageDown pressed on even ones
     (what a presenter's clicker sends); then PageUp goes back one.
