@@ -24,8 +24,10 @@ run is the one least disturbed); step queries take the median of 20 random steps
    time, runs alternated, SentencePiece beside; a 5 KB sample in at most 1 s
    (``benchmarks/unigram.py``).
 
-The corpus is Tiny Shakespeare from ``../shared/corpora`` when present, else the bundled
-samples repeated to the same size (the figures are then not comparable with docs/performance.md's).
+The corpus is Tiny Shakespeare when ``benchmarks/shakespeare.py`` finds it
+(``$BPEVIZ_SHAKESPEARE``, or ``shared/corpora`` in a folder above the repository), else the
+bundled samples repeated to the same size (the figures are then not comparable with
+docs/performance.md's).
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from shakespeare import shakespeare_path  # noqa: E402
+
 from bpeviz import train  # noqa: E402
 from bpeviz.engine import textbook  # noqa: E402
 from bpeviz.engine.samples import get_sample  # noqa: E402
@@ -53,15 +57,15 @@ from bpeviz.real.mistral_tekken import TEKKEN, tekken_available  # noqa: E402
 from bpeviz.real.registry import bundled_names, load_bundled  # noqa: E402
 from bpeviz.records.step import TOP_PAIRS, payload_json  # noqa: E402
 
-SHAKESPEARE = ROOT.parent / "shared" / "corpora" / "tinyshakespeare.txt"
 TARGET_SIZE = 1_115_394
 FIGURES = ("1", "2a", "2b", "3", "4", "5", "6", "7", "8")
 
 
 def load_corpus() -> tuple[str, str]:
     """The benchmark text and where it came from."""
-    if SHAKESPEARE.exists():
-        return SHAKESPEARE.read_text(encoding="utf-8"), "Tiny Shakespeare"
+    found = shakespeare_path()
+    if found is not None and found.is_file():
+        return found.read_text(encoding="utf-8"), "Tiny Shakespeare"
     samples = "".join(
         (ROOT / "sample_texts" / name).read_text(encoding="utf-8")
         for name in ("english.txt", "japanese.txt")
