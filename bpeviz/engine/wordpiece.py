@@ -41,6 +41,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
 import regex
@@ -62,7 +63,7 @@ VECTOR_FROM = 256
 # Under the score rule a pair's queued score is computed as if each of its tokens occurred a
 # 1/SLACK fewer times (its "floor"), so it stays an upper bound until a token falls below that
 # floor; only then is the pair queued again (``_Trainer._release``). Counts under SLACK are exact.
-SLACK = 64
+SLACK = 16
 # Rust's char::is_whitespace is Unicode's White_Space; BERT's punctuation is ASCII punctuation
 # (symbols such as $ + < = > ^ ` | ~ included) and Unicode's P categories. The library's
 # tables are Unicode 8's: 147 characters whose category came or changed since are cut
@@ -77,6 +78,7 @@ WORD_PATTERNS: dict[str, regex.Pattern[str]] = {
 WORDPIECE_PRETOKENIZERS: tuple[str, ...] = tuple(WORD_PATTERNS)
 
 Pair = tuple[int, int]
+Entry = tuple[float, int, int]  # a queued pair: (-value, rank, key)
 
 
 def split_words(text: str, pretokenizer: str = "words") -> list[str]:
@@ -148,9 +150,9 @@ class PairRow:
         return Fraction(self.count, self.left_count * self.right_count)
 
 
-@dataclass(frozen=True, slots=True)
-class WordPieceStep:
-    """One merge and why it won.
+class WordPieceStep(NamedTuple):
+    """One merge and why it won (a named tuple: a run makes thousands, and a frozen
+    dataclass costs five times as long to make).
 
     ``count`` is how often the pair occurs, ``left_count``/``right_count`` how often its two
     tokens do (before the merge), and ``score`` their ratio ``count / (left_count *
@@ -397,7 +399,7 @@ class _Trainer:
     the true best. Under the score rule a merge makes its two tokens rarer and so every pair
     holding them score higher: an entry assumes its tokens a little rarer than they are (its
     floors, ``SLACK``), and only pairs whose token fell below a floor are queued again,
-    about one in six of those that rose on Tiny Shakespeare. The buffer and its
+    about one in eight of those that rose on Tiny Shakespeare. The buffer and its
     links are ``array``s that numpy sees as well (``seq_np``...): a merge of few occurrences
     walks them in Python, one of many (``VECTOR_FROM``) in numpy.
     """
@@ -476,9 +478,10 @@ class _Trainer:
         # a pair's first position when last looked at (a lower bound: it only moves right)
         first_seen = sorted_positions[group_starts]
         self.first_at: dict[int, int] = dict(zip(key_list, first_seen.tolist(), strict=True))
-        # Score rule: each pair's floors (its tokens' counts its queued score assumed), and
+        # Score rule: each pair's floors (its tokens' counts its latest queued score assumed)
+        # and that score (older entries are dropped when they reach the top), and
         # for each token the pairs waiting on it, by floor (see SLACK and ``_release``).
-        self.floors: dict[int, tuple[int, int]] = {}
+        self.floors: dict[int, tuple[int, int, float]] = {}
         self.waiting: defaultdict[int, dict[int, list[int]]] = defaultdict(dict)
         # the heaps, built from arrays: the values are those _value gives (for products below
         # 2**53, float division is what Python's int / int computes)
@@ -494,7 +497,7 @@ class _Trainer:
                 values = [-self._value(key) for key in key_list]
                 floor_of, lefts = counted, counted[unique_keys >> SHIFT]
                 rights = counted[unique_keys & MASK]
-            pair_floors = zip(lefts.tolist(), rights.tolist(), strict=True)
+            pair_floors = zip(lefts.tolist(), rights.tolist(), values, strict=True)
             self.floors = dict(zip(key_list, pair_floors, strict=True))
             floors, waiting = floor_of.tolist(), self.waiting
             sides = (unique_keys >> SHIFT, unique_keys & MASK) if len(unique_keys) else ()
@@ -560,11 +563,14 @@ class _Trainer:
                 heapq.heappop(heap)
                 continue
             left, right = key >> SHIFT, key & MASK
+            if not by_count and self.floors[key][2] != negative:
+                heapq.heappop(heap)  # an older entry: the pair's latest one bounds it
+                continue
             value = count if by_count else count / (token_count[left] * token_count[right])
             if -negative != value:
                 heapq.heapreplace(heap, (-value, rank, key))
                 if not by_count:  # exact now: queued again as soon as a token falls
-                    self._wait(key, token_count[left], token_count[right])
+                    self._wait(key, count, token_count[left], token_count[right])
                 continue
             if first_rule and not (
                 where[key][0] == rank
@@ -680,6 +686,11 @@ class _Trainer:
         top = self._pop_valid(heap, not self.by_score)
         if top is None:
             return None
+        found = self._peek_tied(top)
+        if found is not None:  # the common case: read where they lie, none popped
+            keys = [top[2], *found]
+            tied = tuple([(key >> SHIFT, key & MASK) for key in keys[:MAX_TIED_RECORDED]])
+            return keys[0], tied if len(keys) > 1 else (), len(keys) > MAX_TIED_RECORDED
         group = [top]
         seen = {top[2]}
         exhaustive = False
@@ -709,6 +720,51 @@ class _Trainer:
         keys = [entry[2] for entry in group]
         tied = tuple([(key >> SHIFT, key & MASK) for key in keys[:MAX_TIED_RECORDED]])
         return keys[0], tied if len(keys) > 1 else (), len(keys) > MAX_TIED_RECORDED
+
+    def _peek_tied(self, top: Entry) -> list[int] | None:
+        """The pairs tied with ``top`` (just popped), as ``_choose`` would pop them: up to
+        ``MAX_TIED_RECORDED``, read from the heap in its order without popping (the smallest
+        entries of a heap lie in a subtree at its root: walked best first through a small
+        heap of its edge). None when an entry read is stale or a tied score is another
+        fraction than ``top``'s: ``_choose`` then pops, as that needs fixing."""
+        heap, value = self.heap, top[0]
+        if not heap or heap[0][0] != value:
+            return []
+        counts, token_count, first_rule = self.counts, self.token_count, self.first_rule
+        seq, nxt, where, by_score = self.seq, self.nxt, self.where, self.by_score
+        count_top = counts[top[2]]
+        product_top = token_count[top[2] >> SHIFT] * token_count[top[2] & MASK]
+        seen, found, size = {top[2]}, [], len(heap)
+        edge = [(heap[0], 0)]
+        while edge and len(found) < MAX_TIED_RECORDED:
+            entry, index = heapq.heappop(edge)
+            if entry[0] != value:
+                break  # stored values bound the real ones from above: nothing else ties
+            negative, rank, key = entry
+            if key not in seen:
+                count = counts.get(key)
+                if count is None:
+                    return None
+                left, right = key >> SHIFT, key & MASK
+                product = token_count[left] * token_count[right]
+                if by_score:
+                    if -negative != count / product or count * product_top != count_top * product:
+                        return None
+                elif -negative != count:
+                    return None
+                if first_rule and not (
+                    where[key][0] == rank
+                    and seq[rank] == left
+                    and (after := nxt[rank]) >= 0
+                    and seq[after] == right
+                ):
+                    return None
+                seen.add(key)
+                found.append(key)
+            for child in (2 * index + 1, 2 * index + 2):
+                if child < size:
+                    heapq.heappush(edge, (heap[child], child))
+        return found
 
     def _exact(self, key: int) -> Fraction:
         count = self.counts[key]
@@ -832,26 +888,26 @@ class _Trainer:
             else:
                 rank = ids_down * key
             if by_score:
-                lower, upper = wait(key, token_count[left], token_count[right])
-                push(heap, (-count / (lower * upper), rank, key))
+                push(heap, (wait(key, count, token_count[left], token_count[right]), rank, key))
                 push(self.frequent, (-count, rank, key))
             else:
                 push(heap, (-count, rank, key))
 
-    def _wait(self, key: int, left_floor: int, right_floor: int) -> None:
-        """Note that ``key``'s queued score assumed these counts of its two tokens: it is
-        queued again when one of them falls below (``_release``)."""
-        self.floors[key] = (left_floor, right_floor)
+    def _wait(self, key: int, count: int, left_floor: int, right_floor: int) -> float:
+        """The entry value of ``key`` (occurring ``count`` times) as if its two tokens
+        occurred as often as these floors, noted as its latest: the pair is queued again when
+        one of them falls below its floor (``_release``)."""
+        negative = -count / (left_floor * right_floor)
+        self.floors[key] = (left_floor, right_floor, negative)
         waiting = self.waiting
         waiting[key >> SHIFT].setdefault(left_floor, []).append(key)
         waiting[key & MASK].setdefault(right_floor, []).append(key)
+        return negative
 
-    def _wait_slack(self, key: int, left_count: int, right_count: int) -> tuple[int, int]:
-        """``_wait`` with the floors SLACK below the counts given; returns the floors."""
+    def _wait_slack(self, key: int, count: int, left_count: int, right_count: int) -> float:
+        """``_wait`` with the floors SLACK below the counts given."""
         left_floor = left_count - left_count // SLACK
-        right_floor = right_count - right_count // SLACK
-        self._wait(key, left_floor, right_floor)
-        return left_floor, right_floor
+        return self._wait(key, count, left_floor, right_count - right_count // SLACK)
 
     def _release(self, token: int, before: int) -> None:
         """Under the score rule, ``token`` occurs less often now than ``before``, so every
@@ -878,6 +934,7 @@ class _Trainer:
                     (left == token and held[0] == floor) or (right == token and held[1] == floor)
                 ):
                     continue  # a floor this pair no longer waits on
-                lower, upper = wait(key, token_count[left], token_count[right])
                 rank = first_at[key] if first_rule else ids_down * key
-                push(heap, (-counts[key] / (lower * upper), rank, key))
+                push(
+                    heap, (wait(key, counts[key], token_count[left], token_count[right]), rank, key)
+                )
