@@ -309,6 +309,11 @@ def wordpiece_problems(
     return found
 
 
+def _by_floor() -> defaultdict[int, list[int]]:
+    """A token's waiting pairs, by floor (``_Trainer.waiting``)."""
+    return defaultdict(list)
+
+
 def _shared(values: np.ndarray) -> tuple[array, np.ndarray]:
     """An int64 array Python indexes fast, and a numpy view of the same memory."""
     held = array("q", values.astype(np.int64).tobytes())
@@ -482,7 +487,7 @@ class _Trainer:
         # and that score (older entries are dropped when they reach the top), and
         # for each token the pairs waiting on it, by floor (see SLACK and ``_release``).
         self.floors: dict[int, tuple[int, int, float]] = {}
-        self.waiting: defaultdict[int, dict[int, list[int]]] = defaultdict(dict)
+        self.waiting: defaultdict[int, defaultdict[int, list[int]]] = defaultdict(_by_floor)
         # the heaps, built from arrays: the values are those _value gives (for products below
         # 2**53, float division is what Python's int / int computes)
         ranks = (first_seen if self.first_rule else self._ids_down * unique_keys).tolist()
@@ -506,7 +511,7 @@ class _Trainer:
                 tokens, starts = np.unique(side[order], return_index=True)
                 grouped = np.split(unique_keys[order], starts[1:])
                 for token, keys in zip(tokens.tolist(), grouped, strict=True):
-                    waiting[token].setdefault(floors[token], []).extend(keys.tolist())
+                    waiting[token][floors[token]].extend(keys.tolist())
         else:
             values = (-totals).tolist()
         self.heap = list(zip(values, ranks, key_list, strict=True))
@@ -596,7 +601,7 @@ class _Trainer:
             return self._run(vocab_size, top_pairs)
         finally:
             self.heap, self.frequent, self.where = [], [], {}
-            self.floors, self.waiting = {}, defaultdict(dict)
+            self.floors, self.waiting = {}, defaultdict(_by_floor)
 
     def _run(self, vocab_size: int, top_pairs: int) -> tuple[list[WordPieceStep], str]:
         steps: list[WordPieceStep] = []
@@ -900,8 +905,8 @@ class _Trainer:
         negative = -count / (left_floor * right_floor)
         self.floors[key] = (left_floor, right_floor, negative)
         waiting = self.waiting
-        waiting[key >> SHIFT].setdefault(left_floor, []).append(key)
-        waiting[key & MASK].setdefault(right_floor, []).append(key)
+        waiting[key >> SHIFT][left_floor].append(key)
+        waiting[key & MASK][right_floor].append(key)
         return negative
 
     def _wait_slack(self, key: int, count: int, left_count: int, right_count: int) -> float:
@@ -925,7 +930,7 @@ class _Trainer:
             fallen = [floor for floor in buckets if floor > now]
         counts, token_count, floors = self.counts, self.token_count, self.floors
         first_at, first_rule, ids_down = self.first_at, self.first_rule, self._ids_down
-        heap, push, wait = self.heap, heapq.heappush, self._wait_slack
+        heap, push, waiting = self.heap, heapq.heappush, self.waiting
         for floor in fallen:
             for key in buckets.pop(floor):
                 held = floors.get(key)
@@ -934,7 +939,12 @@ class _Trainer:
                     (left == token and held[0] == floor) or (right == token and held[1] == floor)
                 ):
                     continue  # a floor this pair no longer waits on
-                rank = first_at[key] if first_rule else ids_down * key
-                push(
-                    heap, (wait(key, counts[key], token_count[left], token_count[right]), rank, key)
-                )
+                # _wait_slack, inlined (this runs ~40,000 times a megabyte)
+                left_count, right_count = token_count[left], token_count[right]
+                left_floor = left_count - left_count // SLACK
+                right_floor = right_count - right_count // SLACK
+                negative = -counts[key] / (left_floor * right_floor)
+                floors[key] = (left_floor, right_floor, negative)
+                waiting[left][left_floor].append(key)
+                waiting[right][right_floor].append(key)
+                push(heap, (negative, first_at[key] if first_rule else ids_down * key, key))
