@@ -730,8 +730,10 @@ class _Trainer:
         """The pairs tied with ``top`` (just popped), as ``_choose`` would pop them: up to
         ``MAX_TIED_RECORDED``, read from the heap in its order without popping (the smallest
         entries of a heap lie in a subtree at its root: walked best first through a small
-        heap of its edge). None when an entry read is stale or a tied score is another
-        fraction than ``top``'s: ``_choose`` then pops, as that needs fixing."""
+        heap of its edge). An entry whose pair is gone, counted lower or (score rule) not its
+        pair's latest is no tie and is passed over. None when a tied pair's first place moved
+        or a tied score is another fraction than ``top``'s: ``_choose`` then pops, as that
+        needs fixing."""
         heap, value = self.heap, top[0]
         if not heap or heap[0][0] != value:
             return []
@@ -746,17 +748,18 @@ class _Trainer:
             if entry[0] != value:
                 break  # stored values bound the real ones from above: nothing else ties
             negative, rank, key = entry
-            if key not in seen:
-                count = counts.get(key)
-                if count is None:
-                    return None
+            count = counts.get(key)
+            if key not in seen and count is not None:  # (a pair gone: no tie)
                 left, right = key >> SHIFT, key & MASK
                 product = token_count[left] * token_count[right]
                 if by_score:
-                    if -negative != count / product or count * product_top != count_top * product:
-                        return None
+                    if self.floors[key][2] != negative or -negative != count / product:
+                        count = None  # an older entry, or a bound above the score: no tie
+                    elif count * product_top != count_top * product:
+                        return None  # another fraction with the same float
                 elif -negative != count:
-                    return None
+                    count = None  # counted lower since: no tie
+            if key not in seen and count is not None:
                 if first_rule and not (
                     where[key][0] == rank
                     and seq[rank] == left
