@@ -12,7 +12,9 @@ played here as AppTest does it: every widget's value as last drawn, or as set).
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from typing import Any
 
 import pytest
@@ -46,31 +48,49 @@ def joined(own_vocab: int) -> tuple[AppTest, AppTest, str]:
     return teacher, student, code
 
 
-def test_the_browsers_old_vocab_size_sent_after_the_class_run_was_given_is_not_taken() -> None:
-    """The root of a follower drifting: the class's run (vocab 512) given, then a rerun with the
-    browser's old 612 put the student on a run neither theirs nor the teacher's."""
+def sidebar_setting(at: AppTest, key: str) -> str | None:
+    """The value a following student's read-only sidebar shows for ``key`` (its
+    ``data-value``), ``None`` when it shows none."""
+    for node in at.sidebar:
+        if getattr(node, "type", None) == "html" and 'class="bpe-class-settings"' in node.value:
+            found = re.search(rf'data-setting="{key}" data-value="([^"]*)"', node.value)
+            return html.unescape(found.group(1)) if found else None
+    return None
+
+
+def test_a_following_students_settings_are_the_classs_shown_read_only() -> None:
+    """While following, the settings are the class's: the sidebar names them and draws no
+    widget (nothing a late browser value or a slip of the student can change; drawing the nine
+    widgets was a third of each follower's run, at every slide, for a hundred followers). The
+    Lesson box is the teacher's."""
     teacher, student, code = joined(own_vocab=612)
     class_vocab = teacher.session_state["vocab"]
     assert class_vocab != 612 and student.session_state["vocab"] == class_vocab
-    run(student.number_input(key="vocab").set_value(612))  # the old value, sent late
+    run(student)  # a rerun (the browser's next) keeps it
     assert student.session_state["vocab"] == class_vocab
-    assert student.number_input(key="vocab").value == class_vocab
+    with pytest.raises(KeyError):
+        student.number_input(key="vocab")
+    assert sidebar_setting(student, "vocab") == str(class_vocab)
+    assert sidebar_setting(student, "pretok") == "gpt4: GPT-4's pattern"  # the menu's words
+    assert not [button for button in student.button if button.key == "lesson_start"]
     data = class_bar_data(student)
     assert data["run"] == run_id(current_hub().run_of(code)) and not data.get("detached")
 
 
-def test_a_following_student_who_changes_vocab_size_is_told_they_explore() -> None:
-    """Once the browser shows the class's value (a rerun sent it back), a change is the
-    student's own: the bar is told to explore, and names no run of the class's (so that
-    Follow asks for the class's run again)."""
+def test_a_student_who_explores_gets_the_settings_to_change_from_the_classs() -> None:
+    """Explore (the class bar's callback detaches the student) gives the sidebar's widgets,
+    showing the class's values; a change is the student's own, and the bar names no run of the
+    class's (so that Follow asks for the class's run again)."""
     _teacher, student, code = joined(own_vocab=612)
-    run(student)  # the browser has heard the class's run
-    assert not class_bar_data(student).get("detached")
+    class_vocab = student.session_state["vocab"]
+    student.session_state[KEY_HELD]["detached"] = "explored"  # as _explored leaves it
+    run(student)
+    assert student.number_input(key="vocab").value == class_vocab
+    assert sidebar_setting(student, "vocab") is None
     run(student.number_input(key="vocab").set_value(300))
-    assert student.session_state["vocab"] == 300  # the student's own run, kept
+    assert student.session_state["vocab"] == 300
     data = class_bar_data(student)
-    assert data["detached"]
-    assert data["run"] != run_id(current_hub().run_of(code))
+    assert data["detached"] and data["run"] != run_id(current_hub().run_of(code))
     run(student)  # still exploring on the next run: the run stays the student's
     assert student.session_state["vocab"] == 300 and class_bar_data(student)["detached"]
 

@@ -170,3 +170,10 @@ def held_class() -> dict[str, Any] | None:
     """This session's live class (:mod:`bpeviz.app.live.live_class`), else ``None``: here, in
     the frame, so that the lesson bar can ask it without importing the live class."""
     return st.session_state.get(KEY_HELD)
+
+
+def follows_class() -> bool:
+    """Whether this session is a student following a live class (not exploring): its settings
+    are the class's then, shown read-only (the sidebar draws no widgets for them)."""
+    held = held_class()
+    return held is not None and held.get("role") == "student" and not held.get("detached")
