@@ -19,6 +19,11 @@ from bpeviz.app.shared import charts
 from bpeviz.app.two_runs import parting as runs
 from bpeviz.engine.history import History
 
+# The chart's height, in presentation mode or not: it holds the axes and the legend too (at
+# projector type they left the plot ~30 px, and at 300 px the plot, 90 px, was shorter than
+# the y-axis title, cut at the chart's top).
+RUNS_CHART_HEIGHT = {True: 480, False: 400}
+
 
 def curves_spec(
     labelled: Mapping[str, History], *, step: int, height: int, projector: bool
