@@ -78,13 +78,13 @@ def test_a_following_students_settings_are_the_classs_shown_read_only() -> None:
 
 
 def test_a_student_who_explores_gets_the_settings_to_change_from_the_classs() -> None:
-    """Explore (the class bar's callback detaches the student) gives the sidebar's widgets,
-    showing the class's values; a change is the student's own, and the bar names no run of the
+    """The sidebar's Change settings gives its widgets, showing the class's values, and the
+    bar says "Exploring"; a change is the student's own, and the bar names no run of the
     class's (so that Follow asks for the class's run again)."""
     _teacher, student, code = joined(own_vocab=612)
     class_vocab = student.session_state["vocab"]
-    student.session_state[KEY_HELD]["detached"] = "explored"  # as _explored leaves it
-    run(student)
+    run(student.button(key="class_change_settings").click())
+    assert class_bar_data(student)["detached"]
     assert student.number_input(key="vocab").value == class_vocab
     assert sidebar_setting(student, "vocab") is None
     run(student.number_input(key="vocab").set_value(300))

@@ -4,8 +4,8 @@ slide each student's page must show what the teacher's shows: the page, the slid
 sidebar's settings and text, every setting a slide may set), the step and before/after, the
 quiz and pieces, and the tokens as drawn (text or ids). A class started on a slide's link gives
 a joining student that slide's text and toggle. While following, the settings are the class's,
-read-only (the sidebar names them); a student who explores may change them, and Follow brings
-the class's run back.
+read-only (the sidebar names them); Change settings lets a student explore their own, and
+Follow brings the class's run back.
 
 Every wait is for a state (the pages agreeing, a page idle), never for a time.
 """
@@ -187,9 +187,9 @@ def test_a_class_started_on_a_slides_link_gives_students_the_slides_text_and_tog
 def test_a_student_who_changes_a_setting_explores_and_follow_gives_the_class_back(
     app: AppPage, new_page: Any
 ) -> None:
-    """While following, the sidebar's settings are the class's, read-only; Explore gives the
-    widgets with the class's values, a student who changes Vocab size keeps their own run
-    (the bar says "Exploring"), and Follow brings the class's back, exactly."""
+    """While following, the sidebar's settings are the class's, read-only; Change settings
+    gives the widgets with the class's values (the bar says "Exploring"), a student who changes
+    Vocab size keeps their own run, and Follow brings the class's back, exactly."""
     code = start_class(app)
     student = new_page()
     join(student, code)
@@ -197,7 +197,9 @@ def test_a_student_who_changes_a_setting_explores_and_follow_gives_the_class_bac
     mine, theirs = agreed(app, [student])
     assert theirs == [as_student(mine)]
     assert student.page.locator('.bpe-class-settings [data-setting="vocab"]').count() == 1
-    student.rerun(student.page.get_by_role("button", name="Explore on my own").click)
+    sidebar = student.page.locator('[data-testid="stSidebar"]')
+    student.rerun(sidebar.get_by_role("button", name="Change settings").click)
+    student.page.get_by_text("○ Exploring on my own").wait_for()
     box = student.page.locator('[data-testid="stSidebar"] input[aria-label="Vocab size"]')
     assert box.input_value() == mine["settings"]["vocab"]  # the class's, now to change
     box.fill("300")

@@ -16,6 +16,7 @@ from bpeviz.app.frame.state import (
     KEY_STEP,
     KEY_UPLOAD_WIDGET,
     KEY_UPLOADED,
+    detach_from_class,
     follows_class,
     keep_long_text,
 )
@@ -112,6 +113,13 @@ def sidebar() -> None:
         )
     if follows_class():
         st.sidebar.html(class_settings_html(state, samples))
+        st.sidebar.button(
+            "Change settings",
+            key="class_change_settings",
+            on_click=detach_from_class,
+            help="Explore on your own run: the class's settings to change; Follow the "
+            "teacher gives the class's run back.",
+        )
         _write_link()
         return
     with st.sidebar:
@@ -249,7 +257,7 @@ def sidebar() -> None:
 
 def class_settings_html(state: Any, samples: dict[str, Any]) -> str:
     """A following student's settings, read-only: each as its widget would show it (in
-    ``data-value``, the value itself), and how to change them (Explore, in the class bar).
+    ``data-value``, the value itself).
 
     While following, the settings are the class's; drawing their nine widgets was a third of
     each follower's run, and a hundred followers rerun at every slide, in one interpreter.
@@ -288,7 +296,7 @@ def class_settings_html(state: Any, samples: dict[str, Any]) -> str:
     )
     return (
         '<div class="bpe-class-settings"><p class="bpe-caption">The class\'s settings, as the '
-        "teacher set them. To change them, choose Explore in the class bar.</p>"
+        "teacher set them (Change settings to explore your own).</p>"
         f"<dl>{rows}</dl></div>"
     )
 

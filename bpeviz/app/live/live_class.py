@@ -193,15 +193,6 @@ def _follow_run() -> None:
         st.session_state[KEY_FOLLOW_PAGE] = asked["page"]
 
 
-def _explored() -> None:
-    """The class bar's callback: a following student explores (Explore, or a step of their
-    own): their settings are their own from now on, so the sidebar draws its widgets (while
-    following it shows the class's, read-only), and Follow asks for the class's run again."""
-    held = held_class()
-    if held is not None and held["role"] == "student" and not held.get("detached"):
-        held.update(detached=secrets.token_hex(4), replaced={})
-
-
 def _keep_results() -> None:
     """The class bar's callback: the teacher's browser has the class's results (a question
     revealed, or a reload): keep them for the downloads, during and after class."""
@@ -416,7 +407,6 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         on_go_change=lambda: None,
         on_left_change=lambda: None,
         on_run_change=_follow_run,
-        on_explore_change=_explored,
         on_results_change=_keep_results,
     )
     claimed = result.get("teacher") if result else None

@@ -192,8 +192,8 @@ function drawStatus(root, parts, link) {
 
 // Draw the class bar in `root` for data {code, role, key?, page, run, teacher_checked}; report
 // (name, value) tells the app: "teacher" (a stored key to check), "go" (the teacher's page),
-// "run" (the teacher's run and page: a new slide or setting), "explore" (the student explores),
-// "left" (the student left or the class ended).
+// "run" (the teacher's run and page: a new slide or setting), "left" (the student left or the
+// class ended).
 function mountClassBar(root, data, report) {
   if (data.role !== "teacher" && !data.teacher_checked && storedTeacherKey(data.code)) {
     // this browser started the class: the app checks its key before it connects
@@ -274,13 +274,6 @@ function mountClassBar(root, data, report) {
     if (root.firstChild !== bar) root.replaceChildren(bar);
     if (!link.teacher && bar.nextSibling !== held.slide) bar.after(held.slide);
     drawStatus(root, held, link);
-    // A student who explores (Explore, or a step of their own) is told to the app once: it
-    // draws the sidebar's widgets then (a follower's settings are the class's, read-only).
-    if (!link.teacher && link.following) held.exploreTold = false;
-    else if (!link.teacher && !held.exploreTold && !data.detached && link.status !== "ended") {
-      held.exploreTold = true;
-      report("explore", true);
-    }
     root.dataset.ready = "true";
     root.dataset.status = link.status;
     held.go();
