@@ -35,7 +35,9 @@ counted in the next, and a check that hangs is stopped (``--timeout``).
 - ``budget-largest``: the largest runs the budget allows (``bpeviz.engine.budget``): 2 MB in
   ``bytes`` mode (2,000,000 symbols, 250 merges), and 100 KB at its most (vocab 5,256, where
   the new tokens' budget stops it), trained, with the history, its tokenizer and the step
-  record, in a fresh process each: time and peak memory printed (no target).
+  record, in a fresh process each: time and peak memory printed (no target); each trained
+  in that process and, as the server trains it, in a child process (``bpeviz.engine.apart``),
+  the child's peak printed beside the parent's.
 - ``budget-largest-words``: the same for WordPiece and Unigram (``SERVER_WORDPIECE_BUDGET``,
   ``SERVER_UNIGRAM_BUDGET``): distinct words filling the budget, and one word as long as it
   allows; time (wall and CPU) and peak memory printed (no target).
@@ -289,11 +291,12 @@ def check_budget_paste_1mb() -> Result:
 _BUDGET_RUN = """
 import json, resource, time
 from test_budget import shuffled_words
+from bpeviz.engine.apart import call_apart
 from bpeviz.engine.budget import SERVER_BUDGET
 from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.history import History
+from bpeviz.engine.trainer import corpus_for, run_training
 from bpeviz.records.step import TOP_PAIRS, payload_json
-from bpeviz.engine.trainer import run_training
 
 def rss_mb():
     with open("/proc/self/status") as status:
@@ -304,10 +307,14 @@ def rss_mb():
 size = SERVER_BUDGET.symbols if {largest} else 100_000  # the most symbols, or 100 KB
 vocab = 256 + SERVER_BUDGET.merge_symbols // size  # the most merges for them
 text = shuffled_words(size)
+config = TrainingConfig(vocab, "bytes")
+corpus = corpus_for(text, config)  # built by the server before its check, apart or not
 before = rss_mb()
 started = time.perf_counter()
-config = TrainingConfig(vocab, "bytes")
-run = run_training(text, config, top_pairs=TOP_PAIRS, budget=SERVER_BUDGET)
+train = call_apart if {apart} else lambda function, *arguments, **options: function(
+    *arguments, **options
+)
+run = train(run_training, corpus, config, top_pairs=TOP_PAIRS, budget=SERVER_BUDGET)
 trained = time.perf_counter() - started
 record = payload_json(History(run))
 seconds = time.perf_counter() - started
@@ -316,23 +323,33 @@ print(json.dumps({{
     "trained": trained,
     "seconds": seconds, "record_mb": len(record.encode()) / 1e6,
     "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before,
+    "child_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
 }}))
 """
 
 
 def check_budget_largest() -> Result:
-    """The largest runs the budget allows, each in a fresh process: printed, no target."""
+    """The largest runs the budget allows, each in a fresh process: printed, no target.
+    Trained in that process, and as the server trains them (``bpeviz.engine.apart``: in a
+    child process, the record built in the parent): the parent's peak, and the child's."""
     result = Result()
     for largest in (True, False):
-        figures = _child(_BUDGET_RUN.format(largest=largest))
-        result.add(
-            f"{figures['size']:,} bytes at vocab {figures['vocab']:,} (bytes): "
-            f"{figures['merges']:,} merges "
-            f"({figures['reason'][:60]}), trained in {figures['trained']:.1f} s, with the "
-            f"history and its {figures['record_mb']:.1f} MB step record {figures['seconds']:.1f} "
-            f"s; peak memory {figures['peak_mb']:.0f} MB above the start",
-            True,
-        )
+        for apart in (False, True):
+            figures = _child(_BUDGET_RUN.format(largest=largest, apart=apart))
+            where = (
+                f"trained apart (the child's peak {figures['child_mb']:.0f} MB)"
+                if apart
+                else "trained in process"
+            )
+            result.add(
+                f"{figures['size']:,} bytes at vocab {figures['vocab']:,} (bytes), {where}: "
+                f"{figures['merges']:,} merges "
+                f"({figures['reason'][:60]}), trained in {figures['trained']:.1f} s, with the "
+                f"history and its {figures['record_mb']:.1f} MB step record "
+                f"{figures['seconds']:.1f} s; peak memory {figures['peak_mb']:.0f} MB above "
+                "the start",
+                True,
+            )
     return result
 
 

@@ -7,12 +7,15 @@ uploading up to 10 MB (Streamlit's uploader enforces it in decimal megabytes).
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from bpeviz.app.frame.text_input import MAX_PASTE_BYTES
+from bpeviz.app.frame.training import APART_FROM_SYMBOLS
 
 if TYPE_CHECKING:
     from conftest import AppPage, AppServer
@@ -206,4 +209,33 @@ def test_the_server_survived(app_server: AppServer, app: AppPage) -> Any:
     assert app_server.healthy()
     app.open("step")
     assert app.card_title() == "Step 0: no merges yet"
+    app.assert_clean()
+
+
+def children_cpu_seconds(server: AppServer) -> float:
+    """CPU time of the server's child processes that have ended (cutime + cstime)."""
+    fields = Path(f"/proc/{server.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_a_big_paste_trains_in_a_child_process_and_steps_as_any_run(
+    app: AppPage, app_server: AppServer
+) -> None:
+    """``ab`` × 15,000 in bytes mode, 30,000 symbols: past ``APART_FROM_SYMBOLS``, so it
+    trains in a child process of the server. Worked by hand: ``ab`` (id 256), then 15,000
+    ``ab`` in a row give ``abab`` (257, 7,500 of them), whose 7,499 pairs give ``abababab``
+    (258) at merge 3."""
+    assert len("ab" * 15_000) >= APART_FROM_SYMBOLS
+    app.open("step", src="paste", pretok="bytes", vocab="259", step="3")
+    before = children_cpu_seconds(app_server)
+    paste_into(app, ".st-key-paste textarea", "ab" * 15_000)
+    app.wait_view(3, "after", timeout=120_000)
+    assert app.card_title() == "Merge 3 of 3"
+    chip_ids = app.page.locator(".bpe-card .bpe-chipid").all_inner_texts()
+    assert chip_ids == ["id 257", "id 257", "id 258"]
+    assert "7,499" in app.pair_rows(1)[0].split("|")
+    assert {span["text"] for span in app.spans() if "bpe-new" in span["cls"].split()} == {
+        "abababab"
+    }
+    assert children_cpu_seconds(app_server) > before  # a training process ran and ended
     app.assert_clean()

@@ -39,7 +39,13 @@ from bpeviz.app.frame.text_input import TrainingText
 from bpeviz.app.frame.widgets import show_messages
 from bpeviz.app.shared import charts
 from bpeviz.app.shared.choices import BYTES, IMPORTED, TRAINED
-from bpeviz.engine.budget import SERVER_BUDGET, SERVER_WORDPIECE_BUDGET, check_wordpiece_budget
+from bpeviz.engine.apart import call_apart
+from bpeviz.engine.budget import (
+    SERVER_BUDGET,
+    SERVER_WORDPIECE_BUDGET,
+    check_wordpiece_budget,
+    trained_symbols,
+)
 from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.history import History
 from bpeviz.engine.samples import get_sample
@@ -57,6 +63,22 @@ PROGRESS_AFTER_SECONDS = 0.3
 # so more at once finish no sooner and only hold more memory (20 sessions at the budget
 # would each hold a trainer's few hundred MB); a session past them waits its turn.
 TRAINING_AT_ONCE = 2
+
+
+# A run over this many symbols (BPE's distinct pieces, WordPiece's distinct words' characters,
+# Unigram's characters) trains in a child process (bpeviz.engine.apart): its million small
+# temporaries would otherwise stay scattered over the server's heap after it. Smaller runs
+# (the bundled samples' 5,000) train here: a child's start (0.3 s, more under load) would
+# cost more than their whole run, and their temporaries are a few megabytes.
+APART_FROM_SYMBOLS = 20_000
+
+
+def trained(size: int, function: Callable[..., Any], *arguments: Any, **options: Any) -> Any:
+    """``function(*arguments, **options)``, in a child process when ``size`` (the symbols the
+    run trains on) reaches :data:`APART_FROM_SYMBOLS`, else in this one."""
+    if size < APART_FROM_SYMBOLS:
+        return function(*arguments, **options)
+    return call_apart(function, *arguments, **options)
 
 
 @st.cache_resource(show_spinner=False)
@@ -172,8 +194,14 @@ def _train_with_progress(data: str | bytes, settings: Settings) -> History:
     check_run(corpus, config, SERVER_BUDGET)  # refused at once, not after waiting a turn
     try:
         with training_turn():
-            run = run_training(
-                corpus, config, progress=progress, top_pairs=TOP_PAIRS, budget=SERVER_BUDGET
+            run = trained(
+                trained_symbols(corpus),
+                run_training,
+                corpus,
+                config,
+                progress=progress,
+                top_pairs=TOP_PAIRS,
+                budget=SERVER_BUDGET,
             )
         return History(run)
     finally:
@@ -201,7 +229,9 @@ def _train_wordpiece(text: str, settings: Settings) -> WordPieceHistory:
     first = len(initial_vocab(words, (UNK,)))  # refused at once, not after waiting a turn
     check_wordpiece_budget(words, first, settings.vocab_size, SERVER_WORDPIECE_BUDGET)
     with st.spinner("Training WordPiece…"), training_turn():
-        run = train_wordpiece(
+        run = trained(
+            sum(map(len, words)),
+            train_wordpiece,
             text,
             settings.vocab_size,
             pretokenizer=settings.pretokenizer,

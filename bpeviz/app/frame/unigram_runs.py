@@ -17,7 +17,13 @@ from bpeviz.app.frame.run_settings import Message, Settings, check_settings
 from bpeviz.app.frame.sized_cache import SizedCache
 from bpeviz.app.frame.state import current_settings, text_and_messages
 from bpeviz.app.frame.text_input import TrainingText
-from bpeviz.app.frame.training import RUN_BYTES, session_id, text_digest, training_turn
+from bpeviz.app.frame.training import (
+    RUN_BYTES,
+    session_id,
+    text_digest,
+    trained,
+    training_turn,
+)
 from bpeviz.app.frame.widgets import show_messages
 from bpeviz.engine.budget import SERVER_UNIGRAM_BUDGET
 from bpeviz.engine.unigram import UnigramRun, train_unigram
@@ -75,7 +81,9 @@ def unigram_run_for(text: TrainingText, data: str, settings: Settings) -> tuple[
 
     def train() -> UnigramRun:
         with training_turn(), st.spinner("Training Unigram…"):
-            return train_unigram(
+            return trained(  # apart from the server past a few kilobytes, as BPE's runs
+                len(data),
+                train_unigram,
                 data,
                 config.vocab_size,
                 max_piece_length=config.max_piece_length,
