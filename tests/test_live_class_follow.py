@@ -126,3 +126,15 @@ def test_a_slide_names_one_run_for_the_class_however_often_the_teacher_reruns() 
         published = run_id(current_hub().run_of(code))
         run(teacher)
         assert run_id(current_hub().run_of(code)) == published, number
+
+
+def test_a_followers_read_only_paste_is_text_with_its_bidi_controls_shown() -> None:
+    """The read-only settings are HTML: a pasted tag is shown as its characters, and a
+    right-to-left override as ``\\u202e`` (as a caption shows it), not left to reorder the
+    rest of the sidebar's line (``data-value`` keeps the value itself, for tests)."""
+    state = {"src": "paste", "paste": "<b>bold</b> a\u202eb", "algo": "bpe", "vocab": 300,
+             "pretok": "gpt4", "tie": "first", "special": "", "eow": False}  # fmt: skip
+    shown = sidebar.class_settings_html(state, samples={})
+    assert "<b>" not in shown and "&lt;b&gt;bold&lt;/b&gt;" in shown
+    visible = re.sub(r"<[^>]*>", "", shown)  # the text, without tags and their attributes
+    assert "\u202e" not in visible and "a\\u202eb" in visible

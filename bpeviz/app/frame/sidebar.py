@@ -10,6 +10,7 @@ from typing import Any
 import streamlit as st
 
 from bpeviz.app.frame import run_settings
+from bpeviz.app.frame.inert import visible_bidi
 from bpeviz.app.frame.links import MAX_LINK_TEXT_CHARS, query_from_state
 from bpeviz.app.frame.state import (
     KEY_PRESENT,
@@ -302,8 +303,9 @@ def class_settings_html(state: Any, samples: dict[str, Any]) -> str:
 
 
 def visible_preview(value: str, limit: int = 120) -> str:
-    """A setting's value on one short line: a pasted text's first ``limit`` characters."""
-    line = " ".join(value.split())
+    """A setting's value on one short line: a pasted text's first ``limit`` characters, its
+    bidirectional controls shown as ``\\u202e`` (as a caption shows them)."""
+    line = " ".join(visible_bidi(value).split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
