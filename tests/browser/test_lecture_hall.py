@@ -259,3 +259,108 @@ def test_a_phone_sees_the_slides_number_and_whole_title_beside_a_one_line_bar(
     finally:
         phone.page.context.close()
     app.assert_clean()
+
+
+# Whether the points of `el` a person sees first (its top edge, inset past the rounded corners,
+# and its centre) are drawn by `el`: nothing (Streamlit's header, the sticky step bar) lies
+# over it, and it is on screen.
+_UNCOVERED = """(el) => { const r = el.getBoundingClientRect();
+  if (r.height <= 0 || r.top < 0 || r.bottom > window.innerHeight) return false;
+  const inset = Math.min(12, r.width / 4);
+  const points = [[r.left + inset, r.top + 1], [r.right - inset, r.top + 1],
+    [r.left + r.width / 2, r.top + r.height / 2]];
+  return points.every(([x, y]) => { const hit = document.elementFromPoint(x, y);
+    return el === hit || el.contains(hit); }); }"""
+
+
+def test_a_phone_sees_the_whole_class_bar_below_streamlits_header(
+    phone_in_class: Any, screenshots: Any
+) -> None:
+    """The top of the page at 390x844: the class bar's top edge (its corners) and its centre
+    are the bar's, not Streamlit's header's (the header hid the bar's top border)."""
+    _, phone, _ = phone_in_class
+    bar = phone.page.locator(".bpe-class-student")
+    assert bar.evaluate(_UNCOVERED), (
+        f"the header covers the class bar: bar {bar.bounding_box()}, header "
+        f"{phone.page.locator('[data-testid=stHeader]').bounding_box()}"
+    )
+    keep_screenshot(phone.page, screenshots / "lecture_phone_bar_below_header_390x844.png")
+    phone.assert_clean()
+
+
+def assert_in_sight(phone: AppPage, part: Any, what: str) -> None:
+    assert part.evaluate(_UNCOVERED), (
+        f"{what} {part.bounding_box()} is hidden; the step bar at "
+        f"{phone.page.locator('.bpe-step-bar').bounding_box()}"
+    )
+
+
+def assert_card_in_sight(phone: AppPage) -> None:
+    """The card's verdict (it names the merge) and the control that has the focus are drawn on
+    screen, neither under the sticky step bar nor under Streamlit's header."""
+    assert_in_sight(phone, phone.page.locator(".bpe-step .bpe-card .bpe-verdict").first, "verdict")
+    focused = phone.page.evaluate_handle("document.activeElement")
+    assert_in_sight(phone, focused, focused.evaluate("(el) => el.outerHTML.slice(0, 60)"))
+
+
+def test_a_phone_sees_the_solo_quiz_card_after_answering(
+    browser: Any, app_server: Any, screenshots: Any
+) -> None:
+    """390x844, the Step page alone, Guess the next merge: the student taps a choice where it
+    stands on the first screen. The card's verdict is in sight, not under the sticky step bar,
+    and the bar's line names the merge just revealed (it said 'Step 0: ... nothing merged
+    yet'); after Next question the new question's title and choices are in sight (they were
+    under the bar and the header)."""
+    phone = phone_page(browser, app_server.url)
+    try:
+        phone.open("step")
+        phone.wait_view(0)
+        phone.page.locator(".bpe-root label").filter(has_text="Guess the next merge").click()
+        phone.wait_view(0, "quiz")
+        for k in (0, 1, 2):
+            choice = phone.page.locator(".bpe-quiz .bpe-choice[data-row='1']:not(:disabled)")
+            assert choice.evaluate(_TAPPABLE), f"the choice is not tappable on question {k + 1}"
+            box = choice.bounding_box()
+            assert box is not None
+            phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            phone.page.locator(".bpe-quiz .bpe-verdict").wait_for()
+            assert_card_in_sight(phone)
+            line = phone.page.locator(".bpe-merge-line")
+            assert line.inner_text().startswith(f"Merge {k + 1}: "), line.inner_text()
+            if k == 0:
+                keep_screenshot(phone.page, screenshots / "lecture_phone_solo_quiz_390x844.png")
+            next_question = phone.page.get_by_role("button", name="Next question ›")
+            assert next_question.evaluate(_TAPPABLE)
+            box = next_question.bounding_box()
+            assert box is not None
+            phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            phone.wait_view(k + 1, "quiz")
+            for part in (".bpe-quiz .bpe-card-title", ".bpe-quiz .bpe-choice"):
+                assert_in_sight(phone, phone.page.locator(part).first, part)
+        phone.assert_clean()
+    finally:
+        phone.page.context.close()
+
+
+def test_a_phone_sees_the_class_quiz_card_after_answering_and_at_the_reveal(
+    phone_in_class: Any, screenshots: Any
+) -> None:
+    """A student's phone in a class quiz: after the answer and after the teacher's reveal,
+    the card's verdict is in sight, not under the step bar or the header."""
+    app, phone, _ = phone_in_class
+    app.page.get_by_label("Guess the next merge").check()
+    phone.wait_view(0, "quiz")
+    choice = phone.page.locator(".bpe-class-quiz .bpe-choice[data-row='1']:not(:disabled)")
+    choice.scroll_into_view_if_needed()
+    choice.tap()
+    phone.page.get_by_text("Your answer is in").wait_for()
+    assert_card_in_sight(phone)
+    app.page.locator(".bpe-class-tally").filter(has_text="1 of 1").wait_for()
+    app.page.get_by_role("button", name="Reveal the answer").click()
+    phone.page.locator(".bpe-class-quiz .bpe-choice-votes").first.wait_for()
+    phone.page.wait_for_function(
+        "() => !document.querySelector('.bpe-step .bpe-scroll .bpe-laid-out')"
+    )
+    assert_card_in_sight(phone)
+    keep_screenshot(phone.page, screenshots / "lecture_phone_class_reveal_390x844.png")
+    phone.assert_clean()

@@ -104,6 +104,12 @@ function focusable(node) {
   return node;
 }
 
+// Whether `node` is drawn whole on screen below `cover` px (what a sticky bar hides above).
+function inSight(node, cover) {
+  const box = node.getBoundingClientRect();
+  return box.height > 0 && box.top >= cover && box.bottom <= window.innerHeight;
+}
+
 // A box that scrolls: focusable (a keyboard can scroll it) and named (WCAG 2.1.1, 4.1.2).
 function scrollBox(className, name) {
   const box = el("div", className);

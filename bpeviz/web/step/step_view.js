@@ -93,6 +93,7 @@ class StepView {
     panes.append(textPane, tablePane);
     // The inspector comes last: opening it never moves the text, and the stylesheet holds it
     // at the bottom of the screen, over the text's lower part (a bottom sheet).
+    this.bar = controls.bar;
     this.root.append(controls.bar, controls.element, boxes.card, boxes.counts, panes, boxes.vocab, boxes.inspector, boxes.live);
     inspector.listen(boxes.text, boxes.vocab, boxes.inspector);
     if (!record.window.whole) {
@@ -257,7 +258,9 @@ class StepView {
     const merges = this.record.merge_count;
     slider.value = k;
     stepLabel.textContent = `${number(k)} of ${number(merges)}`;
-    this.parts.mergeLine.textContent = mergeLine(this.record, k);
+    // an answered quiz question has revealed merge k + 1: the line names it
+    const revealed = this.quiz && this.quizAnswers().has(k) && k < merges;
+    this.parts.mergeLine.textContent = mergeLine(this.record, revealed ? k + 1 : k);
     slider.setAttribute("aria-valuetext", `${number(k)} of ${number(merges)}`);
     first.disabled = previous.disabled = k === 0;
     next.disabled = last.disabled = k >= merges;
@@ -288,6 +291,7 @@ class StepView {
     this.root.dataset.ready = "false";
     this.root.classList.toggle("bpe-quiz-on", this.quiz);
     const answered = this.quiz && this.quizAnswers().has(k);
+    this.updateControls(); // before the card: drawCard measures the step bar
     if (this.quiz) {
       this.quizState.revealed = answered;
       this.drawCard(() => boxes.card.replaceChildren(this.quizCard()));
@@ -302,7 +306,6 @@ class StepView {
     boxes.vocab.replaceChildren(vocabTable(record, k, this.kept.vocabRows));
     boxes.piecesNote.textContent = this.showPieces ? record.pieces_rule : "";
     boxes.piecesNote.hidden = !this.showPieces;
-    this.updateControls();
     // A step the student took shows what it changed, on the page too (a phone's screen
     // holds the text or the card, seldom both); opening the view scrolls nothing.
     const reveal = options.report !== false;
@@ -339,7 +342,30 @@ class StepView {
     const target = (same ? [same, ...then] : then).map((selector) => box.querySelector(selector)).find((found) => found && !found.disabled);
     if (!target) return;
     if (!target.hasAttribute("tabindex") && target.tabIndex < 0) focusable(target);
-    target.focus();
+    const cover = this.stuckBarBottom();
+    if (cover === null) {
+      target.focus();
+      return;
+    }
+    // Under a sticky step bar the browser's own scroll to the focus centred "Next question"
+    // and left the card's verdict and choices under the bar: the card goes just below the
+    // bar, or its news (the verdict) when the whole card does not fit.
+    target.focus({ preventScroll: true });
+    const card = box.firstElementChild || target;
+    const verdict = box.querySelector(".bpe-verdict");
+    const fits = card.getBoundingClientRect().height + 8 <= window.innerHeight - cover;
+    const news = fits || !verdict ? card : verdict;
+    if ([news, target].every((part) => inSight(part, cover))) return;
+    news.style.scrollMarginTop = `${cover + 8}px`;
+    news.scrollIntoView({ block: "start" });
+  }
+
+  // Where the sticky step bar (a phone's) ends once stuck at the top of the screen, its
+  // --bpe-bar-top (Streamlit's header) included; null when the bar does not stick.
+  stuckBarBottom() {
+    const style = getComputedStyle(this.bar);
+    if (style.position !== "sticky") return null;
+    return (parseFloat(style.top) || 0) + this.bar.offsetHeight;
   }
 
   drawText(view, sliding, reveal) {
