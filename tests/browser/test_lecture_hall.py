@@ -199,7 +199,7 @@ def test_the_results_of_a_two_question_class_download_as_the_answers_given(
     results = json.loads(download.value.path().read_text(encoding="utf-8"))
     assert results["class"] == code
     questions = results["questions"]
-    assert [q["merge"] for q in questions] == [1, 2]
+    assert [(q["asked"], q["number"]) for q in questions] == [("merge", 1), ("merge", 2)]
     for question, (ada, other) in zip(questions, given, strict=True):
         assert question["answers"] == [
             {"student": "Ada", "choice": ada},
@@ -211,7 +211,7 @@ def test_the_results_of_a_two_question_class_download_as_the_answers_given(
         assert question["counts"] == counts
         assert 0 in question["right_rows"] and all(question["choices"])
     assert len(rows) == 8  # two questions, four pairs each
-    chose = {(r["merge"], r["choice"]): r["students"] for r in rows if r["students"]}
+    chose = {(r["number"], r["choice"]): r["students"] for r in rows if r["students"]}
     assert chose == {("1", "0"): "Ada", ("1", "1"): "'=1+2", ("2", "2"): "Ada", ("2", "0"): "'=1+2"}
     app.assert_clean()
 
