@@ -364,3 +364,26 @@ def test_a_phone_sees_the_class_quiz_card_after_answering_and_at_the_reveal(
     assert_card_in_sight(phone)
     keep_screenshot(phone.page, screenshots / "lecture_phone_class_reveal_390x844.png")
     phone.assert_clean()
+
+
+def test_a_touch_phone_shows_no_key_help_even_projected_or_after_a_key(
+    browser: Any, app_server: Any
+) -> None:
+    """A touch-only phone (no hover, a coarse pointer) has no keys to learn: the Step page's
+    key help is not drawn, in presentation mode (which shows the short line on a projector)
+    and after a key gives the view a visible focus (which shows it on a laptop)."""
+    phone = phone_page(browser, app_server.url)
+    try:
+        phone.open("step", present="true")
+        phone.wait_view(0)
+        assert phone.page.evaluate("matchMedia('(hover: none) and (pointer: coarse)').matches")
+        phone.step_button("Next").focus()
+        phone.page.keyboard.press("Tab")  # a key: the focus is now :focus-visible
+        assert phone.page.locator(".bpe-step :focus-visible").count() == 1
+        for help_line in (".bpe-step .bpe-keys-short", ".bpe-step .bpe-keys"):
+            assert phone.page.locator(help_line).evaluate(
+                "(el) => getComputedStyle(el).display"
+            ) == "none", f"{help_line} is drawn on a touch phone"
+        phone.assert_clean()
+    finally:
+        phone.page.context.close()
