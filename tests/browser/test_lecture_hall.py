@@ -381,9 +381,10 @@ def test_a_touch_phone_shows_no_key_help_even_projected_or_after_a_key(
         phone.page.keyboard.press("Tab")  # a key: the focus is now :focus-visible
         assert phone.page.locator(".bpe-step :focus-visible").count() == 1
         for help_line in (".bpe-step .bpe-keys-short", ".bpe-step .bpe-keys"):
-            assert phone.page.locator(help_line).evaluate(
-                "(el) => getComputedStyle(el).display"
-            ) == "none", f"{help_line} is drawn on a touch phone"
+            assert (
+                phone.page.locator(help_line).evaluate("(el) => getComputedStyle(el).display")
+                == "none"
+            ), f"{help_line} is drawn on a touch phone"
         phone.assert_clean()
     finally:
         phone.page.context.close()
