@@ -153,6 +153,10 @@ def test_a_malformed_lesson_says_what_to_fix_and_keeps_the_lesson_and_view(
     wait_slide(app, 4, SLIDES)
     app.wait_view(1)
     upload_lesson(app, "mine.toml", BAD_LESSON)
+    # the message is the state to wait for: a loaded machine draws it a rerun after the
+    # upload's first (a run of this file with the lecture-hall tests read no error box)
+    boxes = app.page.locator('[data-testid="stAlertContentError"]')
+    boxes.filter(has_text="mine.toml").first.wait_for(timeout=60_000)
     errors = " ".join(app.alerts("Error"))
     assert "mine.toml: Slide 1 (Home)'s page 'home' is not one of: step, tokenize" in errors
     assert "The lesson and the view you had are kept." in errors
