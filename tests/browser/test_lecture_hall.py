@@ -388,3 +388,27 @@ def test_a_touch_phone_shows_no_key_help_even_projected_or_after_a_key(
         phone.assert_clean()
     finally:
         phone.page.context.close()
+
+
+def test_a_phone_can_tap_unigrams_next_round_at_the_bottom_of_the_page(
+    browser: Any, app_server: Any, screenshots: Any
+) -> None:
+    """The bundled lesson's Unigram slide (low_lower, vocab 15) on a 390x844 phone: scrolled
+    to the bottom of the long page (lattice, loss chart, tables), Next ▶ is tappable and
+    steps to the next round (the round's controls scrolled away with the page)."""
+    phone = phone_page(browser, app_server.url)
+    root = ".bpe-root.bpe-unigram"
+    try:
+        phone.open("step", sample="low_lower", algo="unigram", vocab=15, step=1)
+        phone.page.wait_for_selector(f'{root}[data-ready=true][data-step="1"]', timeout=30_000)
+        next_round = phone.page.locator(f"{root} button").filter(has_text="Next ▶").first
+        assert phone.page.evaluate(_SCROLL, "bottom") > 844, "the page is not long"
+        assert next_round.evaluate(_TAPPABLE), "Next ▶ is not tappable at the page's bottom"
+        box = next_round.bounding_box()
+        assert box is not None
+        phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        phone.page.wait_for_selector(f'{root}[data-ready=true][data-step="2"]', timeout=30_000)
+        keep_screenshot(phone.page, screenshots / "lecture_phone_unigram_bottom_390x844.png")
+        phone.assert_clean()
+    finally:
+        phone.page.context.close()
