@@ -395,13 +395,17 @@ def test_a_phone_can_tap_unigrams_next_round_at_the_bottom_of_the_page(
 ) -> None:
     """The bundled lesson's Unigram slide (low_lower, vocab 15) on a 390x844 phone: scrolled
     to the bottom of the long page (lattice, loss chart, tables), Next ▶ is tappable and
-    steps to the next round (the round's controls scrolled away with the page)."""
+    steps to the next round (the round's controls scrolled away with the page). Nothing
+    scrolls sideways (Streamlit's main area is what scrolls: the round's table of tokens made
+    it 476 px wide)."""
     phone = phone_page(browser, app_server.url)
     root = ".bpe-root.bpe-unigram"
     try:
         phone.open("step", sample="low_lower", algo="unigram", vocab=15, step=1)
         phone.page.wait_for_selector(f'{root}[data-ready=true][data-step="1"]', timeout=30_000)
         next_round = phone.page.locator(f"{root} button").filter(has_text="Next ▶").first
+        wide = phone.page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollWidth")
+        assert wide <= PHONE["width"], f"the page is {wide} px wide"
         assert phone.page.evaluate(_SCROLL, "bottom") > 844, "the page is not long"
         assert next_round.evaluate(_TAPPABLE), "Next ▶ is not tappable at the page's bottom"
         box = next_round.bounding_box()
@@ -409,6 +413,38 @@ def test_a_phone_can_tap_unigrams_next_round_at_the_bottom_of_the_page(
         phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         phone.page.wait_for_selector(f'{root}[data-ready=true][data-step="2"]', timeout=30_000)
         keep_screenshot(phone.page, screenshots / "lecture_phone_unigram_bottom_390x844.png")
+        phone.assert_clean()
+    finally:
+        phone.page.context.close()
+
+
+def test_a_phone_sees_unigrams_quiz_card_after_answering(
+    browser: Any, app_server: Any, screenshots: Any
+) -> None:
+    """The Unigram page's solo quiz on a 390x844 phone: after a tap on one of the four tokens
+    the quiz card's title and verdict are in sight, not under the sticky round row."""
+    phone = phone_page(browser, app_server.url)
+    root = ".bpe-root.bpe-unigram"
+    try:
+        phone.open("step", sample="low_lower", algo="unigram", vocab=15, step=0)
+        phone.page.wait_for_selector(f'{root}[data-ready=true][data-step="0"]', timeout=30_000)
+        phone.page.get_by_label("Quiz: which token goes next?").check()
+        choice = phone.page.locator(f"{root} .bpe-unigram-quiz .bpe-choice").first
+        choice.wait_for()
+        if not choice.evaluate(_TAPPABLE):
+            phone.page.evaluate(
+                "(el) => el.scrollIntoView({block: 'center'})", choice.element_handle()
+            )
+        assert choice.evaluate(_TAPPABLE)
+        box = choice.bounding_box()
+        assert box is not None
+        phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        quiz = phone.page.locator(f"{root} .bpe-unigram-quiz")
+        quiz.locator(".bpe-choice:disabled").first.wait_for()
+        for part in (".bpe-card-title", ".bpe-verdict"):
+            found = quiz.locator(part).first
+            assert found.evaluate(_UNCOVERED), f"{part} {found.bounding_box()} is hidden"
+        keep_screenshot(phone.page, screenshots / "lecture_phone_unigram_quiz_390x844.png")
         phone.assert_clean()
     finally:
         phone.page.context.close()

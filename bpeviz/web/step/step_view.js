@@ -342,30 +342,7 @@ class StepView {
     const target = (same ? [same, ...then] : then).map((selector) => box.querySelector(selector)).find((found) => found && !found.disabled);
     if (!target) return;
     if (!target.hasAttribute("tabindex") && target.tabIndex < 0) focusable(target);
-    const cover = this.stuckBarBottom();
-    if (cover === null) {
-      target.focus();
-      return;
-    }
-    // Under a sticky step bar the browser's own scroll to the focus centred "Next question"
-    // and left the card's verdict and choices under the bar: the card goes just below the
-    // bar, or its news (the verdict) when the whole card does not fit.
-    target.focus({ preventScroll: true });
-    const card = box.firstElementChild || target;
-    const verdict = box.querySelector(".bpe-verdict");
-    const fits = card.getBoundingClientRect().height + 8 <= window.innerHeight - cover;
-    const news = fits || !verdict ? card : verdict;
-    if ([news, target].every((part) => inSight(part, cover))) return;
-    news.style.scrollMarginTop = `${cover + 8}px`;
-    news.scrollIntoView({ block: "start" });
-  }
-
-  // Where the sticky step bar (a phone's) ends once stuck at the top of the screen, its
-  // --bpe-bar-top (Streamlit's header) included; null when the bar does not stick.
-  stuckBarBottom() {
-    const style = getComputedStyle(this.bar);
-    if (style.position !== "sticky") return null;
-    return (parseFloat(style.top) || 0) + this.bar.offsetHeight;
+    focusInCard(target, box.firstElementChild || target, this.bar);
   }
 
   drawText(view, sliding, reveal) {
