@@ -51,7 +51,8 @@ HOW_TO_READ = """\
   up to the same vocab size (BERT's pre-tokenizer, score rule, tie rule first), the
   algorithm BERT uses. Hover a point to compare it with BPE's at the same vocab size.
 - The grey line is the sidebar's vocab size. Click a point to open the Step page at that
-  merge (the sidebar then holds that sample and these settings).
+  merge (the sidebar then holds that sample and these settings; a dash-dot point opens
+  that WordPiece run).
 - This page always trains on the two bundled samples (gpt4 pre-tokenizer, tie rule first),
   about 5 KB each and different texts, whatever the sidebar holds.
 """
@@ -70,11 +71,23 @@ def open_clicked_step() -> None:
         name: train_sample(key, vocab, PRETOKENIZER, TIE_BREAK).merge_count
         for name, key in SAMPLES.items()
     }
-    target = step_target(state[KEY_CHART].selection, samples=SAMPLES, merge_counts=merge_counts)
+    wordpiece = {}  # the dash-dot curves' runs, when drawn
+    if state.get("compression_wordpiece"):
+        wordpiece = {compression.wordpiece_name(name): key for name, key in SAMPLES.items()}
+        for curve, key in wordpiece.items():
+            run = train_wordpiece_sample(key, vocab, WORDPIECE_PRETOKENIZER)
+            merge_counts[curve] = run.merge_count
+    target = step_target(
+        state[KEY_CHART].selection,
+        samples=SAMPLES,
+        merge_counts=merge_counts,
+        wordpiece=wordpiece,
+    )
     if target is None:
         return
+    pretokenizer = WORDPIECE_PRETOKENIZER if target.algorithm == "wordpiece" else PRETOKENIZER
     changed = step_settings(
-        target, vocab_size=vocab, pretokenizer=PRETOKENIZER, tie_break=TIE_BREAK
+        target, vocab_size=vocab, pretokenizer=pretokenizer, tie_break=TIE_BREAK
     )
     state[KEY_UNDO] = click_undo(dict(state), changed, step_key=KEY_STEP)
     state.update(changed)

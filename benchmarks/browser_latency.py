@@ -14,8 +14,8 @@ with Playwright (the same harness as ``tests/browser``). The step view is drawn 
   each at least), and the server messages meanwhile (none).
 
 On the default sample and on Tiny Shakespeare (uploaded, vocab 4096) when
-``../shared/corpora/tinyshakespeare.txt`` exists. Prints the figures; exits 1 when a target
-is missed, 2 when it cannot run (no Chromium).
+``benchmarks/shakespeare.py`` finds it. Prints the figures; exits 1 when a target is missed, 2
+when it cannot run (no Chromium).
 
     .venv/bin/python benchmarks/browser_latency.py [--clicks 40]
 """
@@ -34,7 +34,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = ROOT / "tests" / "browser" / "conftest.py"
-SHAKESPEARE = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "tinyshakespeare.txt"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from shakespeare import shakespeare_path  # noqa: E402
 
 TARGET_FIRST_LOAD_S = 3.0
 TARGET_STEP_P95_MS = 50  # Next -> new view, animation off, default sample and Shakespeare
@@ -215,14 +217,15 @@ def main() -> int:
             app.page.context.close()
 
             # -- Tiny Shakespeare, uploaded, vocab 4096 --
-            if not SHAKESPEARE.exists():
-                print(f"Tiny Shakespeare skipped: {SHAKESPEARE} not found")
+            shakespeare = shakespeare_path()
+            if shakespeare is None or not shakespeare.is_file():
+                print("Tiny Shakespeare skipped: not found (set $BPEVIZ_SHAKESPEARE)")
             else:
                 app = harness.new_app_page(browser, server.url)
                 app.open("step", src="upload", vocab=4096)
-                data = SHAKESPEARE.read_bytes()
+                data = shakespeare.read_bytes()
                 field = app.page.locator(".st-key-upload input[type=file]")
-                files = [{"name": SHAKESPEARE.name, "mimeType": "text/plain", "buffer": data}]
+                files = [{"name": shakespeare.name, "mimeType": "text/plain", "buffer": data}]
                 began = time.perf_counter()
                 app.rerun(lambda: field.set_input_files(files=files), timeout=300_000)
                 app.wait_view()

@@ -19,13 +19,16 @@ run is the one least disturbed); step queries take the median of 20 random steps
 6. the Step page's record for the browser (``bpeviz.records.step``): its gzipped size for a
    bundled sample at 512 and the corpus at 4096, and the time to build it;
 7. WordPiece to 4096 with every step recorded, both rules, against the ``tokenizers``
-   library's WordPieceTrainer, in CPU time, runs alternated (``benchmarks/wordpiece.py``);
+   library's WordPieceTrainer, in CPU time, runs alternated, and its step record's gzipped
+   size (``benchmarks/wordpiece.py``);
 8. Unigram to 4096 with every round recorded against the library's UnigramTrainer, in CPU
    time, runs alternated, SentencePiece beside; a 5 KB sample in at most 1 s
    (``benchmarks/unigram.py``).
 
-The corpus is Tiny Shakespeare from ``../shared/corpora`` when present, else the bundled
-samples repeated to the same size (the figures are then not comparable with docs/performance.md's).
+The corpus is Tiny Shakespeare when ``benchmarks/shakespeare.py`` finds it
+(``$BPEVIZ_SHAKESPEARE``, or ``shared/corpora`` in a folder above the repository), else the
+bundled samples repeated to the same size (the figures are then not comparable with
+docs/performance.md's).
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from shakespeare import shakespeare_path  # noqa: E402
+
 from bpeviz import train  # noqa: E402
 from bpeviz.engine import textbook  # noqa: E402
 from bpeviz.engine.samples import get_sample  # noqa: E402
@@ -53,15 +58,15 @@ from bpeviz.real.mistral_tekken import TEKKEN, tekken_available  # noqa: E402
 from bpeviz.real.registry import bundled_names, load_bundled  # noqa: E402
 from bpeviz.records.step import TOP_PAIRS, payload_json  # noqa: E402
 
-SHAKESPEARE = ROOT.parent / "shared" / "corpora" / "tinyshakespeare.txt"
 TARGET_SIZE = 1_115_394
 FIGURES = ("1", "2a", "2b", "3", "4", "5", "6", "7", "8")
 
 
 def load_corpus() -> tuple[str, str]:
     """The benchmark text and where it came from."""
-    if SHAKESPEARE.exists():
-        return SHAKESPEARE.read_text(encoding="utf-8"), "Tiny Shakespeare"
+    found = shakespeare_path()
+    if found is not None and found.is_file():
+        return found.read_text(encoding="utf-8"), "Tiny Shakespeare"
     samples = "".join(
         (ROOT / "sample_texts" / name).read_text(encoding="utf-8")
         for name in ("english.txt", "japanese.txt")
@@ -332,7 +337,7 @@ def main() -> int:
 
     # 7. WordPiece (issue 32): whole process against the library's WordPieceTrainer.
     if "7" in wanted:
-        from wordpiece import TARGET, VOCAB_SIZE, wordpiece_ratios
+        from wordpiece import RECORD_BUDGET_MB, TARGET, VOCAB_SIZE, record_sizes, wordpiece_ratios
 
         for rule, (ours, theirs) in wordpiece_ratios(text, args.runs).items():
             print(f"     WordPiece {rule}: ours {ours:.3f} s CPU, tokenizers {theirs:.3f} s CPU")
@@ -341,6 +346,13 @@ def main() -> int:
                 ours / theirs,
                 f"<= {TARGET}",
                 ours / theirs <= TARGET,
+            )
+        for name, megabytes in record_sizes(text):
+            report(
+                f"7. WordPiece step record, {name} (MB gzipped)",
+                megabytes,
+                f"<= {RECORD_BUDGET_MB}",
+                megabytes <= RECORD_BUDGET_MB,
             )
 
     # 8. Unigram (issue 33): whole process against the library's UnigramTrainer, CPU time.

@@ -10,7 +10,10 @@ as in ``unigram.py``: on a loaded machine wall-clock time measures the neighbour
 the library's threads, which get more of a busy machine's cores than our one thread (wall
 seconds are printed beside). Both of our rules are timed: ``frequency`` is the library's own
 algorithm, ``score`` the textbook's. Prints each ratio and exits non-zero on a miss (target:
-ours / library <= 1.0).
+ours / library <= 1.0). Then the step view's record of the run as the app trains it (the pair
+table's head kept at every step): gzipped, at most the step view's budget for the corpus at
+4096 (2 MB, ``bpeviz/records/step.py``), in its first window and in the one that shows the
+last merge.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from bpeviz.engine.wordpiece import UNK, train_wordpiece  # noqa: E402
 
 VOCAB_SIZE = 4096
 TARGET = 1.0
+RECORD_BUDGET_MB = 2.0
 
 
 def library_fit(text: str, vocab_size: int) -> None:
@@ -62,6 +66,26 @@ def wordpiece_ratios(text: str, runs: int) -> dict[str, tuple[float, float]]:
     }
 
 
+def record_sizes(text: str) -> list[tuple[str, float]]:
+    """The step record of the score rule's run as the app trains it, gzipped (MB), in the
+    first window and in the last merge's."""
+    import gzip
+
+    from bpeviz.engine.wordpiece_history import WordPieceHistory
+    from bpeviz.records.step import TOP_PAIRS
+    from bpeviz.records.wordpiece_step import payload_json, window_for
+
+    history = WordPieceHistory(text, train_wordpiece(text, VOCAB_SIZE, top_pairs=TOP_PAIRS))
+    sizes = []
+    for name, start in (
+        ("first window", 0),
+        (f"window of merge {history.merge_count:,}", window_for(history, history.merge_count)),
+    ):
+        record = payload_json(history, window_from=start).encode("utf-8")
+        sizes.append((name, len(gzip.compress(record)) / 1e6))
+    return sizes
+
+
 def main() -> int:
     from run import load_corpus
 
@@ -83,6 +107,13 @@ def main() -> int:
             f"{'ok  ' if ok else 'MISS'} WordPiece {rule} vocab {VOCAB_SIZE}, ours / tokenizers "
             f"(CPU time ratio) {ratio:.3f}   target <= {TARGET}   (ours {ours[0]:.2f} s CPU, "
             f"{ours[1]:.2f} s wall; tokenizers {theirs[0]:.2f} s CPU, {theirs[1]:.2f} s wall)"
+        )
+    for name, megabytes in record_sizes(text):
+        ok = megabytes <= RECORD_BUDGET_MB
+        missed += not ok
+        print(
+            f"{'ok  ' if ok else 'MISS'} WordPiece step record, {name} (MB gzipped) "
+            f"{megabytes:.3f}   target <= {RECORD_BUDGET_MB}"
         )
     return 1 if missed else 0
 

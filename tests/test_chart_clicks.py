@@ -132,3 +132,37 @@ def test_a_click_on_a_bpe_curve_under_wordpiece_opens_the_bpe_run() -> None:
         "gpt4."
     )
     assert undo.restore == {"algo": "wordpiece", "pretok": "words", "step": 3}
+
+
+def test_a_click_on_a_wordpiece_curve_opens_that_wordpiece_run() -> None:
+    """A point of the Compression page's dash-dot curve (``English · WordPiece``) leads to the
+    WordPiece run it was drawn from: the sample, WordPiece by score with BERT's pre-tokenizer
+    at the chart's vocab size, that merge; a BPE point still leads to BPE."""
+    merges = {**MERGES, "English · WordPiece": 400}
+    wordpiece = {"English · WordPiece": "english"}
+    picked = {"pick": [{"trained_on": "English · WordPiece", "merges": 120}]}
+    target = step_target(picked, samples=SAMPLES, merge_counts=merges, wordpiece=wordpiece)
+    assert target == StepTarget("english", 120, algorithm="wordpiece")
+    runs = {"samples": SAMPLES, "merge_counts": merges, "wordpiece": wordpiece}
+    clamped = {"pick": [{"trained_on": "English · WordPiece", "merges": 999}]}
+    assert step_target(clamped, **runs) == StepTarget("english", 400, algorithm="wordpiece")
+    bpe = {"pick": [{"trained_on": "English", "merges": 120}]}
+    assert step_target(bpe, **runs) == StepTarget("english", 120)
+    state = step_settings(target, vocab_size=512, pretokenizer="bert", tie_break="first")
+    settings = settings_from_state(state)
+    assert settings == Settings(
+        algorithm="wordpiece",
+        score_rule="score",
+        source="sample",
+        sample_key="english",
+        vocab_size=512,
+        pretokenizer="bert",
+        tie_break="first",
+    )
+    before = {"algo": "bpe", "wprule": "frequency", "src": "sample", "sample": "english",
+              "vocab": 512, "pretok": "gpt4", "tie": "first", "eow": False,
+              "special": ""}  # fmt: skip
+    assert change_sentence(before, {**before, **state}) == (
+        "The chart click changed the sidebar: algorithm bpe → wordpiece, WordPiece rule "
+        "frequency → score, pre-tokenizer gpt4 → bert."
+    )

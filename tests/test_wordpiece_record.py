@@ -143,3 +143,19 @@ def test_every_merge_is_drawn_in_the_window_picked_for_it(
             drawn.replace(" ", "")
         )
         assert f" {drawn} " in f" {text} "  # whole words, never a cut one
+
+
+def test_step_zero_says_why_nothing_merges() -> None:
+    """Step 0's second sentence names the run's true reason when no merge is made. ``hug pug``
+    starts with 7 tokens ([UNK], g h p u, ##g ##u): at vocab 5 the vocabulary is already full,
+    though every word has pairs; ``a b a`` has no word of two characters, at any size."""
+    full = train_wordpiece("hug pug", 5)
+    start = payload(WordPieceHistory("hug pug", full))["start"]
+    assert "two characters" not in start[1]
+    assert start[1] == (
+        "Nothing will be merged: the first vocabulary already has 7 tokens, at least the vocab "
+        "size of 5 asked for."
+    )
+    single = train_wordpiece("a b a", 30)
+    start = payload(WordPieceHistory("a b a", single))["start"]
+    assert start[1] == "No word has two characters here, so there is nothing to merge."

@@ -167,7 +167,14 @@ def start_sentences(history: WordPieceHistory, by_score: bool) -> list[str]:
         f"{counted(run.tokens_before, 'token')}; the vocabulary is [UNK], the characters and "
         f"their ## forms, {counted(history.base, 'token')}."
     )
-    if not run.steps:
+    if not run.steps and run.initial_size >= run.requested_vocab_size:
+        return [
+            counts,
+            f"Nothing will be merged: the first vocabulary already has "
+            f"{counted(run.initial_size, 'token')}, at least the vocab size of "
+            f"{run.requested_vocab_size:,} asked for.",
+        ]
+    if not run.steps:  # the only other stop before a merge: no pair at all
         return [counts, "No word has two characters here, so there is nothing to merge."]
     first = run.steps[0]
     pair = pair_words(first.left, first.right)

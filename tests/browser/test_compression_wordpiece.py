@@ -7,6 +7,7 @@ of 512 (the sidebar's vocab size, where the table reads), not from bpeviz's own 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,3 +54,43 @@ def test_wordpiece_curves_are_drawn_beside_bpe(app: AppPage, screenshots: Path) 
         app.assert_clean()
     finally:
         app.page.set_viewport_size({"width": 1366, "height": 900})
+
+
+def test_clicking_a_wordpiece_point_opens_that_wordpiece_merge(app: AppPage) -> None:
+    """As a BPE point does: hover a dash-dot point (its tooltip names the WordPiece run and
+    the merges), click it, and the Step page shows that merge of that WordPiece run."""
+    app.open("compression", compression_vocab=512)
+    app.rerun(app.page.locator(".st-key-compression_wordpiece label").first.click)
+    chart = app.page.locator('[data-testid="stVegaLiteChart"] svg.marks, '
+                             '[data-testid="stVegaLiteChart"] canvas').first  # fmt: skip
+    box = chart.bounding_box()
+    assert box
+    tooltip = app.page.locator("#vg-tooltip-element")
+    fields: dict[str, str] = {}
+    x = box["x"] + box["width"] * 0.6
+    for tenth in range(5, 200):  # down the chart, until the pointer is on a WordPiece point
+        y = box["y"] + box["height"] * tenth / 200
+        app.page.mouse.move(x, y)
+        text = tooltip.inner_text() if tooltip.is_visible() else ""
+        found = dict(re.findall(r"(tokenizer trained on|merges|tokens)\s*\n+\s*([^\n]+)", text))
+        if found.get("tokenizer trained on", "").endswith("WordPiece"):
+            fields = found
+            break
+    assert fields, "no WordPiece point under the pointer down the chart"
+    language = fields["tokenizer trained on"].split(" · ")[0]
+    merges = int(fields["merges"].replace(",", ""))
+
+    app.rerun(lambda: app.page.mouse.click(x, y))
+    app.page.wait_for_function(
+        "() => document.querySelector('[data-testid=stMain] h1')"
+        "?.textContent.startsWith('Step through training')",
+        timeout=60_000,
+    )
+    app.wait_idle()
+    assert "algo=wordpiece" in app.page.url and "pretok=bert" in app.page.url
+    k, _, _ = app.shown_merge()
+    assert k == merges
+    chosen = app.page.locator('[data-testid="stSidebar"] .st-key-sample input').input_value()
+    assert chosen == get_sample({"English": "english", "Japanese": "japanese"}[language]).title
+    assert fields["tokens"].strip() in app.page.locator(".bpe-metric").first.inner_text()
+    app.assert_clean()

@@ -216,3 +216,23 @@ def test_a_long_text_redraws_where_the_merge_a_student_stops_at_applies(
     assert start <= late + 1 and end == total == len(LONG)
     keep_screenshot(app.page, screenshots / "wordpiece-long-text.png", full_page=True)
     app.assert_clean()
+
+
+def test_the_inspector_shows_how_a_wordpiece_token_was_built(app: AppPage) -> None:
+    """After the course corpus's three merges (worked by hand in tests/test_wordpiece.py:
+    ##g + ##s, h + ##u, hu + ##gs), a click on the last word's token ``hugs`` says merge 3
+    made it from hu + ##gs, and its build tree goes down to h ##u ##g ##s."""
+    app.open("step", **LINK, step=3)
+    app.wait_view(3)
+    hugs = app.page.locator(".bpe-scroll .bpe-t").filter(has_text="hugs").last
+    hugs.click()
+    inspector = app.page.locator(".bpe-inspector")
+    inspector.wait_for()
+    text = inspector.inner_text()
+    assert "Made by merge 3" in text, text
+    assert "hu" in text and "##gs" in text
+    tree = inspector.locator(".bpe-tree").inner_text()
+    for piece in ("hu", "##gs", "h", "##u", "##g", "##s"):
+        assert piece in tree, tree
+    assert "single characters" in text
+    app.assert_clean()

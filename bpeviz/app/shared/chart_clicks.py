@@ -24,10 +24,12 @@ from bpeviz.engine.pretokenize import END_OF_WORD
 
 @dataclass(frozen=True)
 class StepTarget:
-    """The run a clicked point belongs to (a bundled sample) and the merges done there."""
+    """The run a clicked point belongs to (a bundled sample, by ``bpe`` or ``wordpiece``) and
+    the merges done there."""
 
     sample_key: str
     step: int
+    algorithm: str = "bpe"
 
 
 def picked_point(selection: Mapping[str, Any], param: str = PICK) -> Mapping[str, Any] | None:
@@ -46,14 +48,19 @@ def picked_point(selection: Mapping[str, Any], param: str = PICK) -> Mapping[str
 
 
 def step_target(
-    selection: Mapping[str, Any], *, samples: Mapping[str, str], merge_counts: Mapping[str, int]
+    selection: Mapping[str, Any],
+    *,
+    samples: Mapping[str, str],
+    merge_counts: Mapping[str, int],
+    wordpiece: Mapping[str, str] | None = None,
 ) -> StepTarget | None:
     """Where a click on the Compression chart leads, or ``None`` when it leads nowhere.
 
-    ``samples`` maps a curve's ``trained_on`` name to its sample key; ``merge_counts`` the
-    same name to how many merges its run made (the step is kept inside ``0..merges``). A
-    point on a dashed line (a tokenizer measured on the other language) leads to the merge
-    of the run that made that tokenizer.
+    ``samples`` maps a BPE curve's ``trained_on`` name to its sample key, ``wordpiece`` a
+    WordPiece curve's (``English · WordPiece``); ``merge_counts`` each name to how many
+    merges its run made (the step is kept inside ``0..merges``). A point on a dashed line
+    (a tokenizer measured on the other language) leads to the merge of the run that made
+    that tokenizer.
 
     >>> step_target({"pick": [{"trained_on": "English", "merges": 120}]},
     ...             samples={"English": "english"}, merge_counts={"English": 768})
@@ -63,9 +70,12 @@ def step_target(
     if point is None:
         return None
     name, merges = point.get("trained_on"), point.get("merges")
-    if name not in samples or name not in merge_counts or not isinstance(merges, int | float):
+    runs = {**{key: (sample, "bpe") for key, sample in samples.items()}}
+    runs |= {key: (sample, "wordpiece") for key, sample in (wordpiece or {}).items()}
+    if name not in runs or name not in merge_counts or not isinstance(merges, int | float):
         return None
-    return StepTarget(samples[name], min(max(int(merges), 0), merge_counts[name]))
+    sample, algorithm = runs[name]
+    return StepTarget(sample, min(max(int(merges), 0), merge_counts[name]), algorithm)
 
 
 def step_settings(
@@ -73,16 +83,19 @@ def step_settings(
 ) -> dict[str, Any]:
     """Sidebar state that trains the clicked run: its sample and the chart's settings.
 
-    The algorithm is BPE, and special tokens and ``</w>`` are off, as in the chart's runs.
-    The caller adds the step (its key belongs to the Step page's control).
+    The algorithm is the curve's (WordPiece's by score, as the chart trains it), and special
+    tokens and ``</w>`` are off, as in the chart's runs. The caller adds the step (its key
+    belongs to the Step page's control) and passes the pre-tokenizer of the curve's run.
 
     >>> state = step_settings(StepTarget("japanese", 5), vocab_size=1024,
     ...                       pretokenizer="gpt4", tie_break="first")
     >>> state["src"], state["sample"], state["vocab"], state["special"]
     ('sample', 'japanese', 1024, '')
     """
+    wordpiece = {run_settings.KEY_SCORE_RULE: "score"} if target.algorithm == "wordpiece" else {}
     return {
-        run_settings.KEY_ALGORITHM: "bpe",
+        run_settings.KEY_ALGORITHM: target.algorithm,
+        **wordpiece,
         run_settings.KEY_SOURCE: "sample",
         run_settings.KEY_SAMPLE: target.sample_key,
         run_settings.KEY_VOCAB: vocab_size,
@@ -99,6 +112,7 @@ KEY_BACK = "_chart_click_back"  # set by the undo: go back to the page of the ch
 # How the sidebar names each setting a click may change, in the order it shows them.
 SETTING_NAMES = {
     run_settings.KEY_ALGORITHM: "algorithm",
+    run_settings.KEY_SCORE_RULE: "WordPiece rule",
     run_settings.KEY_SOURCE: "source",
     run_settings.KEY_SAMPLE: "sample",
     run_settings.KEY_VOCAB: "vocab size",
