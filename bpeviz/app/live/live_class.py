@@ -226,8 +226,8 @@ def results_downloads() -> None:
             mime="application/json",
             key="class_results_json",
             on_click="ignore",
-            help="The same results as JSON: per question the pairs, the right ones, the "
-            "counts and each student's answer.",
+            help="The same results as JSON: per question the pairs (or Unigram's tokens) "
+            "offered, the right ones, the counts and each student's answer.",
         )
 
 
