@@ -9,6 +9,20 @@ from bpeviz.engine import textbook
 
 st.title("About bpeviz")
 
+# First on the page: the bundled lesson's recap slide shows this page to the class.
+st.markdown(
+    """
+## What to take away
+
+- A tokenizer is a list of merges learned by counting pairs: count every pair of neighbouring
+  tokens, join the most frequent into a new token, repeat.
+- The pre-tokenizer decides where merges may not go: it cuts the text into pieces (words,
+  numbers, punctuation) first, and no merge ever crosses a piece's edge.
+- A language the training text had little of pays for it in tokens: its text stays cut into
+  smaller pieces (single bytes, at worst), so the same content costs more tokens.
+"""
+)
+
 st.markdown(
     """
 ## What byte pair encoding does

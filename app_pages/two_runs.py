@@ -13,6 +13,7 @@ from bpeviz.app.two_runs import parting as runs
 from bpeviz.app.two_runs import state as runs_state
 from bpeviz.app.two_runs import view as runs_view
 from bpeviz.app.two_runs.across_view import show_across, train_run
+from bpeviz.app.two_runs.chart import RUNS_CHART_HEIGHT, curves_spec
 from bpeviz.engine.algorithms import ALGORITHM_REGISTRY, ALGORITHMS
 from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.pretokenize import PRETOKENIZER_REGISTRY
@@ -185,10 +186,8 @@ step = st.slider(
 )
 step = min(int(step), last)
 labelled = {f"{name}: {chosen[name].summary()}": histories[name] for name in histories}
-# The height holds the axes and the legend too: at projector type they left the plot ~30 px,
-# and at 300 px the plot (90 px) was shorter than the y-axis title, cut at the chart's top.
-chart_height = 480 if presentation_mode() else 400
-show_chart(runs.curves_chart(runs.curves_frame(labelled), step=step, height=chart_height))
+present = presentation_mode()
+show_chart(curves_spec(labelled, step=step, height=RUNS_CHART_HEIGHT[present], projector=present))
 st.caption(
     "Bytes per token of the whole text after each merge, for both runs (higher means fewer "
     "tokens). The grey line is the step whose text is shown below."

@@ -150,6 +150,10 @@ class Follower:
                     f"page {view.get('page')}), still on run {self.run}, page {self.page}"
                 )
                 return
+        # A view heard during the rerun that this one may already show (a step slide on the
+        # run just taken): its page has it now, as the class bar redrawn after the rerun says.
+        if self.latest is not None and self.shows(self.latest):
+            self.has.setdefault(int(self.latest.get("slide", 0)), time.time())
 
     async def close(self) -> None:
         for task in (self.following, self.reading):

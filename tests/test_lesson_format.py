@@ -197,6 +197,9 @@ def test_the_bundled_lesson_follows_the_order_the_issue_asks_for() -> None:
     assert recap.title.startswith("Recap") and recap.page == "about"
     assert exit_question.title.startswith("Exit question")
     assert exit_question.page == "step" and exit_question.view.get("quiz") is True
+    # the results' buttons are in the teacher's sidebar (live_class.results_downloads), not in
+    # the projected class bar the note once named
+    assert "the sidebar's Class results" in " ".join(exit_question.notes.split())
 
 
 def test_every_bundled_lesson_round_trips() -> None:

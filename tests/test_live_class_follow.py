@@ -12,7 +12,9 @@ played here as AppTest does it: every widget's value as last drawn, or as set).
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from typing import Any
 
 import pytest
@@ -46,31 +48,49 @@ def joined(own_vocab: int) -> tuple[AppTest, AppTest, str]:
     return teacher, student, code
 
 
-def test_the_browsers_old_vocab_size_sent_after_the_class_run_was_given_is_not_taken() -> None:
-    """The root of a follower drifting: the class's run (vocab 512) given, then a rerun with the
-    browser's old 612 put the student on a run neither theirs nor the teacher's."""
+def sidebar_setting(at: AppTest, key: str) -> str | None:
+    """The value a following student's read-only sidebar shows for ``key`` (its
+    ``data-value``), ``None`` when it shows none."""
+    for node in at.sidebar:
+        if getattr(node, "type", None) == "html" and 'class="bpe-class-settings"' in node.value:
+            found = re.search(rf'data-setting="{key}" data-value="([^"]*)"', node.value)
+            return html.unescape(found.group(1)) if found else None
+    return None
+
+
+def test_a_following_students_settings_are_the_classs_shown_read_only() -> None:
+    """While following, the settings are the class's: the sidebar names them and draws no
+    widget (nothing a late browser value or a slip of the student can change; drawing the nine
+    widgets was a third of each follower's run, at every slide, for a hundred followers). The
+    Lesson box is the teacher's."""
     teacher, student, code = joined(own_vocab=612)
     class_vocab = teacher.session_state["vocab"]
     assert class_vocab != 612 and student.session_state["vocab"] == class_vocab
-    run(student.number_input(key="vocab").set_value(612))  # the old value, sent late
+    run(student)  # a rerun (the browser's next) keeps it
     assert student.session_state["vocab"] == class_vocab
-    assert student.number_input(key="vocab").value == class_vocab
+    with pytest.raises(KeyError):
+        student.number_input(key="vocab")
+    assert sidebar_setting(student, "vocab") == str(class_vocab)
+    assert sidebar_setting(student, "pretok") == "gpt4: GPT-4's pattern"  # the menu's words
+    assert not [button for button in student.button if button.key == "lesson_start"]
     data = class_bar_data(student)
     assert data["run"] == run_id(current_hub().run_of(code)) and not data.get("detached")
 
 
-def test_a_following_student_who_changes_vocab_size_is_told_they_explore() -> None:
-    """Once the browser shows the class's value (a rerun sent it back), a change is the
-    student's own: the bar is told to explore, and names no run of the class's (so that
-    Follow asks for the class's run again)."""
+def test_a_student_who_explores_gets_the_settings_to_change_from_the_classs() -> None:
+    """The sidebar's Change settings gives its widgets, showing the class's values, and the
+    bar says "Exploring"; a change is the student's own, and the bar names no run of the
+    class's (so that Follow asks for the class's run again)."""
     _teacher, student, code = joined(own_vocab=612)
-    run(student)  # the browser has heard the class's run
-    assert not class_bar_data(student).get("detached")
+    class_vocab = student.session_state["vocab"]
+    run(student.button(key="class_change_settings").click())
+    assert class_bar_data(student)["detached"]
+    assert student.number_input(key="vocab").value == class_vocab
+    assert sidebar_setting(student, "vocab") is None
     run(student.number_input(key="vocab").set_value(300))
-    assert student.session_state["vocab"] == 300  # the student's own run, kept
+    assert student.session_state["vocab"] == 300
     data = class_bar_data(student)
-    assert data["detached"]
-    assert data["run"] != run_id(current_hub().run_of(code))
+    assert data["detached"] and data["run"] != run_id(current_hub().run_of(code))
     run(student)  # still exploring on the next run: the run stays the student's
     assert student.session_state["vocab"] == 300 and class_bar_data(student)["detached"]
 
@@ -106,3 +126,15 @@ def test_a_slide_names_one_run_for_the_class_however_often_the_teacher_reruns() 
         published = run_id(current_hub().run_of(code))
         run(teacher)
         assert run_id(current_hub().run_of(code)) == published, number
+
+
+def test_a_followers_read_only_paste_is_text_with_its_bidi_controls_shown() -> None:
+    """The read-only settings are HTML: a pasted tag is shown as its characters, and a
+    right-to-left override as ``\\u202e`` (as a caption shows it), not left to reorder the
+    rest of the sidebar's line (``data-value`` keeps the value itself, for tests)."""
+    state = {"src": "paste", "paste": "<b>bold</b> a\u202eb", "algo": "bpe", "vocab": 300,
+             "pretok": "gpt4", "tie": "first", "special": "", "eow": False}  # fmt: skip
+    shown = sidebar.class_settings_html(state, samples={})
+    assert "<b>" not in shown and "&lt;b&gt;bold&lt;/b&gt;" in shown
+    visible = re.sub(r"<[^>]*>", "", shown)  # the text, without tags and their attributes
+    assert "\u202e" not in visible and "a\\u202eb" in visible

@@ -48,3 +48,25 @@ def test_about_page_shows_the_textbook_recipe_source() -> None:
     assert code.language == "python"
     for name in ("def get_stats", "def merge", "def best_pair", "def train", "def encode"):
         assert name in code.value
+
+
+def test_the_lessons_recap_slide_shows_its_takeaways_on_screen() -> None:
+    """The bundled lesson's recap slide is this page (issue 28: "end with a recap slide of the
+    takeaways"). Its notes, hidden from the projector during a class, name three takeaways;
+    the class sees them here, first: merges learned by counting pairs, the pre-tokenizer
+    deciding where merges may not go, and the cost in tokens of a language the training text
+    had little of."""
+    from bpeviz.app.lesson.slides import bundled_lessons
+
+    recap = bundled_lessons()["bpe"].slides[-2]
+    assert recap.page == "about" and recap.title.startswith("Recap")
+    at = open_page(PAGE)
+    first = at.markdown[0].value
+    assert first.startswith("## What to take away"), first[:80]
+    for takeaway in (
+        "list of merges learned by counting pairs",
+        "pre-tokenizer decides where merges may not go",
+        "pays for it in tokens",
+    ):
+        assert takeaway in " ".join(recap.notes.split()), takeaway  # what the teacher says
+        assert takeaway in " ".join(first.split()), takeaway  # what the class reads

@@ -305,3 +305,19 @@ def test_a_link_with_a_pre_tokenizer_the_algorithm_cannot_use_is_fitted() -> Non
                    runs_b_vocab="9")  # fmt: skip
     assert at.selectbox(key="runs_b_pretok").value == "words"
     assert not at.error
+
+
+def test_a_second_visitor_on_the_same_runs_gets_the_chart_already_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The chart (built and checked by Altair: about 40% of the page's run) is made once for
+    the same two runs, step and size: a class of students following the Two runs slide each
+    paid it, in the one interpreter the whole class shares."""
+    from bpeviz.app.two_runs import parting
+
+    made: list[int] = []
+    real = parting.curves_chart
+    monkeypatch.setattr(parting, "curves_chart", lambda *a, **k: made.append(1) or real(*a, **k))
+    first, second = open_page(PAGE), open_page(PAGE)
+    assert len(made) == 1
+    assert first.get("vega_lite_chart")[0].proto.spec == second.get("vega_lite_chart")[0].proto.spec

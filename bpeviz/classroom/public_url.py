@@ -50,10 +50,17 @@ def public_url(environ: dict[str, str] | None = None) -> str | None:
 def join_base(own: str) -> str:
     """The base of join links: the public address when set and well written, else ``own``
     (the address the teacher's browser used; the teacher's bar says what is wrong)."""
+    return join_base_and_warning(own)[0]
+
+
+def join_base_and_warning(own: str) -> tuple[str, str]:
+    """:func:`join_base`, and what the teacher's bar warns about it: a loopback address no
+    student reaches, or a public address set wrong (then ``own`` is used)."""
     try:
-        return public_url() or own
-    except PublicUrlError:
-        return own
+        base = public_url() or own
+    except PublicUrlError as error:
+        return own, str(error)
+    return base, loopback_warning(base) if base and is_loopback(base) else ""
 
 
 def is_loopback(url: str) -> bool:

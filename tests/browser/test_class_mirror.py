@@ -3,8 +3,9 @@ the bundled lesson from its first slide to its last with three students followin
 slide each student's page must show what the teacher's shows: the page, the slide, the run (the
 sidebar's settings and text, every setting a slide may set), the step and before/after, the
 quiz and pieces, and the tokens as drawn (text or ids). A class started on a slide's link gives
-a joining student that slide's text and toggle. While following, the settings are the class's:
-a student who changes one explores, and Follow brings the class's run back.
+a joining student that slide's text and toggle. While following, the settings are the class's,
+read-only (the sidebar names them); Change settings lets a student explore their own, and
+Follow brings the class's run back.
 
 Every wait is for a state (the pages agreeing, a page idle), never for a time.
 """
@@ -39,7 +40,9 @@ SHOWN_KEYS = json.dumps(sorted(key for key in PARAMS if key != "present"))
 _SHOWN = """(keys) => {
   const widget = (key) => {
     const box = document.querySelector(`[data-testid="stElementContainer"].st-key-${key}`);
-    if (!box) return null;
+    // a follower's sidebar names the class's settings, read-only, as their widgets show them
+    const named = document.querySelector(`.bpe-class-settings [data-setting="${key}"]`);
+    if (!box) return named ? named.dataset.value : null;
     const slider = box.querySelector('[role="slider"]');
     if (slider) return slider.getAttribute("aria-valuenow");
     const select = box.querySelector('[data-baseweb="select"]');
@@ -184,16 +187,21 @@ def test_a_class_started_on_a_slides_link_gives_students_the_slides_text_and_tog
 def test_a_student_who_changes_a_setting_explores_and_follow_gives_the_class_back(
     app: AppPage, new_page: Any
 ) -> None:
-    """While following, the sidebar's settings are the class's: a student who changes Vocab
-    size is told they explore (the bar said "Following" over their own run), keeps their own
-    run, and Follow brings the class's back, exactly."""
+    """While following, the sidebar's settings are the class's, read-only; Change settings
+    gives the widgets with the class's values (the bar says "Exploring"), a student who changes
+    Vocab size keeps their own run, and Follow brings the class's back, exactly."""
     code = start_class(app)
     student = new_page()
     join(student, code)
     wait_connected(app, 1)
     mine, theirs = agreed(app, [student])
     assert theirs == [as_student(mine)]
+    assert student.page.locator('.bpe-class-settings [data-setting="vocab"]').count() == 1
+    sidebar = student.page.locator('[data-testid="stSidebar"]')
+    student.rerun(sidebar.get_by_role("button", name="Change settings").click)
+    student.page.get_by_text("○ Exploring on my own").wait_for()
     box = student.page.locator('[data-testid="stSidebar"] input[aria-label="Vocab size"]')
+    assert box.input_value() == mine["settings"]["vocab"]  # the class's, now to change
     box.fill("300")
     student.rerun(lambda: box.press("Enter"))
     student.page.get_by_text("○ Exploring on my own").wait_for()

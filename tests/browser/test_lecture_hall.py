@@ -199,7 +199,7 @@ def test_the_results_of_a_two_question_class_download_as_the_answers_given(
     results = json.loads(download.value.path().read_text(encoding="utf-8"))
     assert results["class"] == code
     questions = results["questions"]
-    assert [q["merge"] for q in questions] == [1, 2]
+    assert [(q["asked"], q["number"]) for q in questions] == [("merge", 1), ("merge", 2)]
     for question, (ada, other) in zip(questions, given, strict=True):
         assert question["answers"] == [
             {"student": "Ada", "choice": ada},
@@ -211,7 +211,7 @@ def test_the_results_of_a_two_question_class_download_as_the_answers_given(
         assert question["counts"] == counts
         assert 0 in question["right_rows"] and all(question["choices"])
     assert len(rows) == 8  # two questions, four pairs each
-    chose = {(r["merge"], r["choice"]): r["students"] for r in rows if r["students"]}
+    chose = {(r["number"], r["choice"]): r["students"] for r in rows if r["students"]}
     assert chose == {("1", "0"): "Ada", ("1", "1"): "'=1+2", ("2", "2"): "Ada", ("2", "0"): "'=1+2"}
     app.assert_clean()
 
@@ -259,3 +259,192 @@ def test_a_phone_sees_the_slides_number_and_whole_title_beside_a_one_line_bar(
     finally:
         phone.page.context.close()
     app.assert_clean()
+
+
+# Whether the points of `el` a person sees first (its top edge, inset past the rounded corners,
+# and its centre) are drawn by `el`: nothing (Streamlit's header, the sticky step bar) lies
+# over it, and it is on screen.
+_UNCOVERED = """(el) => { const r = el.getBoundingClientRect();
+  if (r.height <= 0 || r.top < 0 || r.bottom > window.innerHeight) return false;
+  const inset = Math.min(12, r.width / 4);
+  const points = [[r.left + inset, r.top + 1], [r.right - inset, r.top + 1],
+    [r.left + r.width / 2, r.top + r.height / 2]];
+  return points.every(([x, y]) => { const hit = document.elementFromPoint(x, y);
+    return el === hit || el.contains(hit); }); }"""
+
+
+def test_a_phone_sees_the_whole_class_bar_below_streamlits_header(
+    phone_in_class: Any, screenshots: Any
+) -> None:
+    """The top of the page at 390x844: the class bar's top edge (its corners) and its centre
+    are the bar's, not Streamlit's header's (the header hid the bar's top border)."""
+    _, phone, _ = phone_in_class
+    bar = phone.page.locator(".bpe-class-student")
+    assert bar.evaluate(_UNCOVERED), (
+        f"the header covers the class bar: bar {bar.bounding_box()}, header "
+        f"{phone.page.locator('[data-testid=stHeader]').bounding_box()}"
+    )
+    keep_screenshot(phone.page, screenshots / "lecture_phone_bar_below_header_390x844.png")
+    phone.assert_clean()
+
+
+def assert_in_sight(phone: AppPage, part: Any, what: str) -> None:
+    assert part.evaluate(_UNCOVERED), (
+        f"{what} {part.bounding_box()} is hidden; the step bar at "
+        f"{phone.page.locator('.bpe-step-bar').bounding_box()}"
+    )
+
+
+def assert_card_in_sight(phone: AppPage) -> None:
+    """The card's verdict (it names the merge) and the control that has the focus are drawn on
+    screen, neither under the sticky step bar nor under Streamlit's header."""
+    assert_in_sight(phone, phone.page.locator(".bpe-step .bpe-card .bpe-verdict").first, "verdict")
+    focused = phone.page.evaluate_handle("document.activeElement")
+    assert_in_sight(phone, focused, focused.evaluate("(el) => el.outerHTML.slice(0, 60)"))
+
+
+def test_a_phone_sees_the_solo_quiz_card_after_answering(
+    browser: Any, app_server: Any, screenshots: Any
+) -> None:
+    """390x844, the Step page alone, Guess the next merge: the student taps a choice where it
+    stands on the first screen. The card's verdict is in sight, not under the sticky step bar,
+    and the bar's line names the merge just revealed (it said 'Step 0: ... nothing merged
+    yet'); after Next question the new question's title and choices are in sight (they were
+    under the bar and the header)."""
+    phone = phone_page(browser, app_server.url)
+    try:
+        phone.open("step")
+        phone.wait_view(0)
+        phone.page.locator(".bpe-root label").filter(has_text="Guess the next merge").click()
+        phone.wait_view(0, "quiz")
+        for k in (0, 1, 2):
+            choice = phone.page.locator(".bpe-quiz .bpe-choice[data-row='1']:not(:disabled)")
+            assert choice.evaluate(_TAPPABLE), f"the choice is not tappable on question {k + 1}"
+            box = choice.bounding_box()
+            assert box is not None
+            phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            phone.page.locator(".bpe-quiz .bpe-verdict").wait_for()
+            assert_card_in_sight(phone)
+            line = phone.page.locator(".bpe-merge-line")
+            assert line.inner_text().startswith(f"Merge {k + 1}: "), line.inner_text()
+            if k == 0:
+                keep_screenshot(phone.page, screenshots / "lecture_phone_solo_quiz_390x844.png")
+            next_question = phone.page.get_by_role("button", name="Next question ›")
+            assert next_question.evaluate(_TAPPABLE)
+            box = next_question.bounding_box()
+            assert box is not None
+            phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            phone.wait_view(k + 1, "quiz")
+            for part in (".bpe-quiz .bpe-card-title", ".bpe-quiz .bpe-choice"):
+                assert_in_sight(phone, phone.page.locator(part).first, part)
+        phone.assert_clean()
+    finally:
+        phone.page.context.close()
+
+
+def test_a_phone_sees_the_class_quiz_card_after_answering_and_at_the_reveal(
+    phone_in_class: Any, screenshots: Any
+) -> None:
+    """A student's phone in a class quiz: after the answer and after the teacher's reveal,
+    the card's verdict is in sight, not under the step bar or the header."""
+    app, phone, _ = phone_in_class
+    app.page.get_by_label("Guess the next merge").check()
+    phone.wait_view(0, "quiz")
+    choice = phone.page.locator(".bpe-class-quiz .bpe-choice[data-row='1']:not(:disabled)")
+    choice.scroll_into_view_if_needed()
+    choice.tap()
+    phone.page.get_by_text("Your answer is in").wait_for()
+    assert_card_in_sight(phone)
+    app.page.locator(".bpe-class-tally").filter(has_text="1 of 1").wait_for()
+    app.page.get_by_role("button", name="Reveal the answer").click()
+    phone.page.locator(".bpe-class-quiz .bpe-choice-votes").first.wait_for()
+    phone.page.wait_for_function(
+        "() => !document.querySelector('.bpe-step .bpe-scroll .bpe-laid-out')"
+    )
+    assert_card_in_sight(phone)
+    keep_screenshot(phone.page, screenshots / "lecture_phone_class_reveal_390x844.png")
+    phone.assert_clean()
+
+
+def test_a_touch_phone_shows_no_key_help_even_projected_or_after_a_key(
+    browser: Any, app_server: Any
+) -> None:
+    """A touch-only phone (no hover, a coarse pointer) has no keys to learn: the Step page's
+    key help is not drawn, in presentation mode (which shows the short line on a projector)
+    and after a key gives the view a visible focus (which shows it on a laptop)."""
+    phone = phone_page(browser, app_server.url)
+    try:
+        phone.open("step", present="true")
+        phone.wait_view(0)
+        assert phone.page.evaluate("matchMedia('(hover: none) and (pointer: coarse)').matches")
+        phone.step_button("Next").focus()
+        phone.page.keyboard.press("Tab")  # a key: the focus is now :focus-visible
+        assert phone.page.locator(".bpe-step :focus-visible").count() == 1
+        for help_line in (".bpe-step .bpe-keys-short", ".bpe-step .bpe-keys"):
+            assert (
+                phone.page.locator(help_line).evaluate("(el) => getComputedStyle(el).display")
+                == "none"
+            ), f"{help_line} is drawn on a touch phone"
+        phone.assert_clean()
+    finally:
+        phone.page.context.close()
+
+
+def test_a_phone_can_tap_unigrams_next_round_at_the_bottom_of_the_page(
+    browser: Any, app_server: Any, screenshots: Any
+) -> None:
+    """The bundled lesson's Unigram slide (low_lower, vocab 15) on a 390x844 phone: scrolled
+    to the bottom of the long page (lattice, loss chart, tables), Next ▶ is tappable and
+    steps to the next round (the round's controls scrolled away with the page). Nothing
+    scrolls sideways (Streamlit's main area is what scrolls: the round's table of tokens made
+    it 476 px wide)."""
+    phone = phone_page(browser, app_server.url)
+    root = ".bpe-root.bpe-unigram"
+    try:
+        phone.open("step", sample="low_lower", algo="unigram", vocab=15, step=1)
+        phone.page.wait_for_selector(f'{root}[data-ready=true][data-step="1"]', timeout=30_000)
+        next_round = phone.page.locator(f"{root} button").filter(has_text="Next ▶").first
+        wide = phone.page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollWidth")
+        assert wide <= PHONE["width"], f"the page is {wide} px wide"
+        assert phone.page.evaluate(_SCROLL, "bottom") > 844, "the page is not long"
+        assert next_round.evaluate(_TAPPABLE), "Next ▶ is not tappable at the page's bottom"
+        box = next_round.bounding_box()
+        assert box is not None
+        phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        phone.page.wait_for_selector(f'{root}[data-ready=true][data-step="2"]', timeout=30_000)
+        keep_screenshot(phone.page, screenshots / "lecture_phone_unigram_bottom_390x844.png")
+        phone.assert_clean()
+    finally:
+        phone.page.context.close()
+
+
+def test_a_phone_sees_unigrams_quiz_card_after_answering(
+    browser: Any, app_server: Any, screenshots: Any
+) -> None:
+    """The Unigram page's solo quiz on a 390x844 phone: after a tap on one of the four tokens
+    the quiz card's title and verdict are in sight, not under the sticky round row."""
+    phone = phone_page(browser, app_server.url)
+    root = ".bpe-root.bpe-unigram"
+    try:
+        phone.open("step", sample="low_lower", algo="unigram", vocab=15, step=0)
+        phone.page.wait_for_selector(f'{root}[data-ready=true][data-step="0"]', timeout=30_000)
+        phone.page.get_by_label("Quiz: which token goes next?").check()
+        choice = phone.page.locator(f"{root} .bpe-unigram-quiz .bpe-choice").first
+        choice.wait_for()
+        if not choice.evaluate(_TAPPABLE):
+            phone.page.evaluate(
+                "(el) => el.scrollIntoView({block: 'center'})", choice.element_handle()
+            )
+        assert choice.evaluate(_TAPPABLE)
+        box = choice.bounding_box()
+        assert box is not None
+        phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        quiz = phone.page.locator(f"{root} .bpe-unigram-quiz")
+        quiz.locator(".bpe-choice:disabled").first.wait_for()
+        for part in (".bpe-card-title", ".bpe-verdict"):
+            found = quiz.locator(part).first
+            assert found.evaluate(_UNCOVERED), f"{part} {found.bounding_box()} is hidden"
+        keep_screenshot(phone.page, screenshots / "lecture_phone_unigram_quiz_390x844.png")
+        phone.assert_clean()
+    finally:
+        phone.page.context.close()

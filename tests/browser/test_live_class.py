@@ -243,7 +243,19 @@ def test_a_student_types_the_code_from_the_projector(app: AppPage, new_page: Any
 
 
 def test_the_teacher_ends_the_class_for_everyone(lesson: Any) -> None:
+    """End class asks first (a class ended by a slip loses its students): Cancel keeps it."""
     teacher, students, code = lesson
+    asked: list[str] = []
+
+    def cancel(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    teacher.page.once("dialog", cancel)
+    teacher.page.get_by_role("button", name="End class").click()
+    assert asked and asked[0].startswith("End the class for every student?"), asked
+    wait_connected(teacher, 3)
+    assert all(page.page.locator(BAR).count() == 1 for page in students)
     teacher.page.once("dialog", lambda dialog: dialog.accept())
     teacher.page.get_by_role("button", name="End class").click()
     for page in (teacher, *students):

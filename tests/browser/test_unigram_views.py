@@ -17,6 +17,7 @@ come from SentencePiece:
 
 from __future__ import annotations
 
+import csv
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -252,6 +253,16 @@ def test_the_class_quiz_asks_which_token_a_unigram_round_removes(
         assert verdict.startswith("✗ Not this one: round 1 removes “")
         assert any(text.startswith(f"✗ your guess: {guess} · ") for text in answered)
     keep_screenshot(student.page, screenshots / "unigram_class_quiz.png", full_page=True)
+    # The class's results say what was asked: which token round 1 removes, not a merge's pairs.
+    csv_button = teacher.page.get_by_role("button", name="Class results, 1 question (CSV)")
+    csv_button.wait_for(timeout=30_000)
+    with teacher.page.expect_download() as download:
+        csv_button.click()
+    rows = list(csv.DictReader(download.value.path().read_text(encoding="utf-8").splitlines()))
+    assert [(row["asked"], row["number"]) for row in rows] == [("round", "1")] * 4
+    assert not {"merge", "pair"} & set(rows[0]), f"a Unigram question's columns: {list(rows[0])}"
+    assert [row["students"] != "" for row in rows].count(True) == 1
+    assert len({row["offered"] for row in rows} - {""}) == 4  # the four tokens, named
     teacher.assert_clean()
     student.assert_clean()
 

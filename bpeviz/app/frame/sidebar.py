@@ -4,15 +4,21 @@
 
 from __future__ import annotations
 
+import html
+from typing import Any
+
 import streamlit as st
 
 from bpeviz.app.frame import run_settings
+from bpeviz.app.frame.inert import visible_bidi
 from bpeviz.app.frame.links import MAX_LINK_TEXT_CHARS, query_from_state
 from bpeviz.app.frame.state import (
     KEY_PRESENT,
     KEY_STEP,
     KEY_UPLOAD_WIDGET,
     KEY_UPLOADED,
+    detach_from_class,
+    follows_class,
     keep_long_text,
 )
 from bpeviz.app.frame.text_input import MAX_PASTE_BYTES, MAX_UPLOAD_MB, format_size
@@ -106,6 +112,18 @@ def sidebar() -> None:
             bind="query-params",
             help="Large type, strong outlines and less chrome, for a projector.",
         )
+    if follows_class():
+        st.sidebar.html(class_settings_html(state, samples))
+        st.sidebar.button(
+            "Change settings",
+            key="class_change_settings",
+            on_click=detach_from_class,
+            help="Explore on your own run: the class's settings to change; Follow the "
+            "teacher gives the class's run back.",
+        )
+        _write_link()
+        return
+    with st.sidebar:
         st.radio(
             "Training text",
             run_settings.SOURCES,
@@ -236,6 +254,59 @@ def sidebar() -> None:
             help="Sennrich et al.'s marker at the end of every word (words pre-tokenizer only).",
         )
     _write_link()
+
+
+def class_settings_html(state: Any, samples: dict[str, Any]) -> str:
+    """A following student's settings, read-only: each as its widget would show it (in
+    ``data-value``, the value itself).
+
+    While following, the settings are the class's; drawing their nine widgets was a third of
+    each follower's run, and a hundred followers rerun at every slide, in one interpreter.
+    """
+
+    def value(key: str) -> str:
+        return str(state.get(key) or "")
+
+    keys = run_settings
+    algorithm = ALGORITHM_REGISTRY[state[keys.KEY_ALGORITHM]]
+    source = value(keys.KEY_SOURCE)
+    shown = [(keys.KEY_SOURCE, "Training text", keys.SOURCE_LABELS.get(source, ""))]
+    if source == "sample" and value(keys.KEY_SAMPLE) in samples:
+        shown.append((keys.KEY_SAMPLE, "Sample", samples[value(keys.KEY_SAMPLE)].title))
+    elif source == "paste":
+        shown.append((keys.KEY_PASTE, "Your text", value(keys.KEY_PASTE)))
+    elif state.get(KEY_UPLOADED) is not None:
+        shown.append((KEY_UPLOAD_WIDGET, "Text file", state[KEY_UPLOADED][0]))
+    shown.append((keys.KEY_ALGORITHM, "Algorithm", algorithm.title))
+    if algorithm.name == "wordpiece":
+        shown.append((keys.KEY_SCORE_RULE, "WordPiece rule", value(keys.KEY_SCORE_RULE)))
+    if algorithm.name == "unigram":
+        shown += [(key, label, value(key)) for key, label, *_ in _UNIGRAM_WIDGETS]
+    shown += [
+        (keys.KEY_VOCAB, "Vocab size", value(keys.KEY_VOCAB)),
+        (keys.KEY_PRETOKENIZER, "Pre-tokenizer", _pretokenizer_label(value(keys.KEY_PRETOKENIZER))),
+        (keys.KEY_TIE_BREAK, "Tie rule", value(keys.KEY_TIE_BREAK)),
+        (keys.KEY_SPECIALS, "Special tokens", value(keys.KEY_SPECIALS)),
+        (keys.KEY_END_OF_WORD, f"{END_OF_WORD} end-of-word marker",
+         "on" if state.get(keys.KEY_END_OF_WORD) else "off"),
+    ]  # fmt: skip
+    rows = "".join(
+        f'<dt>{html.escape(label)}</dt><dd data-setting="{key}" data-value="'
+        f'{html.escape(shows, quote=True)}">{html.escape(visible_preview(shows))}</dd>'
+        for key, label, shows in shown
+    )
+    return (
+        '<div class="bpe-class-settings"><p class="bpe-caption">The class\'s settings, as the '
+        "teacher set them (Change settings to explore your own).</p>"
+        f"<dl>{rows}</dl></div>"
+    )
+
+
+def visible_preview(value: str, limit: int = 120) -> str:
+    """A setting's value on one short line: a pasted text's first ``limit`` characters, its
+    bidirectional controls shown as ``\\u202e`` (as a caption shows them)."""
+    line = " ".join(visible_bidi(value).split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 # Unigram's settings: (key, label, smallest, largest, step, help), SentencePiece's names in help.

@@ -9,6 +9,7 @@ widgets bound to query parameters (``bind="query-params"``).
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -170,3 +171,19 @@ def held_class() -> dict[str, Any] | None:
     """This session's live class (:mod:`bpeviz.app.live.live_class`), else ``None``: here, in
     the frame, so that the lesson bar can ask it without importing the live class."""
     return st.session_state.get(KEY_HELD)
+
+
+def follows_class() -> bool:
+    """Whether this session is a student following a live class on the class's run: its
+    settings are the class's then, shown read-only (the sidebar draws no widgets for them)."""
+    held = held_class()
+    return held is not None and held.get("role") == "student" and not held.get("detached")
+
+
+def detach_from_class() -> None:
+    """The student's settings are their own from now on (the sidebar's "Change settings"):
+    the class bar says "Exploring" and names no run of the class's, so that Follow asks for
+    the class's run again."""
+    held = held_class()
+    if held is not None and held.get("role") == "student":
+        held.update(detached=secrets.token_hex(4), replaced={})

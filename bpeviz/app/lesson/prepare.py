@@ -57,6 +57,7 @@ from bpeviz.app.step.view import prepare_record
 from bpeviz.app.two_runs import parting as runs
 from bpeviz.app.two_runs import state as runs_state
 from bpeviz.app.two_runs.across_view import train_run
+from bpeviz.app.two_runs.chart import RUNS_CHART_HEIGHT, curves_spec
 from bpeviz.engine.history import History
 from bpeviz.engine.samples import get_sample
 from bpeviz.real.registry import bundled_names
@@ -237,8 +238,9 @@ def _tokenize_jobs(
 
 
 def _two_runs(text: TrainingText, sidebar: Any, state: dict[str, Any]) -> object:
-    """The Two runs page's two runs and their curves' token counts (kept with each run)."""
-    histories = {}
+    """The Two runs page's two runs, and their curves' chart at the step the page opens on
+    (as the projector and as a student's page draw it)."""
+    histories, labelled = {}, {}
     for name in runs.RUN_NAMES:
         chosen = runs_state.run_settings(state, name, runs_state.DEFAULTS[name])
         full = runs_state.trained_settings(sidebar, chosen)
@@ -246,7 +248,15 @@ def _two_runs(text: TrainingText, sidebar: Any, state: dict[str, Any]) -> object
         if not isinstance(histories[name], History):
             return None  # runs of other algorithms: the page encodes them itself
         histories[name].tokenizer  # noqa: B018
-    return runs.curves_frame(histories)
+        labelled[f"{name}: {chosen.summary()}"] = histories[name]
+    merges = [runs.merges_of(history) for history in histories.values()]
+    difference = runs.first_difference(*merges)
+    last = max(len(merges[0]), len(merges[1]))
+    opens = state.get(runs_state.KEY_STEP, min(difference.step, last) if difference else last)
+    step = min(int(opens), last)
+    for projector, height in ((True, RUNS_CHART_HEIGHT[True]), (False, RUNS_CHART_HEIGHT[False])):
+        curves_spec(labelled, step=step, height=height, projector=projector)
+    return labelled
 
 
 def _compression_jobs(vocab: int, sidebar: Any) -> list[Callable[[], object]]:

@@ -21,6 +21,7 @@ from bpeviz.app.frame.run_settings import Message
 from bpeviz.app.frame.state import (
     KEY_LINK_MESSAGES,
     KEY_PAGE_SETTINGS,
+    follows_class,
     held_class,
     presentation_mode,
 )
@@ -287,7 +288,11 @@ def lesson_bar() -> None:
 
 
 def lesson_sidebar() -> None:
-    """The sidebar's Lesson box: start a bundled lesson, upload one, download, end."""
+    """The sidebar's Lesson box: start a bundled lesson, upload one, download, end. Not for a
+    student following a class (the teacher leads the lesson; a hundred followers each drew
+    it at every slide)."""
+    if follows_class():
+        return
     lessons = bundled_lessons()
     held = current_lesson()
     error = st.session_state.get(KEY_ERROR)

@@ -34,7 +34,7 @@ from bpeviz.app.step.view import component
 from bpeviz.classroom.codes import TOO_MANY, client_address, normal_code
 from bpeviz.classroom.hubs.choose import current_hub
 from bpeviz.classroom.hubs.common import run_id
-from bpeviz.classroom.public_url import PublicUrlError, is_loopback, loopback_warning, public_url
+from bpeviz.classroom.public_url import join_base_and_warning
 from bpeviz.classroom.state import ENDED, MAX_TITLE_CHARS, PAGES, ClassError, View
 from bpeviz.engine.readable import counted
 
@@ -226,8 +226,8 @@ def results_downloads() -> None:
             mime="application/json",
             key="class_results_json",
             on_click="ignore",
-            help="The same results as JSON: per question the pairs, the right ones, the "
-            "counts and each student's answer.",
+            help="The same results as JSON: per question the pairs (or Unigram's tokens) "
+            "offered, the right ones, the counts and each student's answer.",
         )
 
 
@@ -245,16 +245,10 @@ def _publish_run(held: dict[str, Any]) -> str:
 
 
 def _join_base() -> tuple[str, str]:
-    """The address of the join link and QR code (:mod:`bpeviz.classroom.public_url`), and
-    what the teacher's bar warns about it: a loopback address no student reaches, or a
-    public address set wrong (then the teacher's own is used)."""
+    """The address of the join link and QR code, from the teacher's own address
+    (:func:`bpeviz.classroom.public_url.join_base_and_warning`), and the bar's warning."""
     parts = urlsplit(st.context.url or "")
-    own = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
-    try:
-        base = public_url() or own
-    except PublicUrlError as error:
-        return own, str(error)
-    return base, loopback_warning(base) if base and is_loopback(base) else ""
+    return join_base_and_warning(f"{parts.scheme}://{parts.netloc}" if parts.netloc else "")
 
 
 def _slide_shown() -> dict[str, Any] | None:

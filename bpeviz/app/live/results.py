@@ -1,6 +1,7 @@
 """A live class's results, to download during and after class: for each question the class
-answered, the merge asked, the four pairs offered, the right ones, how many chose each and
-who chose which (a nickname, or "Student N" in the order students joined).
+answered, what it asked (which pair merge N joins, or which token Unigram's round N removes),
+the four pairs or tokens offered, the right ones, how many chose each and who chose which (a
+nickname, or "Student N" in the order students joined).
 
 The teacher's browser keeps them (``web/live/class_results.js``: the server tells the teacher
 who answered what at each reveal) and hands them to the app; they are checked here as any
@@ -21,7 +22,11 @@ CHOICES = 4  # the quiz's rows: 0 (the real next merge) to 3
 MAX_QUESTIONS = 200
 MAX_ANSWERS = 1_000  # per question (a class holds 200 students)
 MAX_TEXT = 200  # characters of a pair's words or a student's name
-CSV_COLUMNS = ("question", "merge", "choice", "pair", "right", "chosen_by", "students")
+# What a question asks about, by the browser's word: a merge's pair, or a round's token.
+ASKED = ("merge", "round")
+CSV_COLUMNS = (
+    "question", "asked", "number", "choice", "offered", "right", "chosen_by", "students",
+)  # fmt: skip
 
 
 def _text(value: Any) -> str | None:
@@ -39,7 +44,8 @@ def _question(raw: Any) -> dict[str, Any] | None:
     step, choices, right, counts, answers = (
         raw.get(name) for name in ("step", "choices", "right_rows", "counts", "answers")
     )
-    if type(step) is not int or step < 0:
+    asked = raw.get("unit", "merge")  # a page from before Unigram's quiz sent none
+    if type(step) is not int or step < 0 or asked not in ASKED:
         return None
     lists = (choices, right, counts, answers)
     if not all(isinstance(part, list) for part in lists) or len(answers) > MAX_ANSWERS:
@@ -64,7 +70,8 @@ def _question(raw: Any) -> dict[str, Any] | None:
         return None
     return {
         "step": step,
-        "merge": step + 1,
+        "asked": asked,
+        "number": step + 1,
         "choices": words,
         "right_rows": sorted(set(rows)),
         "counts": counts,
@@ -94,15 +101,16 @@ def results_json(code: str, questions: list[dict[str, Any]]) -> bytes:
 
 
 def results_frame(questions: list[dict[str, Any]]) -> pd.DataFrame:
-    """One row per question and pair offered: its words, whether it was right, how many
-    chose it and who (names joined by "; ")."""
+    """One row per question and choice offered: what the question asked ("merge" or "round",
+    and its number), the pair's or token's words, whether it was right, how many chose it and
+    who (names joined by "; ")."""
     rows = []
     for number, question in enumerate(questions, start=1):
-        for choice, pair in enumerate(question["choices"]):
+        for choice, offered in enumerate(question["choices"]):
             names = [a["student"] for a in question["answers"] if a["choice"] == choice]
             rows.append(
-                (number, question["merge"], choice, pair, choice in question["right_rows"],
-                 question["counts"][choice], "; ".join(names))
+                (number, question["asked"], question["number"], choice, offered,
+                 choice in question["right_rows"], question["counts"][choice], "; ".join(names))
             )  # fmt: skip
     return pd.DataFrame(rows, columns=list(CSV_COLUMNS))
 

@@ -104,6 +104,38 @@ function focusable(node) {
   return node;
 }
 
+// Whether `node` is drawn whole on screen below `cover` px (what a sticky bar hides above).
+function inSight(node, cover) {
+  const box = node.getBoundingClientRect();
+  return box.height > 0 && box.top >= cover && box.bottom <= window.innerHeight;
+}
+
+// Where a sticky bar (a phone's step controls) ends once stuck at the top of the screen, its
+// `top` (Streamlit's header) included; null when the bar does not stick (a wide view).
+function stuckBottom(bar) {
+  const style = getComputedStyle(bar);
+  return style.position === "sticky" ? (parseFloat(style.top) || 0) + bar.offsetHeight : null;
+}
+
+// Focus `target` in a card just redrawn (a quiz answered), the card kept in sight below a
+// sticky `bar`: the browser's own scroll to the focus centred it and left the card's verdict
+// or its choices under the bar. The card goes just below the bar, or its verdict when the
+// whole card does not fit; nothing moves when both are in sight already.
+function focusInCard(target, card, bar) {
+  const cover = stuckBottom(bar);
+  if (cover === null) {
+    target.focus();
+    return;
+  }
+  target.focus({ preventScroll: true });
+  const verdict = card.querySelector(".bpe-verdict");
+  const fits = card.getBoundingClientRect().height + 8 <= window.innerHeight - cover;
+  const news = fits || !verdict ? card : verdict;
+  if ([news, target].every((part) => inSight(part, cover))) return;
+  news.style.scrollMarginTop = `${cover + 8}px`;
+  news.scrollIntoView({ block: "start" });
+}
+
 // A box that scrolls: focusable (a keyboard can scroll it) and named (WCAG 2.1.1, 4.1.2).
 function scrollBox(className, name) {
   const box = el("div", className);

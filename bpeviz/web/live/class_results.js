@@ -1,6 +1,7 @@
 // ---- a live class's results, kept by the teacher's browser: for each revealed question the
-// step, the four pairs offered, the right ones, how many chose each and who chose which (the
-// server's "answers", to the teacher only). Kept in localStorage per class, so that a reload
+// step, what it asked ("merge": BPE's pairs; "round": the tokens a Unigram round may remove),
+// the four offered, the right ones, how many chose each and who chose which (the server's
+// "answers", to the teacher only). Kept in localStorage per class, so that a reload
 // or the end of the class loses nothing; the class bar hands them to the app, which offers
 // them as CSV and JSON (bpeviz.app.live.results).
 
@@ -33,8 +34,8 @@ function offeredPairs(record, k) {
 
 // The server's record of a revealed question, with the pairs the teacher's page offered.
 function keepAnswers(link, message) {
-  const pairs = (link.offered && link.offered.step === message.step && link.offered.pairs) || ["", "", "", ""];
-  const question = { step: message.step, choices: pairs, right_rows: message.right_rows, counts: message.spread, answers: message.answers };
+  const offered = link.offered && link.offered.step === message.step ? link.offered : { pairs: ["", "", "", ""], unit: "merge" };
+  const question = { step: message.step, unit: offered.unit, choices: offered.pairs, right_rows: message.right_rows, counts: message.spread, answers: message.answers };
   link.results = [...link.results.filter((kept) => kept.step !== message.step), question].slice(-MAX_QUESTIONS);
   storeResults(link.code, link.results);
 }

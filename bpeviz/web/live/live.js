@@ -74,6 +74,12 @@ function quizOffered(record, k) {
   return tokens;
 }
 
+// What the class quiz asks about at a step: the merge's pair, or the token a Unigram round
+// removes (the presenter's heading and the class's results say it).
+function quizUnit(record) {
+  return record.algorithm === "unigram" ? "round" : "merge";
+}
+
 export class ClassLink {
   constructor(code, role, key) {
     this.code = code;
@@ -90,7 +96,7 @@ export class ClassLink {
     this.me = { right: 0, answered: 0, nick: "" };
     this.board = [];
     this.results = role === "teacher" ? storedResults(code) : []; // class_results.js
-    this.offered = null; // the pairs of the question being revealed: {step, pairs}
+    this.offered = null; // what the question being revealed offered: {step, pairs, unit}
     this.status = "connecting";
     this.problem = ""; // the last refusal, for the class bar: said until PROBLEM_SHOWN_MS
     this.problemTimer = null;
@@ -259,7 +265,7 @@ export class ClassLink {
   }
 
   reveal(record, k) {
-    this.offered = { step: k, pairs: quizOffered(record, k) };
+    this.offered = { step: k, pairs: quizOffered(record, k), unit: quizUnit(record) };
     // Unigram's row 0 is the token the round removes (unigram_view.js), the one right answer.
     const right = record.algorithm === "unigram" ? [0] : [...rightRows(quizChoices(record, k), record)];
     this.send({ type: "reveal", step: k, right_rows: right });

@@ -70,7 +70,7 @@ function presenterState(link) {
       spread: question.spread,
       right_rows: question.right_rows,
       pairs: record ? quizOffered(record, question.step) : null,
-      unit: record && record.algorithm === "unigram" ? "round" : "merge",
+      unit: record ? quizUnit(record) : "merge",
     },
   };
 }

@@ -93,6 +93,7 @@ class StepView {
     panes.append(textPane, tablePane);
     // The inspector comes last: opening it never moves the text, and the stylesheet holds it
     // at the bottom of the screen, over the text's lower part (a bottom sheet).
+    this.bar = controls.bar;
     this.root.append(controls.bar, controls.element, boxes.card, boxes.counts, panes, boxes.vocab, boxes.inspector, boxes.live);
     inspector.listen(boxes.text, boxes.vocab, boxes.inspector);
     if (!record.window.whole) {
@@ -257,7 +258,9 @@ class StepView {
     const merges = this.record.merge_count;
     slider.value = k;
     stepLabel.textContent = `${number(k)} of ${number(merges)}`;
-    this.parts.mergeLine.textContent = mergeLine(this.record, k);
+    // an answered quiz question has revealed merge k + 1: the line names it
+    const revealed = this.quiz && this.quizAnswers().has(k) && k < merges;
+    this.parts.mergeLine.textContent = mergeLine(this.record, revealed ? k + 1 : k);
     slider.setAttribute("aria-valuetext", `${number(k)} of ${number(merges)}`);
     first.disabled = previous.disabled = k === 0;
     next.disabled = last.disabled = k >= merges;
@@ -288,6 +291,7 @@ class StepView {
     this.root.dataset.ready = "false";
     this.root.classList.toggle("bpe-quiz-on", this.quiz);
     const answered = this.quiz && this.quizAnswers().has(k);
+    this.updateControls(); // before the card: drawCard measures the step bar
     if (this.quiz) {
       this.quizState.revealed = answered;
       this.drawCard(() => boxes.card.replaceChildren(this.quizCard()));
@@ -302,7 +306,6 @@ class StepView {
     boxes.vocab.replaceChildren(vocabTable(record, k, this.kept.vocabRows));
     boxes.piecesNote.textContent = this.showPieces ? record.pieces_rule : "";
     boxes.piecesNote.hidden = !this.showPieces;
-    this.updateControls();
     // A step the student took shows what it changed, on the page too (a phone's screen
     // holds the text or the card, seldom both); opening the view scrolls nothing.
     const reveal = options.report !== false;
@@ -339,7 +342,7 @@ class StepView {
     const target = (same ? [same, ...then] : then).map((selector) => box.querySelector(selector)).find((found) => found && !found.disabled);
     if (!target) return;
     if (!target.hasAttribute("tabindex") && target.tabIndex < 0) focusable(target);
-    target.focus();
+    focusInCard(target, box.firstElementChild || target, this.bar);
   }
 
   drawText(view, sliding, reveal) {

@@ -91,7 +91,7 @@ class UnigramView {
     const row = el("div", "bpe-slider-row");
     row.append(el("span", "bpe-step-name", "Round"), slider, stepLabel, previous, next, quizLabel);
     const box = (className) => el("div", className);
-    this.parts = { slider, stepLabel, previous, next, quizBox };
+    this.parts = { slider, stepLabel, previous, next, quizBox, row };
     this.boxes = { card: box("bpe-card-box"), quiz: box("bpe-unigram-quiz"), metrics: box("bpe-metrics-box"), tokens: box("bpe-unigram-tokens"), table: box("bpe-unigram-table"), lattice: box("bpe-lattice") };
     const live = el("div", "bpe-sr-only");
     live.setAttribute("aria-live", "polite");
@@ -245,7 +245,8 @@ function unigramQuiz(view, record, k) {
     const choice = button(label, `Guess ${quoted(label)}`, () => {
       view.answers.set(k, place);
       view.show(k);
-      view.boxes.quiz.querySelector(".bpe-card-title").focus();
+      const card = view.boxes.quiz.firstElementChild;
+      focusInCard(card.querySelector(".bpe-card-title"), card, view.parts.row);
     });
     choice.classList.add("bpe-choice");
     choice.dataset.place = String(place);
