@@ -29,7 +29,7 @@ def stylesheet(*, presentation: bool = False) -> str:
 /* The step view is drawn in the browser: a rerun it asks for changes nothing in it, so it
    never fades as Streamlit fades a stale element (a quiz card showed, faded, came back). */
 .st-key-step_view[data-stale="true"]{{opacity:1;transition:none;}}
-/* the page starts below the header, which is opaque here: 3.5rem hid a class bar's top edge */
+/* the page starts below the opaque header (3.5rem let it cover a live class's top edge) */
 .stMainBlockContainer{{padding-top:calc({HEADER_HEIGHT} + .25rem);}}
 .stMain .bpe-step{{--bpe-bar-top:{HEADER_HEIGHT};}}
 [data-testid="stCode"] code{{overflow-wrap:anywhere;}}

@@ -64,13 +64,13 @@ def step_target(
 
     >>> step_target({"pick": [{"trained_on": "English", "merges": 120}]},
     ...             samples={"English": "english"}, merge_counts={"English": 768})
-    StepTarget(sample_key='english', step=120)
+    StepTarget(sample_key='english', step=120, algorithm='bpe')
     """
     point = picked_point(selection)
     if point is None:
         return None
     name, merges = point.get("trained_on"), point.get("merges")
-    runs = {**{key: (sample, "bpe") for key, sample in samples.items()}}
+    runs = {key: (sample, "bpe") for key, sample in samples.items()}
     runs |= {key: (sample, "wordpiece") for key, sample in (wordpiece or {}).items()}
     if name not in runs or name not in merge_counts or not isinstance(merges, int | float):
         return None
