@@ -33,6 +33,10 @@ def stylesheet(*, presentation: bool = False) -> str:
 .stMainBlockContainer{{padding-top:calc({HEADER_HEIGHT} + .25rem);}}
 .stMain .bpe-step{{--bpe-bar-top:{HEADER_HEIGHT};}}
 [data-testid="stCode"] code{{overflow-wrap:anywhere;}}
+/* a following student's read-only settings: each name in small type over its value */
+.bpe-class-settings dl{{margin:.2rem 0 0;padding:0;}}
+.bpe-class-settings dt{{margin:.35rem 0 0;padding:0;font-size:.85rem;color:#4a4f57;}}
+.bpe-class-settings dd{{margin:0;padding:0;font-weight:600;overflow-wrap:anywhere;}}
 [class*="st-key-stack_"]{{container-type:inline-size;}}
 @container (max-width:{STACK_BELOW_PX}px){{
  [class*="st-key-stack_"] [data-testid="stHorizontalBlock"]{{flex-wrap:wrap;}}
