@@ -390,6 +390,15 @@ class AppPage:
             why = self.page.evaluate(_BUSY_JS, QUIET_MS)
             raise AssertionError(f"app not idle after {timeout / 1000:.0f} s: {why}") from None
 
+    def wait_on_step_page(self, timeout: float = 60_000) -> None:
+        """Wait until the Step page is drawn and idle (a chart click's page switch)."""
+        self.page.wait_for_function(
+            "() => document.querySelector('[data-testid=stMain] h1')"
+            "?.textContent.startsWith('Step through training')",
+            timeout=timeout,
+        )
+        self.wait_idle()
+
     def messages(self) -> int:
         """Messages the server has sent this page so far."""
         return int(self.page.evaluate("window.__bpevizMessages || 0"))

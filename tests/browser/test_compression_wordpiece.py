@@ -81,12 +81,7 @@ def test_clicking_a_wordpiece_point_opens_that_wordpiece_merge(app: AppPage) -> 
     merges = int(fields["merges"].replace(",", ""))
 
     app.rerun(lambda: app.page.mouse.click(x, y))
-    app.page.wait_for_function(
-        "() => document.querySelector('[data-testid=stMain] h1')"
-        "?.textContent.startsWith('Step through training')",
-        timeout=60_000,
-    )
-    app.wait_idle()
+    app.wait_on_step_page()
     assert "algo=wordpiece" in app.page.url and "pretok=bert" in app.page.url
     k, _, _ = app.shown_merge()
     assert k == merges

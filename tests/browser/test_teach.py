@@ -127,12 +127,7 @@ def test_clicking_the_compression_chart_opens_that_merge(app: AppPage, screensho
     app.screenshot(screenshots / "compression-click.png")
 
     app.rerun(lambda: app.page.mouse.click(x, y))
-    app.page.wait_for_function(
-        "() => document.querySelector('[data-testid=stMain] h1')"
-        "?.textContent.startsWith('Step through training')",
-        timeout=60_000,
-    )
-    app.wait_idle()
+    app.wait_on_step_page()
     k, total, _ = app.shown_merge()
     assert k == merges
     sample_key = {"English": "english", "Japanese": "japanese"}[name]
