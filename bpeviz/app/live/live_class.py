@@ -204,7 +204,10 @@ def _keep_results() -> None:
 
 def results_downloads() -> None:
     """The class's results as CSV and JSON, for the teacher (kept after the class ends), in
-    the sidebar: the teacher's laptop, not the projected page."""
+    the sidebar: the teacher's laptop, not the projected page. Their bytes are given, not a
+    callable: a deferred file is named anew in every run, so a click that met one of the
+    teacher's many reruns asked for a file no longer kept and nothing downloaded; the same
+    bytes keep the same name from run to run."""
     kept = st.session_state.get(KEY_RESULTS)
     if not kept or not kept[1]:
         return
@@ -213,7 +216,7 @@ def results_downloads() -> None:
         label = counted(len(questions), "question")
         st.download_button(
             f"Class results, {label} (CSV)",
-            data=lambda: results_csv(questions),
+            data=results_csv(questions),
             file_name=f"class_{code}_results.csv",
             mime="text/csv",
             key="class_results_csv",
@@ -221,7 +224,7 @@ def results_downloads() -> None:
         )
         st.download_button(
             "(JSON)",
-            data=lambda: results_json(code, questions),
+            data=results_json(code, questions),
             file_name=f"class_{code}_results.json",
             mime="application/json",
             key="class_results_json",
