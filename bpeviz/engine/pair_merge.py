@@ -63,8 +63,7 @@ def count_down(counts: dict[int, int], keys: Iterable[int], amounts: Iterable[in
     """
     emptied = []
     for key, amount in zip(keys, amounts, strict=True):
-        left = counts[key] - amount
-        if left:
+        if left := counts[key] - amount:
             counts[key] = left
         else:
             del counts[key]
@@ -118,8 +117,7 @@ def merge_pair(
                 after[a] -= w
             else:
                 lost = x << SHIFT | a
-                left = counts[lost] - w
-                if left:
+                if left := counts[lost] - w:
                     counts[lost] = left
                 else:
                     del counts[lost]
@@ -130,8 +128,7 @@ def merge_pair(
         if k >= 0:
             y = seq[k]
             lost = b_high | y
-            left = counts[lost] - w
-            if left:
+            if left := counts[lost] - w:
                 counts[lost] = left
             else:
                 del counts[lost]
