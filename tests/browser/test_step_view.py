@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import weakref
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -75,13 +76,19 @@ _READ_STEPS_JS = """
 }
 """
 MARK_LETTERS = {"ps": "p", "pe": "e", "new": "n", "": "-"}
+# Each history's span texts by token id, worked out once: a step of Tiny Shakespeare shows
+# hundreds of tokens, mostly the same few hundred from step to step.
+_TEXTS: weakref.WeakKeyDictionary[History, dict[int, str]] = weakref.WeakKeyDictionary()
 
 
 def expected_text(history: History, token_id: int) -> str:
     """A span's text as the view draws it: the token's readable label (runs joined)."""
-    label = label_runs(history.tokenizer.token_bytes(token_id))
-    text = label if isinstance(label, str) else "".join(label)
-    return text or "\u200b"
+    texts = _TEXTS.setdefault(history, {})
+    if token_id not in texts:
+        label = label_runs(history.tokenizer.token_bytes(token_id))
+        text = label if isinstance(label, str) else "".join(label)
+        texts[token_id] = text or "\u200b"
+    return texts[token_id]
 
 
 def check_step(history: History, shown: dict[str, Any], window_bytes: int) -> None:
@@ -128,11 +135,13 @@ def check_step(history: History, shown: dict[str, Any], window_bytes: int) -> No
 
 
 def keeping_cuts(history: History) -> History:
-    """``history`` remembering its last few cuts of the text (``segmentation``): checking one
-    step reads the cuts after k and k - 1 merges up to six times (:func:`check_step` and
-    :func:`step_outline`), and one cut of Tiny Shakespeare costs tens of milliseconds. The
-    cuts are still the engine's, only not computed again."""
+    """``history`` remembering its last few cuts of the text (``segmentation``) and its last
+    pair table: checking one step reads the cuts after k and k - 1 merges up to six times
+    (:func:`check_step` and :func:`step_outline`), and its "after" and "before" views the
+    same pair table (after k - 1 merges); one cut or table of Tiny Shakespeare costs tens of
+    milliseconds. They are still the engine's, only not computed again."""
     history.segmentation = lru_cache(maxsize=4)(history.segmentation)  # type: ignore[method-assign]
+    history.pair_table = lru_cache(maxsize=1)(history.pair_table)  # type: ignore[method-assign]
     return history
 
 
