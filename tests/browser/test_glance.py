@@ -7,6 +7,10 @@ What the data holds is left out of the ``…`` check: token views (``.bpe-root``
 hold ``…``, as the Tokenize page's default does) and what a person typed (inputs and text
 areas). Charts: the Step page's SVG chart and the Altair charts (Streamlit has Vega draw
 them as SVG), each label's box against every other label's of the same chart.
+
+The phone's pass also narrows each page to 320 px, 400% zoom of a 1280 px window, after its
+checks at 390x844: nothing may scroll sideways there (WCAG 1.4.10,
+:func:`assert_reflows_at_320_px`), checked in the same open.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from test_accessibility import _SIDEWAYS_JS, TABLES_MAY_SCROLL
 
 if TYPE_CHECKING:
     from conftest import AppPage
@@ -145,7 +150,31 @@ def test_no_text_is_cut_and_no_chart_labels_overlap(
             if found:
                 problems[f"{page} at {size}"] = found
             app.screenshot(screenshots / f"glance-{size}-{page}.png")
+        if sizes == "390x844":
+            assert_reflows_at_320_px(app, screenshots, page)
     assert not problems, problems
+    app.assert_clean()
+
+
+def assert_reflows_at_320_px(app: AppPage, screenshots: Path, name: str) -> None:
+    """400% zoom of a 1280 px window is 320 CSS px: no page may scroll sideways, nor any box
+    in it but a table in its own box (WCAG 1.4.10). On About, the recipe's source is
+    opened: code wraps (numbered lines show where a line goes on), it does not scroll.
+
+    The page is open at a phone's size, its sidebar collapsed on load as it is at 320 px;
+    the window is narrowed to 320 px here (each open costs Chromium seconds of CPU)."""
+    if name == "step":
+        app.wait_view(0)
+    elif name in ("tokenize", "compare", "runs"):
+        app.page.locator(".bpe-tokens .bpe-t").first.wait_for()
+    elif name == "about":
+        app.page.get_by_text("The whole recipe in Python").click()
+        app.page.locator("[data-testid=stCode]").wait_for()
+    app.page.set_viewport_size({"width": 320, "height": 640})
+    assert app.page.evaluate(_SETTLED_JS, [SETTLE_MS, 15_000]), f"{name}: still changing"
+    sideways = app.page.evaluate(_SIDEWAYS_JS, TABLES_MAY_SCROLL)
+    app.screenshot(screenshots / f"reflow-320-{name}.png")
+    assert sideways == [], f"{name} scrolls sideways at 320 px: {sideways}"
     app.assert_clean()
 
 
