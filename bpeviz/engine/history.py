@@ -35,9 +35,8 @@ from bpeviz.engine.trainer import (
 )
 
 # Python objects per record, as tracemalloc counts them (CPython 3.11, 64-bit): a MergeStep
-# with its pairs and numbers, and one row (left, right, count) of a recorded pair table.
+# with its pairs and numbers (the recorded pair tables are arrays: PairTops).
 _STEP_BYTES = 680
-_PAIR_ROW_BYTES = 130
 
 
 def bytes_per_token(byte_count: int, token_count: int) -> float:
@@ -256,7 +255,7 @@ class History:
             arrays += [death, layout.symbols, layout.symbol_offsets, layout.special_inner]
         owners = {id(array): array for array in arrays if array is not None and array.base is None}
         step_bytes = _STEP_BYTES * len(self.steps)
-        row_bytes = _PAIR_ROW_BYTES * sum(len(top.rows) for top in self.run.pair_tops)
+        row_bytes = self.run.pair_tops.memory_bytes()
         tokenizer = self.__dict__.get("tokenizer")
         tokenizer_bytes = tokenizer.memory_bytes() if tokenizer is not None else 0
         arrays = sum(int(a.nbytes) for a in owners.values())
