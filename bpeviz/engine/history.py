@@ -243,6 +243,14 @@ class History:
         tied = int(np.count_nonzero(table.counts == table.counts[0])) if len(table) else 0
         return PairTop(tuple(rows), min(tied, limit + 1))
 
+    def pair_tops(self, limit: int) -> list[PairTop]:
+        """:meth:`pair_top` at every step ``0..merge_count`` (from the trainer's record at once
+        when it kept rows this long)."""
+        recorded = self.run.pair_tops
+        if limit == self.run.top_pairs and len(recorded) == len(self.steps) + 1:
+            return list(recorded)
+        return [self.pair_top(k, limit) for k in range(len(self.steps) + 1)]
+
     def memory_bytes(self) -> int:
         """Approximate size of what the history keeps: arrays, merge records, the pair tables
         recorded at each step, the text, and the tokenizer once built (the server's caches

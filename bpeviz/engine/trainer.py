@@ -106,6 +106,8 @@ class PairTops:
     >>> tops = PairTops.of([PairTop(((97, 97, 4), (97, 98, 2)), 1), PairTop((), 0)])
     >>> len(tops), tops[0], tops[-1]
     (2, PairTop(rows=((97, 97, 4), (97, 98, 2)), tied=1), PairTop(rows=(), tied=0))
+    >>> list(tops) == [tops[0], tops[1]]
+    True
     """
 
     def __init__(self, rows: np.ndarray, ends: np.ndarray, tied: np.ndarray) -> None:
@@ -132,12 +134,10 @@ class PairTops:
         return PairTop(tuple(rows), int(self.tied[k]))
 
     def __iter__(self) -> Iterator[PairTop]:
-        return map(self.__getitem__, range(len(self)))
-
-    def flat(self, k: int) -> list[int]:
-        """Step ``k``'s rows flattened, ``[left, right, count, ...]`` (the step record's)."""
-        start = int(self.ends[k - 1]) if k else 0
-        return self.rows[start : int(self.ends[k])].ravel().tolist()
+        rows = list(map(tuple, self.rows.tolist()))  # one conversion for every step's
+        starts = [0, *self.ends.tolist()]
+        for k, tied in enumerate(self.tied.tolist()):
+            yield PairTop(tuple(rows[starts[k] : starts[k + 1]]), tied)
 
     def memory_bytes(self) -> int:
         return int(self.rows.nbytes + self.ends.nbytes + self.tied.nbytes)
