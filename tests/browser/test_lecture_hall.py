@@ -10,11 +10,12 @@ closed and a class bar of one line; the projector's code is at least 72 px tall.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterator
 from importlib.resources import files
 from typing import Any
 
 import pytest
-from conftest import _MESSAGE_COUNTER_JS, AppPage, keep_screenshot
+from conftest import _MESSAGE_COUNTER_JS, AppPage, _leave_no_trace, keep_screenshot
 from test_live_class import join, start_class, wait_connected
 
 pytestmark = pytest.mark.browser
@@ -35,15 +36,33 @@ _SCROLL = """(to) => { const main = document.querySelector('[data-testid="stMain
   return Math.max(...boxes.map((box) => box.scrollTop)); }"""
 
 
-def phone_page(browser: Any, base_url: str) -> AppPage:
-    """A student's phone: 390x844, touch, no hover."""
+@pytest.fixture(scope="module")
+def phones(browser: Any) -> Iterator[Any]:
+    """The module's phone (a browser context at 390x844, touch, no hover), each test's phone
+    a new tab in it, cleared after (:func:`put_away`): a new context for each phone cost
+    Chromium about 2 s more CPU a page (its cache empty; conftest's ``app_context``)."""
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-US")
     context.add_init_script(_MESSAGE_COUNTER_JS)
     context.set_default_timeout(30_000)
-    page = context.new_page()
+    context.new_page()  # the blank first tab put_away keeps
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+def phone_page(phones: Any, base_url: str) -> AppPage:
+    """A student's phone: a new tab (a new Streamlit session) in :func:`phones`."""
+    page = phones.new_page()
     app_page = AppPage(page, base_url)
     page.on("pageerror", lambda error: app_page.errors.append(f"pageerror: {error}"))
     return app_page
+
+
+def put_away(phone: AppPage) -> None:
+    """Close the phone's tab and clear what it kept (cookies, storage): the next test's phone
+    is a new student's."""
+    _leave_no_trace(phone.page.context, phone.base_url)
 
 
 def join_by_typing(phone: AppPage, code: str) -> None:
@@ -60,15 +79,15 @@ def join_by_typing(phone: AppPage, code: str) -> None:
 
 
 @pytest.fixture
-def phone_in_class(app: AppPage, browser: Any, app_server: Any) -> Any:
+def phone_in_class(app: AppPage, phones: Any, app_server: Any) -> Any:
     code = start_class(app)
-    phone = phone_page(browser, app_server.url)
+    phone = phone_page(phones, app_server.url)
     try:
         join_by_typing(phone, code)
         wait_connected(app, 1)
         yield app, phone, code
     finally:
-        phone.page.context.close()
+        put_away(phone)
 
 
 def test_a_phone_that_joined_by_code_has_the_sidebar_closed_and_a_one_line_bar(
@@ -223,7 +242,7 @@ _WHOLE = """(el) => { const r = el.getBoundingClientRect();
 
 
 def test_a_phone_sees_the_slides_number_and_whole_title_beside_a_one_line_bar(
-    app: AppPage, browser: Any, app_server: Any, screenshots: Any
+    app: AppPage, phones: Any, app_server: Any, screenshots: Any
 ) -> None:
     """The bundled lesson's slide 4 (its title, 'One merge: a new token for the winning
     pair', is longer than a 390 px line holds beside the mode and its button): the student's
@@ -233,7 +252,7 @@ def test_a_phone_sees_the_slides_number_and_whole_title_beside_a_one_line_bar(
     app.goto(f"{app.page.url}&class=new")
     app.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
     code = app.page.evaluate("new URLSearchParams(location.search).get('class')")
-    phone = phone_page(browser, app_server.url)
+    phone = phone_page(phones, app_server.url)
     try:
         join(phone, code)
         slides = tomllib.loads(files("bpeviz.lessons").joinpath("bpe.toml").read_text("utf-8"))
@@ -257,7 +276,7 @@ def test_a_phone_sees_the_slides_number_and_whole_title_beside_a_one_line_bar(
         keep_screenshot(phone.page, screenshots / "lecture_phone_slide_title_390x844.png")
         phone.assert_clean()
     finally:
-        phone.page.context.close()
+        put_away(phone)
     app.assert_clean()
 
 
@@ -304,14 +323,14 @@ def assert_card_in_sight(phone: AppPage) -> None:
 
 
 def test_a_phone_sees_the_solo_quiz_card_after_answering(
-    browser: Any, app_server: Any, screenshots: Any
+    phones: Any, app_server: Any, screenshots: Any
 ) -> None:
     """390x844, the Step page alone, Guess the next merge: the student taps a choice where it
     stands on the first screen. The card's verdict is in sight, not under the sticky step bar,
     and the bar's line names the merge just revealed (it said 'Step 0: ... nothing merged
     yet'); after Next question the new question's title and choices are in sight (they were
     under the bar and the header)."""
-    phone = phone_page(browser, app_server.url)
+    phone = phone_page(phones, app_server.url)
     try:
         phone.open("step")
         phone.wait_view(0)
@@ -339,7 +358,7 @@ def test_a_phone_sees_the_solo_quiz_card_after_answering(
                 assert_in_sight(phone, phone.page.locator(part).first, part)
         phone.assert_clean()
     finally:
-        phone.page.context.close()
+        put_away(phone)
 
 
 def test_a_phone_sees_the_class_quiz_card_after_answering_and_at_the_reveal(
@@ -367,12 +386,12 @@ def test_a_phone_sees_the_class_quiz_card_after_answering_and_at_the_reveal(
 
 
 def test_a_touch_phone_shows_no_key_help_even_projected_or_after_a_key(
-    browser: Any, app_server: Any
+    phones: Any, app_server: Any
 ) -> None:
     """A touch-only phone (no hover, a coarse pointer) has no keys to learn: the Step page's
     key help is not drawn, in presentation mode (which shows the short line on a projector)
     and after a key gives the view a visible focus (which shows it on a laptop)."""
-    phone = phone_page(browser, app_server.url)
+    phone = phone_page(phones, app_server.url)
     try:
         phone.open("step", present="true")
         phone.wait_view(0)
@@ -387,18 +406,18 @@ def test_a_touch_phone_shows_no_key_help_even_projected_or_after_a_key(
             ), f"{help_line} is drawn on a touch phone"
         phone.assert_clean()
     finally:
-        phone.page.context.close()
+        put_away(phone)
 
 
 def test_a_phone_can_tap_unigrams_next_round_at_the_bottom_of_the_page(
-    browser: Any, app_server: Any, screenshots: Any
+    phones: Any, app_server: Any, screenshots: Any
 ) -> None:
     """The bundled lesson's Unigram slide (low_lower, vocab 15) on a 390x844 phone: scrolled
     to the bottom of the long page (lattice, loss chart, tables), Next ▶ is tappable and
     steps to the next round (the round's controls scrolled away with the page). Nothing
     scrolls sideways (Streamlit's main area is what scrolls: the round's table of tokens made
     it 476 px wide)."""
-    phone = phone_page(browser, app_server.url)
+    phone = phone_page(phones, app_server.url)
     root = ".bpe-root.bpe-unigram"
     try:
         phone.open("step", sample="low_lower", algo="unigram", vocab=15, step=1)
@@ -415,15 +434,15 @@ def test_a_phone_can_tap_unigrams_next_round_at_the_bottom_of_the_page(
         keep_screenshot(phone.page, screenshots / "lecture_phone_unigram_bottom_390x844.png")
         phone.assert_clean()
     finally:
-        phone.page.context.close()
+        put_away(phone)
 
 
 def test_a_phone_sees_unigrams_quiz_card_after_answering(
-    browser: Any, app_server: Any, screenshots: Any
+    phones: Any, app_server: Any, screenshots: Any
 ) -> None:
     """The Unigram page's solo quiz on a 390x844 phone: after a tap on one of the four tokens
     the quiz card's title and verdict are in sight, not under the sticky round row."""
-    phone = phone_page(browser, app_server.url)
+    phone = phone_page(phones, app_server.url)
     root = ".bpe-root.bpe-unigram"
     try:
         phone.open("step", sample="low_lower", algo="unigram", vocab=15, step=0)
@@ -447,4 +466,4 @@ def test_a_phone_sees_unigrams_quiz_card_after_answering(
         keep_screenshot(phone.page, screenshots / "lecture_phone_unigram_quiz_390x844.png")
         phone.assert_clean()
     finally:
-        phone.page.context.close()
+        put_away(phone)
