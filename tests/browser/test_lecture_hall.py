@@ -223,12 +223,22 @@ _WHOLE = """(el) => { const r = el.getBoundingClientRect();
     && el.scrollWidth <= el.clientWidth && getComputedStyle(el).textOverflow !== 'ellipsis'; }"""
 
 
+# From the bottom of the slide's line to the top of the page title's letters: at most a line
+# of body text (24 px) is not blank space on a phone.
+_BLANK_UNDER_SLIDE = """() => {
+  const slide = document.querySelector('.bpe-class-slide').getBoundingClientRect();
+  const words = document.createRange();
+  words.selectNodeContents(document.querySelector('[data-testid="stMain"] h1'));
+  return words.getBoundingClientRect().top - slide.bottom; }"""
+
+
 def test_a_phone_sees_the_slides_number_and_whole_title_beside_a_one_line_bar(
     app: AppPage, phone: AppPage, screenshots: Any
 ) -> None:
     """The bundled lesson's slide 4 (its title, 'One merge: a new token for the winning
     pair', is longer than a 390 px line holds beside the mode and its button): the student's
-    phone shows 'Slide 4 of N' and the whole title, uncut, and the bar is still one line."""
+    phone shows 'Slide 4 of N' and the whole title, uncut, and the bar is still one line; the
+    page's title follows close under it (50 px of blank space lay between them)."""
     app.open("step", lesson="bpe", slide=4, sample="cat_sat", step=1)
     app.wait_view(1)
     app.goto(f"{app.page.url}&class=new")
@@ -253,6 +263,8 @@ def test_a_phone_sees_the_slides_number_and_whole_title_beside_a_one_line_bar(
     assert len(set(tops)) == 1, f"the bar's row is not one line: tops {tops}"
     bar = phone.page.locator(".bpe-class-student").bounding_box()
     assert bar is not None and bar["height"] <= 60, f"the class bar is {bar} tall"
+    blank = phone.page.evaluate(_BLANK_UNDER_SLIDE)
+    assert blank <= 24, f"{blank:.0f} px of blank space under the slide's title"
     keep_screenshot(phone.page, screenshots / "lecture_phone_slide_title_390x844.png")
     phone.assert_clean()
     app.assert_clean()
