@@ -16,10 +16,9 @@ from bpeviz.app.frame.training import current_run
 from bpeviz.app.frame.unigram_runs import current_unigram_run, unigram_chosen
 from bpeviz.app.frame.widgets import caption
 from bpeviz.app.shared.chart_clicks import KEY_BACK, KEY_UNDO
-from bpeviz.app.step.bpe_downloads import bpe_downloads
+from bpeviz.app.step.downloads import bpe_downloads, wordpiece_downloads
 from bpeviz.app.step.unigram import unigram_step_view
 from bpeviz.app.step.view import step_view
-from bpeviz.app.step.wordpiece_downloads import wordpiece_downloads
 from bpeviz.engine.history import History
 from bpeviz.engine.readable import counted
 from bpeviz.engine.wordpiece_history import WordPieceHistory

@@ -19,8 +19,8 @@ HEAVY = ("streamlit", "pandas", "altair")
 STREAMLIT_FACING = (  # inside bpeviz/app/
     "export/unigram", "frame/reaper", "frame/sidebar", "frame/state", "frame/training",
     "frame/unigram_runs", "frame/widgets", "lesson/prepare", "lesson/view", "live/live_class",
-    "live/presenter", "shared/token_view", "step/bpe_downloads", "step/unigram", "step/view",
-    "step/wordpiece_downloads", "tokenize/chat_view", "two_runs/across_view", "two_runs/chart",
+    "live/presenter", "shared/token_view", "step/unigram", "step/view",
+    "step/downloads", "tokenize/chat_view", "two_runs/across_view", "two_runs/chart",
 )  # fmt: skip
 
 
