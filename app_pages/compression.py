@@ -1,14 +1,21 @@
 """Compression: bytes per token as the vocabulary grows, English and Japanese on one chart."""
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
 from bpeviz.app.compression import curves as compression
 from bpeviz.app.compression import parallel
+from bpeviz.app.compression.clicks import (
+    KEY_CHART,
+    KEY_GO,
+    WORDPIECE_PRETOKENIZER,
+    open_clicked_step,
+)
 from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.links import query_from_state
 from bpeviz.app.frame.state import (
-    KEY_STEP,
     current_settings,
     imported_tokenizer,
     presentation_mode,
@@ -26,7 +33,6 @@ from bpeviz.app.frame.training import (
 from bpeviz.app.frame.unigram_runs import current_unigram_tokenizer, unigram_chosen
 from bpeviz.app.frame.widgets import columns, show_chart, show_table
 from bpeviz.app.shared import charts
-from bpeviz.app.shared.chart_clicks import KEY_UNDO, click_undo, step_settings, step_target
 from bpeviz.app.shared.choices import TRAINED
 from bpeviz.app.step.view import link_query, session_view
 from bpeviz.real.registry import missing_note
@@ -58,41 +64,7 @@ HOW_TO_READ = """\
 """
 VOCAB_CHOICES = list(compression.VOCAB_CHOICES)
 PRETOKENIZER, TIE_BREAK = compression.PRETOKENIZER, compression.TIE_BREAK
-KEY_CHART, KEY_GO = "compression_chart", "_compression_go"
 YOURS_LINE, IMPORTED_LINE = "yours", "imported"
-
-
-def open_clicked_step() -> None:
-    """Chart callback (before the page runs again): put the clicked run in the sidebar and
-    its merge in the step control, then let the page switch to the Step page."""
-    state = st.session_state
-    vocab = int(state["compression_vocab"])
-    merge_counts = {  # the runs the chart was drawn from (cached: no training here)
-        name: train_sample(key, vocab, PRETOKENIZER, TIE_BREAK).merge_count
-        for name, key in SAMPLES.items()
-    }
-    wordpiece = {}  # the dash-dot curves' runs, when drawn
-    if state.get("compression_wordpiece"):
-        wordpiece = {compression.wordpiece_name(name): key for name, key in SAMPLES.items()}
-        for curve, key in wordpiece.items():
-            run = train_wordpiece_sample(key, vocab, WORDPIECE_PRETOKENIZER)
-            merge_counts[curve] = run.merge_count
-    target = step_target(
-        state[KEY_CHART].selection,
-        samples=SAMPLES,
-        merge_counts=merge_counts,
-        wordpiece=wordpiece,
-    )
-    if target is None:
-        return
-    pretokenizer = WORDPIECE_PRETOKENIZER if target.algorithm == "wordpiece" else PRETOKENIZER
-    changed = step_settings(
-        target, vocab_size=vocab, pretokenizer=pretokenizer, tie_break=TIE_BREAK
-    )
-    state[KEY_UNDO] = click_undo(dict(state), changed, step_key=KEY_STEP)
-    state.update(changed)
-    state[KEY_STEP] = target.step
-    state[KEY_GO] = True
 
 
 st.title("Compression")
@@ -127,7 +99,6 @@ LINE_TOGGLES = (
      "score rule), and draws its bytes per token beside BPE's (dash-dot)."),
 )  # fmt: skip
 LINE_DEFAULTS = (True, True, False)  # WordPiece trains two more runs: asked for
-WORDPIECE_PRETOKENIZER = "bert"
 WORDPIECE_NOTE = (
     "Dash-dot: WordPiece on the same text. It counts differently from BPE: the spaces between "
     "words are no tokens, and a word's inner pieces are tokens marked `##` (`play` `##ing`), "
@@ -270,7 +241,7 @@ for _, row in passage.iloc[len(histories) :].iterrows():
     st.markdown(parallel.cost_sentence(row))
 st.download_button(
     "Download the curves as CSV",
-    lambda: compression.curves_csv(curves, references),  # made on click
+    partial(compression.curves_csv, curves, references),  # made on click
     file_name=f"bpeviz-compression-{max_vocab}.csv",
     mime="text/csv",
     key="compression_csv",

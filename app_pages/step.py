@@ -15,22 +15,13 @@ from bpeviz.app.frame.styles import FOCUS_STYLE
 from bpeviz.app.frame.training import current_run
 from bpeviz.app.frame.unigram_runs import current_unigram_run, unigram_chosen
 from bpeviz.app.frame.widgets import caption
-from bpeviz.app.shared.chart_clicks import KEY_BACK, KEY_UNDO
+from bpeviz.app.shared.chart_clicks import KEY_BACK, KEY_UNDO, undo_chart_click
 from bpeviz.app.step.downloads import bpe_downloads, wordpiece_downloads
 from bpeviz.app.step.unigram import unigram_step_view
 from bpeviz.app.step.view import step_view
 from bpeviz.engine.history import History
 from bpeviz.engine.readable import counted
 from bpeviz.engine.wordpiece_history import WordPieceHistory
-
-
-def undo_chart_click() -> None:
-    """Button callback (before widgets are drawn): the settings and step before the click."""
-    undo = st.session_state.pop(KEY_UNDO, None)
-    if undo is not None:
-        st.session_state.update(undo.restore)
-        st.session_state[KEY_BACK] = True
-
 
 st.title("Step through training")
 if st.session_state.pop(KEY_BACK, False):
@@ -64,6 +55,7 @@ if undo is not None and undo.sentence and undo.holds(st.session_state):
             key="chart_click_undo",
             help="Put the sidebar and the step back as they were, and return to the chart.",
             on_click=undo_chart_click,
+            args=(st.session_state,),
         )
 size = len(history.text) if isinstance(history, History) else len(history.text.encode("utf-8"))
 summary = f"{text.name} · {counted(size, 'byte')} · {settings.summary()}"

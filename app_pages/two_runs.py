@@ -32,11 +32,6 @@ SCORE_RULE_HELP = (
 )
 
 
-def apply_preset(key: str) -> None:
-    """Button callback: the preset's sample, both runs and its step, before any widget."""
-    st.session_state.update(runs_state.preset_state(runs_state.preset(key)))
-
-
 st.title("Two training runs")
 st.markdown(
     "The sidebar's text, trained twice: with settings **A** and with settings **B**, each by "
@@ -46,7 +41,8 @@ st.markdown(
 with st.container(horizontal=True, gap="small", key="runs_presets"):
     for item in runs_state.PRESETS:
         st.button(
-            item.label, key=f"runs_preset_{item.key}", on_click=apply_preset, args=(item.key,)
+            item.label, key=f"runs_preset_{item.key}", on_click=runs_state.apply_preset,
+            args=(st.session_state, item.key),
         )
 
 text = current_text()

@@ -289,7 +289,7 @@ def current_run(*, show: bool = True, algorithms: tuple[str, ...] = TRAINED_HERE
     run: Run | None = None
     if text is not None and not any(m.level == "error" for m in messages):
         try:
-            run = history_for(text, settings) if settings.is_bpe else wordpiece_for(text, settings)
+            run = run_for(text, settings)
         except ValueError as error:
             messages.append(Message("error", f"Cannot train: {error}."))
         else:
@@ -312,6 +312,12 @@ def _outcome(settings: Settings, run: Run, text: TrainingText) -> list[Message]:
     if len(text.data) <= 1:  # a single character has its own warning already
         return []
     return outcome_messages(settings, run.merge_count, run.stop_reason)
+
+
+def run_for(text: TrainingText, settings: Settings) -> Run:
+    """The BPE or WordPiece run of ``text`` under ``settings``, from :func:`current_run`'s
+    cache (or trained into it)."""
+    return history_for(text, settings) if settings.is_bpe else wordpiece_for(text, settings)
 
 
 def history_for(text: TrainingText, settings: Settings) -> History:
