@@ -15,12 +15,23 @@ from typing import Any
 import streamlit as st
 
 from bpeviz.app.frame.inert import escape_markdown
+from bpeviz.app.frame.sized_cache import SizedCache
 from bpeviz.app.step.view import component
 from bpeviz.app.tokenize.trace import TraceLine
 from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.hf_models import ENGINE, LibraryTokenizer
 from bpeviz.records.library_tokens import library_tokens_data
 from bpeviz.records.tokens import piece_starts, tokens_data
+
+RECORD_BYTES = 8_000_000  # the token records kept for every session (about 100 B a token)
+
+
+@st.cache_resource(show_spinner=False)
+def token_records() -> SizedCache[tuple[Any, ...], dict[str, Any]]:
+    """The process's one cache of token records, by tokenizer and what is drawn: a class on
+    one slide draws the same tokens for every student (slide 12's 35 records were about a
+    quarter of each student's run). Bounded in bytes (see ``sized_cache``)."""
+    return SizedCache(RECORD_BYTES, keep=lambda key: False, most_kept=0)
 
 
 def show_tokens(
@@ -37,6 +48,7 @@ def show_tokens(
     legend: bool = True,
     label: str | None = None,
     copy: bool = False,
+    tokenizer_key: Any = None,
 ) -> dict[str, Any]:
     """Draw ``ids`` of ``tokenizer`` as coloured spans (with a legend of what they hold);
     return the record.
@@ -48,20 +60,32 @@ def show_tokens(
 
     With ``text`` (what ``ids`` encode, or the start of it), each piece of the tokenizer's
     pre-tokenizer is outlined, with the rule that merges never cross one.
+
+    ``tokenizer_key`` names the tokenizer uniquely (as for ``training.encode``): given, the
+    record is made once for every session (:func:`token_records`); it is not to be changed.
     """
-    pieces = piece_starts(tokenizer, text, ids) if text is not None else None
-    data = tokens_data(
-        tokenizer,
-        ids,
-        marks=marks,
-        pieces=pieces,
-        show=show,
-        group=group,
-        inspect=inspect,
-        scroll=scroll,
-    )
-    data["legend"] = legend
-    data["copy"] = copy
+
+    def make() -> dict[str, Any]:
+        pieces = piece_starts(tokenizer, text, ids) if text is not None else None
+        return tokens_data(
+            tokenizer,
+            ids,
+            marks=marks,
+            pieces=pieces,
+            show=show,
+            group=group,
+            inspect=inspect,
+            scroll=scroll,
+        )
+
+    if tokenizer_key is None:
+        record = make()
+    else:
+        drawn = (tokenizer_key, tuple(ids), marks and tuple(marks), text, show, group, inspect,
+                 scroll)  # fmt: skip
+        weight = 100 * len(ids)  # bytes, about: its vocab has at most one entry a token, twice
+        record = token_records().get(drawn, make, lambda made: weight + 100 * len(made["vocab"]))
+    data = {**record, "legend": legend, "copy": copy}
     if label is not None:
         data["label"] = label
     component(data=data, key=key)
@@ -69,10 +93,16 @@ def show_tokens(
 
 
 def show_trace(
-    tokenizer: Tokenizer, lines: Sequence[TraceLine], *, more: int = 0, key: str
+    tokenizer: Tokenizer,
+    lines: Sequence[TraceLine],
+    *,
+    more: int = 0,
+    key: str,
+    tokenizer_key: Any = None,
 ) -> None:
     """The "why was this split" trace: each line's name over its tokens, drawn inline (the
-    tokens each merge made outlined), and how many rows were left out."""
+    tokens each merge made outlined), and how many rows were left out. ``tokenizer_key``: as
+    for :func:`show_tokens`."""
     with st.container(gap=None, key=f"{key}_rows"):
         for index, line in enumerate(lines):
             st.html(f'<span class="bpe-trace-label">{html.escape(line.name)}</span>')
@@ -85,6 +115,7 @@ def show_trace(
                 inspect=False,
                 scroll=False,
                 legend=False,
+                tokenizer_key=tokenizer_key,
             )
         if more:
             st.html(f'<span class="bpe-trace-label">… {more:,} more merges not shown</span>')
