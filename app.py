@@ -70,10 +70,10 @@ class_messages = start_or_join()  # before the sidebar: a student gets the class
 page = st.navigation(list(pages.values()))
 page_name = next(name for name, known in pages.items() if known == page)
 follow_page(page_name, pages)  # a following student sent to the teacher's page: at once
-go_to_slide()  # a slide just applied: its page, before the class bar names its run
 # Each page its own document title (a browser tab, a screen reader's first words: WCAG 2.4.2).
 st.set_page_config(page_title=f"{page.title} · bpeviz")
 sidebar()
+go_to_slide()  # a slide just applied: its page, before the class bar names its run
 class_controls()
 lesson_sidebar()
 inject_css()

@@ -226,11 +226,12 @@ def _teaching() -> bool:
 
 
 def go_to_slide() -> None:
-    """Right after the page is known, before anything is drawn: a slide just applied
-    switches to its page. Switched after the sidebar and the class bar, the teacher's bar was
-    drawn once with the new slide's run on the old page: the teacher's browser sent that view,
-    and each student took the run on the old page, then switched page at the next view (two
-    reruns each, where one does)."""
+    """After the sidebar, before the class bar: a slide just applied switches to its page.
+    Switched after the class bar, the teacher's bar was drawn once with the new slide's run
+    on the old page: the teacher's browser sent that view, and each student took the run on
+    the old page, then switched page at the next view (two reruns each, where one does).
+    After the sidebar: its Presentation mode toggle, bound to the link, is drawn, so the
+    switch keeps its ``present`` (Streamlit refuses to set it, and drops it when not drawn)."""
     held = current_lesson()
     if held is None or not st.session_state.pop(KEY_GO, False):
         return
