@@ -9,6 +9,7 @@ trace's row labels), one component per ``key``.
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,14 +24,14 @@ from bpeviz.formats.hf_models import ENGINE, LibraryTokenizer
 from bpeviz.records.library_tokens import library_tokens_data
 from bpeviz.records.tokens import piece_starts, tokens_data
 
-RECORD_BYTES = 8_000_000  # the token records kept for every session (about 100 B a token)
+RECORD_BYTES = 8_000_000  # the token records kept for every session, as JSON text
 
 
 @st.cache_resource(show_spinner=False)
-def token_records() -> SizedCache[tuple[Any, ...], dict[str, Any]]:
-    """The process's one cache of token records, by tokenizer and what is drawn: a class on
-    one slide draws the same tokens for every student (slide 12's 35 records were about a
-    quarter of each student's run). Bounded in bytes (see ``sized_cache``)."""
+def token_records() -> SizedCache[tuple[Any, ...], str]:
+    """The process's one cache of token records as JSON text, by tokenizer and what is
+    drawn: a class on one slide draws the same tokens for every student (slide 12's 35
+    records were about a quarter of each student's run). Bounded in bytes (``sized_cache``)."""
     return SizedCache(RECORD_BYTES, keep=lambda key: False, most_kept=0)
 
 
@@ -49,9 +50,8 @@ def show_tokens(
     label: str | None = None,
     copy: bool = False,
     tokenizer_key: Any = None,
-) -> dict[str, Any]:
-    """Draw ``ids`` of ``tokenizer`` as coloured spans (with a legend of what they hold);
-    return the record.
+) -> None:
+    """Draw ``ids`` of ``tokenizer`` as coloured spans (with a legend of what they hold).
 
     ``copy``: "Copy ids" and "Copy tokens" buttons, each putting a JSON list on the clipboard.
 
@@ -62,7 +62,9 @@ def show_tokens(
     pre-tokenizer is outlined, with the rule that merges never cross one.
 
     ``tokenizer_key`` names the tokenizer uniquely (as for ``training.encode``): given, the
-    record is made once for every session (:func:`token_records`); it is not to be changed.
+    record is made once for every session (:func:`token_records`) and sent as its JSON text,
+    which ``web/core/main.js`` reads: Streamlit looks into each key of a dict it is given, in
+    every run (a trace's 34 small records took 17 ms of it, their texts 0.2 ms).
     """
 
     def make() -> dict[str, Any]:
@@ -78,18 +80,16 @@ def show_tokens(
             scroll=scroll,
         )
 
-    if tokenizer_key is None:
-        record = make()
-    else:
-        drawn = (tokenizer_key, tuple(ids), marks and tuple(marks), text, show, group, inspect,
-                 scroll)  # fmt: skip
-        weight = 100 * len(ids)  # bytes, about: its vocab has at most one entry a token, twice
-        record = token_records().get(drawn, make, lambda made: weight + 100 * len(made["vocab"]))
-    data = {**record, "legend": legend, "copy": copy}
+    choices: dict[str, Any] = {"legend": legend, "copy": copy}
     if label is not None:
-        data["label"] = label
-    component(data=data, key=key)
-    return data
+        choices["label"] = label
+    if tokenizer_key is None:
+        component(data={**make(), **choices}, key=key)
+        return
+    drawn = (tokenizer_key, tuple(ids), marks and tuple(marks), text, show, group, inspect,
+             scroll)  # fmt: skip
+    record = token_records().get(drawn, lambda: json.dumps(make()), len)
+    component(data={"kind": "tokens", "record": record, **choices}, key=key)
 
 
 def show_trace(
