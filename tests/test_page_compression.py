@@ -243,3 +243,20 @@ def test_a_second_visitor_finds_the_chart_and_numbers_without_hashing_a_table(
     assert hashed == []
     assert numbers(second)["cl100k_base on English"] == "4.34"  # 5,034 bytes in 1,159 tokens
     assert len(second.get("vega_lite_chart")) == 1
+
+
+
+def test_a_kept_chart_holds_its_data_as_arrow_already(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Streamlit converts a spec's datasets to Arrow on every run that draws it, unless they
+    are Arrow already: the kept chart holds them so (each following student's run of the
+    Compression slide converted the same 340 points again), and draws the same chart."""
+    import streamlit as st
+
+    first = open_page(PAGE).get("vega_lite_chart")[0].proto
+    given: list[dict] = []
+    real = st.vega_lite_chart
+    monkeypatch.setattr(st, "vega_lite_chart", lambda **k: given.append(k["spec"]) or real(**k))
+    second = open_page(PAGE).get("vega_lite_chart")[0].proto
+    assert given and all(isinstance(data, bytes) for data in given[0]["datasets"].values())
+    assert second.spec == first.spec and len(second.datasets) == len(first.datasets) > 0
+    assert [d.data.data for d in second.datasets] == [d.data.data for d in first.datasets]

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit import dataframe_util
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bpeviz.app.compression import curves as compression
@@ -584,7 +585,18 @@ def compression_chart_spec(
     chart = charts.compression_chart(
         compression.chart_points(_curves), references=_references, current_vocab_size=marker
     )
-    return charts.vega_spec(charts.projector_type(chart) if projector else chart)
+    return arrow_datasets(charts.vega_spec(charts.projector_type(chart) if projector else chart))
+
+
+def arrow_datasets(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with its datasets converted to Arrow as Streamlit sends them, for a spec that
+    is kept: Streamlit converts a dataset on every run that draws it, unless it is Arrow
+    already (each following student's run of the Compression slide converted its 340 points
+    again)."""
+    datasets = spec.get("datasets", {})
+    spec["datasets"] = {name: dataframe_util.convert_anything_to_arrow_bytes(rows)
+                        for name, rows in datasets.items()}  # fmt: skip
+    return spec
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
