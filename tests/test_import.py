@@ -20,7 +20,7 @@ STREAMLIT_FACING = (  # inside bpeviz/app/
     "export/unigram", "frame/reaper", "frame/sidebar", "frame/state", "frame/training",
     "frame/unigram_runs", "frame/widgets", "lesson/prepare", "lesson/view", "live/live_class",
     "live/presenter", "shared/token_view", "step/unigram", "step/view",
-    "step/wordpiece_downloads", "tokenize/chat_view", "two_runs/across_view", "two_runs/chart",
+    "step/downloads", "tokenize/chat_view", "two_runs/across_view", "two_runs/chart",
     "two_runs/compared",
 )  # fmt: skip
 

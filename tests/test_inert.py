@@ -149,7 +149,8 @@ APP_TEXT: dict[str, str] = {
         "the bundled samples' texts"
     ),
     "frame/sidebar.py: run_settings.SOURCES": "the text sources' fixed names",
-    "frame/sidebar.py: run_settings.SOURCE_LABELS.__getitem__": "their labels",
+    "frame/sidebar.py: _named(run_settings.KEY_SOURCE)": "SETTINGS' label, the sources' labels",
+    "frame/sidebar.py: _named(run_settings.KEY_SCORE_RULE)": "SETTINGS' label, the rules' names",
 }
 
 
@@ -185,7 +186,11 @@ def _markdown_arguments(tree: ast.AST) -> list[ast.expr]:
             found.append(node.args[0])
         if node.func.attr in MARKDOWN_OPTIONS:
             found.extend(node.args)
-            found.extend(k.value for k in node.keywords if k.arg in {"captions", "format_func"})
+            found.extend(  # a keyword's too, and a spread of them (``**_named(key)``)
+                k.value
+                for k in node.keywords
+                if k.arg in {None, "label", "options", "captions", "format_func"}
+            )
     return found
 
 
