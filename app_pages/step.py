@@ -88,6 +88,6 @@ k, _ = step_view(history)
 
 if isinstance(history, WordPieceHistory):
     if not presentation_mode():
-        wordpiece_downloads(history, k)
+        wordpiece_downloads(history, k, text, settings)
 elif not presentation_mode():
-    bpe_downloads(history, k)
+    bpe_downloads(history, k, text, settings)

@@ -15,7 +15,7 @@ from importlib.resources import files
 from typing import Any
 
 import pytest
-from conftest import _MESSAGE_COUNTER_JS, AppPage, keep_screenshot
+from conftest import _MESSAGE_COUNTER_JS, AppPage, _leave_no_trace, keep_screenshot
 from test_live_class import join, start_class, wait_connected
 
 pytestmark = pytest.mark.browser
@@ -36,19 +36,33 @@ _SCROLL = """(to) => { const main = document.querySelector('[data-testid="stMain
   return Math.max(...boxes.map((box) => box.scrollTop)); }"""
 
 
-@pytest.fixture
-def phone(browser: Any, app_server: Any) -> Iterator[AppPage]:
-    """A student's phone on the app: 390x844, touch, no hover (closed after the test)."""
+@pytest.fixture(scope="module")
+def phones(browser: Any) -> Iterator[Any]:
+    """The module's phone: a browser context at 390x844, touch, no hover, each test's phone a
+    new tab in it, cleared after (:func:`phone`): a new context for each phone cost Chromium
+    about 2 s more CPU a page (its cache empty; conftest's ``app_context``)."""
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-US")
     context.add_init_script(_MESSAGE_COUNTER_JS)
     context.set_default_timeout(30_000)
-    page = context.new_page()
+    context.new_page()  # the blank first tab _leave_no_trace keeps
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def phone(phones: Any, app_server: Any) -> Iterator[AppPage]:
+    """A student's phone on the app: a new tab (a new Streamlit session) in :func:`phones`,
+    closed after the test with its cookies and storage cleared (the next one is a new
+    student's)."""
+    page = phones.new_page()
     app_page = AppPage(page, app_server.url)
     page.on("pageerror", lambda error: app_page.errors.append(f"pageerror: {error}"))
     try:
         yield app_page
     finally:
-        context.close()
+        _leave_no_trace(phones, app_server.url)
 
 
 def join_by_typing(phone: AppPage, code: str) -> None:
