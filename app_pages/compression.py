@@ -1,6 +1,7 @@
 """Compression: bytes per token as the vocabulary grows, English and Japanese on one chart."""
 
 from functools import partial
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -23,6 +24,8 @@ from bpeviz.app.frame.state import (
 from bpeviz.app.frame.training import (
     chosen_tokenizer,
     compression_chart_spec,
+    compression_key,
+    compression_numbers,
     current_run,
     sample_curves,
     sample_passages,
@@ -133,6 +136,7 @@ if wordpiece:
         curves = pd.concat([curves, *wordpiece_curves], ignore_index=True)
         st.caption(WORDPIECE_NOTE)
 references = None
+own_measured: tuple[tuple[Any, ...], ...] = ()  # the sidebar's and an imported tokenizer's
 imported = imported_tokenizer()
 yours = None
 unigram = None  # the sidebar's Unigram run, as a tokenizer
@@ -171,12 +175,19 @@ if reference:
             **({YOURS_LINE: yours_tokenizer} if yours_tokenizer is not None else {}),
             **({IMPORTED_LINE: imported[1]} if imported is not None else {}),  # any kind
         }
-        references = pd.concat([bundled, compression.references_for(own, texts)])
-        references = references.reset_index(drop=True)
+        measured = compression.references_for(own, texts)
+        own_measured = tuple(measured.itertuples(index=False, name=None))
+        references = pd.concat([bundled, measured]).reset_index(drop=True)
 
 marker = settings.vocab_size if settings.vocab_size >= settings.base_size else None
+# The curves and lines by what makes them, so that the chart and the numbers, alike for every
+# visitor on the same ones, are found without hashing their tables.
+curves_key = compression_key(
+    sample_keys, max_vocab, cross=cross, wordpiece=tuple(wordpiece_runs),
+    references=references is not None, own=own_measured,
+)  # fmt: skip
 chart = compression_chart_spec(
-    compression.chart_points(curves), references, marker, projector=presentation_mode()
+    curves_key, marker, projector=presentation_mode(), _curves=curves, _references=references
 )
 show_chart(chart, key=KEY_CHART, on_select=open_clicked_step, selection_mode=charts.PICK)
 if st.session_state.pop(KEY_GO, False):
@@ -212,8 +223,11 @@ else:
             f"That is above the {max_vocab:,} trained here: the own-text numbers are those at "
             f"{max_vocab:,}. Raise “Train each sample up to” to reach it."
         )
+    languages = tuple(SAMPLES)
     st.table(
-        compression.numbers_table(curves, references, vocab_size=marker, languages=list(SAMPLES)),
+        compression_numbers(
+            curves_key, marker, languages, _curves=curves, _references=references
+        ),
         hide_index=True,
     )
 

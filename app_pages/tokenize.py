@@ -324,6 +324,7 @@ with tokens_area:
         show="ids" if view == "Token ids" else "text",
         group=group,
         copy=True,
+        tokenizer_key=tokenizer_key,
     )
 
 st.header("Why was this word split like this?")
@@ -354,4 +355,4 @@ trace = tokenizer.encode_trace(part)
 encoded = tokenizer.encode(part, allow_special=False)
 st.html(trace_summary_html(to_bytes(part), trace, encoded))
 lines, more = trace_lines(tokenizer, to_bytes(part), trace, rank_label=rank_label)
-show_trace(tokenizer, lines, more=more, key="tok_trace")
+show_trace(tokenizer, lines, more=more, key="tok_trace", tokenizer_key=tokenizer_key)

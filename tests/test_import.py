@@ -22,6 +22,7 @@ STREAMLIT_FACING = (  # inside bpeviz/app/
     "lesson/view", "live/live_class", "live/presenter", "shared/token_view", "step/unigram",
     "step/view",
     "step/downloads", "tokenize/chat_view", "two_runs/across_view", "two_runs/chart",
+    "two_runs/compared",
 )  # fmt: skip
 
 

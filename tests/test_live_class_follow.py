@@ -183,3 +183,27 @@ def test_a_followers_read_only_settings_read_as_their_widgets_show_them(
     assert len(rows) >= 8
     for label, key, value in rows:
         assert widget_shows(at, key) == (html.unescape(label), html.unescape(value)), key
+
+
+def test_the_teachers_bar_names_a_slides_run_only_on_its_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Next slide onto another page: the class bar was drawn with the new slide's run on the
+    old page (the lesson's bar switched page after it), so the teacher's browser sent that
+    view, and each student took the run on the old page and then, at the next view, switched
+    page: two reruns per student instead of one (123 for 100 students on Two runs)."""
+    from bpeviz.app.live import live_class
+
+    teacher = run(new_app(lesson="bpe", present="true", **{"class": "new"}))
+    run(teacher.button(key="lesson_next").click())  # slide 2, Tokenize
+    drawn: list[tuple[str, str]] = []
+    real = live_class.component
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("key") == KEY_BAR:
+            drawn.append((kwargs["data"]["page"], kwargs["data"]["run"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(live_class, "component", recorded)
+    run(teacher.button(key="lesson_next").click())  # slide 3, Step
+    assert drawn and {page for page, _ in drawn} == {"step"}, drawn
