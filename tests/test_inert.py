@@ -89,8 +89,8 @@ APP_TEXT: dict[str, str] = {
     "compare.py: pane_title(choice)": "escapes the settings' summary and the choice's caption",
     "compare.py: library_cuts_note(tokenizer)": "escapes the file's model type",
     "compression.py: parallel.cost_sentence(row)": "bundled passages and encodings",
-    "compression.py: compression.numbers_table(curves, references, vocab_size=marker, "
-    "languages=list(SAMPLES))": "numbers, and tokenizer names: bundled, 'yours', 'imported'",
+    "compression.py: compression_numbers(curves_key, marker, languages, _curves=curves, "
+    "_references=references)": "numbers, and tokenizer names: bundled, 'yours', 'imported'",
     "compression.py: f'{parallel.sizes_sentence(texts)} The tokens each tokenizer needs for "
     "the whole passage, so the last column is the cost of saying the same thing in Japanese "
     "(`sample_texts/parallel_*.txt`, written for bpeviz).'": "bundled passages' sizes",
