@@ -13,7 +13,7 @@ from bpeviz.app.frame.sidebar import sidebar
 from bpeviz.app.frame.state import init_state, presentation_mode, sweep_closed_sessions
 from bpeviz.app.frame.training import let_go_of_closed_sessions
 from bpeviz.app.frame.widgets import inject_css, show_link_messages, show_messages
-from bpeviz.app.lesson.view import lesson_bar, lesson_sidebar, seed_lesson
+from bpeviz.app.lesson.view import go_to_slide, lesson_bar, lesson_sidebar, seed_lesson
 from bpeviz.app.live.live_class import class_bar, class_controls, follow_page, start_or_join
 from bpeviz.app.live.presenter import presenter_window
 
@@ -73,6 +73,7 @@ follow_page(page_name, pages)  # a following student sent to the teacher's page:
 # Each page its own document title (a browser tab, a screen reader's first words: WCAG 2.4.2).
 st.set_page_config(page_title=f"{page.title} · bpeviz")
 sidebar()
+go_to_slide()  # a slide just applied: its page, before the class bar names its run
 class_controls()
 lesson_sidebar()
 inject_css()

@@ -1,14 +1,22 @@
 """Compression: bytes per token as the vocabulary grows, English and Japanese on one chart."""
 
+from functools import partial
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
 from bpeviz.app.compression import curves as compression
 from bpeviz.app.compression import parallel
+from bpeviz.app.compression.clicks import (
+    KEY_CHART,
+    KEY_GO,
+    WORDPIECE_PRETOKENIZER,
+    open_clicked_step,
+)
 from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.links import query_from_state
 from bpeviz.app.frame.state import (
-    KEY_STEP,
     current_settings,
     imported_tokenizer,
     presentation_mode,
@@ -16,6 +24,8 @@ from bpeviz.app.frame.state import (
 from bpeviz.app.frame.training import (
     chosen_tokenizer,
     compression_chart_spec,
+    compression_key,
+    compression_numbers,
     current_run,
     sample_curves,
     sample_passages,
@@ -26,7 +36,6 @@ from bpeviz.app.frame.training import (
 from bpeviz.app.frame.unigram_runs import current_unigram_tokenizer, unigram_chosen
 from bpeviz.app.frame.widgets import columns, show_chart, show_table
 from bpeviz.app.shared import charts
-from bpeviz.app.shared.chart_clicks import KEY_UNDO, click_undo, step_settings, step_target
 from bpeviz.app.shared.choices import TRAINED
 from bpeviz.app.step.view import link_query, session_view
 from bpeviz.real.registry import missing_note
@@ -58,41 +67,7 @@ HOW_TO_READ = """\
 """
 VOCAB_CHOICES = list(compression.VOCAB_CHOICES)
 PRETOKENIZER, TIE_BREAK = compression.PRETOKENIZER, compression.TIE_BREAK
-KEY_CHART, KEY_GO = "compression_chart", "_compression_go"
 YOURS_LINE, IMPORTED_LINE = "yours", "imported"
-
-
-def open_clicked_step() -> None:
-    """Chart callback (before the page runs again): put the clicked run in the sidebar and
-    its merge in the step control, then let the page switch to the Step page."""
-    state = st.session_state
-    vocab = int(state["compression_vocab"])
-    merge_counts = {  # the runs the chart was drawn from (cached: no training here)
-        name: train_sample(key, vocab, PRETOKENIZER, TIE_BREAK).merge_count
-        for name, key in SAMPLES.items()
-    }
-    wordpiece = {}  # the dash-dot curves' runs, when drawn
-    if state.get("compression_wordpiece"):
-        wordpiece = {compression.wordpiece_name(name): key for name, key in SAMPLES.items()}
-        for curve, key in wordpiece.items():
-            run = train_wordpiece_sample(key, vocab, WORDPIECE_PRETOKENIZER)
-            merge_counts[curve] = run.merge_count
-    target = step_target(
-        state[KEY_CHART].selection,
-        samples=SAMPLES,
-        merge_counts=merge_counts,
-        wordpiece=wordpiece,
-    )
-    if target is None:
-        return
-    pretokenizer = WORDPIECE_PRETOKENIZER if target.algorithm == "wordpiece" else PRETOKENIZER
-    changed = step_settings(
-        target, vocab_size=vocab, pretokenizer=pretokenizer, tie_break=TIE_BREAK
-    )
-    state[KEY_UNDO] = click_undo(dict(state), changed, step_key=KEY_STEP)
-    state.update(changed)
-    state[KEY_STEP] = target.step
-    state[KEY_GO] = True
 
 
 st.title("Compression")
@@ -127,7 +102,6 @@ LINE_TOGGLES = (
      "score rule), and draws its bytes per token beside BPE's (dash-dot)."),
 )  # fmt: skip
 LINE_DEFAULTS = (True, True, False)  # WordPiece trains two more runs: asked for
-WORDPIECE_PRETOKENIZER = "bert"
 WORDPIECE_NOTE = (
     "Dash-dot: WordPiece on the same text. It counts differently from BPE: the spaces between "
     "words are no tokens, and a word's inner pieces are tokens marked `##` (`play` `##ing`), "
@@ -162,6 +136,7 @@ if wordpiece:
         curves = pd.concat([curves, *wordpiece_curves], ignore_index=True)
         st.caption(WORDPIECE_NOTE)
 references = None
+own_measured: tuple[tuple[Any, ...], ...] = ()  # the sidebar's and an imported tokenizer's
 imported = imported_tokenizer()
 yours = None
 unigram = None  # the sidebar's Unigram run, as a tokenizer
@@ -200,12 +175,19 @@ if reference:
             **({YOURS_LINE: yours_tokenizer} if yours_tokenizer is not None else {}),
             **({IMPORTED_LINE: imported[1]} if imported is not None else {}),  # any kind
         }
-        references = pd.concat([bundled, compression.references_for(own, texts)])
-        references = references.reset_index(drop=True)
+        measured = compression.references_for(own, texts)
+        own_measured = tuple(measured.itertuples(index=False, name=None))
+        references = pd.concat([bundled, measured]).reset_index(drop=True)
 
 marker = settings.vocab_size if settings.vocab_size >= settings.base_size else None
+# The curves and lines by what makes them, so that the chart and the numbers, alike for every
+# visitor on the same ones, are found without hashing their tables.
+curves_key = compression_key(
+    sample_keys, max_vocab, cross=cross, wordpiece=tuple(wordpiece_runs),
+    references=references is not None, own=own_measured,
+)  # fmt: skip
 chart = compression_chart_spec(
-    compression.chart_points(curves), references, marker, projector=presentation_mode()
+    curves_key, marker, projector=presentation_mode(), _curves=curves, _references=references
 )
 show_chart(chart, key=KEY_CHART, on_select=open_clicked_step, selection_mode=charts.PICK)
 if st.session_state.pop(KEY_GO, False):
@@ -241,8 +223,11 @@ else:
             f"That is above the {max_vocab:,} trained here: the own-text numbers are those at "
             f"{max_vocab:,}. Raise “Train each sample up to” to reach it."
         )
+    languages = tuple(SAMPLES)
     st.table(
-        compression.numbers_table(curves, references, vocab_size=marker, languages=list(SAMPLES)),
+        compression_numbers(
+            curves_key, marker, languages, _curves=curves, _references=references
+        ),
         hide_index=True,
     )
 
@@ -270,7 +255,7 @@ for _, row in passage.iloc[len(histories) :].iterrows():
     st.markdown(parallel.cost_sentence(row))
 st.download_button(
     "Download the curves as CSV",
-    lambda: compression.curves_csv(curves, references),  # made on click
+    partial(compression.curves_csv, curves, references),  # made on click
     file_name=f"bpeviz-compression-{max_vocab}.csv",
     mime="text/csv",
     key="compression_csv",

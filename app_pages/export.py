@@ -3,6 +3,12 @@
 import streamlit as st
 
 from bpeviz.app.export import files as export
+from bpeviz.app.export.buttons import (
+    KEY_OPEN,
+    offer_html_page,
+    offer_wordpiece_json,
+    open_on_import,
+)
 from bpeviz.app.export.unigram import unigram_downloads
 from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.run_settings import Message
@@ -13,51 +19,22 @@ from bpeviz.app.frame.state import (
     remember_imported_tokenizer,
 )
 from bpeviz.app.frame.text_input import MAX_UPLOAD_MB
-from bpeviz.app.frame.training import Run, current_run, shared_import
+from bpeviz.app.frame.training import current_run, shared_import
 from bpeviz.app.frame.unigram_runs import unigram_chosen
 from bpeviz.app.frame.widgets import caption, show_messages
 from bpeviz.app.shared import tables
 from bpeviz.app.shared.choices import opened_on_import
 from bpeviz.app.shared.csv_cells import csv_bytes
 from bpeviz.app.shared.token_view import library_note
-from bpeviz.app.step.view import step_page_for
 from bpeviz.engine.history import History
-from bpeviz.engine.pretokenize import PRETOKENIZER_REGISTRY
 from bpeviz.engine.wordpiece_history import WordPieceHistory
 from bpeviz.formats.hf_models import LibraryTokenizer
-from bpeviz.formats.hf_wordpiece import to_hf_wordpiece_json
 
 KEY_UPLOAD = "export_model_files"
 KEY_PATTERN = "export_pattern"
 KEY_LOADED = "_export_loaded"  # (upload signature, LoadedModel or error message)
 
-KEY_OPEN = "_export_open"
 OPENERS = {"tokenize": ("Tokenize with it", "✂️"), "compare": ("Compare it", "⚖️")}
-
-
-def open_on_import(page: str) -> None:
-    """Button callback: choose the file just imported in the page's menus, then go there."""
-    st.session_state.update(opened_on_import()[page])
-    st.session_state[KEY_OPEN] = page
-
-
-def offer_html_page(run: Run, name: str) -> None:
-    """The run as one exported HTML page of the Step page's view, to download."""
-    st.header("This run as one HTML page", anchor=False)
-    st.caption(
-        "The Step page's view with this run inside it: it steps (keys and autoplay too) "
-        "with no server at all. Open it from disk, put it on a course web page, or hand it "
-        "out for a lecture hall's wifi."
-    )
-    st.download_button(
-        "Download this run as an HTML page",
-        data=lambda: step_page_for(run, name=name, summary=current_settings().summary()),
-        file_name=export.page_file_name(name, run.merge_count),
-        mime="text/html",
-        icon=":material/download:",
-        key="export_html_page",
-        on_click="ignore",
-    )
 
 
 if (opening := st.session_state.pop(KEY_OPEN, None)) is not None:
@@ -74,30 +51,22 @@ trained = None if unigram_chosen() else current_run()
 history = trained if isinstance(trained, History) else None
 wordpiece = trained if isinstance(trained, WordPieceHistory) else None
 text_info = current_text()
-if wordpiece is not None:
-    name = text_info.name if text_info is not None else "text"
+if wordpiece is not None and text_info is not None:
+    name = text_info.name
     stem = export.file_stem(name, wordpiece.vocab_size)
     caption(
         f"The tokenizer trained in the sidebar: {wordpiece.vocab_size:,} tokens "
         f"({wordpiece.merge_count:,} merges), {settings.summary()}."
     )
     st.markdown("**Hugging Face tokenizer.json** (a WordPiece model: `##` continuations, `[UNK]`)")
-    st.download_button(
-        "tokenizer.json",
-        data=lambda: to_hf_wordpiece_json(wordpiece.run),
-        file_name=f"{stem}.tokenizer.json",
-        mime="application/json",
-        icon=":material/download:",
-        key="export_wordpiece_json",
-        on_click="ignore",
-    )
+    offer_wordpiece_json(text_info, settings, stem)
     st.caption(
         "The minbpe and tiktoken files and the merge history CSV are BPE's: a WordPiece "
         "tokenizer is its vocabulary, which encodes by longest match, not by merges."
     )
-    offer_html_page(wordpiece, name)
-if history is not None:
-    name = text_info.name if text_info is not None else "text"
+    offer_html_page(text_info, settings)
+if history is not None and text_info is not None:
+    name = text_info.name
     stem = export.file_stem(name, history.vocab_size)
     caption(
         f"The tokenizer trained in the sidebar: {history.vocab_size:,} tokens "
@@ -120,7 +89,7 @@ if history is not None:
                     on_click="ignore",
                 )
 
-    offer_html_page(history, name)
+    offer_html_page(text_info, settings)
 
     st.header("Merge history as CSV", anchor=False)
     st.caption(
@@ -169,7 +138,7 @@ files = st.file_uploader(
 pattern = st.selectbox(
     "Split pattern for files that do not store one (GPT-2 files, .tiktoken)",
     list(export.PATTERN_CHOICES),
-    format_func=lambda name: PRETOKENIZER_REGISTRY[name].label,
+    format_func=export.pattern_label,
     key=KEY_PATTERN,
     help="A .model file stores its pattern. GPT-2's vocab.json/merges.txt and tiktoken's "
     "ranks do not: pick the one the model was trained with (bpeviz's own exports use the "

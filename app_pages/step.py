@@ -15,23 +15,13 @@ from bpeviz.app.frame.styles import FOCUS_STYLE
 from bpeviz.app.frame.training import current_run
 from bpeviz.app.frame.unigram_runs import current_unigram_run, unigram_chosen
 from bpeviz.app.frame.widgets import caption
-from bpeviz.app.shared import tables
-from bpeviz.app.shared.chart_clicks import KEY_BACK, KEY_UNDO
+from bpeviz.app.shared.chart_clicks import KEY_BACK, KEY_UNDO, undo_chart_click
+from bpeviz.app.step.downloads import bpe_downloads, wordpiece_downloads
 from bpeviz.app.step.unigram import unigram_step_view
 from bpeviz.app.step.view import step_view
-from bpeviz.app.step.wordpiece_downloads import wordpiece_downloads
 from bpeviz.engine.history import History
 from bpeviz.engine.readable import counted
 from bpeviz.engine.wordpiece_history import WordPieceHistory
-
-
-def undo_chart_click() -> None:
-    """Button callback (before widgets are drawn): the settings and step before the click."""
-    undo = st.session_state.pop(KEY_UNDO, None)
-    if undo is not None:
-        st.session_state.update(undo.restore)
-        st.session_state[KEY_BACK] = True
-
 
 st.title("Step through training")
 if st.session_state.pop(KEY_BACK, False):
@@ -65,6 +55,7 @@ if undo is not None and undo.sentence and undo.holds(st.session_state):
             key="chart_click_undo",
             help="Put the sidebar and the step back as they were, and return to the chart.",
             on_click=undo_chart_click,
+            args=(st.session_state,),
         )
 size = len(history.text) if isinstance(history, History) else len(history.text.encode("utf-8"))
 summary = f"{text.name} · {counted(size, 'byte')} · {settings.summary()}"
@@ -89,25 +80,6 @@ k, _ = step_view(history)
 
 if isinstance(history, WordPieceHistory):
     if not presentation_mode():
-        wordpiece_downloads(history, k)
+        wordpiece_downloads(history, k, text, settings)
 elif not presentation_mode():
-    tokenizer = history.tokenizer
-    table = history.pair_table(k - 1 if k else 0)
-    chosen = history.steps[max(k, 1) - 1].pair if history.merge_count else None
-    with st.container(horizontal=True, gap="small"):
-        if len(table):
-            st.download_button(
-                f"Download all {counted(len(table), 'pair')} before merge {max(k, 1):,} (CSV)",
-                data=lambda: tables.pair_csv(table, tokenizer, chosen=chosen),
-                file_name=f"pairs_before_merge_{max(k, 1)}.csv",
-                mime="text/csv",
-                key="pairs_csv",
-            )
-        if k:
-            st.download_button(
-                "Download merge 1 (CSV)" if k == 1 else f"Download merges 1–{k:,} (CSV)",
-                data=lambda: tables.merge_csv(history, k),
-                file_name=f"merges_1_to_{k}.csv",
-                mime="text/csv",
-                key="merges_csv",
-            )
+    bpe_downloads(history, k, text, settings)

@@ -43,10 +43,20 @@ from bpeviz.app.shared.token_view import (
 )
 from bpeviz.app.tokenize import unigram_trace, wordpiece_trace
 from bpeviz.app.tokenize.chat_view import show_chat_view
-from bpeviz.app.tokenize.surprises import find_surprise, load_surprises
-from bpeviz.app.tokenize.trace import long_piece_note, trace_lines, trace_summary_html, traced_part
+from bpeviz.app.tokenize.surprises import (
+    fill_surprise,
+    find_surprise,
+    load_surprises,
+    surprise_title,
+)
+from bpeviz.app.tokenize.trace import (
+    long_piece_note,
+    piece_label,
+    trace_lines,
+    trace_summary_html,
+    traced_part,
+)
 from bpeviz.engine.pretokenize import to_bytes
-from bpeviz.engine.readable import readable
 from bpeviz.engine.unigram import split_words as split_unigram_words
 from bpeviz.engine.wordpiece import split_words
 from bpeviz.engine.wordpiece_encode import WordPieceEncoder
@@ -56,7 +66,6 @@ from bpeviz.real.mistral_tekken import BOS_NOTE
 from bpeviz.real.registry import missing_note, prompt_text
 
 MAX_SHOWN_TOKENS = 5_000
-MAX_PIECE_LABEL = 80  # characters of a piece shown in the menu (a piece can be 1 MB)
 
 
 def _merge_number(rank: int) -> str:
@@ -156,13 +165,6 @@ def show_counts(text: str, token_count: int) -> None:
     counts[3].metric("Bytes per token", f"{stats.bytes_per_token:.2f}")
 
 
-def _fill_surprise() -> None:
-    """Menu callback: the chosen preset's text goes into the box (before it is drawn)."""
-    chosen = find_surprise(st.session_state.get("surprise"))
-    if chosen is not None:
-        st.session_state["tok_text"] = chosen.text
-
-
 # The link holds the preset's key (?surprise=arithmetic), not its title: synced by hand, as
 # a bound selectbox would write its formatted title into the URL.
 if "surprise" not in st.session_state:
@@ -173,10 +175,11 @@ surprise = find_surprise(
     st.selectbox(
         "Tokenization surprises",
         [preset.key for preset in load_surprises()],
-        format_func=lambda key: getattr(find_surprise(key), "title", key),
+        format_func=surprise_title,
         placeholder="Pick an example of where tokens trip a model up…",
         key="surprise",
-        on_change=_fill_surprise,
+        on_change=fill_surprise,
+        args=(st.session_state,),
         help="After the list in Karpathy's minbpe lecture: short texts whose tokens explain "
         "an odd behaviour of language models.",
     )
@@ -321,6 +324,7 @@ with tokens_area:
         show="ids" if view == "Token ids" else "text",
         group=group,
         copy=True,
+        tokenizer_key=tokenizer_key,
     )
 
 st.header("Why was this word split like this?")
@@ -341,7 +345,7 @@ word = st.selectbox(
     "Piece of the text",
     chunks,
     index=tables.interesting_chunk(tokenizer, chunks),
-    format_func=lambda chunk: readable(to_bytes(chunk[:MAX_PIECE_LABEL])),
+    format_func=piece_label,
     key="tok_word",
 )
 part = traced_part(word)
@@ -351,4 +355,4 @@ trace = tokenizer.encode_trace(part)
 encoded = tokenizer.encode(part, allow_special=False)
 st.html(trace_summary_html(to_bytes(part), trace, encoded))
 lines, more = trace_lines(tokenizer, to_bytes(part), trace, rank_label=rank_label)
-show_trace(tokenizer, lines, more=more, key="tok_trace")
+show_trace(tokenizer, lines, more=more, key="tok_trace", tokenizer_key=tokenizer_key)

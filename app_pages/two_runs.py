@@ -5,7 +5,7 @@ import streamlit as st
 
 from bpeviz.app.frame.run_settings import Message, check_settings, min_vocab
 from bpeviz.app.frame.state import current_settings, current_text, presentation_mode
-from bpeviz.app.frame.training import current_history
+from bpeviz.app.frame.training import current_history, history_key
 from bpeviz.app.frame.unigram_runs import unigram_text
 from bpeviz.app.frame.widgets import caption, columns, show_chart, show_messages, show_table
 from bpeviz.app.shared.token_view import show_tokens
@@ -14,6 +14,7 @@ from bpeviz.app.two_runs import state as runs_state
 from bpeviz.app.two_runs import view as runs_view
 from bpeviz.app.two_runs.across_view import show_across, train_run
 from bpeviz.app.two_runs.chart import RUNS_CHART_HEIGHT, curves_spec
+from bpeviz.app.two_runs.compared import compared
 from bpeviz.engine.algorithms import ALGORITHM_REGISTRY, ALGORITHMS
 from bpeviz.engine.config import TrainingConfig
 from bpeviz.engine.pretokenize import PRETOKENIZER_REGISTRY
@@ -32,11 +33,6 @@ SCORE_RULE_HELP = (
 )
 
 
-def apply_preset(key: str) -> None:
-    """Button callback: the preset's sample, both runs and its step, before any widget."""
-    st.session_state.update(runs_state.preset_state(runs_state.preset(key)))
-
-
 st.title("Two training runs")
 st.markdown(
     "The sidebar's text, trained twice: with settings **A** and with settings **B**, each by "
@@ -46,7 +42,8 @@ st.markdown(
 with st.container(horizontal=True, gap="small", key="runs_presets"):
     for item in runs_state.PRESETS:
         st.button(
-            item.label, key=f"runs_preset_{item.key}", on_click=apply_preset, args=(item.key,)
+            item.label, key=f"runs_preset_{item.key}", on_click=runs_state.apply_preset,
+            args=(st.session_state, item.key),
         )
 
 text = current_text()
@@ -147,7 +144,9 @@ lesson = runs_state.matching_preset(
 )
 if lesson is not None:
     st.info(lesson.lesson, icon=":material/school:")
-merges_a, merges_b = runs.merges_of(history_a), runs.merges_of(history_b)
+pretokenizers = {name: settings.pretokenizer for name, settings in chosen.items()}
+comparison = compared(histories, pretokenizers)  # made once for every session on these runs
+merges_a, merges_b = comparison.merges["A"], comparison.merges["B"]
 difference = runs.first_difference(merges_a, merges_b)
 reason = runs_view.difference_reason(difference, chosen["A"], chosen["B"]) if difference else None
 st.html(
@@ -156,9 +155,8 @@ st.html(
     )
 )
 
-only_a, only_b = runs.only_in(merges_a, merges_b), runs.only_in(merges_b, merges_a)
-cut_a = runs.cut_by(merges_a, chosen["B"].pretokenizer)
-cut_b = runs.cut_by(merges_b, chosen["A"].pretokenizer)
+only_a, only_b = comparison.only["A"], comparison.only["B"]
+cut_a, cut_b = comparison.cut["A"], comparison.cut["B"]
 numbers = columns(4, key="runs_numbers", pairs=True)
 numbers[0].metric("Merges in A", f"{len(merges_a):,}")
 numbers[1].metric("Merges in B", f"{len(merges_b):,}")
@@ -226,6 +224,7 @@ for pane, (name, history), other in zip(text_panes, histories.items(), ("B", "A"
             key=f"runs_spans_{name}",
             marks=marks,
             label=f"Run {name}: the text after {counted(step, 'merge')}, token by token",
+            tokenizer_key=history_key(history),
         )
 
 st.header("Merges only one run makes", anchor=False)
@@ -234,16 +233,16 @@ st.caption(
     "also has, built from other parents, says so."
 )
 tables = columns(2, key="runs_only", gap="medium")
-for pane, name, only, other_merges, cut, other in (
-    (tables[0], "A", only_a, merges_b, cut_a, "B"),
-    (tables[1], "B", only_b, merges_a, cut_b, "A"),
+for pane, name, only, cut, other in (
+    (tables[0], "A", only_a, cut_a, "B"),
+    (tables[1], "B", only_b, cut_b, "A"),
 ):
     with pane:
         st.markdown(f"**Only in {name}**: {counted(len(only), 'merge')}")
         if not only:
             st.caption(f"Every merge of {name} is also made by the other run.")
             continue
-        frame = runs.merge_frame(only, other_merges, crossing=cut)
+        frame = comparison.tables[name]
         columns = list(runs.MERGE_COLUMNS)
         if not cut:
             columns.remove("crosses")

@@ -35,9 +35,9 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from bpeviz.cli_files import (
     STDIN,
@@ -395,15 +395,31 @@ def _wordpiece_summary(
         f"tokens: {run.tokens_before:,} -> "
         f"{steps[-1].tokens_after if steps else run.tokens_before:,}",
     ]
-    shown = steps if len(steps) <= 2 * SUMMARY_MERGES else steps[:SUMMARY_MERGES]
-    if steps:
-        lines.append("merges:" if shown is steps else "first merges:")
-        lines.extend(map(_wordpiece_line, shown))
-    if shown is not steps:
-        lines.append("last merges:")
-        lines.extend(map(_wordpiece_line, steps[-SUMMARY_MERGES:]))
+    lines += _first_and_last(steps, _wordpiece_line, "merges")
     lines.append(f"wrote {', '.join(str(path) for path in written)} in {seconds:.1f} s")
     return "\n".join(lines)
+
+
+Shown = TypeVar("Shown")
+
+
+def _first_and_last(items: Sequence[Shown], line: Callable[[Shown], str], name: str) -> list[str]:
+    """A training summary's merges (or rounds), one ``line`` each: all of them, or the first
+    and the last ``SUMMARY_MERGES`` when there are more than twice as many; none, no heading.
+
+    >>> _first_and_last(range(12), str, "merges")
+    ['first merges:', '0', '1', '2', '3', '4', 'last merges:', '7', '8', '9', '10', '11']
+    >>> _first_and_last(range(2), str, "rounds"), _first_and_last([], str, "merges")
+    (['rounds:', '0', '1'], [])
+    """
+    if len(items) <= 2 * SUMMARY_MERGES:
+        return [f"{name}:", *map(line, items)] if items else []
+    return [
+        f"first {name}:",
+        *map(line, items[:SUMMARY_MERGES]),
+        f"last {name}:",
+        *map(line, items[-SUMMARY_MERGES:]),
+    ]
 
 
 def _wordpiece_line(step: WordPieceStep) -> str:
@@ -444,12 +460,7 @@ def _unigram_summary(
         f"loss (natural log, best segmentations): {rounds[0].loss:,.1f} -> {final.loss:,.1f}",
         f"stop: {run.stop_reason}",
     ]
-    shown = rounds if len(rounds) <= 2 * SUMMARY_MERGES else rounds[:SUMMARY_MERGES]
-    lines.append("rounds:" if shown is rounds else "first rounds:")
-    lines.extend(map(_unigram_line, shown))
-    if shown is not rounds:
-        lines.append("last rounds:")
-        lines.extend(map(_unigram_line, rounds[-SUMMARY_MERGES:]))
+    lines += _first_and_last(rounds, _unigram_line, "rounds")
     top = ", ".join(
         f"[{render_token(piece.encode())}] {probability:.4g}"
         for piece, probability in zip(final.pieces[:8], final.probabilities[:8], strict=False)
@@ -692,13 +703,7 @@ def _summary(
         f"tokens: {history.token_count(0):,} -> {history.token_count(last):,} "
         f"(compression {history.compression_ratio(last):.2f} bytes per token)",
     ]
-    shown = steps if len(steps) <= 2 * SUMMARY_MERGES else steps[:SUMMARY_MERGES]
-    if steps:
-        lines.append("merges:" if shown is steps else "first merges:")
-        lines.extend(_summary_line(step, history.tokenizer) for step in shown)
-    if shown is not steps:
-        lines.append("last merges:")
-        lines.extend(_summary_line(step, history.tokenizer) for step in steps[-SUMMARY_MERGES:])
+    lines += _first_and_last(steps, lambda step: _summary_line(step, history.tokenizer), "merges")
     lines.append(f"wrote {', '.join(str(path) for path in written)} in {seconds:.1f} s")
     return "\n".join(lines)
 

@@ -70,6 +70,8 @@ def token_views(at: AppTest) -> dict[str, dict[str, Any]]:
         kind = proto.WhichOneof("data")
         data = json.loads(proto.mixed.json if kind == "mixed" else proto.json)
         if proto.component_name == "bpeviz_step" and data.get("kind") == "tokens":
+            if isinstance(data.get("record"), str):  # a kept record, as its JSON text
+                data = {**json.loads(data.pop("record")), **data}
             views[proto.id.rsplit("-", 1)[-1]] = data
     return views
 

@@ -1,16 +1,20 @@
 """What every test may lean on: skipping only where a machine lacks something, never in CI.
 
 The browser tests need Debian's Chromium and Playwright, and a few training tests need the
-Tiny Shakespeare corpus from ``../shared/corpora``. On a developer's machine without them
+Tiny Shakespeare corpus (``shakespeare_text``, found as the benchmarks find it: in
+``shared/corpora`` above the repository, or ``$BPEVIZ_SHAKESPEARE``). On a developer's machine
+without them
 those tests skip and ``-ra`` prints why. CI sets ``BPEVIZ_REQUIRE_BROWSER=1`` (``.ci/run``):
 there the same absence fails the run, so a green CI always ran them.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
@@ -42,6 +46,25 @@ def unavailable() -> Callable[[str], NoReturn]:
     """:func:`skip_or_fail`, for fixtures in sub-folders (their conftest cannot import this
     one by name: ``benchmarks/`` load ``tests/browser/conftest.py`` on its own)."""
     return skip_or_fail
+
+
+@pytest.fixture(scope="session")
+def shakespeare_text() -> str:
+    """Tiny Shakespeare, from where ``benchmarks/shakespeare.py`` finds it (a worktree's
+    ``shared`` is the main checkout's, folders above); absent: skip, or fail under
+    ``BPEVIZ_REQUIRE_BROWSER=1``. The finder is a script's, loaded from its path."""
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "shakespeare.py"
+    spec = importlib.util.spec_from_file_location("bpeviz_benchmarks_shakespeare", script)
+    assert spec is not None and spec.loader is not None
+    finder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(finder)
+    path = finder.shakespeare_path()
+    if path is None or not path.is_file():
+        skip_or_fail(
+            f"Tiny Shakespeare is absent ({path or 'no shared/corpora above the repository'}; "
+            "a test corpus, not shipped with bpeviz: set $BPEVIZ_SHAKESPEARE)"
+        )
+    return path.read_text(encoding="utf-8")
 
 
 @pytest.fixture(autouse=True)

@@ -14,13 +14,10 @@ import re
 import threading
 import tracemalloc
 import weakref
-from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
 
 import pytest
 from apptest_support import new_app, plain, run
-from test_train import SHAKESPEARE
 
 from bpeviz import cli
 from bpeviz.app.frame.training import taking_turns
@@ -130,14 +127,10 @@ def test_training_stops_when_the_new_tokens_reach_the_budget() -> None:
     assert run.stop_reason.startswith("stopped after 3 merges: its new tokens hold 9 symbols")
 
 
-def test_the_server_budget_keeps_tiny_shakespeare_at_vocab_4096(
-    unavailable: Callable[[str], NoReturn],
-) -> None:
+def test_the_server_budget_keeps_tiny_shakespeare_at_vocab_4096(shakespeare_text: str) -> None:
     """A class's largest usual run (the Step page's latency benchmark uploads it) stays
     within the server's budget: 3,840 merges of Tiny Shakespeare's distinct ``gpt4`` pieces."""
-    if not SHAKESPEARE.exists():
-        unavailable(f"{SHAKESPEARE} is absent (a test corpus, not shipped with bpeviz)")
-    corpus = build_corpus(SHAKESPEARE.read_text(encoding="utf-8"), "gpt4")
+    corpus = build_corpus(shakespeare_text, "gpt4")
     check_budget(corpus, 256, 4096, max_useful_vocab_size(corpus), SERVER_BUDGET)
 
 

@@ -8,10 +8,8 @@ and WordPiece starts from 12 tokens (``[UNK]``, the 5 first letters, 6 ``##`` le
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from test_train import SHAKESPEARE
 
 from bpeviz import cli
 from bpeviz.engine import unigram, wordpiece
@@ -123,17 +121,14 @@ def test_a_unigram_run_within_the_budget_trains() -> None:
     assert [round_.size for round_ in run.rounds] == [26, 19, 14, 12]
 
 
-def test_the_server_budgets_keep_tiny_shakespeare_at_vocab_4096(unavailable: Any) -> None:
+def test_the_server_budgets_keep_tiny_shakespeare_at_vocab_4096(shakespeare_text: str) -> None:
     """The benchmarks' runs (``benchmarks/wordpiece.py``, ``benchmarks/unigram.py``) stay
     within the server's budgets: checked by the budgets alone (training is refused first)."""
-    path = SHAKESPEARE
-    if not path.exists():
-        unavailable(f"{path} is absent (a test corpus, not shipped with bpeviz)")
     from bpeviz.engine.budget import check_unigram_budget, check_wordpiece_budget
     from bpeviz.engine.unigram import count_words
     from bpeviz.engine.wordpiece import UNK, initial_vocab, split_words
 
-    text = path.read_text(encoding="utf-8")
+    text = shakespeare_text
     words = tuple(dict.fromkeys(split_words(text)))
     first = len(initial_vocab(words, (UNK,)))
     check_wordpiece_budget(words, first, 4096, SERVER_WORDPIECE_BUDGET)

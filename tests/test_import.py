@@ -17,10 +17,12 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "bpeviz"
 HEAVY = ("streamlit", "pandas", "altair")
 STREAMLIT_FACING = (  # inside bpeviz/app/
-    "export/unigram", "frame/reaper", "frame/sidebar", "frame/state", "frame/training",
-    "frame/unigram_runs", "frame/widgets", "lesson/prepare", "lesson/view", "live/live_class",
-    "live/presenter", "shared/token_view", "step/unigram", "step/view",
-    "step/wordpiece_downloads", "tokenize/chat_view", "two_runs/across_view", "two_runs/chart",
+    "compression/clicks", "export/buttons", "export/unigram", "frame/reaper", "frame/sidebar",
+    "frame/state", "frame/training", "frame/unigram_runs", "frame/widgets", "lesson/prepare",
+    "lesson/view", "live/live_class", "live/presenter", "shared/token_view", "step/unigram",
+    "step/view",
+    "step/downloads", "tokenize/chat_view", "two_runs/across_view", "two_runs/chart",
+    "two_runs/compared",
 )  # fmt: skip
 
 

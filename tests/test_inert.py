@@ -89,8 +89,8 @@ APP_TEXT: dict[str, str] = {
     "compare.py: pane_title(choice)": "escapes the settings' summary and the choice's caption",
     "compare.py: library_cuts_note(tokenizer)": "escapes the file's model type",
     "compression.py: parallel.cost_sentence(row)": "bundled passages and encodings",
-    "compression.py: compression.numbers_table(curves, references, vocab_size=marker, "
-    "languages=list(SAMPLES))": "numbers, and tokenizer names: bundled, 'yours', 'imported'",
+    "compression.py: compression_numbers(curves_key, marker, languages, _curves=curves, "
+    "_references=references)": "numbers, and tokenizer names: bundled, 'yours', 'imported'",
     "compression.py: f'{parallel.sizes_sentence(texts)} The tokens each tokenizer needs for "
     "the whole passage, so the last column is the cost of saying the same thing in Japanese "
     "(`sample_texts/parallel_*.txt`, written for bpeviz).'": "bundled passages' sizes",
@@ -149,7 +149,8 @@ APP_TEXT: dict[str, str] = {
         "the bundled samples' texts"
     ),
     "frame/sidebar.py: run_settings.SOURCES": "the text sources' fixed names",
-    "frame/sidebar.py: run_settings.SOURCE_LABELS.__getitem__": "their labels",
+    "frame/sidebar.py: _named(run_settings.KEY_SOURCE)": "SETTINGS' label, the sources' labels",
+    "frame/sidebar.py: _named(run_settings.KEY_SCORE_RULE)": "SETTINGS' label, the rules' names",
 }
 
 
@@ -185,7 +186,11 @@ def _markdown_arguments(tree: ast.AST) -> list[ast.expr]:
             found.append(node.args[0])
         if node.func.attr in MARKDOWN_OPTIONS:
             found.extend(node.args)
-            found.extend(k.value for k in node.keywords if k.arg in {"captions", "format_func"})
+            found.extend(  # a keyword's too, and a spread of them (``**_named(key)``)
+                k.value
+                for k in node.keywords
+                if k.arg in {None, "label", "options", "captions", "format_func"}
+            )
     return found
 
 

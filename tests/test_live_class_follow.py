@@ -22,6 +22,7 @@ from apptest_support import new_app, run
 from streamlit.testing.v1 import AppTest
 
 from bpeviz.app.frame import sidebar
+from bpeviz.app.frame.run_settings import STATE_KEYS
 from bpeviz.app.frame.state import KEY_HELD
 from bpeviz.app.live.live_class import KEY_BAR, KEY_FOLLOW_PAGE
 from bpeviz.classroom.hubs.choose import current_hub
@@ -134,7 +135,75 @@ def test_a_followers_read_only_paste_is_text_with_its_bidi_controls_shown() -> N
     rest of the sidebar's line (``data-value`` keeps the value itself, for tests)."""
     state = {"src": "paste", "paste": "<b>bold</b> a\u202eb", "algo": "bpe", "vocab": 300,
              "pretok": "gpt4", "tie": "first", "special": "", "eow": False}  # fmt: skip
-    shown = sidebar.class_settings_html(state, samples={})
+    shown = sidebar.class_settings_html(state)
     assert "<b>" not in shown and "&lt;b&gt;bold&lt;/b&gt;" in shown
     visible = re.sub(r"<[^>]*>", "", shown)  # the text, without tags and their attributes
     assert "\u202e" not in visible and "a\\u202eb" in visible
+
+
+def widget_shows(at: AppTest, key: str) -> tuple[str, str]:
+    """The sidebar widget with ``key``: its label and its value as it reads on screen (a
+    menu's or radio's option through its format function, a number in its format, a checkbox
+    as on or off)."""
+    for kind in ("selectbox", "radio", "number_input", "text_input", "text_area", "checkbox"):
+        for widget in getattr(at.sidebar, kind):
+            if widget.key != key:
+                continue
+            if kind in ("selectbox", "radio"):
+                return widget.label, str(widget.format_func(widget.value))
+            if kind == "number_input":
+                number_format = widget.proto.format
+                return widget.label, (number_format % widget.value if number_format
+                                      else str(widget.value))  # fmt: skip
+            if kind == "checkbox":
+                return widget.label, "on" if widget.value else "off"
+            return widget.label, str(widget.value)
+    raise AssertionError(f"no widget {key} in the sidebar")
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"algo": "wordpiece", "wprule": "frequency", "tie": "lexmax", "special": "<|x|>"},
+        {"algo": "unigram", "ushrink": "0.8", "tie": "lexmin", "src": "paste", "paste": "ab ab"},
+        {"algo": "bpe", "pretok": "words", "eow": "true", "tie": "first"},
+    ],
+    ids=["wordpiece", "unigram", "bpe-words"],
+)
+def test_a_followers_read_only_settings_read_as_their_widgets_show_them(
+    params: dict[str, str],
+) -> None:
+    """Each read-only setting a follower sees has its widget's label and reads as the widget
+    shows it (the WordPiece rule, the tie rule, a shrinking factor of 0.8 as its box's
+    "0.80"), so the teacher's sidebar and a student's say the same thing."""
+    at = run(new_app(**params))
+    state = {key: at.session_state[key] for key in STATE_KEYS if key in at.session_state}
+    shown = sidebar.class_settings_html(state)
+    rows = re.findall(r"<dt>([^<]*)</dt><dd data-setting=\"([^\"]*)\"[^>]*>([^<]*)</dd>", shown)
+    assert len(rows) >= 8
+    for label, key, value in rows:
+        assert widget_shows(at, key) == (html.unescape(label), html.unescape(value)), key
+
+
+def test_the_teachers_bar_names_a_slides_run_only_on_its_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Next slide onto another page: the class bar was drawn with the new slide's run on the
+    old page (the lesson's bar switched page after it), so the teacher's browser sent that
+    view, and each student took the run on the old page and then, at the next view, switched
+    page: two reruns per student instead of one (123 for 100 students on Two runs)."""
+    from bpeviz.app.live import live_class
+
+    teacher = run(new_app(lesson="bpe", present="true", **{"class": "new"}))
+    run(teacher.button(key="lesson_next").click())  # slide 2, Tokenize
+    drawn: list[tuple[str, str]] = []
+    real = live_class.component
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("key") == KEY_BAR:
+            drawn.append((kwargs["data"]["page"], kwargs["data"]["run"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(live_class, "component", recorded)
+    run(teacher.button(key="lesson_next").click())  # slide 3, Step
+    assert drawn and {page for page, _ in drawn} == {"step"}, drawn

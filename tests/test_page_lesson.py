@@ -212,3 +212,14 @@ def test_downloading_an_uploaded_lesson_gives_the_teachers_lesson_back(served) -
     ]
     assert lesson.slides[0].view == {"sample": "aaabdaaabac", "step": 1}
     assert lesson == parse_lesson(TEACHERS_LESSON)
+
+
+def test_presentation_mode_stays_on_from_the_lessons_link_through_its_slides() -> None:
+    """A slide's page is switched to before the sidebar draws the Presentation mode toggle
+    (so that a class's bar never names a slide's run on the page before): the switch keeps
+    the link's ``present``, which the toggle reads when it is first drawn."""
+    at = run(new_app(lesson="bpe", present="true"))
+    for slide in (1, 2, 3):  # Tokenize, Tokenize, then Step: a page switch
+        assert at.query_params["slide"] == str(slide)
+        assert at.toggle(key="present").value is True, slide
+        at = run(at.button(key="lesson_next").click())

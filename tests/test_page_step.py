@@ -10,18 +10,22 @@ the link or the session, and the server's own parts follow. The autouse fixture
 
 from __future__ import annotations
 
+import gc
 import json
 from typing import Any
 
 import pytest
+import streamlit as st
 from apptest_support import new_app, plain, run
 from sample_runs import sample_history
 from streamlit.testing.v1 import AppTest
 
+from bpeviz.app.frame import training
 from bpeviz.app.shared.chart_clicks import KEY_UNDO, StepTarget, click_undo, step_settings
 from bpeviz.engine.config import MAX_VOCAB_SIZE
-from bpeviz.engine.history import train
+from bpeviz.engine.history import History, train
 from bpeviz.engine.samples import get_sample
+from bpeviz.engine.wordpiece_history import WordPieceHistory
 from bpeviz.records.step import TOP_PAIRS, payload
 
 
@@ -175,3 +179,33 @@ def test_a_chart_click_says_what_it_changed_and_goes_back() -> None:
     assert not at.exception
     assert at.session_state["sample"] == "ties" and at.session_state["step"] == 2
     assert at.session_state["pretok"] == before["pretok"]
+
+
+@pytest.mark.parametrize("algorithm", ["bpe", "wordpiece"])
+def test_an_open_sessions_downloads_keep_no_run_the_cache_let_go(
+    algorithm: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: the runs of pasted texts are bounded in bytes (``training.RUN_BYTES``), but
+    the CSV downloads, made when clicked, kept the session's run in their callables (which
+    Streamlit keeps as long as the session): twenty open sessions at the budget held all
+    twenty runs, 240 MB, after the cache had let them go. A download now names the run by
+    its text and settings, and finds it (or trains it again) when clicked."""
+    kept: list[Any] = []  # what Streamlit keeps of each download for an open session
+    draw = st.download_button
+
+    def keeping(label: str, data: Any, **options: Any) -> Any:
+        kept.append(data)
+        return draw(label, data, **options)
+
+    monkeypatch.setattr(st, "download_button", keeping)
+    text = "aaabdaaabac hug pug pun bun"
+    link = {"src": "paste", "paste": text, "algo": algorithm, "pretok": "gpt2", "step": "2"}
+    at = run(new_app(**link, vocab="260" if algorithm == "bpe" else "40"))
+    assert len(downloads(at)) == 2
+    made = [data() for data in kept]
+    training._runs.clear()  # the cache lets every run go, as the next sessions' runs make it
+    training.step_records.clear()
+    gc.collect()
+    runs = [obj for obj in gc.get_objects() if isinstance(obj, History | WordPieceHistory)]
+    assert not [held for held in runs if text in str(held.text)]
+    assert [data() for data in kept] == made  # clicked later: the same files

@@ -413,3 +413,25 @@ def test_chat_view_shows_the_cookbooks_count_too(model: str, encoding: str) -> N
         assert expected == 24 and metrics["Tokens in the chat"] == "26"
     else:
         assert metrics["Tokens in the chat"] == f"{expected:,}"
+
+
+def test_a_second_visitor_on_the_same_text_gets_the_token_records_already_made(
+    monkeypatch: pytest.MonkeyPatch, cl100k: Tokenizer
+) -> None:
+    """The records of the tokens and of the trace's rows are the same for every visitor on
+    the same tokenizer and text: made once (a class following slide 12, Japanese through
+    cl100k_base, made its 35 records per student, about a quarter of each student's run),
+    and the second visitor's are the first's, as the engine's encode gives them."""
+    from bpeviz.app.shared import token_view
+
+    text = TEXTS["japanese"]
+    first = token_views(tokenize_page(tok_model="cl100k_base", tok_text=text))
+    made: list[int] = []
+    real = token_view.tokens_data
+    monkeypatch.setattr(
+        token_view, "tokens_data", lambda *a, **k: made.append(1) or real(*a, **k)
+    )
+    second = token_views(tokenize_page(tok_model="cl100k_base", tok_text=text))
+    assert made == []
+    assert second == first and second["tok_spans"]["ids"] == cl100k.encode(text)
+    assert len(second) > 2  # the trace's rows too

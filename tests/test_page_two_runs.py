@@ -321,3 +321,27 @@ def test_a_second_visitor_on_the_same_runs_gets_the_chart_already_made(
     first, second = open_page(PAGE), open_page(PAGE)
     assert len(made) == 1
     assert first.get("vega_lite_chart")[0].proto.spec == second.get("vega_lite_chart")[0].proto.spec
+
+
+def test_a_second_visitor_on_the_same_runs_gets_their_comparison_already_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the page compares of two runs (the merges only one makes, those the other's
+    pre-tokenizer cuts, their tables) and the records of their tokens are the same for every
+    visitor on the same runs: made once (a class following the Two runs slide made them for
+    each student, about a quarter of each student's run, profiled)."""
+    from bpeviz.app.shared import token_view
+    from bpeviz.app.two_runs import parting
+
+    first = open_page(PAGE)
+    made: list[str] = []
+    counted = ((parting, "cut_by"), (parting, "merge_frame"), (token_view, "tokens_data"))
+    for module, name in counted:
+        real = getattr(module, name)
+        monkeypatch.setattr(
+            module, name, lambda *a, name=name, real=real, **k: made.append(name) or real(*a, **k)
+        )
+    second = open_page(PAGE)
+    assert made == []
+    assert [m.value for m in second.metric] == [m.value for m in first.metric]
+    assert token_views(second) == token_views(first)

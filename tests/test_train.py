@@ -8,8 +8,6 @@ from the textbook recipe ``bpeviz/engine/textbook.py`` -- never from the engine'
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 
@@ -36,12 +34,6 @@ def pair_counts(table: PairTable) -> dict[tuple[int, int], int]:
 
 
 REPO = Path(__file__).resolve().parents[1]
-SHAKESPEARE = Path(
-    os.environ.get(
-        "BPEVIZ_SHAKESPEARE",
-        Path(__file__).resolve().parents[2] / "shared" / "corpora" / "tinyshakespeare.txt",
-    )
-)
 EOW = "</w>"
 
 
@@ -578,16 +570,16 @@ def test_gpt2_byte_alphabet_only_reorders_ties() -> None:
 # ---- real text at vocab 512 ----------------------------------------------------------------
 
 
-def _real_texts() -> dict[str, tuple[str, list[str]]]:
+def _real_text(name: str, request: pytest.FixtureRequest) -> tuple[str, list[str]]:
+    """32 KB of Tiny Shakespeare (the ``shakespeare_text`` fixture), or the two bundled samples
+    joined by a special token."""
+    if name == "shakespeare":
+        return request.getfixturevalue("shakespeare_text")[: 32 * 1024], []
     english = (REPO / "sample_texts" / "english.txt").read_text(encoding="utf-8")
     japanese = (REPO / "sample_texts" / "japanese.txt").read_text(encoding="utf-8")
-    texts = {"samples": (english + "<|endoftext|>" + japanese, ["<|endoftext|>"])}
-    if SHAKESPEARE.exists():
-        texts["shakespeare"] = (SHAKESPEARE.read_text(encoding="utf-8")[: 32 * 1024], [])
-    return texts
+    return english + "<|endoftext|>" + japanese, ["<|endoftext|>"]
 
 
-REAL_TEXTS = _real_texts()
 # The oracle takes seconds per run on 32 KB: every mode with ``first``, two with the others
 # (the bundled samples run the full grid).
 SHAKESPEARE_TIE_CASES = {("bytes", "lexmin"), ("words", "lexmax")}
@@ -603,12 +595,10 @@ REAL_CASES = [
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "mode", "rule"), REAL_CASES)
 def test_real_text_at_vocab_512_equals_the_textbook_loop(
-    name: str, mode: str, rule: str, unavailable: Callable[[str], None]
+    name: str, mode: str, rule: str, request: pytest.FixtureRequest
 ) -> None:
     """32 KB of Tiny Shakespeare, and the two bundled samples joined by a special token."""
-    if name not in REAL_TEXTS:
-        unavailable(f"{SHAKESPEARE} is absent (a test corpus, not shipped with bpeviz)")
-    text, specials = REAL_TEXTS[name]
+    text, specials = _real_text(name, request)
     assert len(text.encode()) >= (30 * 1024 if name == "shakespeare" else 10_000)
     pretokenizer, end_of_word = MODES[mode]
     options = {

@@ -35,9 +35,8 @@ from bpeviz.engine.trainer import (
 )
 
 # Python objects per record, as tracemalloc counts them (CPython 3.11, 64-bit): a MergeStep
-# with its pairs and numbers, and one row (left, right, count) of a recorded pair table.
+# with its pairs and numbers (the recorded pair tables are arrays: PairTops).
 _STEP_BYTES = 680
-_PAIR_ROW_BYTES = 130
 
 
 def bytes_per_token(byte_count: int, token_count: int) -> float:
@@ -244,6 +243,14 @@ class History:
         tied = int(np.count_nonzero(table.counts == table.counts[0])) if len(table) else 0
         return PairTop(tuple(rows), min(tied, limit + 1))
 
+    def pair_tops(self, limit: int) -> list[PairTop]:
+        """:meth:`pair_top` at every step ``0..merge_count`` (from the trainer's record at once
+        when it kept rows this long)."""
+        recorded = self.run.pair_tops
+        if limit == self.run.top_pairs and len(recorded) == len(self.steps) + 1:
+            return list(recorded)
+        return [self.pair_top(k, limit) for k in range(len(self.steps) + 1)]
+
     def memory_bytes(self) -> int:
         """Approximate size of what the history keeps: arrays, merge records, the pair tables
         recorded at each step, the text, and the tokenizer once built (the server's caches
@@ -256,7 +263,7 @@ class History:
             arrays += [death, layout.symbols, layout.symbol_offsets, layout.special_inner]
         owners = {id(array): array for array in arrays if array is not None and array.base is None}
         step_bytes = _STEP_BYTES * len(self.steps)
-        row_bytes = _PAIR_ROW_BYTES * sum(len(top.rows) for top in self.run.pair_tops)
+        row_bytes = self.run.pair_tops.memory_bytes()
         tokenizer = self.__dict__.get("tokenizer")
         tokenizer_bytes = tokenizer.memory_bytes() if tokenizer is not None else 0
         arrays = sum(int(a.nbytes) for a in owners.values())

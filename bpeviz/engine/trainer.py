@@ -26,7 +26,7 @@ tokens grow as long as the text, and their bytes would sum to its length squared
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -95,6 +95,58 @@ class PairTop:
     tied: int
 
 
+class PairTops:
+    """The :class:`PairTop` of every step, kept as three arrays rather than as objects.
+
+    A run at the app's budget records thousands of steps of a dozen rows: as tuples of ints
+    that was about 160,000 small objects per run, and a server that let a run go got its
+    arenas back only where no other object had come to sit among them. As arrays they are
+    three blocks, freed whole. Reading one step builds its :class:`PairTop` afresh.
+
+    >>> tops = PairTops.of([PairTop(((97, 97, 4), (97, 98, 2)), 1), PairTop((), 0)])
+    >>> len(tops), tops[0], tops[-1]
+    (2, PairTop(rows=((97, 97, 4), (97, 98, 2)), tied=1), PairTop(rows=(), tied=0))
+    >>> list(tops) == [tops[0], tops[1]]
+    True
+    """
+
+    def __init__(self, rows: np.ndarray, ends: np.ndarray, tied: np.ndarray) -> None:
+        self.rows = rows  # every step's rows, one after another: (left, right, count)
+        self.ends = ends  # where each step's rows end in ``rows``
+        self.tied = tied  # per step, PairTop.tied
+
+    @classmethod
+    def of(cls, tops: list[PairTop]) -> PairTops:
+        rows = [row for top in tops for row in top.rows]
+        return cls(
+            np.array(rows, dtype=np.int64).reshape(len(rows), 3),
+            np.cumsum([len(top.rows) for top in tops], dtype=np.int64),
+            np.array([top.tied for top in tops], dtype=np.int64),
+        )
+
+    def __len__(self) -> int:
+        return len(self.tied)
+
+    def __getitem__(self, k: int) -> PairTop:
+        k = range(len(self))[k]  # an IndexError past the end, negative steps from it
+        start = int(self.ends[k - 1]) if k else 0
+        rows = map(tuple, self.rows[start : int(self.ends[k])].tolist())
+        return PairTop(tuple(rows), int(self.tied[k]))
+
+    def __iter__(self) -> Iterator[PairTop]:
+        rows = list(map(tuple, self.rows.tolist()))  # one conversion for every step's
+        starts = [0, *self.ends.tolist()]
+        for k, tied in enumerate(self.tied.tolist()):
+            yield PairTop(tuple(rows[starts[k] : starts[k + 1]]), tied)
+
+    def memory_bytes(self) -> int:
+        return int(self.rows.nbytes + self.ends.nbytes + self.tied.nbytes)
+
+
+def _no_pair_tops() -> PairTops:
+    return PairTops.of([])
+
+
 @dataclass(frozen=True)
 class TrainingRun:
     """What the trainer produced: the corpus, the merges, and what history needs."""
@@ -108,7 +160,8 @@ class TrainingRun:
     steps: tuple[MergeStep, ...]
     stop_reason: str
     death: np.ndarray  # per unique-buffer position: step that removed the boundary before it
-    pair_tops: tuple[PairTop, ...] = ()  # at steps 0..len(steps), when asked (``top_pairs``)
+    # at steps 0..len(steps), when asked (``top_pairs``)
+    pair_tops: PairTops = field(default_factory=_no_pair_tops)
     top_pairs: int = 0  # how many rows each of ``pair_tops`` holds at most
 
 
@@ -171,7 +224,7 @@ def run_training(
         steps=tuple(steps),
         stop_reason=stop_reason,
         death=death,
-        pair_tops=tuple(pair_tops),
+        pair_tops=PairTops.of(pair_tops),
         top_pairs=top_pairs,
     )
 

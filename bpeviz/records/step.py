@@ -169,7 +169,7 @@ def payload(
     lo = window_from
     end = lo + _window_end(death[lo:], merges, window_symbols)
     window_death = np.minimum(death[lo:end], merges + 1)
-    tops = [history.pair_top(k, TOP_PAIRS) for k in range(merges + 1)]
+    tops = history.pair_tops(TOP_PAIRS)
     sentences = []
     for step in history.steps:
         top = tops[step.step - 1]

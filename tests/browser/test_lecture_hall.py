@@ -10,11 +10,12 @@ closed and a class bar of one line; the projector's code is at least 72 px tall.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterator
 from importlib.resources import files
 from typing import Any
 
 import pytest
-from conftest import _MESSAGE_COUNTER_JS, AppPage, keep_screenshot
+from conftest import _MESSAGE_COUNTER_JS, AppPage, _leave_no_trace, keep_screenshot
 from test_live_class import join, start_class, wait_connected
 
 pytestmark = pytest.mark.browser
@@ -35,15 +36,33 @@ _SCROLL = """(to) => { const main = document.querySelector('[data-testid="stMain
   return Math.max(...boxes.map((box) => box.scrollTop)); }"""
 
 
-def phone_page(browser: Any, base_url: str) -> AppPage:
-    """A student's phone: 390x844, touch, no hover."""
+@pytest.fixture(scope="module")
+def phones(browser: Any) -> Iterator[Any]:
+    """The module's phone: a browser context at 390x844, touch, no hover, each test's phone a
+    new tab in it, cleared after (:func:`phone`): a new context for each phone cost Chromium
+    about 2 s more CPU a page (its cache empty; conftest's ``app_context``)."""
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-US")
     context.add_init_script(_MESSAGE_COUNTER_JS)
     context.set_default_timeout(30_000)
-    page = context.new_page()
-    app_page = AppPage(page, base_url)
+    context.new_page()  # the blank first tab _leave_no_trace keeps
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def phone(phones: Any, app_server: Any) -> Iterator[AppPage]:
+    """A student's phone on the app: a new tab (a new Streamlit session) in :func:`phones`,
+    closed after the test with its cookies and storage cleared (the next one is a new
+    student's)."""
+    page = phones.new_page()
+    app_page = AppPage(page, app_server.url)
     page.on("pageerror", lambda error: app_page.errors.append(f"pageerror: {error}"))
-    return app_page
+    try:
+        yield app_page
+    finally:
+        _leave_no_trace(phones, app_server.url)
 
 
 def join_by_typing(phone: AppPage, code: str) -> None:
@@ -60,15 +79,11 @@ def join_by_typing(phone: AppPage, code: str) -> None:
 
 
 @pytest.fixture
-def phone_in_class(app: AppPage, browser: Any, app_server: Any) -> Any:
+def phone_in_class(app: AppPage, phone: AppPage) -> tuple[AppPage, AppPage, str]:
     code = start_class(app)
-    phone = phone_page(browser, app_server.url)
-    try:
-        join_by_typing(phone, code)
-        wait_connected(app, 1)
-        yield app, phone, code
-    finally:
-        phone.page.context.close()
+    join_by_typing(phone, code)
+    wait_connected(app, 1)
+    return app, phone, code
 
 
 def test_a_phone_that_joined_by_code_has_the_sidebar_closed_and_a_one_line_bar(
@@ -222,42 +237,50 @@ _WHOLE = """(el) => { const r = el.getBoundingClientRect();
     && el.scrollWidth <= el.clientWidth && getComputedStyle(el).textOverflow !== 'ellipsis'; }"""
 
 
+# From the bottom of the slide's line to the top of the page title's letters: at most a line
+# of body text (24 px) is not blank space on a phone.
+_BLANK_UNDER_SLIDE = """() => {
+  const slide = document.querySelector('.bpe-class-slide').getBoundingClientRect();
+  const words = document.createRange();
+  words.selectNodeContents(document.querySelector('[data-testid="stMain"] h1'));
+  return words.getBoundingClientRect().top - slide.bottom; }"""
+
+
 def test_a_phone_sees_the_slides_number_and_whole_title_beside_a_one_line_bar(
-    app: AppPage, browser: Any, app_server: Any, screenshots: Any
+    app: AppPage, phone: AppPage, screenshots: Any
 ) -> None:
     """The bundled lesson's slide 4 (its title, 'One merge: a new token for the winning
     pair', is longer than a 390 px line holds beside the mode and its button): the student's
-    phone shows 'Slide 4 of N' and the whole title, uncut, and the bar is still one line."""
+    phone shows 'Slide 4 of N' and the whole title, uncut, and the bar is still one line; the
+    page's title follows close under it (50 px of blank space lay between them)."""
     app.open("step", lesson="bpe", slide=4, sample="cat_sat", step=1)
     app.wait_view(1)
     app.goto(f"{app.page.url}&class=new")
     app.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
     code = app.page.evaluate("new URLSearchParams(location.search).get('class')")
-    phone = phone_page(browser, app_server.url)
-    try:
-        join(phone, code)
-        slides = tomllib.loads(files("bpeviz.lessons").joinpath("bpe.toml").read_text("utf-8"))
-        words = f"Slide 4 of {len(slides['slides'])}: One merge: a new token for the winning pair"
-        phone.page.wait_for_function(
-            "(words) => document.querySelector('.bpe-class-slide')?.textContent === words",
-            arg=words,
-        )
-        phone.wait_idle()
-        slide = phone.page.locator(".bpe-class-slide")
-        assert slide.is_visible()
-        assert slide.evaluate(_WHOLE), "the slide's title is cut on a phone"
-        row = phone.page.locator(".bpe-class-student > .bpe-class-row")
-        tops = row.evaluate(
-            "(el) => [...el.children].filter((c) => c.getBoundingClientRect().height > 0)"
-            ".map((c) => Math.round(c.getBoundingClientRect().top))"
-        )
-        assert len(set(tops)) == 1, f"the bar's row is not one line: tops {tops}"
-        bar = phone.page.locator(".bpe-class-student").bounding_box()
-        assert bar is not None and bar["height"] <= 60, f"the class bar is {bar} tall"
-        keep_screenshot(phone.page, screenshots / "lecture_phone_slide_title_390x844.png")
-        phone.assert_clean()
-    finally:
-        phone.page.context.close()
+    join(phone, code)
+    slides = tomllib.loads(files("bpeviz.lessons").joinpath("bpe.toml").read_text("utf-8"))
+    words = f"Slide 4 of {len(slides['slides'])}: One merge: a new token for the winning pair"
+    phone.page.wait_for_function(
+        "(words) => document.querySelector('.bpe-class-slide')?.textContent === words",
+        arg=words,
+    )
+    phone.wait_idle()
+    slide = phone.page.locator(".bpe-class-slide")
+    assert slide.is_visible()
+    assert slide.evaluate(_WHOLE), "the slide's title is cut on a phone"
+    row = phone.page.locator(".bpe-class-student > .bpe-class-row")
+    tops = row.evaluate(
+        "(el) => [...el.children].filter((c) => c.getBoundingClientRect().height > 0)"
+        ".map((c) => Math.round(c.getBoundingClientRect().top))"
+    )
+    assert len(set(tops)) == 1, f"the bar's row is not one line: tops {tops}"
+    bar = phone.page.locator(".bpe-class-student").bounding_box()
+    assert bar is not None and bar["height"] <= 60, f"the class bar is {bar} tall"
+    blank = phone.page.evaluate(_BLANK_UNDER_SLIDE)
+    assert blank <= 24, f"{blank:.0f} px of blank space under the slide's title"
+    keep_screenshot(phone.page, screenshots / "lecture_phone_slide_title_390x844.png")
+    phone.assert_clean()
     app.assert_clean()
 
 
@@ -303,43 +326,37 @@ def assert_card_in_sight(phone: AppPage) -> None:
     assert_in_sight(phone, focused, focused.evaluate("(el) => el.outerHTML.slice(0, 60)"))
 
 
-def test_a_phone_sees_the_solo_quiz_card_after_answering(
-    browser: Any, app_server: Any, screenshots: Any
-) -> None:
+def test_a_phone_sees_the_solo_quiz_card_after_answering(phone: AppPage, screenshots: Any) -> None:
     """390x844, the Step page alone, Guess the next merge: the student taps a choice where it
     stands on the first screen. The card's verdict is in sight, not under the sticky step bar,
     and the bar's line names the merge just revealed (it said 'Step 0: ... nothing merged
     yet'); after Next question the new question's title and choices are in sight (they were
     under the bar and the header)."""
-    phone = phone_page(browser, app_server.url)
-    try:
-        phone.open("step")
-        phone.wait_view(0)
-        phone.page.locator(".bpe-root label").filter(has_text="Guess the next merge").click()
-        phone.wait_view(0, "quiz")
-        for k in (0, 1, 2):
-            choice = phone.page.locator(".bpe-quiz .bpe-choice[data-row='1']:not(:disabled)")
-            assert choice.evaluate(_TAPPABLE), f"the choice is not tappable on question {k + 1}"
-            box = choice.bounding_box()
-            assert box is not None
-            phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-            phone.page.locator(".bpe-quiz .bpe-verdict").wait_for()
-            assert_card_in_sight(phone)
-            line = phone.page.locator(".bpe-merge-line")
-            assert line.inner_text().startswith(f"Merge {k + 1}: "), line.inner_text()
-            if k == 0:
-                keep_screenshot(phone.page, screenshots / "lecture_phone_solo_quiz_390x844.png")
-            next_question = phone.page.get_by_role("button", name="Next question ›")
-            assert next_question.evaluate(_TAPPABLE)
-            box = next_question.bounding_box()
-            assert box is not None
-            phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-            phone.wait_view(k + 1, "quiz")
-            for part in (".bpe-quiz .bpe-card-title", ".bpe-quiz .bpe-choice"):
-                assert_in_sight(phone, phone.page.locator(part).first, part)
-        phone.assert_clean()
-    finally:
-        phone.page.context.close()
+    phone.open("step")
+    phone.wait_view(0)
+    phone.page.locator(".bpe-root label").filter(has_text="Guess the next merge").click()
+    phone.wait_view(0, "quiz")
+    for k in (0, 1, 2):
+        choice = phone.page.locator(".bpe-quiz .bpe-choice[data-row='1']:not(:disabled)")
+        assert choice.evaluate(_TAPPABLE), f"the choice is not tappable on question {k + 1}"
+        box = choice.bounding_box()
+        assert box is not None
+        phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        phone.page.locator(".bpe-quiz .bpe-verdict").wait_for()
+        assert_card_in_sight(phone)
+        line = phone.page.locator(".bpe-merge-line")
+        assert line.inner_text().startswith(f"Merge {k + 1}: "), line.inner_text()
+        if k == 0:
+            keep_screenshot(phone.page, screenshots / "lecture_phone_solo_quiz_390x844.png")
+        next_question = phone.page.get_by_role("button", name="Next question ›")
+        assert next_question.evaluate(_TAPPABLE)
+        box = next_question.bounding_box()
+        assert box is not None
+        phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        phone.wait_view(k + 1, "quiz")
+        for part in (".bpe-quiz .bpe-card-title", ".bpe-quiz .bpe-choice"):
+            assert_in_sight(phone, phone.page.locator(part).first, part)
+    phone.assert_clean()
 
 
 def test_a_phone_sees_the_class_quiz_card_after_answering_and_at_the_reveal(
@@ -367,84 +384,67 @@ def test_a_phone_sees_the_class_quiz_card_after_answering_and_at_the_reveal(
 
 
 def test_a_touch_phone_shows_no_key_help_even_projected_or_after_a_key(
-    browser: Any, app_server: Any
+    phone: AppPage,
 ) -> None:
     """A touch-only phone (no hover, a coarse pointer) has no keys to learn: the Step page's
     key help is not drawn, in presentation mode (which shows the short line on a projector)
     and after a key gives the view a visible focus (which shows it on a laptop)."""
-    phone = phone_page(browser, app_server.url)
-    try:
-        phone.open("step", present="true")
-        phone.wait_view(0)
-        assert phone.page.evaluate("matchMedia('(hover: none) and (pointer: coarse)').matches")
-        phone.step_button("Next").focus()
-        phone.page.keyboard.press("Tab")  # a key: the focus is now :focus-visible
-        assert phone.page.locator(".bpe-step :focus-visible").count() == 1
-        for help_line in (".bpe-step .bpe-keys-short", ".bpe-step .bpe-keys"):
-            assert (
-                phone.page.locator(help_line).evaluate("(el) => getComputedStyle(el).display")
-                == "none"
-            ), f"{help_line} is drawn on a touch phone"
-        phone.assert_clean()
-    finally:
-        phone.page.context.close()
+    phone.open("step", present="true")
+    phone.wait_view(0)
+    assert phone.page.evaluate("matchMedia('(hover: none) and (pointer: coarse)').matches")
+    phone.step_button("Next").focus()
+    phone.page.keyboard.press("Tab")  # a key: the focus is now :focus-visible
+    assert phone.page.locator(".bpe-step :focus-visible").count() == 1
+    for help_line in (".bpe-step .bpe-keys-short", ".bpe-step .bpe-keys"):
+        assert (
+            phone.page.locator(help_line).evaluate("(el) => getComputedStyle(el).display") == "none"
+        ), f"{help_line} is drawn on a touch phone"
+    phone.assert_clean()
 
 
 def test_a_phone_can_tap_unigrams_next_round_at_the_bottom_of_the_page(
-    browser: Any, app_server: Any, screenshots: Any
+    phone: AppPage, screenshots: Any
 ) -> None:
     """The bundled lesson's Unigram slide (low_lower, vocab 15) on a 390x844 phone: scrolled
     to the bottom of the long page (lattice, loss chart, tables), Next ▶ is tappable and
     steps to the next round (the round's controls scrolled away with the page). Nothing
     scrolls sideways (Streamlit's main area is what scrolls: the round's table of tokens made
     it 476 px wide)."""
-    phone = phone_page(browser, app_server.url)
     root = ".bpe-root.bpe-unigram"
-    try:
-        phone.open("step", sample="low_lower", algo="unigram", vocab=15, step=1)
-        phone.page.wait_for_selector(f'{root}[data-ready=true][data-step="1"]', timeout=30_000)
-        next_round = phone.page.locator(f"{root} button").filter(has_text="Next ▶").first
-        wide = phone.page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollWidth")
-        assert wide <= PHONE["width"], f"the page is {wide} px wide"
-        assert phone.page.evaluate(_SCROLL, "bottom") > 844, "the page is not long"
-        assert next_round.evaluate(_TAPPABLE), "Next ▶ is not tappable at the page's bottom"
-        box = next_round.bounding_box()
-        assert box is not None
-        phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        phone.page.wait_for_selector(f'{root}[data-ready=true][data-step="2"]', timeout=30_000)
-        keep_screenshot(phone.page, screenshots / "lecture_phone_unigram_bottom_390x844.png")
-        phone.assert_clean()
-    finally:
-        phone.page.context.close()
+    phone.open("step", sample="low_lower", algo="unigram", vocab=15, step=1)
+    phone.page.wait_for_selector(f'{root}[data-ready=true][data-step="1"]', timeout=30_000)
+    next_round = phone.page.locator(f"{root} button").filter(has_text="Next ▶").first
+    wide = phone.page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollWidth")
+    assert wide <= PHONE["width"], f"the page is {wide} px wide"
+    assert phone.page.evaluate(_SCROLL, "bottom") > 844, "the page is not long"
+    assert next_round.evaluate(_TAPPABLE), "Next ▶ is not tappable at the page's bottom"
+    box = next_round.bounding_box()
+    assert box is not None
+    phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    phone.page.wait_for_selector(f'{root}[data-ready=true][data-step="2"]', timeout=30_000)
+    keep_screenshot(phone.page, screenshots / "lecture_phone_unigram_bottom_390x844.png")
+    phone.assert_clean()
 
 
-def test_a_phone_sees_unigrams_quiz_card_after_answering(
-    browser: Any, app_server: Any, screenshots: Any
-) -> None:
+def test_a_phone_sees_unigrams_quiz_card_after_answering(phone: AppPage, screenshots: Any) -> None:
     """The Unigram page's solo quiz on a 390x844 phone: after a tap on one of the four tokens
     the quiz card's title and verdict are in sight, not under the sticky round row."""
-    phone = phone_page(browser, app_server.url)
     root = ".bpe-root.bpe-unigram"
-    try:
-        phone.open("step", sample="low_lower", algo="unigram", vocab=15, step=0)
-        phone.page.wait_for_selector(f'{root}[data-ready=true][data-step="0"]', timeout=30_000)
-        phone.page.get_by_label("Quiz: which token goes next?").check()
-        choice = phone.page.locator(f"{root} .bpe-unigram-quiz .bpe-choice").first
-        choice.wait_for()
-        if not choice.evaluate(_TAPPABLE):
-            phone.page.evaluate(
-                "(el) => el.scrollIntoView({block: 'center'})", choice.element_handle()
-            )
-        assert choice.evaluate(_TAPPABLE)
-        box = choice.bounding_box()
-        assert box is not None
-        phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        quiz = phone.page.locator(f"{root} .bpe-unigram-quiz")
-        quiz.locator(".bpe-choice:disabled").first.wait_for()
-        for part in (".bpe-card-title", ".bpe-verdict"):
-            found = quiz.locator(part).first
-            assert found.evaluate(_UNCOVERED), f"{part} {found.bounding_box()} is hidden"
-        keep_screenshot(phone.page, screenshots / "lecture_phone_unigram_quiz_390x844.png")
-        phone.assert_clean()
-    finally:
-        phone.page.context.close()
+    phone.open("step", sample="low_lower", algo="unigram", vocab=15, step=0)
+    phone.page.wait_for_selector(f'{root}[data-ready=true][data-step="0"]', timeout=30_000)
+    phone.page.get_by_label("Quiz: which token goes next?").check()
+    choice = phone.page.locator(f"{root} .bpe-unigram-quiz .bpe-choice").first
+    choice.wait_for()
+    if not choice.evaluate(_TAPPABLE):
+        phone.page.evaluate("(el) => el.scrollIntoView({block: 'center'})", choice.element_handle())
+    assert choice.evaluate(_TAPPABLE)
+    box = choice.bounding_box()
+    assert box is not None
+    phone.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    quiz = phone.page.locator(f"{root} .bpe-unigram-quiz")
+    quiz.locator(".bpe-choice:disabled").first.wait_for()
+    for part in (".bpe-card-title", ".bpe-verdict"):
+        found = quiz.locator(part).first
+        assert found.evaluate(_UNCOVERED), f"{part} {found.bounding_box()} is hidden"
+    keep_screenshot(phone.page, screenshots / "lecture_phone_unigram_quiz_390x844.png")
+    phone.assert_clean()

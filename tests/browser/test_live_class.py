@@ -55,6 +55,28 @@ def wait_connected(teacher: AppPage, students: int) -> None:
     )
 
 
+# Two checks that leave the class as the next one wants it share one class, in this order (the
+# later one's student leaves, or the class ends): a class of four pages cost Chromium about 9
+# CPU-s to set up, most of this module's cost. The quiz checks each want a class of their own
+# (its scores start at nothing), and so do the follow and reload checks (the teacher at step 0).
+
+
+def test_a_student_explores_alone_then_the_teacher_ends_the_class(lesson: Any) -> None:
+    """:func:`a_student_explores_alone_and_follows_again`, then
+    :func:`the_teacher_ends_the_class_for_everyone` (the explorer still exploring)."""
+    a_student_explores_alone_and_follows_again(lesson)
+    the_teacher_ends_the_class_for_everyone(lesson)
+
+
+def test_a_student_cannot_drive_then_the_bar_keeps_focus_as_students_come_and_go(
+    lesson: Any,
+) -> None:
+    """:func:`a_student_cannot_drive`, then (the intruder leaving)
+    :func:`the_teachers_bar_keeps_focus_and_its_qr_code_as_students_come_and_go`."""
+    a_student_cannot_drive(lesson)
+    the_teachers_bar_keeps_focus_and_its_qr_code_as_students_come_and_go(lesson)
+
+
 @pytest.fixture
 def lesson(app: AppPage, new_page: Any) -> tuple[AppPage, list[AppPage], str]:
     code = start_class(app)
@@ -92,7 +114,7 @@ def test_students_follow_the_teachers_steps_and_pages_without_a_rerun(lesson: An
     teacher.assert_clean()
 
 
-def test_a_student_explores_alone_and_follows_again(lesson: Any) -> None:
+def a_student_explores_alone_and_follows_again(lesson: Any) -> None:
     teacher, students, _ = lesson
     explorer = students[0]
     explorer.page.get_by_role("button", name="Explore on my own").click()
@@ -170,7 +192,7 @@ def test_the_class_quiz_counts_answers_and_reveals(lesson: Any, screenshots: Any
         page.assert_clean()
 
 
-def test_a_student_cannot_drive(lesson: Any) -> None:
+def a_student_cannot_drive(lesson: Any) -> None:
     teacher, students, code = lesson
     intruder = students[0]
     # What a page's script could send: a view as a student is refused, with a sentence.
@@ -242,7 +264,7 @@ def test_a_student_types_the_code_from_the_projector(app: AppPage, new_page: Any
     student.assert_clean()
 
 
-def test_the_teacher_ends_the_class_for_everyone(lesson: Any) -> None:
+def the_teacher_ends_the_class_for_everyone(lesson: Any) -> None:
     """End class asks first (a class ended by a slip loses its students): Cancel keeps it."""
     teacher, students, code = lesson
     asked: list[str] = []
@@ -410,7 +432,7 @@ def test_a_refused_answer_is_said_in_the_bar_and_never_counted_as_in(lesson: Any
     assert student.page.evaluate("window.bpevizClass.me.answered") == 0
 
 
-def test_the_teachers_bar_keeps_focus_and_its_qr_code_as_students_come_and_go(
+def the_teachers_bar_keeps_focus_and_its_qr_code_as_students_come_and_go(
     lesson: Any,
 ) -> None:
     """The bar is patched in place when the count changes: the focused button is the same

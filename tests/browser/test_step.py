@@ -10,6 +10,7 @@ once the view reports where it stopped (600 ms later, one rerun).
 
 from __future__ import annotations
 
+import csv
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -219,3 +220,22 @@ def test_holding_the_arrow_key_on_the_slider_lands_where_it_points(app: AppPage)
     assert app.sent() - sent <= 1, "more than the one report where the student stopped"
     assert slider.input_value() == "18"
     assert_shows_merge(app, "english", 18)
+
+
+def test_the_csv_downloads_are_made_when_clicked(app: AppPage) -> None:
+    """The downloads keep the run's name, not the run (issue 29), and are made on a click,
+    outside any script run: Wikipedia's aaabdaaabac walk-through pasted, at step 3. Before
+    merge 3 the text is Z Y d Z Y a c: 5 different pairs, ZY twice; merges 1-3 make aa, ab
+    and aaab."""
+    app.open("step", src="paste", paste="aaabdaaabac", pretok="bytes", vocab="259",
+             tie="lexmin", step="3")  # fmt: skip
+    page = app.page
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download all 5 pairs before merge 3 (CSV)").click()
+    pairs = list(csv.DictReader(download.value.path().read_text(encoding="utf-8").splitlines()))
+    assert len(pairs) == 5 and max(int(row["count"]) for row in pairs) == 2
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download merges 1–3 (CSV)").click()
+    merges = list(csv.DictReader(download.value.path().read_text(encoding="utf-8").splitlines()))
+    assert [row["token"] for row in merges] == ["aa", "ab", "aaab"]
+    app.assert_clean()

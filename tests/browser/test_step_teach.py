@@ -112,6 +112,28 @@ def test_answering_reveals_counts_and_keeps_a_score(browser: Any, tmp_path: Path
     assert page.locator(".bpe-score").inner_text() == "Score: 1 of 2"
 
 
+def test_an_answer_moves_the_slider_to_the_merge_it_revealed(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Answering the question at step 3 reveals merge 4: the card, the bar's line and Merges
+    done say 4 merges are done, and so do the slider and its label (they said "3 of …")."""
+    history = sample_history("english")
+    page = open_run(browser, tmp_path, history, step=3)
+    toggle(page, "Guess the next merge")
+    page.locator(".bpe-choice").first.click()
+    page.locator(".bpe-verdict").wait_for()
+    of_all = f"4 of {history.merge_count:,}"
+    done = page.locator(".bpe-metric").filter(has_text="Merges done").locator(".bpe-metric-value")
+    assert done.inner_text() == of_all
+    assert page.locator(".bpe-step-label").inner_text() == of_all
+    assert page.locator(".bpe-slider").input_value() == "4"
+    assert page.locator(".bpe-slider").get_attribute("aria-valuetext") == of_all
+    page.get_by_role("button", name="Next question ›").click()
+    page.locator(".bpe-quiz .bpe-card-title").filter(has_text="Guess merge 5").wait_for()
+    assert page.locator(".bpe-step-label").inner_text() == of_all  # 4 done, merge 5 to guess
+    assert page.bpeviz_errors == []
+
+
 @pytest.mark.parametrize(
     ("rule", "winner"), [("first", "“b” + “a”"), ("lexmin", "“a” + “t”"), ("lexmax", "“c” + “a”")]
 )

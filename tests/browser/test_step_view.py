@@ -23,7 +23,7 @@ import json
 import random
 import re
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
-SHAKESPEARE = REPO.parent / "shared" / "corpora" / "tinyshakespeare.txt"
 TOP_ROWS = 12
 RANDOM_STEPS = 200
 PHONE = {"width": 390, "height": 844}
@@ -157,13 +156,6 @@ def animate_off(page: Any) -> None:
     assert page.evaluate("window.bpevizStepView.animate") is False
 
 
-@pytest.fixture(scope="module")
-def shakespeare(unavailable: Callable[[str], None]) -> str:
-    if not SHAKESPEARE.exists():
-        unavailable(f"{SHAKESPEARE} not found: the Tiny Shakespeare corpus is not here")
-    return SHAKESPEARE.read_text(encoding="utf-8")
-
-
 def exported_page(browser: Any, path: Path, viewport: dict[str, int] | None = None) -> Any:
     """A page on an exported HTML file, from disk; console errors in ``page.bpeviz_errors``."""
     context = browser.new_context(viewport=viewport or {"width": 1366, "height": 900})
@@ -219,9 +211,9 @@ def test_every_step_of_the_english_sample_equals_the_engine(app: AppPage) -> Non
 
 
 def test_two_hundred_random_steps_of_tiny_shakespeare_equal_the_engine(
-    browser: Any, shakespeare: str, tmp_path: Path
+    browser: Any, shakespeare_text: str, tmp_path: Path
 ) -> None:
-    history = keeping_cuts(train(shakespeare, 4096, pretokenizer="gpt4", top_pairs=12))
+    history = keeping_cuts(train(shakespeare_text, 4096, pretokenizer="gpt4", top_pairs=12))
     text = payload_json(history)
     window = payload(history)["window"]
     assert not window["whole"] and window["bytes"] > 0

@@ -217,6 +217,16 @@ def _slug(name: str) -> str:
 PATTERN_CHOICES: dict[str, str] = {
     name: PRETOKENIZER_REGISTRY[name].pattern for name in ("gpt4", "gpt2", "bytes")
 }
+
+
+def pattern_label(name: str) -> str:
+    """How the pattern menu shows a key of :data:`PATTERN_CHOICES` (a module's function, not a
+    page's: Streamlit keeps a menu's ``format_func``, and a page's would hold its globals).
+
+    >>> pattern_label("gpt2")
+    "GPT-2's pattern"
+    """
+    return PRETOKENIZER_REGISTRY[name].label
 UPLOAD_TYPES: tuple[str, ...] = ("model", "tiktoken", "json", "txt", "vocab")
 
 

@@ -4,11 +4,15 @@ and the Step page's view of it as one HTML page."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from bpeviz.app.export.files import file_stem
+from bpeviz.app.frame.run_settings import Settings
 from bpeviz.app.frame.state import current_settings, current_text
-from bpeviz.app.frame.unigram_runs import current_unigram_run
+from bpeviz.app.frame.text_input import TrainingText
+from bpeviz.app.frame.unigram_runs import current_unigram_run, unigram_run_for
 from bpeviz.app.frame.widgets import caption
 from bpeviz.app.step.unigram import unigram_page_for
 from bpeviz.formats.hf_unigram import to_hf_unigram_json
@@ -19,11 +23,14 @@ def unigram_downloads() -> None:
     found = current_unigram_run()
     if found is None:
         return
-    run, data, run_key = found
+    run, data, _ = found
     text = current_text()
-    name = text.name if text is not None else "text"
+    if text is None:  # a run was found, so the sidebar has a text
+        return
+    name = text.name
     stem = file_stem(name, run.final.size)
-    summary = current_settings().summary()
+    settings = current_settings()
+    summary = settings.summary()
     caption(
         f"The Unigram tokenizer trained in the sidebar: {run.final.size:,} tokens after "
         f"{len(run.rounds) - 1:,} rounds of pruning, {summary}."
@@ -33,7 +40,7 @@ def unigram_downloads() -> None:
     )
     st.download_button(
         "tokenizer.json",
-        data=lambda: to_hf_unigram_json(run.model()),
+        data=partial(_unigram_json, text, data, settings),
         file_name=f"{stem}.tokenizer.json",
         mime="application/json",
         icon=":material/download:",
@@ -47,10 +54,22 @@ def unigram_downloads() -> None:
     )
     st.download_button(
         "Download this run as an HTML page",
-        data=lambda: unigram_page_for(run, data, run_key, name=name, summary=summary),
+        data=partial(_unigram_page, text, data, settings, name),
         file_name=f"{stem}-{len(run.rounds) - 1}-rounds.html",
         mime="text/html",
         icon=":material/download:",
         key="export_html_page",
         on_click="ignore",
     )
+
+
+# Streamlit keeps a download's function as long as the session is open, so these name the run
+# (its text and settings) and find it again when clicked, never hold it: an open page would
+# otherwise keep its rounds after the bounded cache of runs let them go.
+def _unigram_json(text: TrainingText, data: str, settings: Settings) -> str:
+    return to_hf_unigram_json(unigram_run_for(text, data, settings)[0].model())
+
+
+def _unigram_page(text: TrainingText, data: str, settings: Settings, name: str) -> str:
+    run, run_key = unigram_run_for(text, data, settings)
+    return unigram_page_for(run, data, run_key, name=name, summary=settings.summary())

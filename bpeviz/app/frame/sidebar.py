@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
@@ -113,7 +115,7 @@ def sidebar() -> None:
             help="Large type, strong outlines and less chrome, for a projector.",
         )
     if follows_class():
-        st.sidebar.html(class_settings_html(state, samples))
+        st.sidebar.html(class_settings_html(state))
         st.sidebar.button(
             "Change settings",
             key="class_change_settings",
@@ -125,34 +127,26 @@ def sidebar() -> None:
         return
     with st.sidebar:
         st.radio(
-            "Training text",
-            run_settings.SOURCES,
+            options=run_settings.SOURCES,
             index=_index(run_settings.SOURCES, run_settings.KEY_SOURCE),
-            format_func=run_settings.SOURCE_LABELS.__getitem__,
-            key=run_settings.KEY_SOURCE,
             horizontal=True,
-            persist_state="session",
+            **_named(run_settings.KEY_SOURCE),
         )
         source = state[run_settings.KEY_SOURCE]
         if source == "sample":
             st.selectbox(
-                "Sample",
-                list(samples),
+                options=list(samples),
                 index=_index(list(samples), run_settings.KEY_SAMPLE),
-                format_func=lambda key: samples[key].title,
-                key=run_settings.KEY_SAMPLE,
                 on_change=_apply_sample_suggestions,
-                persist_state="session",
+                **_named(run_settings.KEY_SAMPLE),
                 help="Choosing a sample also applies the settings it is meant to be seen with.",
             )
             st.caption(samples[state[run_settings.KEY_SAMPLE]].description)
         elif source == "paste":
             st.text_area(
-                "Your text",
                 value=str(state.get(run_settings.KEY_PASTE) or ""),
-                key=run_settings.KEY_PASTE,
                 height=150,
-                persist_state="session",
+                **_named(run_settings.KEY_PASTE, formatted=False),
                 placeholder="Paste or type the text to train on…",
                 help=f"Up to {format_size(MAX_PASTE_BYTES)}. Texts of up to "
                 f"{MAX_LINK_TEXT_CHARS:,} characters are kept in the page's link.",
@@ -164,7 +158,7 @@ def sidebar() -> None:
                 )
         else:
             st.file_uploader(
-                f"Text file (up to {MAX_UPLOAD_MB} MB)",
+                f"{SETTINGS[KEY_UPLOAD_WIDGET].label} (up to {MAX_UPLOAD_MB} MB)",
                 type=None,
                 key=KEY_UPLOAD_WIDGET,
                 on_change=_store_upload,
@@ -176,23 +170,18 @@ def sidebar() -> None:
             if stored is not None:
                 caption(f"Using {stored[0]} ({format_size(len(stored[1]))}).")
         st.selectbox(
-            "Algorithm",
-            ALGORITHMS,
+            options=ALGORITHMS,
             index=_index(ALGORITHMS, run_settings.KEY_ALGORITHM),
-            key=run_settings.KEY_ALGORITHM,
-            persist_state="session",
             on_change=_new_algorithm,
-            format_func=lambda name: ALGORITHM_REGISTRY[name].title,
+            **_named(run_settings.KEY_ALGORITHM),
             help="; ".join(f"**{info.description}**" for info in ALGORITHM_REGISTRY.values()),
         )
         if algorithm.name == "wordpiece":
             st.radio(
-                "WordPiece rule",
-                SCORE_RULES,
+                options=SCORE_RULES,
                 index=_index(SCORE_RULES, run_settings.KEY_SCORE_RULE),
-                key=run_settings.KEY_SCORE_RULE,
-                persist_state="session",
                 horizontal=True,
+                **_named(run_settings.KEY_SCORE_RULE),
                 help="**score**: the textbook's, the pair with the best count(ab) / (count(a) × "
                 "count(b)); **frequency**: the most frequent pair, what the tokenizers "
                 "library's WordPieceTrainer really does.",
@@ -201,10 +190,7 @@ def sidebar() -> None:
             _unigram_settings()
         smallest = run_settings.min_vocab(algorithm.name)
         st.number_input(
-            "Vocab size",
             value=max(smallest, run_settings.settings_from_state(state).vocab_size),
-            key=run_settings.KEY_VOCAB,
-            persist_state="session",
             min_value=smallest,
             step=1,
             help=(
@@ -214,91 +200,74 @@ def sidebar() -> None:
                 "per merge."
             )
             + f" At most {MAX_VOCAB_SIZE:,}; training stops early when no pair is left.",
+            **_named(run_settings.KEY_VOCAB, formatted=False),
         )
         pretokenizers = algorithm.pretokenizers
         st.selectbox(
-            "Pre-tokenizer",
-            pretokenizers,
+            options=pretokenizers,
             index=_index(pretokenizers, run_settings.KEY_PRETOKENIZER),
-            key=run_settings.KEY_PRETOKENIZER,
-            persist_state="session",
-            format_func=_pretokenizer_label,
+            **_named(run_settings.KEY_PRETOKENIZER),
             help="How the text is cut into pieces first; merges never cross a piece boundary: "
             + "; ".join(f"**{name}**: {_pretokenizer_about(name)}" for name in pretokenizers),
         )
         st.selectbox(
-            "Tie rule",
-            TIE_BREAKS,
+            options=TIE_BREAKS,
             index=_index(TIE_BREAKS, run_settings.KEY_TIE_BREAK),
-            key=run_settings.KEY_TIE_BREAK,
-            persist_state="session",
+            **_named(run_settings.KEY_TIE_BREAK),
             help="When several pairs share the top count, this picks one: "
             + "; ".join(f"**{rule.name}**: {rule.description}" for rule in TIE_RULES.values()),
         )
         st.text_input(
-            "Special tokens",
             value=str(state.get(run_settings.KEY_SPECIALS) or ""),
-            key=run_settings.KEY_SPECIALS,
-            persist_state="session",
+            **_named(run_settings.KEY_SPECIALS, formatted=False),
             placeholder="none (e.g. <|endoftext|>)",
             help=f"Separated by spaces or commas; at most {run_settings.MAX_SPECIAL_TOKENS} "
             f"tokens and {run_settings.MAX_SPECIALS_CHARS:,} characters. A special token is never "
             "split or merged.",
         )
         st.checkbox(
-            f"{END_OF_WORD} end-of-word marker",
             value=bool(state.get(run_settings.KEY_END_OF_WORD)),
-            key=run_settings.KEY_END_OF_WORD,
-            persist_state="session",
+            **_named(run_settings.KEY_END_OF_WORD, formatted=False),
             disabled=state[run_settings.KEY_PRETOKENIZER] != "words" or algorithm.name != "bpe",
             help="Sennrich et al.'s marker at the end of every word (words pre-tokenizer only).",
         )
     _write_link()
 
 
-def class_settings_html(state: Any, samples: dict[str, Any]) -> str:
-    """A following student's settings, read-only: each as its widget would show it (in
-    ``data-value``, the value itself).
+def class_settings_html(state: Any) -> str:
+    """A following student's settings, read-only: each under its widget's label and as its
+    widget would show it (``SETTINGS``; in ``data-value``, that text in full).
 
     While following, the settings are the class's; drawing their nine widgets was a third of
     each follower's run, and a hundred followers rerun at every slide, in one interpreter.
     """
-
-    def value(key: str) -> str:
-        return str(state.get(key) or "")
-
     keys = run_settings
     algorithm = ALGORITHM_REGISTRY[state[keys.KEY_ALGORITHM]]
-    source = value(keys.KEY_SOURCE)
-    shown = [(keys.KEY_SOURCE, "Training text", keys.SOURCE_LABELS.get(source, ""))]
-    if source == "sample" and value(keys.KEY_SAMPLE) in samples:
-        shown.append((keys.KEY_SAMPLE, "Sample", samples[value(keys.KEY_SAMPLE)].title))
+    source = state.get(keys.KEY_SOURCE)
+    shown = [keys.KEY_SOURCE]
+    if source == "sample" and state.get(keys.KEY_SAMPLE) in _sample_keys():
+        shown.append(keys.KEY_SAMPLE)
     elif source == "paste":
-        shown.append((keys.KEY_PASTE, "Your text", value(keys.KEY_PASTE)))
-    elif state.get(KEY_UPLOADED) is not None:
-        shown.append((KEY_UPLOAD_WIDGET, "Text file", state[KEY_UPLOADED][0]))
-    shown.append((keys.KEY_ALGORITHM, "Algorithm", algorithm.title))
+        shown.append(keys.KEY_PASTE)
+    shown.append(keys.KEY_ALGORITHM)
     if algorithm.name == "wordpiece":
-        shown.append((keys.KEY_SCORE_RULE, "WordPiece rule", value(keys.KEY_SCORE_RULE)))
+        shown.append(keys.KEY_SCORE_RULE)
     if algorithm.name == "unigram":
-        shown += [(key, label, value(key)) for key, label, *_ in _UNIGRAM_WIDGETS]
-    shown += [
-        (keys.KEY_VOCAB, "Vocab size", value(keys.KEY_VOCAB)),
-        (keys.KEY_PRETOKENIZER, "Pre-tokenizer", _pretokenizer_label(value(keys.KEY_PRETOKENIZER))),
-        (keys.KEY_TIE_BREAK, "Tie rule", value(keys.KEY_TIE_BREAK)),
-        (keys.KEY_SPECIALS, "Special tokens", value(keys.KEY_SPECIALS)),
-        (keys.KEY_END_OF_WORD, f"{END_OF_WORD} end-of-word marker",
-         "on" if state.get(keys.KEY_END_OF_WORD) else "off"),
-    ]  # fmt: skip
-    rows = "".join(
-        f'<dt>{html.escape(label)}</dt><dd data-setting="{key}" data-value="'
+        shown += keys.UNIGRAM_KEYS
+    shown += [keys.KEY_VOCAB, keys.KEY_PRETOKENIZER, keys.KEY_TIE_BREAK, keys.KEY_SPECIALS,
+              keys.KEY_END_OF_WORD]  # fmt: skip
+    rows = [(SETTINGS[key], SETTINGS[key].reads(state.get(key))) for key in shown]
+    if source not in ("sample", "paste") and state.get(KEY_UPLOADED) is not None:
+        rows.insert(1, (SETTINGS[KEY_UPLOAD_WIDGET], state[KEY_UPLOADED][0]))  # its file's name
+    items = "".join(
+        f'<dt>{html.escape(setting.label)}</dt><dd data-setting="{setting.key}" data-value="'
         f'{html.escape(shows, quote=True)}">{html.escape(visible_preview(shows))}</dd>'
-        for key, label, shows in shown
+        for setting, shows in rows
     )
     return (
         '<div class="bpe-class-settings"><p class="bpe-caption">The class\'s settings, as the '
         "teacher set them (Change settings to explore your own).</p>"
-        f"<dl>{rows}</dl></div>"
+        f"<dl>{items}</dl></div>"
     )
 
 
@@ -309,41 +278,82 @@ def visible_preview(value: str, limit: int = 120) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-# Unigram's settings: (key, label, smallest, largest, step, help), SentencePiece's names in help.
-_UNIGRAM_WIDGETS: tuple[tuple[str, str, int | float, int | float, int | float, str], ...] = (
-    ("umaxlen", "Longest piece (characters)", 1, MAX_PIECE_LENGTH_LIMIT, 1,
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """A sidebar setting as a person reads it: its state key, its widget's label, and how its
+    value reads (``shows``, a menu's or radio's format function; ``number_format``, a number
+    box's). The widgets and a follower's read-only list both read it, so they name and show
+    each setting alike."""
+
+    key: str
+    label: str
+    shows: Callable[[Any], str] = str
+    number_format: str | None = None
+
+    def reads(self, value: Any) -> str:
+        """``value`` as the widget shows it (nothing for a setting that has none).
+
+        >>> [SETTINGS[key].reads(value) for key, value in [("ushrink", 0.8), ("eow", False)]]
+        ['0.80', 'off']
+        """
+        if value is None:
+            return ""
+        return self.number_format % value if self.number_format else self.shows(value)
+
+
+def _named(key: str, *, formatted: bool = True) -> dict[str, Any]:
+    """The keyword arguments every sidebar widget of setting ``key`` takes from ``SETTINGS``
+    (its label and key, kept for the session; a menu's or radio's format function, a number
+    box's format)."""
+    setting = SETTINGS[key]
+    named: dict[str, Any] = {"label": setting.label, "key": key, "persist_state": "session"}
+    if formatted:
+        named["format_func"] = setting.shows
+    if setting.number_format:
+        named["format"] = setting.number_format
+    return named
+
+
+def _sample_keys() -> set[str]:
+    return {sample.key for sample in list_samples()}
+
+
+def _sample_title(key: str) -> str:
+    return get_sample(key).title
+
+
+# Unigram's settings: key -> (smallest, largest, step, help), SentencePiece's names in help.
+_UNIGRAM_BOUNDS: dict[str, tuple[int | float, int | float, int | float, str]] = {
+    "umaxlen": (1, MAX_PIECE_LENGTH_LIMIT, 1,
      "The seed holds every substring of a word up to this many characters "
      "(SentencePiece's max_sentencepiece_length, 16)."),
-    ("useed", "Seed size", 1, MAX_SEED_SIZE, 1,
+    "useed": (1, MAX_SEED_SIZE, 1,
      "The seed keeps at most this many of the longer substrings, the most frequent; every "
      "character is kept too (SentencePiece's seed_sentencepiece_size, 1,000,000)."),
-    ("ushrink", "Shrinking factor", SHRINKING_BOUNDS[0], SHRINKING_BOUNDS[1], 0.05,
+    "ushrink": (SHRINKING_BOUNDS[0], SHRINKING_BOUNDS[1], 0.05,
      "The share of tokens each round keeps: 0.75 removes the quarter whose removal raises "
      "the loss least (SentencePiece's shrinking_factor)."),
-    ("uem", "EM iterations a round", 1, MAX_EM_ITERATIONS, 1,
+    "uem": (1, MAX_EM_ITERATIONS, 1,
      "Expected counts and probabilities re-estimated this many times before each pruning "
      "(SentencePiece's num_sub_iterations, 2)."),
-)  # fmt: skip
+}  # fmt: skip
 
 
 def _unigram_settings() -> None:
     """Unigram's own settings, within the bounds its trainer takes (``TrainingConfig``)."""
     state = st.session_state
     defaults = run_settings.default_state()
-    for key, label, smallest, largest, step, about in _UNIGRAM_WIDGETS:
+    for key, (smallest, largest, step, about) in _UNIGRAM_BOUNDS.items():
         value = state.get(key, defaults[key])
         if not isinstance(value, int | float) or not smallest <= value <= largest:
             value = state[key] = defaults[key]  # a live class's or an old session's
         st.number_input(
-            label,
             min_value=smallest,
             max_value=largest,
             value=value,
             step=step,
-            format="%.2f" if isinstance(step, float) else None,
-            key=key,
-            persist_state="session",
             help=about,
+            **_named(key, formatted=False),
         )
 
 
@@ -367,6 +377,32 @@ def _pretokenizer_about(name: str) -> str:
     """What the pre-tokenizer does, in full; BERT's (WordPiece only) is described here."""
     known = PRETOKENIZER_REGISTRY.get(name)
     return known.help if known else "whitespace and every punctuation mark, as BERT does"
+
+
+# Every sidebar setting, in the order the read-only list gives them.
+SETTINGS: dict[str, Setting] = {
+    setting.key: setting
+    for setting in (
+        Setting(run_settings.KEY_SOURCE, "Training text",
+                lambda source: run_settings.SOURCE_LABELS.get(source, "")),
+        Setting(run_settings.KEY_SAMPLE, "Sample", _sample_title),
+        Setting(run_settings.KEY_PASTE, "Your text"),
+        Setting(KEY_UPLOAD_WIDGET, "Text file"),
+        Setting(run_settings.KEY_ALGORITHM, "Algorithm",
+                lambda name: ALGORITHM_REGISTRY[name].title),
+        Setting(run_settings.KEY_SCORE_RULE, "WordPiece rule"),
+        Setting("umaxlen", "Longest piece (characters)"),
+        Setting("useed", "Seed size"),
+        Setting("ushrink", "Shrinking factor", number_format="%.2f"),
+        Setting("uem", "EM iterations a round"),
+        Setting(run_settings.KEY_VOCAB, "Vocab size"),
+        Setting(run_settings.KEY_PRETOKENIZER, "Pre-tokenizer", _pretokenizer_label),
+        Setting(run_settings.KEY_TIE_BREAK, "Tie rule"),
+        Setting(run_settings.KEY_SPECIALS, "Special tokens"),
+        Setting(run_settings.KEY_END_OF_WORD, f"{END_OF_WORD} end-of-word marker",
+                lambda on: "on" if on else "off"),
+    )
+}  # fmt: skip
 
 
 def _write_link() -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit import dataframe_util
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from bpeviz.app.compression import curves as compression
@@ -289,7 +290,7 @@ def current_run(*, show: bool = True, algorithms: tuple[str, ...] = TRAINED_HERE
     run: Run | None = None
     if text is not None and not any(m.level == "error" for m in messages):
         try:
-            run = history_for(text, settings) if settings.is_bpe else wordpiece_for(text, settings)
+            run = run_for(text, settings)
         except ValueError as error:
             messages.append(Message("error", f"Cannot train: {error}."))
         else:
@@ -312,6 +313,12 @@ def _outcome(settings: Settings, run: Run, text: TrainingText) -> list[Message]:
     if len(text.data) <= 1:  # a single character has its own warning already
         return []
     return outcome_messages(settings, run.merge_count, run.stop_reason)
+
+
+def run_for(text: TrainingText, settings: Settings) -> Run:
+    """The BPE or WordPiece run of ``text`` under ``settings``, from :func:`current_run`'s
+    cache (or trained into it)."""
+    return history_for(text, settings) if settings.is_bpe else wordpiece_for(text, settings)
 
 
 def history_for(text: TrainingText, settings: Settings) -> History:
@@ -544,19 +551,74 @@ def sample_curves(
     return compression.compression_curves(histories, cross=cross)
 
 
+# What names the Compression page's curves and reference lines, for the chart and the
+# numbers kept below: the page's settings, and the few numbers measured of the sidebar's own
+# or an imported tokenizer (see app_pages/compression.py).
+CurvesKey = tuple[Any, ...]
+
+
+def compression_key(
+    samples: Samples,
+    max_vocab: int,
+    *,
+    cross: bool,
+    wordpiece: tuple[str, ...] = (),
+    references: bool,
+    own: tuple[tuple[Any, ...], ...] = (),
+) -> CurvesKey:
+    """The name of the Compression page's curves and lines: its samples trained up to
+    ``max_vocab`` (its fixed rules), with the other-language lines or not, the samples'
+    WordPiece curves drawn, the real tokenizers' lines or not, and ``own``: the rows measured
+    of the sidebar's tokenizer and an imported one (:func:`compression.references_for`)."""
+    rules = (compression.PRETOKENIZER, compression.TIE_BREAK)
+    return (samples, max_vocab, *rules, cross, wordpiece, references, own)
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def compression_chart_spec(
-    points: pd.DataFrame,
-    references: pd.DataFrame | None,
+    key: CurvesKey,
     marker: int | None,
     *,
     projector: bool,
+    _curves: pd.DataFrame,
+    _references: pd.DataFrame | None,
 ) -> dict[str, Any]:
-    """The Compression page's chart as a Vega-Lite spec, built once per data for every session
-    (a new visitor on the bundled samples gets the same chart): building and checking it took
-    0.6 s of each visit. ``projector``: presentation mode's larger type."""
-    chart = charts.compression_chart(points, references=references, current_vocab_size=marker)
-    return charts.vega_spec(charts.projector_type(chart) if projector else chart)
+    """The Compression page's chart of ``_curves`` and ``_references`` (named by ``key``) as
+    a Vega-Lite spec, built once for every session (a new visitor on the bundled samples gets
+    the same chart): building and checking it took 0.6 s of each visit, and hashing the two
+    tables to find it again a fifth of each following student's run. ``projector``:
+    presentation mode's larger type."""
+    chart = charts.compression_chart(
+        compression.chart_points(_curves), references=_references, current_vocab_size=marker
+    )
+    return arrow_datasets(charts.vega_spec(charts.projector_type(chart) if projector else chart))
+
+
+def arrow_datasets(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with its datasets converted to Arrow as Streamlit sends them, for a spec that
+    is kept: Streamlit converts a dataset on every run that draws it, unless it is Arrow
+    already (each following student's run of the Compression slide converted its 340 points
+    again)."""
+    datasets = spec.get("datasets", {})
+    spec["datasets"] = {name: dataframe_util.convert_anything_to_arrow_bytes(rows)
+                        for name, rows in datasets.items()}  # fmt: skip
+    return spec
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def compression_numbers(
+    key: CurvesKey,
+    marker: int,
+    languages: tuple[str, ...],
+    *,
+    _curves: pd.DataFrame,
+    _references: pd.DataFrame | None,
+) -> pd.DataFrame:
+    """:func:`compression.numbers_table` of ``_curves`` and ``_references`` (named by ``key``)
+    at ``marker``, made once for every session, as the chart is."""
+    return compression.numbers_table(
+        _curves, _references, vocab_size=marker, languages=list(languages)
+    )
 
 
 @st.cache_data(max_entries=2, show_spinner=False)

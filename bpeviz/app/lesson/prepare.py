@@ -39,6 +39,8 @@ from bpeviz.app.frame.text_input import TrainingText, text_from_paste
 from bpeviz.app.frame.training import (
     Run,
     compression_chart_spec,
+    compression_key,
+    compression_numbers,
     encode,
     history_for,
     history_key,
@@ -288,9 +290,15 @@ def _compression_jobs(vocab: int, sidebar: Any) -> list[Callable[[], object]]:
         references = pd.concat(
             [sample_references(samples), compression.references_for({}, texts)]
         ).reset_index(drop=True)
-        points = compression.chart_points(sample_curves(samples, vocab, *rules, True))
+        curves = sample_curves(samples, vocab, *rules, True)
+        key = compression_key(samples, vocab, cross=True, references=True)
         marker = sidebar.vocab_size if sidebar.vocab_size >= sidebar.base_size else None
-        return compression_chart_spec(points, references, marker, projector=projector)
+        if marker is not None:
+            languages = tuple(compression.SAMPLES)
+            compression_numbers(key, marker, languages, _curves=curves, _references=references)
+        return compression_chart_spec(
+            key, marker, projector=projector, _curves=curves, _references=references
+        )
 
     if on_a_curve:
         jobs += [lambda projector=projector: chart(projector) for projector in (True, False)]

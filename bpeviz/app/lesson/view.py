@@ -225,11 +225,27 @@ def _teaching() -> bool:
     return held is not None and held["role"] == "teacher"
 
 
+def go_to_slide() -> None:
+    """After the sidebar, before the class bar: a slide just applied switches to its page.
+    Switched after the class bar, the teacher's bar was drawn once with the new slide's run
+    on the old page: the teacher's browser sent that view, and each student took the run on
+    the old page, then switched page at the next view (two reruns each, where one does).
+    After the sidebar: its Presentation mode toggle, bound to the link, is drawn, so the
+    switch keeps its ``present`` (Streamlit refuses to set it, and drops it when not drawn)."""
+    held = current_lesson()
+    if held is None or not st.session_state.pop(KEY_GO, False):
+        return
+    lesson, index = held
+    slide = lesson.slides[index]
+    name = st.session_state[KEY_LESSON][0]
+    st.switch_page(PAGES[slide.page], query_params={**slide.link(), **_link(name, lesson, index)})
+
+
 def lesson_bar() -> None:
     """Above the page: the current slide and its controls (nothing when no lesson is on).
 
-    Drawn by the frame after ``st.navigation`` and before the page runs; when a slide was
-    just applied, this switches to its page.
+    Drawn by the frame after ``st.navigation`` and before the page runs (a slide just
+    applied has switched to its page before: :func:`go_to_slide`).
     """
     held = current_lesson()
     if held is None:  # none, or ended: a reload must not start it again
@@ -239,10 +255,6 @@ def lesson_bar() -> None:
     lesson, index = held
     name = st.session_state[KEY_LESSON][0]
     slide = lesson.slides[index]
-    if st.session_state.pop(KEY_GO, False):
-        st.switch_page(
-            PAGES[slide.page], query_params={**slide.link(), **_link(name, lesson, index)}
-        )
     for key, value in _link(name, lesson, index).items():
         if st.query_params.get(key) != value:
             st.query_params[key] = value

@@ -13,7 +13,7 @@ What is left out: the navigation itself (``st.switch_page``, in the page).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,3 +172,18 @@ def click_undo(
     restore[step_key] = before.get(step_key, 0)
     after = {**{key: before.get(key) for key in SETTING_NAMES}, **changed}
     return ClickUndo(restore, change_sentence(before, after), dict(changed))
+
+
+def undo_chart_click(state: MutableMapping[str, Any]) -> None:
+    """The Step page's undo button's callback (before widgets are drawn): the settings and
+    step before the click. (A module's function: Streamlit keeps a button's callback for the
+    session, and a page's would hold the page's globals, its run among them.)
+
+    >>> state = {KEY_UNDO: ClickUndo(restore={"vocab": 300}, sentence=None, after={})}
+    >>> undo_chart_click(state); state == {"vocab": 300, KEY_BACK: True}
+    True
+    """
+    undo = state.pop(KEY_UNDO, None)
+    if undo is not None:
+        state.update(undo.restore)
+        state[KEY_BACK] = True

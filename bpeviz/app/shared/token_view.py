@@ -9,18 +9,30 @@ trace's row labels), one component per ``key``.
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
 
 from bpeviz.app.frame.inert import escape_markdown
+from bpeviz.app.frame.sized_cache import SizedCache
 from bpeviz.app.step.view import component
 from bpeviz.app.tokenize.trace import TraceLine
 from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.hf_models import ENGINE, LibraryTokenizer
 from bpeviz.records.library_tokens import library_tokens_data
 from bpeviz.records.tokens import piece_starts, tokens_data
+
+RECORD_BYTES = 8_000_000  # the token records kept for every session, as JSON text
+
+
+@st.cache_resource(show_spinner=False)
+def token_records() -> SizedCache[tuple[Any, ...], str]:
+    """The process's one cache of token records as JSON text, by tokenizer and what is
+    drawn: a class on one slide draws the same tokens for every student (slide 12's 35
+    records were about a quarter of each student's run). Bounded in bytes (``sized_cache``)."""
+    return SizedCache(RECORD_BYTES, keep=lambda key: False, most_kept=0)
 
 
 def show_tokens(
@@ -37,9 +49,9 @@ def show_tokens(
     legend: bool = True,
     label: str | None = None,
     copy: bool = False,
-) -> dict[str, Any]:
-    """Draw ``ids`` of ``tokenizer`` as coloured spans (with a legend of what they hold);
-    return the record.
+    tokenizer_key: Any = None,
+) -> None:
+    """Draw ``ids`` of ``tokenizer`` as coloured spans (with a legend of what they hold).
 
     ``copy``: "Copy ids" and "Copy tokens" buttons, each putting a JSON list on the clipboard.
 
@@ -48,31 +60,49 @@ def show_tokens(
 
     With ``text`` (what ``ids`` encode, or the start of it), each piece of the tokenizer's
     pre-tokenizer is outlined, with the rule that merges never cross one.
+
+    ``tokenizer_key`` names the tokenizer uniquely (as for ``training.encode``): given, the
+    record is made once for every session (:func:`token_records`) and sent as its JSON text,
+    which ``web/core/main.js`` reads: Streamlit looks into each key of a dict it is given, in
+    every run (a trace's 34 small records took 17 ms of it, their texts 0.2 ms).
     """
-    pieces = piece_starts(tokenizer, text, ids) if text is not None else None
-    data = tokens_data(
-        tokenizer,
-        ids,
-        marks=marks,
-        pieces=pieces,
-        show=show,
-        group=group,
-        inspect=inspect,
-        scroll=scroll,
-    )
-    data["legend"] = legend
-    data["copy"] = copy
+
+    def make() -> dict[str, Any]:
+        pieces = piece_starts(tokenizer, text, ids) if text is not None else None
+        return tokens_data(
+            tokenizer,
+            ids,
+            marks=marks,
+            pieces=pieces,
+            show=show,
+            group=group,
+            inspect=inspect,
+            scroll=scroll,
+        )
+
+    choices: dict[str, Any] = {"legend": legend, "copy": copy}
     if label is not None:
-        data["label"] = label
-    component(data=data, key=key)
-    return data
+        choices["label"] = label
+    if tokenizer_key is None:
+        component(data={**make(), **choices}, key=key)
+        return
+    drawn = (tokenizer_key, tuple(ids), marks and tuple(marks), text, show, group, inspect,
+             scroll)  # fmt: skip
+    record = token_records().get(drawn, lambda: json.dumps(make()), len)
+    component(data={"kind": "tokens", "record": record, **choices}, key=key)
 
 
 def show_trace(
-    tokenizer: Tokenizer, lines: Sequence[TraceLine], *, more: int = 0, key: str
+    tokenizer: Tokenizer,
+    lines: Sequence[TraceLine],
+    *,
+    more: int = 0,
+    key: str,
+    tokenizer_key: Any = None,
 ) -> None:
     """The "why was this split" trace: each line's name over its tokens, drawn inline (the
-    tokens each merge made outlined), and how many rows were left out."""
+    tokens each merge made outlined), and how many rows were left out. ``tokenizer_key``: as
+    for :func:`show_tokens`."""
     with st.container(gap=None, key=f"{key}_rows"):
         for index, line in enumerate(lines):
             st.html(f'<span class="bpe-trace-label">{html.escape(line.name)}</span>')
@@ -85,6 +115,7 @@ def show_trace(
                 inspect=False,
                 scroll=False,
                 legend=False,
+                tokenizer_key=tokenizer_key,
             )
         if more:
             st.html(f'<span class="bpe-trace-label">… {more:,} more merges not shown</span>')

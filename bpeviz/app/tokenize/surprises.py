@@ -13,9 +13,11 @@ What is left out: the menu itself (the Tokenize page) and any tokenizing.
 from __future__ import annotations
 
 import json
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from bpeviz.engine.samples import SAMPLES_DIR
 
@@ -64,3 +66,18 @@ def load_surprises() -> tuple[Surprise, ...]:
 def find_surprise(key: str | None) -> Surprise | None:
     """The preset called ``key``, or ``None`` (no key, or one a link got wrong)."""
     return next((surprise for surprise in load_surprises() if surprise.key == key), None)
+
+
+# The Tokenize page's menu of surprises calls these two. They are a module's functions, not
+# the page's: Streamlit keeps a menu's callbacks for the session, and a page's function holds
+# the page's globals, its run among them.
+def surprise_title(key: str) -> str:
+    """How the menu shows a preset's key: its title."""
+    return getattr(find_surprise(key), "title", key)
+
+
+def fill_surprise(state: MutableMapping[str, Any]) -> None:
+    """The menu's callback: the chosen preset's text goes into the box (before it is drawn)."""
+    chosen = find_surprise(state.get("surprise"))
+    if chosen is not None:
+        state["tok_text"] = chosen.text

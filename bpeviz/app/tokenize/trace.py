@@ -17,6 +17,19 @@ from bpeviz.engine.tokenizer import TRACE_MAX_BYTES, Tokenizer, TraceStep
 from bpeviz.records.narration import quoted
 from bpeviz.records.schema import Mark
 
+MAX_PIECE_LABEL = 80  # characters of a piece shown in the menu (a piece can be 1 MB)
+
+
+def piece_label(piece: str) -> str:
+    """How the Tokenize page's menu of pieces shows one: readable, its first
+    :data:`MAX_PIECE_LABEL` characters. (A module's function: Streamlit keeps a menu's
+    ``format_func`` for the session, and a page's would hold the page's globals.)
+
+    >>> piece_label(" hello")
+    '␣hello'
+    """
+    return readable(to_bytes(piece[:MAX_PIECE_LABEL]))
+
 
 def traced_part(piece: str, *, limit: int = TRACE_MAX_BYTES) -> str:
     """The part of ``piece`` the trace replays: all of it, or its longest start of at most

@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from bpeviz.app.frame.training import history_key
+from bpeviz.app.frame.training import arrow_datasets, history_key
 from bpeviz.app.shared import charts
 from bpeviz.app.two_runs import parting as runs
 from bpeviz.engine.history import History
@@ -43,4 +43,4 @@ def _spec(
     _labelled: Mapping[str, History],
 ) -> dict[str, Any]:
     chart = runs.curves_chart(runs.curves_frame(_labelled), step=step, height=height)
-    return charts.vega_spec(charts.projector_type(chart) if projector else chart)
+    return arrow_datasets(charts.vega_spec(charts.projector_type(chart) if projector else chart))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from bpeviz.app.frame.run_settings import (
     KEY_SAMPLE,
@@ -191,3 +192,10 @@ def trained_settings(sidebar: Settings, run: TrainingConfig) -> Settings:
         algorithm=run.algorithm,
         score_rule=run.score_rule,
     )
+
+
+def apply_preset(state: MutableMapping[str, Any], key: str) -> None:
+    """A preset button's callback: the preset's sample, both runs and its step, before any
+    widget. (A module's function: Streamlit keeps a button's callback for the session, and a
+    page's would hold the page's globals, its runs among them.)"""
+    state.update(preset_state(preset(key)))

@@ -152,7 +152,9 @@ export default function (component) {
     parentElement.append(root);
   }
   if (data.kind === "tokens") {
-    mountTokens(root, data);
+    // A kept record comes as its JSON text (token_view.show_tokens), with the page's choices.
+    const { record, ...choices } = data;
+    mountTokens(root, typeof record === "string" ? { ...JSON.parse(record), ...choices } : data);
     return;
   }
   if (data.kind === "class") {

@@ -256,12 +256,13 @@ class StepView {
     const { slider, stepLabel, first, previous, next, last, play, before, after } = this.parts;
     const k = this.k;
     const merges = this.record.merge_count;
-    slider.value = k;
-    stepLabel.textContent = `${number(k)} of ${number(merges)}`;
-    // an answered quiz question has revealed merge k + 1: the line names it
-    const revealed = this.quiz && this.quizAnswers().has(k) && k < merges;
-    this.parts.mergeLine.textContent = mergeLine(this.record, revealed ? k + 1 : k);
-    slider.setAttribute("aria-valuetext", `${number(k)} of ${number(merges)}`);
+    // an answered quiz question has revealed merge k + 1: the slider and the line say so, as
+    // the card and Merges done do
+    const done = this.quiz && this.quizAnswers().has(k) && k < merges ? k + 1 : k;
+    slider.value = done;
+    stepLabel.textContent = `${number(done)} of ${number(merges)}`;
+    this.parts.mergeLine.textContent = mergeLine(this.record, done);
+    slider.setAttribute("aria-valuetext", `${number(done)} of ${number(merges)}`);
     first.disabled = previous.disabled = k === 0;
     next.disabled = last.disabled = k >= merges;
     // After a quiz answer the card's "Next question" is the one way on.
