@@ -41,6 +41,7 @@ from bpeviz.engine.tie_rules import tie_rule
 
 MAX_TIED_RECORDED = 2  # MergeStep.tied: the winner and the runner-up
 NEVER = np.iinfo(np.int32).max  # a boundary that no merge removes (a chunk edge)
+SHORT_NEVER = np.iinfo(np.int16).max  # the same, in a run of fewer merges (see _compact)
 
 Pair = tuple[int, int]
 ProgressCallback = Callable[[int, int], None]
@@ -211,7 +212,7 @@ def run_training(
             top_pairs,
             token_limit=budget.token_symbols if budget is not None else None,
         )
-        death = np.array(trainer.death, dtype=np.int32)
+        death = _compact(np.array(trainer.death, dtype=np.int32), len(steps))
         pair_tops = trainer.pair_tops
         del trainer  # freed by reference counting, before the collector is back
     return TrainingRun(
@@ -250,6 +251,22 @@ def check_run(corpus: Corpus, config: TrainingConfig, budget: Budget | None) -> 
     if budget is not None:
         useful = max_useful_vocab_size(corpus)
         check_budget(corpus, config.base_size, config.vocab_size, useful, budget)
+
+
+def _compact(death: np.ndarray, merges: int) -> np.ndarray:
+    """``death`` in two bytes a boundary when every step and "never" fit (fewer than 32,767
+    merges, as every vocabulary up to 33,000 has): half of what a run keeps of its text, so a
+    history stays within 10 bytes a text byte (``benchmarks/run.py``, figure 5). "Never" only
+    has to outlast every step, so it becomes :data:`SHORT_NEVER`.
+
+    >>> _compact(np.array([NEVER, 1, 2], dtype=np.int32), 2)
+    array([32767,     1,     2], dtype=int16)
+    >>> _compact(np.array([NEVER, 40000], dtype=np.int32), 40000).dtype
+    dtype('int32')
+    """
+    if merges >= SHORT_NEVER:
+        return death
+    return np.minimum(death, SHORT_NEVER).astype(np.int16)
 
 
 class _IncrementalTrainer:
