@@ -435,3 +435,16 @@ def test_a_second_visitor_on_the_same_text_gets_the_token_records_already_made(
     assert made == []
     assert second == first and second["tok_spans"]["ids"] == cl100k.encode(text)
     assert len(second) > 2  # the trace's rows too
+
+
+def test_the_kept_token_records_are_named_without_a_copy_of_the_text() -> None:
+    """The kept records are bounded by their own bytes (``token_view.RECORD_BYTES``), but
+    their names went unweighed: each held the text drawn and a tuple of its ids, so a long
+    paste's name weighed several times its record. A record is named by a digest."""
+    from bpeviz.app.shared import token_view
+
+    text = "a long text, " * 2_000  # 26,000 characters
+    tokenize_page(tok_model="cl100k_base", tok_text=text)
+    names = list(token_view.token_records()._entries)
+    assert names
+    assert max(len(repr(name)) for name in names) < 1_000

@@ -8,11 +8,13 @@ trace's row labels), one component per ``key``.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import streamlit as st
 
 from bpeviz.app.frame.inert import escape_markdown
@@ -33,6 +35,23 @@ def token_records() -> SizedCache[tuple[Any, ...], str]:
     drawn: a class on one slide draws the same tokens for every student (slide 12's 35
     records were about a quarter of each student's run). Bounded in bytes (``sized_cache``)."""
     return SizedCache(RECORD_BYTES, keep=lambda key: False, most_kept=0)
+
+
+def drawn_digest(ids: Sequence[int], marks: Sequence[str] | None, text: str | None) -> str:
+    """A short name for the ids, marks and text a token view draws: a kept record's name is
+    not weighed by the cache, so it must hold no copy of a long text or its ids.
+
+    >>> drawn_digest([1, 2], None, "ab") == drawn_digest([1, 2], None, "ab")
+    True
+    >>> drawn_digest([1, 2], None, "ab") == drawn_digest([1, 2], [], "ab")
+    False
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(np.asarray(ids, dtype=np.int64).tobytes())
+    for part in (None if marks is None else "\x1f".join(marks), text):
+        given = b"" if part is None else part.encode("utf-8", "surrogatepass")
+        digest.update(b"\x00-" if part is None else b"\x00+" + given)
+    return digest.hexdigest()
 
 
 def show_tokens(
@@ -86,8 +105,7 @@ def show_tokens(
     if tokenizer_key is None:
         component(data={**make(), **choices}, key=key)
         return
-    drawn = (tokenizer_key, tuple(ids), marks and tuple(marks), text, show, group, inspect,
-             scroll)  # fmt: skip
+    drawn = (tokenizer_key, drawn_digest(ids, marks, text), show, group, inspect, scroll)
     record = token_records().get(drawn, lambda: json.dumps(make()), len)
     component(data={"kind": "tokens", "record": record, **choices}, key=key)
 
