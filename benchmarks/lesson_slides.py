@@ -32,10 +32,11 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from classroom_load import p95, tree_cpu_seconds
+from classroom_load import p95, process_tree, tree_cpu_seconds
 from protocol_client import Student
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -73,6 +74,7 @@ class SlideFigures:
     steps: list[float] = field(default_factory=list)  # press -> each student's socket
     prepared_after: float | None = None  # the lesson loaded -> the server settled
     reruns_cpu: float = 0.0  # the server's CPU seconds over the slides
+    loop_cpu: float = 0.0  # of which its processes' main threads' (the event loops')
     load: tuple[float, float] = (0.0, 0.0)  # load average before and after
     errors: list[str] = field(default_factory=list)
 
@@ -260,6 +262,20 @@ class Teacher:
             self.playwright.stop()
 
 
+def main_threads_cpu_seconds(roots: list[int]) -> float:
+    """CPU time the main threads of the processes and their descendants have used so far: a
+    Streamlit server's event loop (it serializes and sends what the scripts' threads made,
+    and reads what the browsers send), where the scripts run in threads of their own."""
+    total = 0
+    for pid in process_tree(roots):
+        try:
+            fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 async def until(done: Callable[[], bool], timeout: float) -> bool:
     """Poll ``done`` every 10 ms; whether it held within ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
@@ -326,7 +342,7 @@ async def lesson_slides(
         else:
             figures.prepared_after = calm - loaded
             print(f"  the server settled {figures.prepared_after:.0f} s after the lesson's link")
-        cpu_before = tree_cpu_seconds(pids)
+        cpu_before, loop_before = tree_cpu_seconds(pids), main_threads_cpu_seconds(pids)
         for number in range(2, count + 1):
             slide = lesson.slides[number - 1]
             clicked, load = await do(teacher.next_slide, number, count)
@@ -357,6 +373,7 @@ async def lesson_slides(
                 else:
                     figures.errors.append(f"slide {number}: step {step} never reached all")
         figures.reruns_cpu = tree_cpu_seconds(pids) - cpu_before
+        figures.loop_cpu = main_threads_cpu_seconds(pids) - loop_before
         figures.errors += await do(teacher.problems)
     except Exception as error:  # a failed lesson is a finding: report it with the rest
         figures.errors.append(f"the slides stopped: {type(error).__name__}: {error}")
@@ -438,6 +455,14 @@ def slides_rows(figures: SlideFigures) -> list[tuple[str, str, str, bool | None]
             f"{figures.reruns_cpu:.1f} s",
             f"{reruns} students' reruns: "
             f"{figures.reruns_cpu / max(reruns, 1) * 1000:.0f} ms each, were they all of it",
+            None,
+        )
+    )
+    rows.append(
+        (
+            "  of which the server's event loop",
+            f"{figures.loop_cpu:.1f} s",
+            f"{figures.loop_cpu / max(reruns, 1) * 1000:.0f} ms a rerun (the rest: the scripts)",
             None,
         )
     )

@@ -114,3 +114,26 @@ def test_a_unigram_slide_is_prepared_as_a_unigram_run(monkeypatch: pytest.Monkey
     monkeypatch.setattr(unigram_step, "unigram_payload", refused("the Unigram record"))
     at = run(new_app(**Slide("Unigram", "step", view).query()))
     assert not at.error
+
+
+@pytest.mark.usefixtures("cold_caches")
+def test_the_two_runs_slide_is_prepared_with_its_comparison(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """prepare.py trained the Two runs slide's runs and drew their chart, but not what the page
+    compares of them (the merges only one run makes, those the other's pre-tokenizer cuts,
+    their tables: ``two_runs/compared.py``), so the teacher's first load of the slide made
+    them while the class waited (slide 10: 5.6 s with a hundred students following)."""
+    from bpeviz.app.two_runs import parting
+
+    lesson = bundled_lessons()["bpe"]
+    number = next(n for n, s in enumerate(lesson.slides, 1) if s.page == "runs")
+    for slide in lesson.slides[number - 2 : number]:  # the slide before, where Next is clicked
+        for job in prepare.slide_jobs(slide):
+            job()
+    at = run(new_app(lesson="bpe", slide=str(number - 1)))
+    monkeypatch.setattr(training, "run_training", refused("training"))
+    for name in ("only_in", "cut_by", "merge_frame"):
+        monkeypatch.setattr(parting, name, refused(f"the runs' comparison ({name})"))
+    at = run(at.button(key="lesson_next").click())
+    assert at.title[0].value == "Two training runs"
