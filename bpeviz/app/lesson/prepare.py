@@ -34,6 +34,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 
 from bpeviz.app.compression import curves as compression
 from bpeviz.app.frame.run_settings import check_settings, default_state, settings_from_state
@@ -210,9 +211,12 @@ def slide_jobs(slide: Slide) -> list[Callable[[], object]]:
 def compile_page(page: str) -> None:
     """The page's script compiled into the server's one cache of scripts, which its first
     visitor fills (the teacher, on the slide: Two runs' took 70 ms of its 220 ms of CPU, and
-    a class's reruns share the cores with it). Without a running server (a test), nothing."""
-    if Runtime.exists():
-        Runtime.instance()._script_cache.get_bytecode(str(APP_ROOT / PAGES[page]))
+    a class's reruns share the cores with it). Without a running server's (AppTest's runtime
+    is a stand-in), nothing; a page that fails to compile says so when shown."""
+    scripts = getattr(Runtime.instance(), "_script_cache", None) if Runtime.exists() else None
+    if isinstance(scripts, ScriptCache):
+        with contextlib.suppress(Exception):
+            scripts.get_bytecode(str(APP_ROOT / PAGES[page]))
 
 
 def _text(state: dict[str, Any], source: str, sample_key: str) -> TrainingText | None:
