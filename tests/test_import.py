@@ -19,8 +19,8 @@ HEAVY = ("streamlit", "pandas", "altair")
 STREAMLIT_FACING = (  # inside bpeviz/app/
     "compression/clicks", "export/buttons", "export/unigram", "frame/reaper", "frame/sidebar",
     "frame/state", "frame/training", "frame/unigram_runs", "frame/widgets", "lesson/prepare",
-    "lesson/view", "live/live_class", "live/presenter", "shared/token_view", "step/unigram",
-    "step/view",
+    "lesson/view", "live/live_class", "live/presenter", "live/projector_first",
+    "shared/token_view", "step/unigram", "step/view",
     "step/downloads", "tokenize/chat_view", "two_runs/across_view", "two_runs/chart",
     "two_runs/compared",
 )  # fmt: skip

@@ -29,6 +29,7 @@ from bpeviz.app.lesson.prepare import prepare_lesson
 from bpeviz.app.lesson.slides import PARAMS, TEXT_BOXES
 from bpeviz.app.lesson.view import current_lesson, lesson_reference, referenced_lesson
 from bpeviz.app.live.presenter import presenter_info
+from bpeviz.app.live.projector_first import drawing
 from bpeviz.app.live.results import checked_results, results_csv, results_json
 from bpeviz.app.step.view import component
 from bpeviz.classroom.codes import TOO_MANY, client_address, normal_code
@@ -183,6 +184,7 @@ def _follow_run() -> None:
     asked = getattr(st.session_state.get(KEY_BAR), "run", None)
     if held is None or held["role"] != "student" or not isinstance(asked, dict):
         return
+    drawing().wait(held["code"])  # the projector's page first: it shares this core
     run = current_hub().run_of(held["code"])
     if run is None:  # the class ended: its socket says so
         return
@@ -389,6 +391,9 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
     if held["role"] == "teacher":
         data["key"] = held["key"]
         data["run"] = _publish_run(held)
+        if held.get("shown") != [data["run"], page]:  # the students follow: draw it first
+            held["shown"] = [data["run"], page]
+            drawing().begin(held["code"])
         data["slide"] = _slide_shown()
         data["presenter"] = presenter_info()  # told to the presenter's window (presenter.js)
         data["join"], data["warning"] = _join_base()
@@ -424,7 +429,17 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         st.rerun()
     target = result.get("go") if result else None
     if held["role"] == "student" and target in PAGES and target != page and target in pages:
+        drawing().wait(held["code"])
         _switch_to(pages[target], held["code"])
+
+
+def teacher_run_ended() -> None:
+    """After the page, however its run ended (drawn, stopped, failed): a teacher's run that
+    published a new run or page lets the students waiting for it go
+    (:mod:`bpeviz.app.live.projector_first`)."""
+    held = held_class()
+    if held is not None and held["role"] == "teacher":
+        drawing().end(held["code"])
 
 
 def follow_page(page: str, pages: Mapping[str, Any]) -> None:
