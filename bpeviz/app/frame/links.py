@@ -144,7 +144,9 @@ def query_from_state(state: Mapping[str, Any]) -> dict[str, str]:
     ...                   "tie": "first", "eow": False, "special": "", "paste": ""})
     {'sample': 'ties', 'vocab': '300'}
     """
-    full = {**default_state(), **{k: v for k, v in state.items() if k in STATE_KEYS}}
+    # by the settings' keys, not the state's: a session's state is read key by key, and a
+    # following student's holds every page's widgets (a third of the sidebar's run)
+    full = {**default_state(), **{key: state[key] for key in STATE_KEYS if key in state}}
     params: dict[str, str] = {}
     defaults = default_state()
     for key in (KEY_ALGORITHM, KEY_SCORE_RULE):
