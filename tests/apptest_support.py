@@ -61,7 +61,8 @@ def plain(markdown: str) -> str:
 
 def token_views(at: AppTest) -> dict[str, dict[str, Any]]:
     """What the page gave each token view (``bpeviz.app.shared.token_view``), by its key, in page
-    order: the record of ``bpeviz.records.tokens.tokens_data``."""
+    order: the record of ``bpeviz.records.tokens.tokens_data`` (a trace's rows by its key and
+    their number, ``tok_trace_0``...)."""
     views: dict[str, dict[str, Any]] = {}
     for node in at.main:
         if getattr(node, "type", None) != "bidi_component":
@@ -69,6 +70,9 @@ def token_views(at: AppTest) -> dict[str, dict[str, Any]]:
         proto = node.proto
         kind = proto.WhichOneof("data")
         data = json.loads(proto.mixed.json if kind == "mixed" else proto.json)
+        if proto.component_name == "bpeviz_step" and data.get("kind") == "trace":
+            for index, row in enumerate(json.loads(data["rows"])):  # one view per row
+                views[f"{proto.id.rsplit('-', 1)[-1]}_{index}"] = row["record"]
         if proto.component_name == "bpeviz_step" and data.get("kind") == "tokens":
             if isinstance(data.get("record"), str):  # a kept record, as its JSON text
                 data = {**json.loads(data.pop("record")), **data}

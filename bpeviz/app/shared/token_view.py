@@ -9,7 +9,6 @@ trace's row labels), one component per ``key``.
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -85,29 +84,56 @@ def show_tokens(
     which ``web/core/main.js`` reads: Streamlit looks into each key of a dict it is given, in
     every run (a trace's 34 small records took 17 ms of it, their texts 0.2 ms).
     """
-
-    def make() -> dict[str, Any]:
-        pieces = piece_starts(tokenizer, text, ids) if text is not None else None
-        return tokens_data(
-            tokenizer,
-            ids,
-            marks=marks,
-            pieces=pieces,
-            show=show,
-            group=group,
-            inspect=inspect,
-            scroll=scroll,
-        )
-
     choices: dict[str, Any] = {"legend": legend, "copy": copy}
     if label is not None:
         choices["label"] = label
+    drawn = (text, marks, show, group, inspect, scroll)
     if tokenizer_key is None:
-        component(data={**make(), **choices}, key=key)
+        component(data={**_tokens_data(tokenizer, ids, *drawn), **choices}, key=key)
         return
-    drawn = (tokenizer_key, drawn_digest(ids, marks, text), show, group, inspect, scroll)
-    record = token_records().get(drawn, lambda: json.dumps(make()), len)
+    record = token_record(tokenizer, ids, drawn, tokenizer_key=tokenizer_key)
     component(data={"kind": "tokens", "record": record, **choices}, key=key)
+
+
+# What a token view draws of its ids: the text they encode (or None), marks, show, group,
+# inspect and scroll, as show_tokens takes them.
+Drawn = tuple[str | None, Sequence[str] | None, str, bool, bool, bool]
+
+
+def _tokens_data(
+    tokenizer: Tokenizer,
+    ids: Sequence[int],
+    text: str | None,
+    marks: Sequence[str] | None,
+    show: str,
+    group: bool,
+    inspect: bool,
+    scroll: bool,
+) -> dict[str, Any]:
+    pieces = piece_starts(tokenizer, text, ids) if text is not None else None
+    return tokens_data(
+        tokenizer,
+        ids,
+        marks=marks,
+        pieces=pieces,
+        show=show,
+        group=group,
+        inspect=inspect,
+        scroll=scroll,
+    )
+
+
+def token_record(
+    tokenizer: Tokenizer, ids: Sequence[int], drawn: Drawn, *, tokenizer_key: Any
+) -> str:
+    """The record of ``ids`` as :func:`show_tokens` draws them (``drawn``), as JSON text: kept
+    for every session when ``tokenizer_key`` names the tokenizer (:func:`token_records`),
+    else made."""
+    if tokenizer_key is None:
+        return json.dumps(_tokens_data(tokenizer, ids, *drawn))
+    text, marks, show, group, inspect, scroll = drawn
+    name = (tokenizer_key, drawn_digest(ids, marks, text), show, group, inspect, scroll)
+    return token_records().get(name, lambda: json.dumps(_tokens_data(tokenizer, ids, *drawn)), len)
 
 
 def show_trace(
@@ -120,23 +146,27 @@ def show_trace(
 ) -> None:
     """The "why was this split" trace: each line's name over its tokens, drawn inline (the
     tokens each merge made outlined), and how many rows were left out. ``tokenizer_key``: as
-    for :func:`show_tokens`."""
+    for :func:`show_tokens`.
+
+    One component for every row (``web/core/main.js``'s ``mountTrace``): drawn as a label and
+    a component each, slide 12's trace was 34 elements, a third of each following
+    student's rerun of the Tokenize page."""
+    records = [
+        token_record(
+            tokenizer,
+            line.ids,
+            (None, line.marks, "text", False, False, False),
+            tokenizer_key=tokenizer_key,
+        )
+        for line in lines
+    ]
+    rows = ",".join(
+        f'{{"label":{json.dumps(line.name)},"record":{record}}}'
+        for line, record in zip(lines, records, strict=True)
+    )
+    left_out = f"… {more:,} more merges not shown" if more else ""
     with st.container(gap=None, key=f"{key}_rows"):
-        for index, line in enumerate(lines):
-            st.html(f'<span class="bpe-trace-label">{html.escape(line.name)}</span>')
-            show_tokens(
-                tokenizer,
-                line.ids,
-                key=f"{key}_{index}",
-                marks=line.marks,
-                group=False,
-                inspect=False,
-                scroll=False,
-                legend=False,
-                tokenizer_key=tokenizer_key,
-            )
-        if more:
-            st.html(f'<span class="bpe-trace-label">… {more:,} more merges not shown</span>')
+        component(data={"kind": "trace", "rows": f"[{rows}]", "more": left_out}, key=key)
 
 
 def library_cuts_note(tokenizer: LibraryTokenizer) -> str:

@@ -109,6 +109,21 @@ export function mountTokens(root, record) {
   root.dataset.ready = "true";
 }
 
+// The "why was this split" trace (token_view.show_trace): each row's name over its tokens,
+// and a last line saying how many rows were left out (`more`, empty when none were).
+function mountTrace(root, rows, more) {
+  const lines = rows.map(({ label, record }) => {
+    const tokens = el("div", "bpe-root");
+    mountTokens(tokens, record);
+    const line = el("div");
+    line.append(el("span", "bpe-trace-label", label), tokens);
+    return line;
+  });
+  if (more) lines.push(el("span", "bpe-trace-label", more));
+  root.replaceChildren(...lines);
+  root.dataset.ready = "true";
+}
+
 // "Copy ids" and "Copy tokens": the shown tokens' ids, and each token's text (its bytes as
 // UTF-8, a broken character as U+FFFD), as JSON lists on the clipboard.
 function copyButtons(vocab, ids) {
@@ -155,6 +170,10 @@ export default function (component) {
     // A kept record comes as its JSON text (token_view.show_tokens), with the page's choices.
     const { record, ...choices } = data;
     mountTokens(root, typeof record === "string" ? { ...JSON.parse(record), ...choices } : data);
+    return;
+  }
+  if (data.kind === "trace") {
+    mountTrace(root, JSON.parse(data.rows), data.more);
     return;
   }
   if (data.kind === "class") {
