@@ -3,10 +3,11 @@ waiting").
 
 A slide is a view of the app, and the first load of a view pays for what it needs: a training
 run, the Step page's record of it, a real tokenizer's ranks, the Compression page's curves
-and tables (13 s on the first visit), the Two runs page's two runs (4.6 s). In a class the
-whole room waits for that. So when a lesson is loaded, or a class starts, every slide's view
-is computed in the background into the caches its page reads, which every session of the
-server shares: the slide on screen first, then the ones after it, then those before.
+and tables (13 s on the first visit), the Two runs page's two runs and their comparison
+(4.6 s), the page's script compiled. In a class the whole room waits for that. So when a
+lesson is loaded, or a class starts, every slide's view is computed in the background into
+the caches its page reads, which every session of the server shares: the slide on screen
+first, then the ones after it, then those before.
 
 Bounded: one thread per server process does it (one core at most), its training takes turns
 with the sessions' (:func:`bpeviz.app.frame.training.taking_turns`, two at once), a lesson is
