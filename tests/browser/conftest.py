@@ -868,9 +868,7 @@ def new_page(
 
 
 @pytest.fixture(scope="module")
-def module_app(
-    browser: Any, app_server: AppServer, lent_contexts: list[Any]
-) -> Iterator[AppPage]:
+def module_app(browser: Any, app_server: AppServer, lent_contexts: list[Any]) -> Iterator[AppPage]:
     """One page on the app kept through a test module (:func:`kept_app`), in a warm context
     of its own (:func:`lent_contexts`), given back cleared at the module's end."""
     context = lent_contexts.pop() if lent_contexts else warm_context(browser)
