@@ -14,14 +14,9 @@ from bpeviz.app.frame.state import init_state, presentation_mode, sweep_closed_s
 from bpeviz.app.frame.training import let_go_of_closed_sessions
 from bpeviz.app.frame.widgets import inject_css, show_link_messages, show_messages
 from bpeviz.app.lesson.view import go_to_slide, lesson_bar, lesson_sidebar, seed_lesson
-from bpeviz.app.live.live_class import (
-    class_bar,
-    class_controls,
-    follow_page,
-    start_or_join,
-    teacher_run_ended,
-)
+from bpeviz.app.live.live_class import class_bar, class_controls, follow_page, start_or_join
 from bpeviz.app.live.presenter import presenter_window
+from bpeviz.app.live.projector_first import drawing
 
 st.set_page_config(
     page_title="bpeviz: byte-level BPE, merge by merge",
@@ -85,9 +80,10 @@ lesson_sidebar()
 inject_css()
 show_link_messages()
 show_messages(class_messages)
+projector = drawing()  # the students following the teacher's new run wait for its page
 try:
     class_bar(page_name, pages)
     lesson_bar()
     page.run()
-finally:  # the students following the teacher's new run waited for the projector's page
-    teacher_run_ended()
+finally:  # however the page ended: after st.stop() Streamlit refuses every call
+    projector.run_ended()

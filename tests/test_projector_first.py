@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 import pytest
+import streamlit as st
 from apptest_support import new_app, run
 
 import bpeviz.app.step.view as step_view
@@ -33,15 +34,19 @@ def test_a_student_waits_for_the_teachers_run_that_began_until_it_ends() -> None
     gate.begin("ABC")
     assert not gate.wait("ABC", timeout=0.01)
     assert gate.wait("XYZ", timeout=0)  # another class's students do not wait
+    other = threading.Thread(target=gate.run_ended)  # another session's run ending
+    other.start()
+    other.join(30)
+    assert not gate.wait("ABC", timeout=0.01)
     released = threading.Event()
     waiter = threading.Thread(target=lambda: released.set() if gate.wait("ABC", 30) else None)
     waiter.start()
-    gate.end("ABC")
+    gate.run_ended()  # the run (this thread) that began it
     waiter.join(30)
     assert released.is_set()
 
 
-@pytest.mark.parametrize("ends", ["drawn", "failed"])
+@pytest.mark.parametrize("ends", ["drawn", "failed", "stopped"])
 def test_the_teachers_run_that_publishes_a_new_run_holds_the_students_until_its_page_ends(
     monkeypatch: pytest.MonkeyPatch, ends: str
 ) -> None:
@@ -56,6 +61,8 @@ def test_the_teachers_run_that_publishes_a_new_run_holds_the_students_until_its_
         assert release.wait(HELD_S)
         if ends == "failed":
             raise RuntimeError("the page failed")
+        if ends == "stopped":  # as the Step page does on a Unigram run (slide 18)
+            st.stop()
         return real(*args, **kwargs)
 
     monkeypatch.setattr(step_view, "step_view", held)

@@ -433,15 +433,6 @@ def class_bar(page: str, pages: Mapping[str, Any]) -> None:
         _switch_to(pages[target], held["code"])
 
 
-def teacher_run_ended() -> None:
-    """After the page, however its run ended (drawn, stopped, failed): a teacher's run that
-    published a new run or page lets the students waiting for it go
-    (:mod:`bpeviz.app.live.projector_first`)."""
-    held = held_class()
-    if held is not None and held["role"] == "teacher":
-        drawing().end(held["code"])
-
-
 def follow_page(page: str, pages: Mapping[str, Any]) -> None:
     """Right after the page is known, before anything is drawn: a following student the class
     bar sends to the teacher's page (its ``run`` callback names the page, or it asks ``go``)

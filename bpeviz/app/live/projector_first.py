@@ -25,25 +25,34 @@ MOST_CLASSES = 1024  # classes whose teacher's run is followed (the oldest forgo
 
 
 class Drawing:
-    """Per class code, whether the teacher's run that published its run is still going."""
+    """Per class code, whether the teacher's run that published its run is still going.
+
+    The run is the script thread that began it: its end is told without Streamlit (a page
+    that called ``st.stop()`` refuses Streamlit's calls from then on, the session's state
+    included, so the Unigram Step slide's run never said it had ended)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.done: OrderedDict[str, threading.Event] = OrderedDict()
+        self.running: dict[int, str] = {}  # script thread -> the class its run began
 
     def begin(self, code: str) -> None:
-        """The teacher's run of ``code`` published a new run: the page is still to draw."""
+        """This thread's run (the teacher's) published a new run of class ``code``: the page
+        is still to draw."""
         with self.lock:
             event = self.done.setdefault(code, threading.Event())
             event.clear()
             self.done.move_to_end(code)
             while len(self.done) > MOST_CLASSES:
                 self.done.popitem(last=False)[1].set()  # no student waits on a forgotten one
+            self.running[threading.get_ident()] = code
 
-    def end(self, code: str) -> None:
-        """The teacher's run of ``code`` ended (drawn, stopped or failed)."""
+    def run_ended(self) -> None:
+        """This thread's run ended (drawn, stopped or failed): the class it began, if any,
+        lets its students go."""
         with self.lock:
-            event = self.done.get(code)
+            code = self.running.pop(threading.get_ident(), None)
+            event = self.done.get(code) if code is not None else None
         if event is not None:
             event.set()
 
