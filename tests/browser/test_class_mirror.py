@@ -12,12 +12,13 @@ Every wait is for a state (the pages agreeing, a page idle), never for a time.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from typing import Any
 
 import pytest
-from conftest import AppPage
+from conftest import AppPage, PlaywrightTimeout
 from test_live_class import join, start_class, wait_connected
 
 from bpeviz.app.lesson.slides import PARAMS, bundled_lessons
@@ -100,14 +101,39 @@ def as_student(teachers: dict[str, Any]) -> dict[str, Any]:
     return {**teachers, "following": True}
 
 
+# Whether the page shows ``wanted`` (objects compared whatever their keys' order).
+_AGREES = (
+    """([keys, wanted]) => {
+  const canon = (v) => v && typeof v === "object" && !Array.isArray(v)
+    ? "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + canon(v[k])).join(",")
+      + "}"
+    : JSON.stringify(v);
+  return canon(("""
+    + _SHOWN
+    + """)(keys)) === canon(wanted);
+}"""
+)
+AGREE_POLL_MS = 250  # four pages on two cores: a look every 50 ms took CPU from the pages
+
+
 def agreed(teacher: AppPage, students: list[AppPage]) -> tuple[dict[str, Any], list[Any]]:
     """What the teacher shows, and each student's, once every student's agrees with it (or,
-    after AGREE_S, as they stand: the caller says what differs)."""
+    after AGREE_S, as they stand: the caller says what differs). Each student's page is
+    waited for in the page (a look every :data:`AGREE_POLL_MS`), then read once idle: reading
+    all four pages again and again while a student's page caught up kept the cores busy."""
     deadline = time.monotonic() + AGREE_S
+    keys = json.loads(SHOWN_KEYS)
     while True:
         mine = shown(teacher)
+        for student in students:
+            left_ms = max(deadline - time.monotonic(), 0.1) * 1000
+            with contextlib.suppress(PlaywrightTimeout):  # as it stands: the caller says
+                student.page.wait_for_function(
+                    _AGREES, arg=[keys, as_student(mine)], timeout=left_ms, polling=AGREE_POLL_MS
+                )
         theirs = [shown(student) for student in students]
-        if all(other == as_student(mine) for other in theirs) or time.monotonic() > deadline:
+        agree = all(other == as_student(mine) for other in theirs) and shown(teacher) == mine
+        if agree or time.monotonic() > deadline:
             return mine, theirs
 
 
@@ -179,6 +205,8 @@ def test_three_students_show_what_the_teacher_shows_on_every_slide_of_the_lesson
     with two more students, 17 s in CI)."""
     code = start_class(app)
     students = [new_page() for _ in range(3)]
+    for page in (app, *students):
+        page.poll_ms = AGREE_POLL_MS
     for student in students:
         join(student, code)
         student.wait_view(0)

@@ -233,6 +233,8 @@ def test_the_bundled_lesson_plays_from_first_slide_to_last_as_the_back_row_sees_
     total = len(lesson.slides)
     assert max(AXE_SLIDES) == total
     phone = new_page()
+    for page in (app, phone):
+        page.poll_ms = 250  # two pages' walk on two cores: a wait's look every 50 ms took CPU
     phone.page.set_viewport_size(PHONE)
     app.page.set_viewport_size({"width": 1280, "height": 720})
     app.open("step", lesson="bpe", present="true")
