@@ -419,6 +419,7 @@ def axe(unavailable: Callable[[str], None]) -> Path:
     return AXE
 
 
+@pytest.mark.timeout(240)  # five axe runs of 2 CPU-s and more: over 120 s at a load of 30
 def test_axe_finds_nothing_in_a_live_class(one_student: Any, axe: Path) -> None:
     """axe-core (test_accessibility's rules) over the class bar and the class quiz, as the
     teacher and a student see them, in each state: join code shown, quiz asked, answered,
