@@ -17,6 +17,8 @@ Fixtures
   wait for Streamlit to finish.
 - ``new_page`` (function): a factory of more pages, each in a context of its own (lent warm,
   cleared like ``app``'s between tests) or as tabs beside one.
+- ``kept_app`` (function): one page kept through a test module (``module_app``), for tests
+  that only read pages, reached with :meth:`AppPage.navigate` rather than a new open.
 - ``screenshots``, ``report_figure``: the screenshot folder; a line for the figures section
   printed after the run (the classroom test's memory and timings; printed by a run without
   xdist workers, such as ``make test``'s serial pass, as a worker's lines stay in the worker).
@@ -375,6 +377,26 @@ class AppPage:
 
     def goto(self, url: str) -> AppPage:
         self.page.goto(url, wait_until="domcontentloaded")
+        self.wait_idle()
+        return self
+
+    def navigate(self, page: str) -> AppPage:
+        """Go to one of :data:`PAGES` by its link in the sidebar, as a person clicks it, and
+        wait until it is drawn: the app stays loaded, no new document. A page change cost
+        Chromium and the server 1.2 CPU-s this way, 2.9 by :meth:`open` (fourteen of each,
+        measured on this 2-core machine). The link is clicked from inside the page, so a
+        phone's collapsed sidebar is not opened for it. Not on the app yet (a new tab):
+        :meth:`open`; on ``page`` already: nothing to do."""
+        path = urlsplit(self.url_for(page)).path
+        here = urlsplit(self.page.url)
+        on_app = self.page.url.startswith(self.base_url)
+        if on_app and here.path == path:
+            return self
+        link = self.page.locator(f'[data-testid="stSidebarNav"] a[href="{self.base_url}{path}"]')
+        if not on_app or link.count() != 1:
+            return self.open(page)
+        self.rerun(lambda: link.evaluate("a => a.click()"))
+        self.page.wait_for_function("path => location.pathname === path", arg=path)
         self.wait_idle()
         return self
 
@@ -843,6 +865,43 @@ def new_page(
                 _ORIGINS_SEEN.pop(context, None)
                 with contextlib.suppress(Exception):
                     context.close()
+
+
+@pytest.fixture(scope="module")
+def module_app(browser: Any, app_server: AppServer, lent_contexts: list[Any]) -> Iterator[AppPage]:
+    """One page on the app kept through a test module (:func:`kept_app`), in a warm context
+    of its own (:func:`lent_contexts`), given back cleared at the module's end."""
+    context = lent_contexts.pop() if lent_contexts else warm_context(browser)
+    app_page = new_app_page(browser, app_server.url, context)
+    try:
+        yield app_page
+    finally:
+        with contextlib.suppress(Exception):
+            app_page.page.close()
+        try:
+            _leave_no_trace(context, app_server.url)
+            lent_contexts.append(context)
+        except Exception:
+            _ORIGINS_SEEN.pop(context, None)
+            with contextlib.suppress(Exception):
+                context.close()
+
+
+@pytest.fixture
+def kept_app(module_app: AppPage, request: pytest.FixtureRequest) -> Iterator[AppPage]:
+    """The module's one page (:func:`module_app`) for tests that read a page as drawn and
+    change nothing a later test reads: they reach their page with :meth:`AppPage.navigate`
+    (under half an open's CPU), one Streamlit session for them all. Each test starts at the
+    window's usual size with no errors noted yet; after a failure the page is left blank, so
+    the next test opens its page afresh."""
+    module_app.errors.clear()
+    module_app.page.set_viewport_size(VIEWPORT)
+    yield module_app
+    _failure_screenshot(request, module_app.page)
+    report = getattr(request.node, "rep_call", None)
+    if report is None or report.failed:
+        with contextlib.suppress(Exception):
+            module_app.page.goto("about:blank")
 
 
 def _failure_screenshot(request: pytest.FixtureRequest, page: Any, suffix: str = "") -> None:

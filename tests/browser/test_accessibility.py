@@ -97,11 +97,13 @@ def switch(page: Any, name: str) -> Any:
 
 @pytest.mark.parametrize("name", list(PAGES))
 def test_axe_finds_nothing_on_the_page_and_its_headings_go_in_order(
-    app: AppPage, axe_path: Path, name: str
+    kept_app: AppPage, axe_path: Path, name: str
 ) -> None:
-    """axe on the page as opened, then its headings (:func:`assert_headings_in_order`): one
-    page open for both, as each costs Chromium seconds of CPU."""
-    app.open(name)
+    """axe on the page as drawn, then its headings (:func:`assert_headings_in_order`): one
+    page for both, as each open costs Chromium seconds of CPU. The pages are one session's,
+    reached by the sidebar's links (each page's fresh open is test_pages.py's)."""
+    app = kept_app
+    app.navigate(name)
     if name == "step":
         app.wait_view(0)
     assert_no_violations(app.page, axe_path, name)
@@ -356,8 +358,10 @@ def test_presentation_mode_shows_the_keys_on_the_options_line(
     app.assert_clean()
 
 
-def test_sidebar_links_show_focus(app: AppPage) -> None:
-    app.open("about")
+def test_sidebar_links_show_focus(kept_app: AppPage) -> None:
+    """On the page the axe tests above read (the module's one page: no open of its own)."""
+    app = kept_app
+    app.navigate("about")
     links = app.page.locator('[data-testid="stSidebarNav"] a')
     links.first.focus()
     app.page.keyboard.press("Tab")  # focus moved by the keyboard: :focus-visible
@@ -490,7 +494,7 @@ def test_side_by_side_token_boxes_have_their_own_names(app: AppPage) -> None:
         if page_name == "compare":
             app.open("compare", cmp_left=sides[0], cmp_right=sides[1])
         else:
-            app.open("runs")
+            app.navigate("runs")
         boxes = app.page.locator(".bpe-scroll.bpe-tokens")
         boxes.nth(1).wait_for()
         names = boxes.evaluate_all("boxes => boxes.map((box) => box.getAttribute('aria-label'))")
@@ -620,7 +624,7 @@ def test_chosen_toggles_show_it_without_colour(app: AppPage) -> None:
     )
     assert "✓" in chosen.evaluate(_BEFORE_CONTENT_JS)
     assert "✓" not in other.evaluate(_BEFORE_CONTENT_JS)
-    app.open("tokenize")
+    app.navigate("tokenize")
     segments = app.page.locator("[data-testid=stButtonGroup] button[role=radio]")
     segments.first.wait_for()
     states = segments.evaluate_all(

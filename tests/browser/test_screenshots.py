@@ -1,7 +1,8 @@
 """Presentation mode, for a projector: every page in large type, screenshots to look at.
 
-``?present=true`` is the link form of the sidebar's "Presentation mode" toggle. On every page
-the link opens that page (its title), the sidebar is collapsed, Streamlit's menu is hidden and
+``?present=true`` is the link form of the sidebar's "Presentation mode" toggle. The link opens
+a page, and the sidebar's links keep the mode from page to page: on every page (its title) the
+sidebar is collapsed, Streamlit's menu is hidden and
 the type is the projector's (``bpeviz/app/frame/styles.py``: the title 2.6rem, body text 1.2rem, at
 the browser's 16 px rem: 41.6 px and 19.2 px; without it the first paragraph is 14 px). Each
 page is saved full page as ``<page>-present.png`` in ``$BPEVIZ_SCREENSHOTS`` (when set), and
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from conftest import keep_screenshot
@@ -66,8 +68,15 @@ def test_presentation_mode_keeps_a_step_on_one_screen(app: AppPage, screenshots:
 
 
 @pytest.mark.parametrize("page", list(PAGES))
-def test_presentation_mode_on_each_page(app: AppPage, screenshots: Path, page: str) -> None:
-    app.open(page, present="true")
+def test_presentation_mode_on_each_page(kept_app: AppPage, screenshots: Path, page: str) -> None:
+    """The first page is opened by a ``?present=true`` link, the others reached by the
+    sidebar's links as a presenter moves on: presentation mode holds on each (an open costs
+    Chromium seconds of CPU)."""
+    app = kept_app
+    if parse_qs(urlsplit(app.page.url).query).get("present") == ["true"]:
+        app.navigate(page)
+    else:
+        app.open(page, present="true")
     assert app.page.title() == f"{PAGES[page]} · bpeviz", f"?present=true on {page}"
     presented = app.page.evaluate(_PRESENTED_JS)
     assert presented == {"sidebar": "true", "menu": False, "title": TITLE_PX, "body": BODY_PX}
