@@ -86,17 +86,22 @@ def phone_in_class(app: AppPage, phone: AppPage) -> tuple[AppPage, AppPage, str]
     return app, phone, code
 
 
-def test_a_phone_that_joined_by_code_has_the_sidebar_closed_and_a_one_line_bar(
+def test_a_phone_that_joined_by_code_has_the_sidebar_closed_a_one_line_bar_and_the_quiz_in_sight(
     phone_in_class: Any, screenshots: Any
 ) -> None:
-    _, phone, _ = phone_in_class
+    """Then, on the same phone as it joined (a class of its own for each cost a teacher's and
+    a phone's page load), :func:`the_whole_class_bar_is_below_streamlits_header` and
+    :func:`the_class_quiz_card_is_in_sight_after_answering_and_at_the_reveal`."""
+    teacher, phone, _ = phone_in_class
     phone.page.wait_for_function(
         "() => document.querySelector('[data-testid=\"stSidebar\"]').dataset.collapsed === 'true'"
     )
     bar = phone.page.locator(".bpe-class-student").bounding_box()
     assert bar is not None and bar["height"] <= 60, f"the class bar is {bar} tall on a phone"
     keep_screenshot(phone.page, screenshots / "lecture_phone_joined_390x844.png")
+    the_whole_class_bar_is_below_streamlits_header(phone, screenshots)
     phone.assert_clean()
+    the_class_quiz_card_is_in_sight_after_answering_and_at_the_reveal(teacher, phone, screenshots)
 
 
 def test_a_phone_can_tap_next_at_every_scroll_position(
@@ -130,11 +135,13 @@ def test_the_projector_shows_a_large_code_then_folds_it_once_students_join(
     a student is in, the panel folds and the slide's tokens are on the first screen, and
     the student's bar names the slide."""
     app.page.set_viewport_size({"width": 1280, "height": 720})
-    app.open("step", present="true", lesson="bpe", slide=4, sample="cat_sat", step=1)
-    app.wait_view(1)
-    app.goto(f"{app.page.url}&class=new")  # the teacher starts the class on the slide
+    # The teacher starts the class on the slide, in the slide link's load (a load of the
+    # slide, then of its link with class=new, cost a page load more for the same page).
+    slide_link = app.url_for("step", present="true", lesson="bpe", slide=4, sample="cat_sat",
+                             step=1)  # fmt: skip
+    app.goto(f"{slide_link}&class=new")
     app.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
-    app.wait_view()
+    app.wait_view(1)
     code_box = app.page.locator(".bpe-class-code")
     height = code_box.evaluate("(el) => parseFloat(getComputedStyle(el).fontSize)")
     assert height >= 72, f"the join code is {height} px tall"
@@ -253,10 +260,9 @@ def test_a_phone_sees_the_slides_number_and_whole_title_beside_a_one_line_bar(
     pair', is longer than a 390 px line holds beside the mode and its button): the student's
     phone shows 'Slide 4 of N' and the whole title, uncut, and the bar is still one line; the
     page's title follows close under it (50 px of blank space lay between them)."""
-    app.open("step", lesson="bpe", slide=4, sample="cat_sat", step=1)
-    app.wait_view(1)
-    app.goto(f"{app.page.url}&class=new")
+    app.goto(app.url_for("step", lesson="bpe", slide=4, sample="cat_sat", step=1) + "&class=new")
     app.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
+    app.wait_view(1)
     code = app.page.evaluate("new URLSearchParams(location.search).get('class')")
     join(phone, code)
     slides = tomllib.loads(files("bpeviz.lessons").joinpath("bpe.toml").read_text("utf-8"))
@@ -296,19 +302,15 @@ _UNCOVERED = """(el) => { const r = el.getBoundingClientRect();
     return el === hit || el.contains(hit); }); }"""
 
 
-def test_a_phone_sees_the_whole_class_bar_below_streamlits_header(
-    phone_in_class: Any, screenshots: Any
-) -> None:
+def the_whole_class_bar_is_below_streamlits_header(phone: AppPage, screenshots: Any) -> None:
     """The top of the page at 390x844: the class bar's top edge (its corners) and its centre
     are the bar's, not Streamlit's header's (the header hid the bar's top border)."""
-    _, phone, _ = phone_in_class
     bar = phone.page.locator(".bpe-class-student")
     assert bar.evaluate(_UNCOVERED), (
         f"the header covers the class bar: bar {bar.bounding_box()}, header "
         f"{phone.page.locator('[data-testid=stHeader]').bounding_box()}"
     )
     keep_screenshot(phone.page, screenshots / "lecture_phone_bar_below_header_390x844.png")
-    phone.assert_clean()
 
 
 def assert_in_sight(phone: AppPage, part: Any, what: str) -> None:
@@ -359,12 +361,11 @@ def test_a_phone_sees_the_solo_quiz_card_after_answering(phone: AppPage, screens
     phone.assert_clean()
 
 
-def test_a_phone_sees_the_class_quiz_card_after_answering_and_at_the_reveal(
-    phone_in_class: Any, screenshots: Any
+def the_class_quiz_card_is_in_sight_after_answering_and_at_the_reveal(
+    app: AppPage, phone: AppPage, screenshots: Any
 ) -> None:
     """A student's phone in a class quiz: after the answer and after the teacher's reveal,
     the card's verdict is in sight, not under the step bar or the header."""
-    app, phone, _ = phone_in_class
     app.page.get_by_label("Guess the next merge").check()
     phone.wait_view(0, "quiz")
     choice = phone.page.locator(".bpe-class-quiz .bpe-choice[data-row='1']:not(:disabled)")

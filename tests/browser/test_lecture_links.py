@@ -154,8 +154,14 @@ def test_the_token_ids_view_has_no_legend_for_what_it_does_not_draw(app: AppPage
     app.open("tokenize")
     text_view = app.page.locator(LEGEND).inner_text()
     assert "only part of a character" in text_view and "space" in text_view
-    app.open("tokenize", tok_view="Token ids")
-    app.page.locator('.st-key-tok_spans .bpe-root[data-ready="true"]').wait_for()
+    # switched on the page (a second load of it, by its link, cost a page load)
+    app.rerun(app.page.locator(".st-key-tok_view").get_by_text("Token ids", exact=True).click)
+    assert "tok_view=Token+ids" in app.page.url
+    app.page.wait_for_function(  # the spans drawn again, as ids
+        """() => /^\\d+$/.test(document.querySelector(
+          '.st-key-tok_spans .bpe-root[data-ready="true"] .bpe-scroll .bpe-t')?.textContent
+          ?? "")"""
+    )
     ids_view = app.page.locator(LEGEND).inner_text() if app.page.locator(LEGEND).count() else ""
     assert "only part of a character" not in ids_view and "space" not in ids_view
     app.assert_clean()

@@ -82,43 +82,6 @@ def axe(unavailable: Callable[[str], None]) -> Path:
 AXE_SLIDES = (1, 8, 10, 11, 18, 19, 20)
 
 
-@pytest.mark.timeout(240)  # twenty slides and seven axe runs: over 120 s at a load of 25
-def test_the_bundled_lesson_plays_from_first_slide_to_last(app: AppPage, axe: Path) -> None:
-    """Every slide in turn: Next slide clicked on odd slides, PageDown pressed on even ones
-    (what a presenter's clicker sends); then PageUp goes back one.
-
-    On the slides of :data:`AXE_SLIDES`, with the sidebar's Lesson box open (from the first
-    slide on), axe finds nothing in the bar: one walk for both, where each of these slides
-    was opened by its link in a test of its own (seven page opens, about 10 s each in CI); a
-    slide's own link is opened in :func:`test_every_slide_as_the_back_row_sees_it`."""
-    total = len(bundled_lessons()["bpe"].slides)
-    assert max(AXE_SLIDES) == total
-    app.open("step", lesson="bpe")
-    for number in range(1, total + 1):
-        check_slide(app, number)
-        if number in AXE_SLIDES:
-            # As on a slide opened by its link: no tooltip of the button just clicked.
-            app.page.mouse.move(0, 400)
-            app.page.wait_for_function(
-                "() => !document.querySelector('#stFloatingOverlayPortal')?.childElementCount"
-            )
-            end = app.page.get_by_role("button", name="End the lesson")
-            if not end.is_visible():
-                app.page.locator(SIDEBAR).get_by_text("Lesson", exact=True).click()
-            end.wait_for()
-            assert_no_violations(app.page, axe, f"slide {number} of the bundled lesson")
-            app.assert_clean()
-        if number == total:
-            break
-        if number % 2:
-            app.rerun(app.page.locator(".st-key-lesson_next button").first.click)
-        else:
-            press(app, "PageDown")
-    assert app.page.locator(".st-key-lesson_next button").first.is_disabled()
-    press(app, "PageUp")
-    check_slide(app, total - 1)
-
-
 def test_axe_finds_nothing_on_a_slide_with_its_notes_open(app: AppPage, axe: Path) -> None:
     app.open("step", lesson="bpe", slide=6, sample="aaabdaaabac", step=2)
     wait_slide(app, 6, SLIDES)
@@ -217,25 +180,67 @@ def slide_settings(url: str) -> dict[str, list[str]]:
     return {key: value for key, value in settings.items() if key not in PRESENTERS}
 
 
-@pytest.mark.timeout(360)  # twenty slides, each shown and measured: several minutes under load
-def test_every_slide_as_the_back_row_sees_it(
-    app: AppPage, new_page: Any, screenshots: Path
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1366, "height": 900}  # conftest's window: the lesson as a laptop shows it
+
+
+def sidebar_collapsed(app: AppPage) -> bool:
+    return bool(app.page.locator(f'{SIDEBAR}[data-collapsed="true"]').count())
+
+
+def axe_on_a_laptop(app: AppPage, axe: Path, number: int) -> None:
+    """Slide ``number`` as a laptop shows it, the sidebar's Lesson box open: axe finds
+    nothing, and no error; then the page is the phone it was (the sidebar collapsed, as a
+    phone opens it, and 390×844)."""
+    app.page.set_viewport_size(LAPTOP)
+    # As on a slide opened by its link: no tooltip of the button just clicked.
+    app.page.mouse.move(0, 400)
+    app.page.wait_for_function(
+        "() => !document.querySelector('#stFloatingOverlayPortal')?.childElementCount"
+    )
+    if sidebar_collapsed(app):
+        app.page.locator('[data-testid="stExpandSidebarButton"]').click()
+    end = app.page.get_by_role("button", name="End the lesson")
+    if not end.is_visible():
+        app.page.locator(SIDEBAR).get_by_text("Lesson", exact=True).click()
+    end.wait_for()
+    assert_no_violations(app.page, axe, f"slide {number} of the bundled lesson")
+    app.assert_clean()
+    if not sidebar_collapsed(app):
+        app.page.get_by_role("button", name="Collapse sidebar").click()
+        app.page.locator(f'{SIDEBAR}[data-collapsed="true"]').wait_for(state="attached")
+    app.page.set_viewport_size(PHONE)
+
+
+@pytest.mark.timeout(480)  # twenty slides on two pages, seven axe runs: minutes under load
+def test_the_bundled_lesson_plays_from_first_slide_to_last_as_the_back_row_sees_it(
+    app: AppPage, new_page: Any, screenshots: Path, axe: Path
 ) -> None:
     """Each slide on a projector (1280×720 and 1920×1080, presentation mode) and on a phone
     (390×844, on the slide's own link): the slide's controls on the first screen, no sideways
     scrolling on the phone, a screenshot of each to look at.
 
-    The phone opens the first slide's link and goes on with Next slide, a rerun each, its
-    address then the slide's own link (checked, but for the presenter's own settings):
-    opening each slide's link afresh cost twenty page loads, 43 s of this test in CI."""
+    The phone plays the lesson as a person does, from the first slide's link: Next slide
+    clicked on odd slides, PageDown pressed on even ones (what a presenter's clicker sends),
+    each slide's page, step, link and no error checked (:func:`check_slide`), its address the
+    slide's own link but for the presenter's settings; at the last slide Next is disabled and
+    PageUp goes back one. On the slides of :data:`AXE_SLIDES` the phone is a laptop for a
+    moment (1366×900, the sidebar's Lesson box open): axe finds nothing in the bar.
+
+    One walk for all of it: opening each slide's link afresh cost twenty page loads, 43 s in
+    CI, and a laptop's walk of its own twenty more reruns (40 s)."""
     lesson = bundled_lessons()["bpe"]
+    total = len(lesson.slides)
+    assert max(AXE_SLIDES) == total
     phone = new_page()
-    phone.page.set_viewport_size({"width": 390, "height": 844})
+    for page in (app, phone):
+        page.poll_ms = 250  # two pages' walk on two cores: a wait's look every 50 ms took CPU
+    phone.page.set_viewport_size(PHONE)
     app.page.set_viewport_size({"width": 1280, "height": 720})
     app.open("step", lesson="bpe", present="true")
     phone.goto(phone_link(app))
-    for number in range(1, len(lesson.slides) + 1):
-        wait_slide(app, number, len(lesson.slides))
+    for number in range(1, total + 1):
+        wait_slide(app, number, total)
         slide = lesson.slides[number - 1]
         app.page.mouse.move(0, 400)  # off the button just clicked: its tooltip goes
         if slide.page == "step":
@@ -250,7 +255,7 @@ def test_every_slide_as_the_back_row_sees_it(
             if slide.page in FIRST_TOKEN:  # as on the projector without a lesson
                 assert in_first_screen(app, FIRST_TOKEN[slide.page]), (number, width)
             keep_screenshot(app.page, screenshots / f"slide{number:02}_{width}x{height}.png")
-        wait_slide(phone, number, len(lesson.slides))
+        check_slide(phone, number)
         assert slide_settings(phone.page.url) == slide_settings(app.page.url), number
         # Streamlit's main area is what scrolls (the document stays the window's width)
         wide = phone.page.evaluate(
@@ -259,8 +264,16 @@ def test_every_slide_as_the_back_row_sees_it(
         )
         assert wide <= 390, (number, wide)
         keep_screenshot(phone.page, screenshots / f"slide{number:02}_390x844.png")
-        if number < len(lesson.slides):
-            app.rerun(app.page.locator(".st-key-lesson_next button").first.click)
-            # on a phone the button's first node is an empty one: the visible one is tapped
+        if number in AXE_SLIDES:
+            axe_on_a_laptop(phone, axe, number)
+        if number == total:
+            break
+        app.rerun(app.page.locator(".st-key-lesson_next button").first.click)
+        if number % 2:  # on a phone the button's first node is an empty one: the visible one
             phone.rerun(phone.page.locator(".st-key-lesson_next button:visible").click)
+        else:
+            press(phone, "PageDown")
+    assert phone.page.locator(".st-key-lesson_next button").first.is_disabled()
+    press(phone, "PageUp")
+    check_slide(phone, total - 1)
     phone.assert_clean()

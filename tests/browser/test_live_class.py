@@ -1,5 +1,6 @@
-"""Browser tests: a live class. A teacher and three students, each in their own browser
-context (their own Streamlit session), on the real server with the class's socket.
+"""Browser tests: a live class. A teacher and three students (one, where a check reads what
+one student's page shows), each in their own browser context (their own Streamlit session),
+on the real server with the class's socket.
 
 The expected values are the class's rules, worked by hand: students stand where the teacher
 stands; a student who explores stays put until they follow again; each answer counts once;
@@ -56,9 +57,10 @@ def wait_connected(teacher: AppPage, students: int) -> None:
 
 
 # Two checks that leave the class as the next one wants it share one class, in this order (the
-# later one's student leaves, or the class ends): a class of four pages cost Chromium about 9
-# CPU-s to set up, most of this module's cost. The quiz checks each want a class of their own
-# (its scores start at nothing), and so do the follow and reload checks (the teacher at step 0).
+# later one's student leaves, or the class ends, or asks at the step the class stands at): a
+# class of four pages cost Chromium about 9 CPU-s to set up, most of this module's cost. The
+# quiz check that counts scores and the axe check want a class of their own (its scores start
+# at nothing), and so does the refused answer (a student's socket rerouted).
 
 
 def test_a_student_explores_alone_then_the_teacher_ends_the_class(lesson: Any) -> None:
@@ -77,31 +79,57 @@ def test_a_student_cannot_drive_then_the_bar_keeps_focus_as_students_come_and_go
     the_teachers_bar_keeps_focus_and_its_qr_code_as_students_come_and_go(lesson)
 
 
-@pytest.fixture
-def lesson(app: AppPage, new_page: Any) -> tuple[AppPage, list[AppPage], str]:
+def class_of(app: AppPage, new_page: Any, size: int) -> tuple[AppPage, list[AppPage], str]:
+    """A teacher (``app``) and ``size`` students in a class, each on the teacher's view."""
     code = start_class(app)
-    students = [new_page() for _ in range(3)]
-    # The three open the link at once, as a class does: their loads overlap (each one alone
-    # took about 3 s of this fixture's 11 to 15 s in CI).
+    students = [new_page() for _ in range(size)]
+    # The students open the link at once, as a class does: their loads overlap (each one
+    # alone took about 3 s of this fixture's 11 to 15 s in CI).
     for student in students:
         student.page.goto(f"{student.base_url}/?class={code}", wait_until="commit")
     for student in students:
         wait_joined(student)
         student.wait_view(0)
-    wait_connected(app, 3)
+    wait_connected(app, size)
     return app, students, code
 
 
-def test_students_follow_the_teachers_steps_and_pages_without_a_rerun(lesson: Any) -> None:
+@pytest.fixture
+def lesson(app: AppPage, new_page: Any) -> tuple[AppPage, list[AppPage], str]:
+    """A teacher and three students."""
+    return class_of(app, new_page, 3)
+
+
+@pytest.fixture
+def one_student(app: AppPage, new_page: Any) -> tuple[AppPage, list[AppPage], str]:
+    """A teacher and one student: for a check of what one student's page shows (each more
+    student's page draws every change of the class again, about 2.5 CPU-s a page load)."""
+    return class_of(app, new_page, 1)
+
+
+@pytest.fixture
+def two_students(app: AppPage, new_page: Any) -> tuple[AppPage, list[AppPage], str]:
+    """A teacher and two students: one whose page a check reads, one that shows the class
+    went on."""
+    return class_of(app, new_page, 2)
+
+
+def students_follow_the_teachers_steps_and_pages_without_a_rerun(lesson: Any) -> None:
+    """Three steps on from where the teacher stands and Before merge: every student's view
+    follows, and no student's page sends its server anything; then the teacher changes page,
+    and every student's page follows."""
     teacher, students, code = lesson
+    for student in students:
+        student.wait_idle()
     sent_before = [student.sent() for student in students]
-    for k in (1, 2, 3):
+    start = teacher.shown_step()
+    for k in range(start + 1, start + 4):
         teacher.step(lambda: teacher.step_button("Next").click(), k)
         for student in students:
             student.wait_view(k)
-    teacher.step(lambda: teacher.step_button("Before merge").click(), 3, "before")
+    teacher.step(lambda: teacher.step_button("Before merge").click(), start + 3, "before")
     for student in students:
-        student.wait_view(3, "before")
+        student.wait_view(start + 3, "before")
     # Following sends nothing to the students' servers: no script rerun on their sessions.
     assert [student.sent() for student in students] == sent_before
     # The teacher changes page: every student's page follows.
@@ -226,7 +254,17 @@ def test_a_wrong_code_says_so_and_keeps_the_app(app: AppPage) -> None:
     app.assert_clean()
 
 
-def test_reloads_keep_the_class_and_the_teachers_right_to_drive(lesson: Any) -> None:
+def test_reloads_keep_the_class_then_students_follow_steps_and_pages_without_a_rerun(
+    lesson: Any,
+) -> None:
+    """:func:`reloads_keep_the_class_and_the_teachers_right_to_drive`, then (from the step
+    the class stands at, a reloaded student among them)
+    :func:`students_follow_the_teachers_steps_and_pages_without_a_rerun`."""
+    reloads_keep_the_class_and_the_teachers_right_to_drive(lesson)
+    students_follow_the_teachers_steps_and_pages_without_a_rerun(lesson)
+
+
+def reloads_keep_the_class_and_the_teachers_right_to_drive(lesson: Any) -> None:
     teacher, students, code = lesson
     teacher.step(lambda: teacher.step_button("Next").click(), 1)
     teacher.page.reload(wait_until="domcontentloaded")
@@ -309,11 +347,13 @@ def ask(teacher: AppPage, students: list[AppPage]) -> None:
         student.page.wait_for_selector(".bpe-class-quiz .bpe-choice:not(:disabled)")
 
 
-def test_the_teachers_quiz_card_keeps_focus_as_answers_come_in(lesson: Any) -> None:
+def the_teachers_quiz_card_keeps_focus_as_answers_come_in(lesson: Any) -> None:
     """The card is drawn again on every answer counted: the teacher's focus stays on "Reveal
-    the answer" (the same button), then moves to "Next question", then stays in the card."""
+    the answer" (the same button), then moves to "Next question", then stays in the card.
+    Asked at the step the teacher stands at (``k``: the question is about merge ``k + 1``)."""
     teacher, students, _ = lesson
     ask(teacher, students)
+    k = teacher.shown_step()
     reveal = teacher.page.get_by_role("button", name="Reveal the answer")
     reveal.focus()
     teacher.page.evaluate("document.activeElement.bpevizProbe = 'reveal'")
@@ -326,15 +366,26 @@ def test_the_teachers_quiz_card_keeps_focus_as_answers_come_in(lesson: Any) -> N
     teacher.page.get_by_role("button", name="Next question ›").wait_for()
     assert focus(teacher)["text"] == "Next question ›", focus(teacher)
     announced = teacher.page.locator(ANNOUNCED).inner_text()
-    assert announced.startswith("Merge 1 joins "), announced  # the teacher guessed nothing
+    assert announced.startswith(f"Merge {k + 1} joins "), announced  # the teacher guessed nothing
     teacher.page.keyboard.press("Enter")
-    teacher.wait_view(1, "quiz")
-    reveal.wait_for()  # the question for merge 2
+    teacher.wait_view(k + 1, "quiz")
+    reveal.wait_for()  # the question for merge k + 2
     assert focus(teacher)["quiz"], focus(teacher)
     teacher.assert_clean()
 
 
-def test_a_student_answers_the_class_quiz_by_keyboard(lesson: Any) -> None:
+def test_a_student_answers_by_keyboard_then_the_teachers_card_keeps_focus(lesson: Any) -> None:
+    """:func:`a_student_answers_the_class_quiz_by_keyboard`, then, on the next question
+    (Next question ›, the class's question for merge 2),
+    :func:`the_teachers_quiz_card_keeps_focus_as_answers_come_in`."""
+    teacher = lesson[0]
+    a_student_answers_the_class_quiz_by_keyboard(lesson)
+    teacher.page.get_by_role("button", name="Next question ›").click()
+    teacher.wait_view(1, "quiz")
+    the_teachers_quiz_card_keeps_focus_as_answers_come_in(lesson)
+
+
+def a_student_answers_the_class_quiz_by_keyboard(lesson: Any) -> None:
     """Enter on a choice answers; focus stays in the card, visible, while other answers come
     in (the same node), and the reveal's verdict is said in the view's live region."""
     teacher, students, _ = lesson
@@ -368,45 +419,57 @@ def axe(unavailable: Callable[[str], None]) -> Path:
     return AXE
 
 
-def test_axe_finds_nothing_in_a_live_class(lesson: Any, axe: Path) -> None:
+@pytest.mark.timeout(240)  # five axe runs of 2 CPU-s and more: over 120 s at a load of 30
+def test_axe_finds_nothing_in_a_live_class(one_student: Any, axe: Path) -> None:
     """axe-core (test_accessibility's rules) over the class bar and the class quiz, as the
     teacher and a student see them, in each state: join code shown, quiz asked, answered,
-    revealed with the best scores, a student exploring alone."""
-    teacher, students, _ = lesson
-    student = students[0]
+    revealed with the best scores, a student exploring alone.
+
+    axe runs on the whole page, so one run checks every state the page shows at once: the
+    teacher's join code and QR code stay shown while the quiz is asked and a vote comes in,
+    and the join code is hidden once the answer and the best scores are shown (five runs, where
+    a run for each state of each page took ten, about 2 CPU-s of Chromium's each)."""
+    teacher, students, _ = one_student
+    (student,) = students
     # students are in: the join panel is folded; the teacher opens it again
     teacher.page.get_by_role("button", name="Show join code").click()
-    assert_no_violations(teacher.page, axe, "the teacher's bar, join code and QR code shown")
-    assert_no_violations(student.page, axe, "a student's bar, following")
     nick = student.page.get_by_label("Nickname shown on the teacher's screen (optional)")
     nick.fill("Ada")
     nick.press("Enter")  # the best scores list those with a nickname
     ask(teacher, students)
-    assert_no_violations(teacher.page, axe, "the teacher's class quiz, asked")
     student.page.locator(".bpe-class-quiz .bpe-choice[data-row='0']").click()
     student.page.get_by_text("Your answer is in").wait_for()
-    teacher.page.locator(".bpe-class-tally").filter(has_text="1 of 3").wait_for()
-    assert_no_violations(student.page, axe, "a student's answer in")
-    assert_no_violations(teacher.page, axe, "the teacher's quiz with a vote counted")
+    teacher.page.locator(".bpe-class-tally").filter(has_text="1 of 1").wait_for()
+    assert teacher.page.locator(".bpe-class-qr").is_visible()
+    assert student.page.locator(".bpe-class-student").filter(has_text="Following").count()
+    assert_no_violations(student.page, axe, "a student's bar, following, their answer in")
+    assert_no_violations(
+        teacher.page, axe, "the teacher's bar, join code and QR code shown, the quiz asked, "
+        "a vote counted"
+    )  # fmt: skip
     teacher.page.get_by_role("button", name="Reveal the answer").click()
     student.page.get_by_text("✓ Right!").wait_for()
     teacher.page.get_by_role("button", name="Show best scores").click()
     teacher.page.locator(".bpe-class-board").wait_for()
-    assert_no_violations(teacher.page, axe, "the answer revealed, the best scores shown")
-    assert_no_violations(student.page, axe, "a student's verdict")
     teacher.page.get_by_role("button", name="Hide join code").click()
+    teacher.page.get_by_role("button", name="Show join code").wait_for()
+    assert_no_violations(
+        teacher.page, axe, "the answer revealed, the best scores shown, the join code hidden"
+    )
+    assert_no_violations(student.page, axe, "a student's verdict")
     student.page.get_by_role("button", name="Explore on my own").click()
     student.page.get_by_text("○ Exploring on my own").wait_for()
-    assert_no_violations(teacher.page, axe, "the teacher's bar, join code hidden")
     assert_no_violations(student.page, axe, "a student exploring alone")
 
 
-def test_a_refused_answer_is_said_in_the_bar_and_never_counted_as_in(lesson: Any) -> None:
+def test_a_refused_answer_is_said_in_the_bar_and_never_counted_as_in(
+    two_students: Any,
+) -> None:
     """The teacher's reveal is lost on its way to one student (the network drops it): that
     student still sees the question open and answers, the server refuses ("This question
     is closed."), and the student's class bar says so; the card never says "Your answer is
     in" and the student's score does not count it."""
-    teacher, students, _ = lesson
+    teacher, students, _ = two_students
     student = students[0]
 
     def drop_reveals(route: Any) -> None:

@@ -29,8 +29,10 @@ def test_the_presenter_window_shows_the_notes_and_drives_a_student(
     app: AppPage, new_page: Any, screenshots: Any
 ) -> None:
     app.page.set_viewport_size({"width": 1280, "height": 720})
-    app.open("tokenize", present="true", lesson="bpe", slide=1, **SLIDES[0]["view"])
-    app.goto(f"{app.page.url}&class=new")
+    # the slide's link with the class started in the same load (a load of the slide first,
+    # then of its link with ``class=new``, cost a page load more for the same page)
+    app.goto(app.url_for("tokenize", present="true", lesson="bpe", slide=1, **SLIDES[0]["view"])
+             + "&class=new")  # fmt: skip
     app.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
     code = app.page.evaluate("new URLSearchParams(location.search).get('class')")
     keep_screenshot(app.page, screenshots / "presenter_projector_before_join.png")
@@ -94,8 +96,7 @@ def test_the_presenter_window_shows_the_notes_and_drives_a_student(
 def test_a_presenter_window_in_another_browser_is_refused(app: AppPage, new_page: Any) -> None:
     """The link names only the class: a browser without the teacher's key gets a sentence,
     no notes, no controls."""
-    app.open("tokenize", lesson="bpe", slide=1)
-    app.goto(f"{app.page.url}&class=new")
+    app.goto(app.url_for("tokenize", lesson="bpe", slide=1) + "&class=new")
     app.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
     code = app.page.evaluate("new URLSearchParams(location.search).get('class')")
     stranger = new_page()
@@ -119,8 +120,8 @@ def test_the_presenter_shows_the_spread_while_the_projector_shows_only_the_count
     quiz = next(number for number, s in enumerate(SLIDES, 1) if s["view"].get("quiz"))
     slide = SLIDES[quiz - 1]
     assert slide["view"]["sample"] == "cat_sat" and slide["view"]["step"] == 0
-    app.open("step", present="true", lesson="bpe", slide=quiz, **slide["view"])
-    app.goto(f"{app.page.url}&class=new")
+    app.goto(app.url_for("step", present="true", lesson="bpe", slide=quiz, **slide["view"])
+             + "&class=new")  # fmt: skip
     app.page.wait_for_selector(".bpe-class-teacher", timeout=30_000)
     code = app.page.evaluate("new URLSearchParams(location.search).get('class')")
     student = new_page()

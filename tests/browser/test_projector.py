@@ -10,14 +10,13 @@ ends above the viewport's height. Screenshots of each size go to ``$BPEVIZ_SCREE
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import pytest
-from conftest import keep_screenshot
-
-if TYPE_CHECKING:
-    from conftest import AppPage
+from conftest import AppPage, _leave_no_trace, keep_screenshot, new_app_page, warm_context
 
 pytestmark = pytest.mark.browser
 
@@ -45,6 +44,34 @@ def open_present(app: AppPage, page: str, width: int, height: int) -> None:
     app.open(page, present="true")
 
 
+@pytest.fixture(scope="module")
+def projected(
+    browser: Any, app_server: Any, lent_contexts: list[Any]
+) -> Iterator[Callable[[str], AppPage]]:
+    """The module's projector: ``projected(page)`` is that page in presentation mode at
+    1280×720, opened once (a tab of a warm context, conftest's ``lent_contexts``) and read by
+    every test that wants it as opened; a test that steps, resizes or switches on it puts it
+    back. Each open cost Chromium about 2.5 CPU-s, and four tests opened the Step page,
+    two the Tokenize page and two the Two runs page."""
+    context = lent_contexts.pop() if lent_contexts else warm_context(browser)
+    opened: dict[str, AppPage] = {}
+
+    def projector(page: str) -> AppPage:
+        if page not in opened:
+            opened[page] = new_app_page(browser, app_server.url, context)
+            open_present(opened[page], page, 1280, 720)
+        return opened[page]
+
+    try:
+        yield projector
+    finally:
+        for app in opened.values():
+            with contextlib.suppress(Exception):
+                app.page.close()
+        _leave_no_trace(context, app_server.url)
+        lent_contexts.append(context)
+
+
 def resize(app: AppPage, width: int, height: int) -> None:
     """Resize the window and wait until the page has drawn two frames at the new size (its
     layout and what its scripts do on a resize)."""
@@ -55,12 +82,21 @@ def resize(app: AppPage, width: int, height: int) -> None:
 
 
 def test_step_page_first_screen_holds_controls_card_and_tokens(
-    app: AppPage, screenshots: Path
+    projected: Callable[[str], AppPage], screenshots: Path
 ) -> None:
     """At each of :data:`SIZES`, the window resized on one page (an open at each size cost a
     page load, about 2 s of Chromium's CPU, for the same layout)."""
-    open_present(app, "step", *SIZES[0])
+    app = projected("step")
     app.wait_view(0)
+    try:
+        first_screens_of_the_step_page(app, screenshots)
+    finally:
+        resize(app, *SIZES[0])
+        app.wait_reported(0)  # as opened for the next test: step 0, told to the server
+    app.assert_clean()
+
+
+def first_screens_of_the_step_page(app: AppPage, screenshots: Path) -> None:
     for width, height in SIZES:
         size = f"{width}x{height}"
         resize(app, width, height)
@@ -78,19 +114,23 @@ def test_step_page_first_screen_holds_controls_card_and_tokens(
         for selector in (".bpe-card", ".bpe-step .bpe-scroll .bpe-new"):
             assert on_first_screen(app, selector), f"{selector} is not on screen at step 1, {size}"
         app.step(app.step_button("Previous").click, 0)
-    app.assert_clean()
 
 
-def test_tokenize_page_first_screen_shows_tokens(app: AppPage, screenshots: Path) -> None:
+def test_tokenize_page_first_screen_shows_tokens(
+    projected: Callable[[str], AppPage], screenshots: Path
+) -> None:
     """At each of :data:`SIZES`, the window resized on one page."""
-    open_present(app, "tokenize", *SIZES[0])
-    for width, height in SIZES:
-        resize(app, width, height)
-        app.page.wait_for_selector('.st-key-tok_spans .bpe-root[data-ready="true"]')
-        keep_screenshot(app.page, screenshots / f"projector-tokenize-{width}x{height}.png")
-        assert on_first_screen(app, ".st-key-tok_spans .bpe-scroll .bpe-t"), (
-            f"no token on screen, {width}x{height}"
-        )
+    app = projected("tokenize")
+    try:
+        for width, height in SIZES:
+            resize(app, width, height)
+            app.page.wait_for_selector('.st-key-tok_spans .bpe-root[data-ready="true"]')
+            keep_screenshot(app.page, screenshots / f"projector-tokenize-{width}x{height}.png")
+            assert on_first_screen(app, ".st-key-tok_spans .bpe-scroll .bpe-t"), (
+                f"no token on screen, {width}x{height}"
+            )
+    finally:
+        resize(app, *SIZES[0])
     app.assert_clean()
 
 
@@ -123,11 +163,15 @@ LABELS = [
 ]
 
 
-def test_projector_labels_are_at_least_18px(app: AppPage) -> None:
-    open_present(app, "step", 1280, 720)
+def test_projector_labels_are_at_least_18px(projected: Callable[[str], AppPage]) -> None:
+    app = projected("step")
     app.wait_view(0)
     app.step(app.step_button("Next").click, 1)
-    sizes = dict(app.page.evaluate(_SMALLEST, LABELS))
+    try:
+        sizes = dict(app.page.evaluate(_SMALLEST, LABELS))
+    finally:
+        app.step(app.step_button("Previous").click, 0)
+        app.wait_reported(0)
     missing = [selector for selector, size in sizes.items() if size is None]
     assert not missing, f"not on the page: {missing}"
     small = {key: round(size, 1) for key, size in sizes.items() if size < SMALLEST_LABEL_PX}
@@ -205,14 +249,15 @@ PAGE_READY = {
 
 @pytest.mark.parametrize("page", list(PAGE_READY))
 def test_every_text_on_the_page_is_at_least_18px(
-    app: AppPage, screenshots: Path, page: str
+    projected: Callable[[str], AppPage], screenshots: Path, page: str
 ) -> None:
     """The Step, Tokenize, Compression and Two runs pages in presentation mode at 1280×720:
     every text drawn in the page (the whole page, not only its first screen; a chart's SVG
     text too) is 18 px or more, and no table is a data grid (its canvas cells are 14 px). The
     charts' specs are checked too (tests/test_charts.py)."""
-    open_present(app, page, 1280, 720)
+    app = projected(page)
     app.page.wait_for_selector(PAGE_READY[page])
+    app.wait_idle()
     whole = screenshots / f"projector-{page}-whole-1280x720.png"
     keep_screenshot(app.page, whole, full_page=True)
     # A data grid draws its cells on a canvas at 14 px: presentation mode shows tables as HTML.
@@ -223,11 +268,13 @@ def test_every_text_on_the_page_is_at_least_18px(
     app.assert_clean()
 
 
-def test_the_two_runs_chart_keeps_a_readable_plot_on_a_projector(app: AppPage) -> None:
+def test_the_two_runs_chart_keeps_a_readable_plot_on_a_projector(
+    projected: Callable[[str], AppPage],
+) -> None:
     """At projector type the axes and legend took most of the chart's 300 px: the plot was
     about 30 px tall, with one tick ("2") on its y-axis. Now its y-axis reads at least four
     ticks, spread over 200 px or more."""
-    open_present(app, "runs", 1280, 720)
+    app = projected("runs")
     app.page.wait_for_selector(PAGE_READY["runs"])
     axis = app.page.locator('[data-testid="stVegaLiteChart"] g[aria-label^="Y-axis"]').first
     axis.wait_for()
