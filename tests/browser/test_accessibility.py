@@ -258,6 +258,7 @@ def test_tokens_by_keyboard_on_tokenize(app: AppPage) -> None:
     ids = tiktoken_encoding("cl100k_base").encode(text)
     app.open("tokenize", tok_text=text, tok_model="cl100k_base")
     page = app.page
+    page.locator(".bpe-scroll .bpe-t").first.wait_for()  # drawn after the run, by the component
     page.locator(".st-key-tok_text textarea, textarea").first.focus()
     page.keyboard.press("Tab")
     assert "bpe-scroll" in focused(page)["cls"], focused(page)
