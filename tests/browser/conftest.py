@@ -858,13 +858,19 @@ def new_page(
             with contextlib.suppress(Exception):
                 app_page.page.close()
         for context in contexts:
-            try:  # a context the test closed (or broke) is not lent again
-                _leave_no_trace(context, app_server.url)
-                lent_contexts.append(context)
-            except Exception:
-                _ORIGINS_SEEN.pop(context, None)
-                with contextlib.suppress(Exception):
-                    context.close()
+            _lend_again(context, app_server.url, lent_contexts)
+
+
+def _lend_again(context: Any, base_url: str, lent_contexts: list[Any]) -> None:
+    """Clear ``context`` (:func:`_leave_no_trace`) and lend it to a later test; one the test
+    closed (or broke) is not lent again."""
+    try:
+        _leave_no_trace(context, base_url)
+        lent_contexts.append(context)
+    except Exception:
+        _ORIGINS_SEEN.pop(context, None)
+        with contextlib.suppress(Exception):
+            context.close()
 
 
 @pytest.fixture(scope="module")
@@ -878,13 +884,7 @@ def module_app(browser: Any, app_server: AppServer, lent_contexts: list[Any]) ->
     finally:
         with contextlib.suppress(Exception):
             app_page.page.close()
-        try:
-            _leave_no_trace(context, app_server.url)
-            lent_contexts.append(context)
-        except Exception:
-            _ORIGINS_SEEN.pop(context, None)
-            with contextlib.suppress(Exception):
-                context.close()
+        _lend_again(context, app_server.url, lent_contexts)
 
 
 @pytest.fixture
