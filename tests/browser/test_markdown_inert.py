@@ -176,6 +176,7 @@ def test_an_imported_files_suffix_and_name_fetch_nothing(app: AppPage, listener:
     files = [{"name": hostile_name(listener.port) + ".json", "mimeType": "application/json",
               "buffer": tokenizer_json(listener.port)}]  # fmt: skip
     app.upload_files(".st-key-export_model_files input[type=file]", files)
+    app.page.locator('[data-testid="stAlertContentInfo"]').first.wait_for()  # the run reading it
     assert app.alerts("Info"), "no info box about the library's file"
     assert_inert(app, fetches, "export")
     # The import lives in the session: move by the sidebar's links, not by loading a URL.
