@@ -226,10 +226,12 @@ def test_the_csv_downloads_are_made_when_clicked(app: AppPage) -> None:
     """The downloads keep the run's name, not the run (issue 29), and are made on a click,
     outside any script run: Wikipedia's aaabdaaabac walk-through pasted, at step 3. Before
     merge 3 the text is Z Y d Z Y a c: 5 different pairs, ZY twice; merges 1-3 make aa, ab
-    and aaab."""
+    and aaab. A click starts no run: a run it started dropped the file the click was
+    fetching, and on a loaded server the download never came (once in a whole suite's run)."""
     app.open("step", src="paste", paste="aaabdaaabac", pretok="bytes", vocab="259",
              tie="lexmin", step="3")  # fmt: skip
     page = app.page
+    sent, heard = app.sent(), app.messages()
     with page.expect_download() as download:
         page.get_by_role("button", name="Download all 5 pairs before merge 3 (CSV)").click()
     pairs = list(csv.DictReader(download.value.path().read_text(encoding="utf-8").splitlines()))
@@ -238,4 +240,6 @@ def test_the_csv_downloads_are_made_when_clicked(app: AppPage) -> None:
         page.get_by_role("button", name="Download merges 1–3 (CSV)").click()
     merges = list(csv.DictReader(download.value.path().read_text(encoding="utf-8").splitlines()))
     assert [row["token"] for row in merges] == ["aa", "ab", "aaab"]
+    # each click: one message each way (the file's address asked for, and given), no run
+    assert (app.sent() - sent, app.messages() - heard) == (2, 2)
     app.assert_clean()

@@ -346,5 +346,6 @@ def lesson_sidebar() -> None:
                 file_name="lesson.toml",
                 mime="application/toml",
                 key="lesson_download",
+                on_click="ignore",  # a download needs no run
             )
             st.button("End the lesson", key="lesson_end", on_click=_end_lesson)

@@ -77,7 +77,9 @@ def _downloads(
     merges_csv: Callable[[], bytes],
     prefix: str = "",
 ) -> None:
-    """The table's button (none when ``table`` is ``None``) and, past step 0, the merges'."""
+    """The table's button (none when ``table`` is ``None``) and, past step 0, the merges'.
+    A click runs nothing: a run it started would drop the file being fetched (Streamlit
+    makes a deferred file once, for the run that drew its button)."""
     before = max(k, 1)
     with st.container(horizontal=True, gap="small"):
         if table is not None:
@@ -87,6 +89,7 @@ def _downloads(
                 file_name=f"{prefix}pairs_before_merge_{before}.csv",
                 mime="text/csv",
                 key="pairs_csv",
+                on_click="ignore",
             )
         if k:
             st.download_button(
@@ -95,4 +98,5 @@ def _downloads(
                 file_name=f"{prefix}merges_1_to_{k}.csv",
                 mime="text/csv",
                 key="merges_csv",
+                on_click="ignore",
             )
