@@ -96,12 +96,29 @@ PAGES: dict[str, str] = {
 # for the run its own click started: a short run can come and go without the page's
 # data-test-script-state ever showing "running" (React renders the last state only).
 # Also counts what the page sends (``__bpevizSent``): each rerun it asks for is one message.
+# And the files the server took (``__bpevizUploads``: the uploader's PUTs), with how many
+# messages had come when the page next sent one (``__bpevizHeardAtSend``: the rerun that
+# reads the files), so a test can wait for that run's answer.
 _MESSAGE_COUNTER_JS = """
 (() => {
   if (window.top !== window || window.__bpevizMessages !== undefined) return;
   window.__bpevizMessages = 0;
   window.__bpevizLastMessage = 0;
   window.__bpevizSent = 0;
+  window.__bpevizUploads = 0;
+  window.__bpevizHeardAtSend = null;
+  let uploaded = false;
+  const open = XMLHttpRequest.prototype.open;
+  XMLHttpRequest.prototype.open = function (method, url, ...rest) {
+    if (String(url).includes("/_stcore/upload_file/")) {
+      this.addEventListener("load", () => {
+        window.__bpevizUploads += 1;
+        window.__bpevizHeardAtSend = null;
+        uploaded = true;
+      });
+    }
+    return open.call(this, method, url, ...rest);
+  };
   const Native = window.WebSocket;
   window.WebSocket = class extends Native {
     constructor(...args) {
@@ -113,6 +130,10 @@ _MESSAGE_COUNTER_JS = """
     }
     send(data) {
       window.__bpevizSent += 1;
+      if (uploaded) {
+        uploaded = false;
+        window.__bpevizHeardAtSend = window.__bpevizMessages;
+      }
       return super.send(data);
     }
   };
@@ -433,14 +454,17 @@ class AppPage:
         self, selector: str, files: list[dict[str, Any]], timeout: float = RUN_TIMEOUT_MS
     ) -> None:
         """Choose ``files`` in the uploader at ``selector`` and wait for the run that reads
-        them. The browser sends two messages for an upload (the uploader's state, then the
-        rerun with the files) and the server answers each: waiting for any answer, as
-        :meth:`rerun` does, could end before the run that reads the files."""
-        sent = self.sent()
+        them: every file taken by the server (its PUT), then the message the page sent after
+        the last one (the rerun with the files) answered, then idle. Counting the page's
+        messages instead (the uploader's request for addresses, then the rerun) ended early
+        when the page sent another message meanwhile: twice in clean clones' runs the test
+        then read the page from before the upload."""
+        uploads = int(self.page.evaluate("window.__bpevizUploads"))
         self.page.locator(selector).set_input_files(files=files)
         self.page.wait_for_function(
-            "n => (window.__bpevizSent || 0) >= n", arg=sent + 2, timeout=timeout,
-            polling=self.poll_ms,
+            """n => window.__bpevizUploads >= n && window.__bpevizHeardAtSend !== null
+                && window.__bpevizMessages > window.__bpevizHeardAtSend""",
+            arg=uploads + len(files), timeout=timeout, polling=self.poll_ms,
         )  # fmt: skip
         self.wait_idle(timeout)  # idle: no run going and nothing heard for QUIET_MS
 
