@@ -198,3 +198,21 @@ test("the teacher's latest view is the one sent, whatever the server echoes mean
     mock.timers.reset();
   }
 });
+
+test("a following student's step view drawn before the page's run is known follows once it is", () => {
+  // Slide 3 of the bundled lesson, on a loaded machine: the student's page switched to the
+  // Step page with the teacher's run, its new step view attached before the class bar heard
+  // that run, so the view could not follow yet; the bar then hears it (showsRun).
+  const link = new web.ClassLink("ABCDEF", "student");
+  link.following = true;
+  link.run = "tokenize-run";
+  link.hear({ type: "view", view: { page: "step", run: "step-run", step: 0, when: "after", pieces: false, quiz: true } });
+  const followed = [];
+  const stepView = { k: 0, root: { classList: { toggle() {} } }, follow: (view) => followed.push(view) };
+  link.attach(stepView);
+  assert.deepEqual(followed, []); // another run: not this view's to follow
+  link.showsRun("step-run");
+  assert.deepEqual(followed.map((view) => [view.run, view.quiz]), [["step-run", true]]);
+  link.showsRun("step-run"); // the same run again (another run of the page): nothing more
+  assert.equal(followed.length, 1);
+});

@@ -210,7 +210,6 @@ function mountClassBar(root, data, report) {
   const newSlide = link.teacher && JSON.stringify(link.slide || null) !== JSON.stringify(data.slide || null);
   link.slide = data.slide || null;
   const newRun = link.run !== data.run;
-  link.run = data.run || "";
   // A following student who changed a setting explores their own run (the app saw the change
   // and names it in data.detached): once per change, on whatever page the bar is drawn next.
   if (!link.teacher && data.detached && link.detached !== data.detached) {
@@ -229,6 +228,7 @@ function mountClassBar(root, data, report) {
   if (held.resultsTold === undefined) held.resultsTold = data.results || 0; // what the app has
   held.warning = data.warning || "";
   held.presenter = data.presenter || null;
+  link.showsRun(data.run || ""); // (after held's page: a follow it starts redraws the bar)
   // A following student goes where the teacher is: first to the teacher's run, then to the
   // teacher's page. The app's answer is a run of the script; an ask left unanswered (lost on
   // the way on a loaded server: a student stayed on the slide before for good) goes again

@@ -294,6 +294,15 @@ export class ClassLink {
     return Boolean(this.view) && (!this.view.run || this.view.run === this.run);
   }
 
+  // The run this page shows, told by the class bar on each of the page's runs. A following
+  // student's step view can be drawn before the bar hears a new run (the page switched to the
+  // teacher's): it could not follow a view of another run then, so it follows now.
+  showsRun(run) {
+    if (this.run === run) return;
+    this.run = run;
+    if (!this.teacher && this.following) this.applyView();
+  }
+
   applyView() {
     if (!this.view) return;
     if (this.stepView && this.view.page === "step" && this.sameRun()) this.stepView.follow(this.view);
