@@ -367,6 +367,7 @@ def browser(app_server: AppServer, unavailable: Callable[[str], None]) -> Iterat
         unavailable(reason)
     from playwright.sync_api import sync_playwright
 
+    _mark_pages_given_handlers()
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
@@ -742,8 +743,13 @@ def _watch_console(page: Any, errors: list[str]) -> None:
             return
         errors.append(f"console.error: {message.text} ({url})")
 
+    def on_page_error(error: Any) -> None:
+        errors.append(f"pageerror: {error}")
+
     page.on("console", on_console)
-    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    page.on("pageerror", on_page_error)
+    _CONSOLE_WATCHERS[id(page)] = [("console", on_console), ("pageerror", on_page_error)]
+    _GIVEN_HANDLERS.discard(id(page))  # the watchers go when the tab is kept (_park)
 
 
 def new_context(browser: Any) -> Any:
@@ -761,10 +767,81 @@ def new_app_page(browser: Any, base_url: str, context: Any = None) -> AppPage:
     Every page is its own Streamlit session (its own websocket), even next to others in
     one context; a new context also starts with no cookies or storage.
     """
-    page = (context or new_context(browser)).new_page()
+    context = context or new_context(browser)
+    parked = [page for page in _PARKED.get(context, []) if not page.is_closed()]
+    page = parked.pop() if parked else context.new_page()
+    _PARKED[context] = parked
     app_page = AppPage(page, base_url)
     _watch_console(page, app_page.errors)
     return app_page
+
+
+# ---- tabs kept for the next test --------------------------------------------------------
+# A test's tab is kept, back on about:blank, for the next page opened in its context: a page
+# in a new tab cost Chromium 2.3-2.4 CPU-s, in a kept tab 1.2 (six opens of Step and Tokenize
+# each way, measured on this 2-core machine; a new tab starts a renderer). A kept tab has no
+# history, storage or console watcher left from its test; a tab the test gave handlers of its
+# own (routes, init scripts, listeners, emulation, a CDP session) is closed instead.
+_PARKED: dict[Any, list[Any]] = {}
+_GIVEN_HANDLERS: set[int] = set()  # id() of pages a test changed beyond what parking resets
+_CONSOLE_WATCHERS: dict[int, list[tuple[str, Callable[..., Any]]]] = {}
+PARKED_PER_CONTEXT = 3
+
+
+def _mark_pages_given_handlers() -> None:
+    """Wrap the Page (and CDP session) calls whose effect outlives a navigation, so that a
+    page given one is never kept."""
+    from playwright.sync_api import BrowserContext, Page
+
+    if getattr(Page, "_bpeviz_marked", False):
+        return
+    names = ("on", "once", "add_init_script", "route", "route_from_har", "route_web_socket",
+             "expose_function", "expose_binding", "add_locator_handler", "emulate_media",
+             "set_extra_http_headers")  # fmt: skip
+    for name in names:
+        original = getattr(Page, name)
+
+        def marked(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            _GIVEN_HANDLERS.add(id(self))
+            return _original(self, *args, **kwargs)
+
+        setattr(Page, name, marked)
+    new_cdp_session = BrowserContext.new_cdp_session
+
+    def marked_cdp(self: Any, page: Any) -> Any:
+        _GIVEN_HANDLERS.add(id(page))
+        return new_cdp_session(self, page)
+
+    BrowserContext.new_cdp_session = marked_cdp
+    Page._bpeviz_marked = True
+
+
+def _park(page: Any, base_url: str) -> bool:
+    """Make ``page`` a blank tab for the next test, or say it cannot be (then close it)."""
+    if page.is_closed() or id(page) in _GIVEN_HANDLERS:
+        return False
+    if page.url != "about:blank" and not page.url.startswith(base_url):
+        return False  # an exported page or another origin: its storage is not the app's
+    try:
+        for event, handler in _CONSOLE_WATCHERS.pop(id(page), []):
+            page.remove_listener(event, handler)
+        if page.url != "about:blank":
+            page.evaluate("() => { sessionStorage.clear(); localStorage.clear(); }")
+            page.goto("about:blank", timeout=10_000)
+        for key in ("Shift", "Control", "Alt", "Meta"):
+            page.keyboard.up(key)
+        page.set_viewport_size(VIEWPORT)
+        page.set_default_timeout(30_000)
+        page.set_default_navigation_timeout(30_000)
+        cdp = page.context.new_cdp_session(page)
+        try:
+            cdp.send("Page.resetNavigationHistory")
+        finally:
+            cdp.detach()
+        _GIVEN_HANDLERS.discard(id(page))  # the CDP session just opened is parking's own
+    except Exception:
+        return False
+    return True
 
 
 @pytest.fixture(scope="session")
@@ -783,12 +860,19 @@ def app_context(browser: Any) -> Iterator[Any]:
 
 
 def _leave_no_trace(context: Any, base_url: str) -> None:
-    """Close every tab a test opened in ``context`` (all but its first, blank one) and
-    clear what a page may keep there: the cookies, the storage of the app's origin and of
-    every other origin its tabs went to (:func:`warm_context`), granted permissions.
-    Its cache stays."""
+    """Keep or close every tab a test opened in ``context`` (all but its first, blank one;
+    a few are kept blank for the next test's pages: :func:`_park`) and clear what a page may
+    keep there: the cookies, the storage of the app's origin and of every other origin its
+    tabs went to (:func:`warm_context`), granted permissions. Its cache stays."""
     first, *opened = context.pages
+    parked = _PARKED.setdefault(context, [])
     for page in opened:
+        if page in parked:
+            continue
+        if len(parked) < PARKED_PER_CONTEXT and _park(page, base_url):
+            parked.append(page)
+            continue
+        _CONSOLE_WATCHERS.pop(id(page), None)
         with contextlib.suppress(Exception):
             page.close()
     context.clear_cookies()
@@ -819,7 +903,11 @@ def warm_context(browser: Any) -> Any:
         if parts.scheme in ("http", "https"):
             seen.add(f"{parts.scheme}://{parts.netloc}")
 
-    context.on("page", lambda page: page.on("framenavigated", note))
+    def watch(page: Any) -> None:
+        page.on("framenavigated", note)
+        _GIVEN_HANDLERS.discard(id(page))  # the fixture's own: it may stay on a kept tab
+
+    context.on("page", watch)
     context.new_page()
     return context
 
@@ -878,10 +966,11 @@ def new_page(
     finally:
         for index, app_page in enumerate(opened):
             _failure_screenshot(request, app_page.page, suffix=f"-extra{index}")
-        for app_page in opened:  # a tab beside ``app`` goes with its test (``app``'s teardown)
-            with contextlib.suppress(Exception):
-                app_page.page.close()
-        for context in contexts:
+        for app_page in opened:  # a tab beside another test page's goes with this test
+            if app_page.page.context not in contexts:
+                with contextlib.suppress(Exception):
+                    app_page.page.close()
+        for context in contexts:  # their tabs kept blank for a later test, or closed
             _lend_again(context, app_server.url, lent_contexts)
 
 
@@ -893,6 +982,7 @@ def _lend_again(context: Any, base_url: str, lent_contexts: list[Any]) -> None:
         lent_contexts.append(context)
     except Exception:
         _ORIGINS_SEEN.pop(context, None)
+        _PARKED.pop(context, None)
         with contextlib.suppress(Exception):
             context.close()
 
@@ -906,9 +996,7 @@ def module_app(browser: Any, app_server: AppServer, lent_contexts: list[Any]) ->
     try:
         yield app_page
     finally:
-        with contextlib.suppress(Exception):
-            app_page.page.close()
-        _lend_again(context, app_server.url, lent_contexts)
+        _lend_again(context, app_server.url, lent_contexts)  # its tab kept blank, or closed
 
 
 @pytest.fixture
