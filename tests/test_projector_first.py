@@ -113,3 +113,32 @@ def test_a_following_student_takes_the_teachers_new_run_after_waiting_for_the_pr
     live_class._follow_run()
     assert gate.waited == [code]
     assert state[live_class.KEY_FOLLOW_PAGE] == "step"
+
+
+def test_a_following_student_sent_to_the_teachers_page_goes_there_after_the_projector(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A slide on another page of the same run: the class bar's ``go`` event names the page.
+    Its callback waits for the projector's page and names the page for :func:`follow_page`,
+    which switches before the sidebar is drawn (the page was read from the bar after the
+    sidebar, the bars and the page's top were drawn, then all drawn again after the switch);
+    a teacher's, or a page the class does not know, goes nowhere."""
+    gate = Recorded()
+    monkeypatch.setattr(live_class, "drawing", lambda: gate)
+    teacher = run(new_app(**{"class": "new"}))
+    code = teacher.session_state[KEY_HELD]["code"]
+    student = run(new_app(**{"class": code}))
+    state: dict[str, Any] = {KEY_HELD: student.session_state[KEY_HELD], live_class.KEY_BAR: None}
+    monkeypatch.setattr(live_class.st, "session_state", state)
+    monkeypatch.setattr(live_class, "held_class", lambda: state[KEY_HELD])
+    state[live_class.KEY_BAR] = type("Asked", (), {"go": "nowhere"})()
+    live_class._follow_go()
+    assert gate.waited == [] and live_class.KEY_FOLLOW_PAGE not in state
+    state[live_class.KEY_BAR] = type("Asked", (), {"go": "tokenize"})()
+    live_class._follow_go()
+    assert gate.waited == [code]
+    assert state[live_class.KEY_FOLLOW_PAGE] == "tokenize"
+    state.pop(live_class.KEY_FOLLOW_PAGE)
+    state[KEY_HELD] = teacher.session_state[KEY_HELD]
+    live_class._follow_go()
+    assert gate.waited == [code] and live_class.KEY_FOLLOW_PAGE not in state
