@@ -30,32 +30,47 @@ if presenter_window():  # the teacher's second window: the presenter view alone
 seed_lesson()
 sweep_closed_sessions(let_go_of_closed_sessions)
 
-# Each page by the name a live class uses for it (bpeviz.classroom.state.PAGES), which is its
-# path in the address too: its file, and its title and icon in the navigation.
-PAGE_FILES = {
-    "step": ("app_pages/step.py", "Step through training", ":material/footprint:"),
-    "tokenize": ("app_pages/tokenize.py", "Tokenize text", ":material/content_cut:"),
-    "compression": ("app_pages/compression.py", "Compression", ":material/trending_down:"),
-    "compare": ("app_pages/compare.py", "Compare tokenizers", ":material/compare_arrows:"),
-    "runs": ("app_pages/two_runs.py", "Two training runs", ":material/difference:"),
-    "export": ("app_pages/export.py", "Export / import", ":material/save:"),
-    "about": ("app_pages/about.py", "About", ":material/info:"),
+# Each page by the name a live class uses for it (bpeviz.classroom.state.PAGES).
+pages = {
+    "step": st.Page(
+        "app_pages/step.py",
+        title="Step through training",
+        icon=":material/footprint:",
+        default=True,
+    ),
+    "tokenize": st.Page(
+        "app_pages/tokenize.py",
+        title="Tokenize text",
+        icon=":material/content_cut:",
+        url_path="tokenize",
+    ),
+    "compression": st.Page(
+        "app_pages/compression.py",
+        title="Compression",
+        icon=":material/trending_down:",
+        url_path="compression",
+    ),
+    "compare": st.Page(
+        "app_pages/compare.py",
+        title="Compare tokenizers",
+        icon=":material/compare_arrows:",
+        url_path="compare",
+    ),
+    "runs": st.Page(
+        "app_pages/two_runs.py",
+        title="Two training runs",
+        icon=":material/difference:",
+        url_path="runs",
+    ),
+    "export": st.Page(
+        "app_pages/export.py", title="Export / import", icon=":material/save:", url_path="export"
+    ),
+    "about": st.Page("app_pages/about.py", title="About", icon=":material/info:", url_path="about"),
 }
-
-
-def app_page(name: str) -> st.Page:
-    """The page a live class calls ``name``."""
-    path, title, icon = PAGE_FILES[name]
-    if name == "step":  # the default page: the app's bare address
-        return st.Page(path, title=title, icon=icon, default=True)
-    return st.Page(path, title=title, icon=icon, url_path=name)
-
-
 class_messages = start_or_join()  # before the sidebar: a student gets the class's run
-follow_page(app_page)  # a following student sent to the teacher's page: at once
-pages = {name: app_page(name) for name in PAGE_FILES}
 page = st.navigation(list(pages.values()))
 page_name = next(name for name, known in pages.items() if known == page)
+follow_page(page_name, pages)  # a following student sent to the teacher's page: at once
 # Each page its own document title (a browser tab, a screen reader's first words: WCAG 2.4.2).
 st.set_page_config(page_title=f"{page.title} · bpeviz")
 sidebar()
@@ -67,7 +82,7 @@ show_link_messages()
 show_messages(class_messages)
 projector = drawing()  # the students following the teacher's new run wait for its page
 try:
-    class_bar(page_name)
+    class_bar(page_name, pages)
     lesson_bar()
     page.run()
 finally:  # however the page ended: after st.stop() Streamlit refuses every call

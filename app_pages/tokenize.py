@@ -38,8 +38,8 @@ from bpeviz.app.shared.token_view import (
     OWN_ENGINE_NOTE,
     library_note,
     show_library_tokens,
-    show_piece_trace,
     show_tokens,
+    show_trace,
 )
 from bpeviz.app.tokenize import unigram_trace, wordpiece_trace
 from bpeviz.app.tokenize.chat_view import show_chat_view
@@ -52,6 +52,8 @@ from bpeviz.app.tokenize.surprises import (
 from bpeviz.app.tokenize.trace import (
     long_piece_note,
     piece_label,
+    trace_lines,
+    trace_summary_html,
     traced_part,
 )
 from bpeviz.engine.pretokenize import to_bytes
@@ -349,6 +351,8 @@ word = st.selectbox(
 part = traced_part(word)
 if part != word:
     st.caption(long_piece_note(len(to_bytes(word)), len(to_bytes(part))))
-show_piece_trace(
-    tokenizer, part, rank_label=rank_label, key="tok_trace", tokenizer_key=tokenizer_key
-)
+trace = tokenizer.encode_trace(part)
+encoded = tokenizer.encode(part, allow_special=False)
+st.html(trace_summary_html(to_bytes(part), trace, encoded))
+lines, more = trace_lines(tokenizer, to_bytes(part), trace, rank_label=rank_label)
+show_trace(tokenizer, lines, more=more, key="tok_trace", tokenizer_key=tokenizer_key)

@@ -36,11 +36,6 @@ NO_RUN = {  # (document, the block's first line without its comment)
     ("docs/teaching.md", ".venv/bin/python benchmarks/live_class.py"),
     ("docs/teaching.md", ".venv/bin/python benchmarks/classroom_load.py"),
     ("docs/teaching.md", "make serve WORKERS=2"),
-    (
-        "docs/teaching.md",
-        ".venv/bin/python benchmarks/follower_cpu.py --students 3 --slides "
-        "2,3,5,8,12,13,14,15,16,17,18,20 --budget-ms 13",
-    ),
 }
 
 

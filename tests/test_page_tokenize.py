@@ -437,32 +437,6 @@ def test_a_second_visitor_on_the_same_text_gets_the_token_records_already_made(
     assert len(second) > 2  # the trace's rows too
 
 
-def test_a_second_visitor_on_the_same_piece_gets_its_trace_already_made(
-    monkeypatch: pytest.MonkeyPatch, cl100k: Tokenizer
-) -> None:
-    """The trace of the chosen piece (its summary and rows) is the same for every visitor on
-    the same tokenizer and text: replayed once (a class following a Tokenize slide replayed
-    its merges, named its rows and found their records per student, a fifth of each
-    student's rerun), the second visitor's the first's, its last row the engine's encode."""
-    text = TEXTS["japanese"]
-    first = tokenize_page(tok_model="cl100k_base", tok_text=text)
-    traced: list[bytes] = []
-    real = Tokenizer.encode_trace
-    monkeypatch.setattr(
-        Tokenizer, "encode_trace", lambda self, word: traced.append(word) or real(self, word)
-    )
-    second = tokenize_page(tok_model="cl100k_base", tok_text=text)
-    assert traced == []
-    assert [node.value for node in second.get("html")] == [
-        node.value for node in first.get("html")
-    ]
-    views = token_views(second)
-    assert views == token_views(first)
-    rows = [record for key, record in views.items() if key.startswith("tok_trace_")]
-    piece = second.selectbox(key="tok_word").value
-    assert len(rows) > 1 and rows[-1]["ids"] == cl100k.encode(piece)
-
-
 def test_the_kept_token_records_are_named_without_a_copy_of_the_text() -> None:
     """The kept records are bounded by their own bytes (``token_view.RECORD_BYTES``), but
     their names went unweighed: each held the text drawn and a tuple of its ids, so a long

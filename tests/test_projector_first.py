@@ -93,12 +93,11 @@ class Recorded(Drawing):
         return True
 
 
-def student_of_a_class(
+def test_a_following_student_takes_the_teachers_new_run_after_waiting_for_the_projector(
     monkeypatch: pytest.MonkeyPatch,
-) -> tuple[Recorded, dict[str, Any], dict[str, Any]]:
-    """A class started and a student in it: a gate that records each wait, what the teacher's
-    session holds of the class, and the session state the callbacks then see (the
-    student's)."""
+) -> None:
+    """The class bar's ``run`` callback is where a student takes the teacher's new run (its
+    ``run`` event asks for it, with the teacher's page)."""
     gate = Recorded()
     monkeypatch.setattr(live_class, "drawing", lambda: gate)
     teacher = run(new_app(**{"class": "new"}))
@@ -107,16 +106,6 @@ def student_of_a_class(
     state: dict[str, Any] = {KEY_HELD: student.session_state[KEY_HELD], live_class.KEY_BAR: None}
     monkeypatch.setattr(live_class.st, "session_state", state)
     monkeypatch.setattr(live_class, "held_class", lambda: state[KEY_HELD])
-    return gate, teacher.session_state[KEY_HELD], state
-
-
-def test_a_following_student_takes_the_teachers_new_run_after_waiting_for_the_projector(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The class bar's ``run`` callback is where a student takes the teacher's new run (its
-    ``run`` event asks for it, with the teacher's page)."""
-    gate, teachers, state = student_of_a_class(monkeypatch)
-    code = teachers["code"]
     live_class._follow_run()
     assert gate.waited == []  # no run asked for
     state[live_class.KEY_BAR] = type("Asked", (), {"run": {"page": "step"}})()
@@ -124,26 +113,3 @@ def test_a_following_student_takes_the_teachers_new_run_after_waiting_for_the_pr
     live_class._follow_run()
     assert gate.waited == [code]
     assert state[live_class.KEY_FOLLOW_PAGE] == "step"
-
-
-def test_a_following_student_sent_to_the_teachers_page_goes_there_after_the_projector(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A slide on another page of the same run: the class bar's ``go`` event names the page.
-    Its callback waits for the projector's page and names the page for :func:`follow_page`,
-    which switches before the sidebar is drawn (the page was read from the bar after the
-    sidebar, the bars and the page's top were drawn, then all drawn again after the switch);
-    a teacher's, or a page the class does not know, goes nowhere."""
-    gate, teachers, state = student_of_a_class(monkeypatch)
-    code = teachers["code"]
-    state[live_class.KEY_BAR] = type("Asked", (), {"go": "nowhere"})()
-    live_class._follow_go()
-    assert gate.waited == [] and live_class.KEY_FOLLOW_PAGE not in state
-    state[live_class.KEY_BAR] = type("Asked", (), {"go": "tokenize"})()
-    live_class._follow_go()
-    assert gate.waited == [code]
-    assert state[live_class.KEY_FOLLOW_PAGE] == "tokenize"
-    state.pop(live_class.KEY_FOLLOW_PAGE)
-    state[KEY_HELD] = teachers
-    live_class._follow_go()
-    assert gate.waited == [code] and live_class.KEY_FOLLOW_PAGE not in state

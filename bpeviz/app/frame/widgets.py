@@ -6,7 +6,6 @@ captions, charts, short tables, columns and a text area that travels in the link
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -48,20 +47,9 @@ def show_link_messages() -> None:
         st.session_state[KEY_LINK_MESSAGES] = []
 
 
-@dataclass(frozen=True, slots=True)
-class _Made:
-    """HTML handed to ``st.html`` as it is: a string, ``st.html`` dedents first, a quarter of a
-    millisecond of every run for the 25 KB stylesheet (which starts unindented)."""
-
-    html: str
-
-    def _repr_html_(self) -> str:
-        return self.html
-
-
 def inject_css() -> None:
     """The stylesheet for token spans and cards (and presentation mode's overrides)."""
-    st.html(_Made(stylesheet(presentation=presentation_mode())))
+    st.html(stylesheet(presentation=presentation_mode()))
 
 
 def columns(spec: int | list[int], *, key: str, pairs: bool = False, **kwargs: Any) -> list[Any]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import base64
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -371,7 +371,7 @@ def class_controls() -> None:
         )
 
 
-def class_bar(page: str) -> None:
+def class_bar(page: str, pages: Mapping[str, Any]) -> None:
     """The class bar above the page; a following student's browser asks for the teacher's
     page (``go``) or run (``run``: :func:`follow_page` switches), a teacher's reloaded
     browser shows its key (``teacher``)."""
@@ -388,7 +388,6 @@ def class_bar(page: str) -> None:
         "page": page,
         "teacher_checked": bool(held.get("checked")),
     }
-    held["page"] = page  # the page the student's browser shows (follow_page)
     if held["role"] == "teacher":
         data["key"] = held["key"]
         data["run"] = _publish_run(held)
@@ -407,7 +406,7 @@ def class_bar(page: str) -> None:
         data=data,
         key=KEY_BAR,
         on_teacher_change=lambda: None,
-        on_go_change=_follow_go,
+        on_go_change=lambda: None,
         on_left_change=lambda: None,
         on_run_change=_follow_run,
         on_results_change=_keep_results,
@@ -428,33 +427,27 @@ def class_bar(page: str) -> None:
         if KEY_CLASS in st.query_params:
             del st.query_params[KEY_CLASS]
         st.rerun()
+    target = result.get("go") if result else None
+    if held["role"] == "student" and target in PAGES and target != page and target in pages:
+        drawing().wait(held["code"])
+        _switch_to(pages[target], held["code"])
 
 
-def _follow_go() -> None:
-    """The class bar's callback: the teacher's view names a page this student does not show
-    (the run is the same): go there (:func:`follow_page`), after the projector's page."""
-    held = held_class()
-    target = getattr(st.session_state.get(KEY_BAR), "go", None)
-    if held is None or held["role"] != "student" or target not in PAGES:
-        return
-    drawing().wait(held["code"])
-    st.session_state[KEY_FOLLOW_PAGE] = target
-
-
-def follow_page(page_of: Callable[[str], Any]) -> None:
-    """Before anything is drawn, the pages' list too: a following student the class bar sends
-    to the teacher's page (its ``run`` or ``go`` callback names the page, ``page_of`` makes
-    it) switches now. Switched after the sidebar and the bars, each of a hundred students drew
-    them twice for a slide on another page; after the pages' list, made it twice.
-
-    Switched by Streamlit (a new run of the new page): a page given in this run instead, as
-    ``st.navigation`` would resolve it, is drawn by the server but not by the browser, which
-    keeps the elements of the page its run started on."""
+def follow_page(page: str, pages: Mapping[str, Any]) -> None:
+    """Right after the page is known, before anything is drawn: a following student the class
+    bar sends to the teacher's page (its ``run`` callback names the page, or it asks ``go``)
+    switches now. Switched after the sidebar and the bars, each of a hundred students drew
+    them twice for a slide on another page."""
     held = held_class()
     target = st.session_state.pop(KEY_FOLLOW_PAGE, None)
     if held is None or held["role"] != "student":
         return
-    if target in PAGES and target != held.get("page"):
-        # Only the class's code in the address (the pages' settings come back from the
-        # session): a bare switch would clear the address, which a widget bound to it refuses.
-        st.switch_page(page_of(target), query_params={KEY_CLASS: held["code"]})
+    if target in PAGES and target != page and target in pages:
+        _switch_to(pages[target], held["code"])
+
+
+def _switch_to(page: Any, code: str) -> None:
+    """Switch to the class's page with the class's code alone in the address (the pages'
+    settings come back from the session): a bare switch would clear the address, which a
+    widget bound to it refuses."""
+    st.switch_page(page, query_params={KEY_CLASS: code})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -19,8 +19,7 @@ import streamlit as st
 from bpeviz.app.frame.inert import escape_markdown
 from bpeviz.app.frame.sized_cache import SizedCache
 from bpeviz.app.step.view import component
-from bpeviz.app.tokenize.trace import TraceLine, trace_lines, trace_summary_html
-from bpeviz.engine.pretokenize import to_bytes
+from bpeviz.app.tokenize.trace import TraceLine
 from bpeviz.engine.tokenizer import Tokenizer
 from bpeviz.formats.hf_models import ENGINE, LibraryTokenizer
 from bpeviz.records.library_tokens import library_tokens_data
@@ -137,57 +136,21 @@ def token_record(
     return token_records().get(name, lambda: json.dumps(_tokens_data(tokenizer, ids, *drawn)), len)
 
 
-@st.cache_resource(show_spinner=False)
-def traced_pieces() -> SizedCache[tuple[Any, ...], tuple[str, str, int]]:
-    """The process's one cache of a piece's trace as drawn (its summary's HTML, its rows as
-    JSON text, how many were left out), by tokenizer and piece: every student following a
-    Tokenize slide traces the same piece (replaying its merges, naming the rows and finding
-    their records were a fifth of each student's rerun). Bounded in bytes (``sized_cache``)."""
-    return SizedCache(RECORD_BYTES // 2, keep=lambda key: False, most_kept=0)
-
-
-def show_piece_trace(
+def show_trace(
     tokenizer: Tokenizer,
-    piece: str,
+    lines: Sequence[TraceLine],
     *,
-    rank_label: Callable[[int], str],
+    more: int = 0,
     key: str,
     tokenizer_key: Any = None,
 ) -> None:
-    """The "why was this split" of one ``piece``: a paragraph of how many tokens and merges
-    (:func:`~bpeviz.app.tokenize.trace.trace_summary_html`), then each merge's line over its
-    tokens, drawn inline (the tokens each merge made outlined), and how many rows were left
-    out. ``rank_label`` names a merge; ``tokenizer_key``: as for :func:`show_tokens` (given,
-    the whole is made once for every session, :func:`traced_pieces`).
+    """The "why was this split" trace: each line's name over its tokens, drawn inline (the
+    tokens each merge made outlined), and how many rows were left out. ``tokenizer_key``: as
+    for :func:`show_tokens`.
 
     One component for every row (``web/core/main.js``'s ``mountTrace``): drawn as a label and
     a component each, slide 12's trace was 34 elements, a third of each following
     student's rerun of the Tokenize page."""
-
-    def made() -> tuple[str, str, int]:
-        raw = to_bytes(piece)
-        trace = tokenizer.encode_trace(piece)
-        encoded = tokenizer.encode(piece, allow_special=False)
-        lines, more = trace_lines(tokenizer, raw, trace, rank_label=rank_label)
-        summary = trace_summary_html(raw, trace, encoded)
-        return summary, _trace_rows(tokenizer, lines, tokenizer_key), more
-
-    if tokenizer_key is None:
-        summary, rows, more = made()
-    else:
-        name = (tokenizer_key, drawn_digest((), None, piece), rank_label(0))
-        summary, rows, more = traced_pieces().get(
-            name, made, lambda kept: len(kept[0]) + len(kept[1])
-        )
-    st.html(summary)
-    left_out = f"… {more:,} more merges not shown" if more else ""
-    with st.container(gap=None, key=f"{key}_rows"):
-        component(data={"kind": "trace", "rows": rows, "more": left_out}, key=key)
-
-
-def _trace_rows(tokenizer: Tokenizer, lines: Sequence[TraceLine], tokenizer_key: Any) -> str:
-    """The trace's rows as the component reads them (JSON text): each line's name and its
-    tokens' record (:func:`token_record`)."""
     records = [
         token_record(
             tokenizer,
@@ -201,7 +164,9 @@ def _trace_rows(tokenizer: Tokenizer, lines: Sequence[TraceLine], tokenizer_key:
         f'{{"label":{json.dumps(line.name)},"record":{record}}}'
         for line, record in zip(lines, records, strict=True)
     )
-    return f"[{rows}]"
+    left_out = f"… {more:,} more merges not shown" if more else ""
+    with st.container(gap=None, key=f"{key}_rows"):
+        component(data={"kind": "trace", "rows": f"[{rows}]", "more": left_out}, key=key)
 
 
 def library_cuts_note(tokenizer: LibraryTokenizer) -> str:

@@ -1,7 +1,6 @@
 """ "Why was this word split like this?": the encoding trace, one row per merge rule that
 fired, as data (:func:`trace_rows`, :func:`trace_lines`; the browser draws each line's
-tokens, see :func:`bpeviz.app.shared.token_view.show_piece_trace`) and the summary above it
-as HTML.
+tokens, see :func:`bpeviz.app.shared.token_view.show_trace`) and the summary above it as HTML.
 """
 
 from __future__ import annotations

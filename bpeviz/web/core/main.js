@@ -109,7 +109,7 @@ export function mountTokens(root, record) {
   root.dataset.ready = "true";
 }
 
-// The "why was this split" trace (token_view.show_piece_trace): each row's name over its tokens,
+// The "why was this split" trace (token_view.show_trace): each row's name over its tokens,
 // and a last line saying how many rows were left out (`more`, empty when none were).
 function mountTrace(root, rows, more) {
   const lines = rows.map(({ label, record }) => {
