@@ -451,6 +451,15 @@ class AppPage:
         """Messages this page has sent the server so far (a rerun asked for is one)."""
         return int(self.page.evaluate("window.__bpevizSent || 0"))
 
+    def traffic(self) -> tuple[int, int]:
+        """(sent, received): both counts read at one instant. Read one after the other, a
+        report the view sent in between, and the server's answer to it, could fall between
+        the two reads (a clean clone's run saw 2 messages "from nowhere" so)."""
+        sent, received = self.page.evaluate(
+            "[window.__bpevizSent || 0, window.__bpevizMessages || 0]"
+        )
+        return int(sent), int(received)
+
     def upload_files(
         self, selector: str, files: list[dict[str, Any]], timeout: float = RUN_TIMEOUT_MS
     ) -> None:

@@ -210,13 +210,14 @@ def test_holding_the_arrow_key_on_the_slider_lands_where_it_points(app: AppPage)
     app.wait_view(8)
     slider = app.page.locator(".bpe-slider")
     slider.focus()
-    messages, sent = app.messages(), app.sent()
+    sent, messages = app.traffic()
     for _ in range(10):  # a held key repeats faster than any server answers
         app.page.keyboard.press("ArrowRight")
     app.wait_view(18)
-    if app.sent() == sent:  # no pause long enough for the view to report (a loaded machine
+    now_sent, now_received = app.traffic()
+    if now_sent == sent:  # no pause long enough for the view to report (a loaded machine
         # can draw that slowly): until then, nothing came from the server either
-        assert app.messages() == messages, "stepping asked the server for something"
+        assert now_received == messages, "stepping asked the server for something"
     assert app.sent() - sent <= 1, "more than the one report where the student stopped"
     assert slider.input_value() == "18"
     assert_shows_merge(app, "english", 18)

@@ -311,14 +311,15 @@ def test_stepping_costs_the_server_nothing(app: AppPage) -> None:
     app.wait_view(0)
     app.page.locator(".bpe-card").click()  # focus on the page, in no input
     app.wait_idle()
-    received, sent = app.messages(), app.sent()
+    sent, received = app.traffic()
     # Five steps in a row (no pause the view would report), each drawn by the browser alone.
     for _ in range(5):
         app.page.keyboard.press("ArrowRight")
     app.wait_view(5)
-    if app.sent() == sent:  # the view reports once stepping has paused (a loaded machine
+    now_sent, now_received = app.traffic()
+    if now_sent == sent:  # the view reports once stepping has paused (a loaded machine
         # can take that long to draw): until then, nothing went either way
-        assert app.messages() == received, "the server sent something while the student stepped"
+        assert now_received == received, "the server sent something while the student stepped"
     app.wait_reported(5)
     app.page.wait_for_timeout(1_500)  # nothing more comes: no second rerun
     app.wait_idle()
