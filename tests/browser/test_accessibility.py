@@ -28,7 +28,7 @@ from step_outline import step_outline
 
 from bpeviz.records.schema import label_runs
 from bpeviz.records.step import payload_json
-from bpeviz.web import step_page
+from bpeviz.web import PALETTE, step_page
 
 if TYPE_CHECKING:
     from conftest import AppPage
@@ -124,10 +124,19 @@ def test_axe_finds_nothing_on_the_page_and_its_headings_go_in_order(
 
 
 def test_axe_finds_nothing_in_the_step_views_states(app: AppPage, axe_path: Path) -> None:
-    app.open("step")
+    """Seven states of the view, on a short text whose tokens take every colour of the
+    palette (so every token colour's contrast is checked): the default sample's 5,034 token
+    spans made each axe run 3 CPU-s of Chromium's, the same few kinds of span again and again
+    (the default page itself: test_axe_finds_nothing_on_the_page_and_its_headings_go_in_order)."""
+    app.open("step", sample="low_lower")
     app.wait_view(0)
     page = app.page
     app.step(app.click_next, 1)
+    colours = page.evaluate(
+        """() => new Set([...document.querySelectorAll('.bpe-scroll .bpe-t')]
+             .flatMap((span) => [...span.classList].filter((name) => /^bpe-c\\d+$/.test(name)))).size"""
+    )
+    assert colours == len(PALETTE), f"{colours} of the palette's {len(PALETTE)} colours drawn"
     assert_no_violations(page, axe_path, "step 1")
     app.step(lambda: app.step_button("Before merge").click(), 1, "before")
     assert_no_violations(page, axe_path, "step 1, before the merge")
