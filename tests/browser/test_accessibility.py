@@ -133,8 +133,8 @@ def test_axe_finds_nothing_in_the_step_views_states(app: AppPage, axe_path: Path
     page = app.page
     app.step(app.click_next, 1)
     colours = page.evaluate(
-        """() => new Set([...document.querySelectorAll('.bpe-scroll .bpe-t')]
-             .flatMap((span) => [...span.classList].filter((name) => /^bpe-c\\d+$/.test(name)))).size"""
+        """() => new Set([...document.querySelectorAll('.bpe-scroll .bpe-t')].flatMap(
+             (span) => [...span.classList].filter((name) => /^bpe-c\\d+$/.test(name)))).size"""
     )
     assert colours == len(PALETTE), f"{colours} of the palette's {len(PALETTE)} colours drawn"
     assert_no_violations(page, axe_path, "step 1")
