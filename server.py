@@ -1,10 +1,11 @@
 """bpeviz's server: the Streamlit app (``app.py``) with the live class's routes beside it.
 
-``streamlit run server.py`` finds ``app`` below and serves both on one port: the pages as
-always, and ``/api/class/…`` (:mod:`bpeviz.classroom.routes`), the WebSocket that carries a
-class's events and its QR code. The lifespan starts and stops the class hub (Redis's
-listener when ``BPEVIZ_REDIS_URL`` is set) and the sweep that tells the pages of an expired
-class that it has ended.
+``streamlit run server.py`` finds ``app`` below and serves them on one port: the pages as
+always, ``/api/class/…`` (:mod:`bpeviz.classroom.routes`), the WebSocket that carries a
+class's events and its QR code, and ``/api/script/…`` (:mod:`bpeviz.app.frame.script_route`),
+the browser's script, which the pages' component imports. The lifespan starts and stops the
+class hub (Redis's listener when ``BPEVIZ_REDIS_URL`` is set) and the sweep that tells the
+pages of an expired class that it has ended.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import streamlit as st
 
+from bpeviz.app.frame.script_route import script_routes
 from bpeviz.classroom.hubs.choose import current_hub
 from bpeviz.classroom.hubs.common import sweep_forever
 from bpeviz.classroom.routes import class_routes
@@ -45,4 +47,4 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
         await hub.stop()
 
 
-app = st.App("app.py", routes=class_routes(), lifespan=lifespan)
+app = st.App("app.py", routes=[*class_routes(), *script_routes()], lifespan=lifespan)

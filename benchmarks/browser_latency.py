@@ -1,6 +1,6 @@
 """How fast the Step page answers in a real browser: first load, "Next" to the new view, autoplay.
 
-Starts its own ``streamlit run app.py`` on a free localhost port and drives Debian's Chromium
+Starts its own ``streamlit run server.py`` on a free localhost port and drives Debian's Chromium
 with Playwright (the same harness as ``tests/browser``). The step view is drawn in the browser
 (``bpeviz/web``): stepping sends nothing to the server. Measured in the page itself:
 

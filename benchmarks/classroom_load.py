@@ -8,7 +8,7 @@ merge card must show *their* merge (step, parent ids, new id, merge total) for *
 settings. One real browser (Chromium, the harness of ``tests/browser``) joins the class as a
 check on what a person sees, and counts the server's messages per click of "Next".
 
-Scenarios (each on a fresh ``streamlit run app.py`` on a free loopback port):
+Scenarios (each on a fresh ``streamlit run server.py`` on a free loopback port):
 
 1. **arrive**: ``--students`` (100) open the Step page on the default sample, arriving at
    random over ``--arrival`` (20) seconds, then each clicks "Next" ``--steps`` times with

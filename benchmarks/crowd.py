@@ -1,5 +1,5 @@
 """What a crowd does to one server: eager students on a paste link, and a class importing
-the same model file. Each check starts its own ``streamlit run app.py`` on loopback.
+the same model file. Each check starts its own ``streamlit run server.py`` on loopback.
 
 1. **paste link**: ``STUDENTS`` (30) students open ``/?src=paste&vocab=300&pretok=gpt2&
    tie=lexmin`` at the same moment in Chromium and type their text the moment the box

@@ -9,12 +9,15 @@ items), token spans, the inspector, the step view's panels, Unigram's lattice, t
 marks (:mod:`bpeviz.records.schema`), the palette's size, ``</w>`` and the quotes of a
 token's name. ``tokens.css`` styles every span, card and legend (the palette's colours come
 from :data:`PALETTE`); ``step.css`` lays out the step view;
-``page.css`` frames an exported page. The app serves them inline (a Streamlit component and
-the page's stylesheet) and an exported page carries them inline: nothing is fetched.
+``page.css`` frames an exported page. An exported page carries them inline: nothing is
+fetched. The app serves the stylesheet inline and the script from its own address
+(:func:`script_address`, named by its content), which its one Streamlit component imports
+(:func:`script_loader`); nothing comes from elsewhere.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 from functools import cache
@@ -137,6 +140,40 @@ def script() -> str:
     """The one script of the app and of an exported page: :func:`constants`, then each of
     :data:`SCRIPTS` in order, as one ES module."""
     return "\n".join([constants(), *(asset(name) for name in SCRIPTS)])
+
+
+SCRIPT_ROUTE = "/api/script/"  # where the app serves script() (bpeviz.app.frame.script_route)
+
+
+@cache
+def script_address() -> str:
+    """The app's address of :func:`script`: named by its content, so a browser keeps it for
+    good and a changed script has a new name.
+
+    >>> script_address().startswith("/api/script/view.") and script_address().endswith(".js")
+    True
+    """
+    digest = hashlib.sha256(script().encode("utf-8")).hexdigest()[:16]
+    return f"{SCRIPT_ROUTE}view.{digest}.js"
+
+
+@cache
+def script_loader() -> str:
+    """The script of the app's Streamlit component: it imports :func:`script` from
+    :func:`script_address` (once per page; the browser keeps the file) and hands it each
+    run's data in order.
+
+    Why not the script itself: Streamlit sends a component's inline script with each of its
+    elements, again on every run that changes one, and the step view and the class bar are
+    one component of 178 KB. A student's page heard over 200 KB a slide so (120 students:
+    some 40 MB a slide over a campus's Wi-Fi); with this, a few KB."""
+    return (
+        # from the page's origin: Streamlit runs this as a module of a blob: address
+        f"const loaded = import(new URL({json.dumps(script_address())}, location.origin).href);\n"
+        "export default function (component) {\n"
+        "  loaded.then((module) => module.default(component));\n"
+        "}\n"
+    )
 
 
 def palette_css() -> str:

@@ -98,11 +98,13 @@ PAGES: dict[str, str] = {
 # Also counts what the page sends (``__bpevizSent``): each rerun it asks for is one message.
 # And the files the server took (``__bpevizUploads``: the uploader's PUTs), with how many
 # messages had come when the page next sent one (``__bpevizHeardAtSend``: the rerun that
-# reads the files), so a test can wait for that run's answer.
+# reads the files), so a test can wait for that run's answer. And the bytes heard
+# (``__bpevizBytes``).
 _MESSAGE_COUNTER_JS = """
 (() => {
   if (window.top !== window || window.__bpevizMessages !== undefined) return;
   window.__bpevizMessages = 0;
+  window.__bpevizBytes = 0;
   window.__bpevizLastMessage = 0;
   window.__bpevizSent = 0;
   window.__bpevizUploads = 0;
@@ -123,8 +125,9 @@ _MESSAGE_COUNTER_JS = """
   window.WebSocket = class extends Native {
     constructor(...args) {
       super(...args);
-      this.addEventListener("message", () => {
+      this.addEventListener("message", (event) => {
         window.__bpevizMessages += 1;
+        window.__bpevizBytes += event.data.byteLength ?? event.data.size ?? event.data.length ?? 0;
         window.__bpevizLastMessage = performance.now();
       });
     }

@@ -10,6 +10,7 @@ closed and a class bar of one line; the projector's code is at least 72 px tall.
 from __future__ import annotations
 
 import tomllib
+import urllib.request
 from collections.abc import Iterator
 from importlib.resources import files
 from typing import Any
@@ -17,6 +18,8 @@ from typing import Any
 import pytest
 from conftest import _MESSAGE_COUNTER_JS, AppPage, _leave_no_trace, keep_screenshot
 from test_live_class import join, start_class, wait_connected
+
+from bpeviz.web import script, script_address
 
 pytestmark = pytest.mark.browser
 
@@ -449,3 +452,23 @@ def test_a_phone_sees_unigrams_quiz_card_after_answering(phone: AppPage, screens
         assert found.evaluate(_UNCOVERED), f"{part} {found.bounding_box()} is hidden"
     keep_screenshot(phone.page, screenshots / "lecture_phone_unigram_quiz_390x844.png")
     phone.assert_clean()
+
+
+def test_a_slide_change_sends_kilobytes_not_the_views_script(app: AppPage) -> None:
+    """A page heard 219 KB for this slide (a new run of an 11-byte sample): Streamlit sends a
+    component's inline script in each of its elements a run changes, and the step view and
+    the class bar are one component of 178 KB (a student's page heard 400 KB a slide, 120
+    students 48 MB over a campus's Wi-Fi). Now 40 KB, 23 of them the view's record. The page
+    imports the script from the app, by an address named by its content, kept for good."""
+    app.open("step", lesson="bpe", slide=4, sample="cat_sat", step=1)
+    app.wait_view(1)
+    heard = app.page.evaluate("window.__bpevizBytes")
+    app.rerun(app.page.locator(".st-key-lesson_next button").first.click)  # slide 5: a new run
+    app.page.wait_for_function("() => location.search.includes('sample=aaabdaaabac')")
+    app.wait_view(1)
+    kilobytes = (app.page.evaluate("window.__bpevizBytes") - heard) / 1000
+    assert kilobytes < 60, f"{kilobytes:.0f} KB heard for one slide"
+    with urllib.request.urlopen(app.base_url + script_address(), timeout=10) as answer:
+        assert answer.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+        assert answer.read().decode("utf-8") == script()
+    app.assert_clean()

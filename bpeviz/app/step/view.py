@@ -34,7 +34,7 @@ from bpeviz.engine.readable import counted
 from bpeviz.engine.wordpiece_history import WordPieceHistory
 from bpeviz.records import wordpiece_step
 from bpeviz.records.step import payload_json, window_for, window_shows
-from bpeviz.web import script, step_page
+from bpeviz.web import script_loader, step_page
 
 KEY_VIEW = "step_view"  # the component (its state: the step the student stopped at)
 KEY_WHEN = "text_when"  # "Before merge" / "After merge", as links have always said it
@@ -57,8 +57,9 @@ LINK_KEYS = (
 )
 LINK = {"keys": [list(key) for key in LINK_KEYS], "when": WHEN_OPTIONS}  # for the browser
 
-# The one component of the app: bpeviz.web.script(), for the step view and any list of tokens.
-component = st.components.v2.component("bpeviz_step", js=script(), isolate_styles=False)
+# The one component of the app: bpeviz.web.script(), for the step view and any list of tokens,
+# imported from the app's own address (bpeviz.web.script_loader says why).
+component = st.components.v2.component("bpeviz_step", js=script_loader(), isolate_styles=False)
 
 
 def _record(history: Run, window_from: int = 0) -> tuple[str, str]:
