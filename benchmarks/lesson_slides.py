@@ -71,6 +71,7 @@ class SlideFigures:
     has: dict[int, list[float]] = field(default_factory=dict)  # slide -> each student's
     heard: list[float] = field(default_factory=list)  # click -> each socket's view of it
     reruns: dict[int, int] = field(default_factory=dict)  # slide -> students' reruns asked
+    kilobytes: list[float] = field(default_factory=list)  # what each student's rerun heard
     steps: list[float] = field(default_factory=list)  # press -> each student's socket
     prepared_after: float | None = None  # the lesson loaded -> the server settled
     reruns_cpu: float = 0.0  # the server's CPU seconds over the slides
@@ -93,6 +94,7 @@ class Follower:
     heard_slides: dict[int, float] = field(default_factory=dict)  # slide -> its first view
     has: dict[int, float] = field(default_factory=dict)  # slide -> when it had it
     reruns: dict[int, int] = field(default_factory=dict)
+    kilobytes: list[float] = field(default_factory=list)  # what each of its reruns heard
     errors: list[str] = field(default_factory=list)
     following: asyncio.Task[None] | None = None
     reading: asyncio.Task[None] | None = None
@@ -137,10 +139,13 @@ class Follower:
             view = self.latest
             slide = int(view.get("slide", 0))
             if view.get("run") and view["run"] != self.run:
-                await self.session.trigger(BAR, "run", {"run": view["run"], "page": view["page"]})
+                run = await self.session.trigger(
+                    BAR, "run", {"run": view["run"], "page": view["page"]}
+                )
             else:
-                await self.session.trigger(BAR, "go", view["page"])
+                run = await self.session.trigger(BAR, "go", view["page"])
             self.reruns[slide] = self.reruns.get(slide, 0) + 1
+            self.kilobytes.append(run.kilobytes)
             self.errors += [f"student {self.index}: {p}" for p in self.session.problems()]
             before = (self.run, self.page)
             self.bar()
@@ -380,6 +385,7 @@ async def lesson_slides(
     finally:
         for follower in followers:
             figures.errors += follower.errors
+            figures.kilobytes += follower.kilobytes
         await asyncio.gather(*(f.close() for f in followers), return_exceptions=True)
         await do(teacher.close)
         thread.shutdown()
@@ -449,6 +455,15 @@ def slides_rows(figures: SlideFigures) -> list[tuple[str, str, str, bool | None]
         )
     )
     reruns = sum(figures.reruns.values())
+    if figures.kilobytes:
+        rows.append(
+            (
+                "a student's rerun for a slide: KB heard, median",
+                f"{statistics.median(figures.kilobytes):.0f} KB",
+                f"largest {max(figures.kilobytes):.0f} KB (the socket's bytes, every message)",
+                None,
+            )
+        )
     rows.append(
         (
             "server CPU over the slides",
