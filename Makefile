@@ -61,8 +61,8 @@ lint: $(VENV)/.dev-installed
 # Two passes: every test not marked `serial` on JOBS pytest-xdist workers, one more than the
 # cores, as a browser test waits on its page and server a sixth of its time (on 2 cores a fresh
 # clone's run took 10:52 with 3 workers, 12:49 with 2; 4 were no faster than 3); a module's
-# tests stay on one worker,
-# so module fixtures start once, and each worker has its own app server. Then the
+# tests stay on one worker, so module fixtures start once, and each worker has its own app
+# server. Then the
 # `serial` ones (a classroom of browsers, nginx and Redis, timings) alone on the machine. Both
 # always run; the target fails if either did. `make test SCREENSHOTS=artifacts/screenshots`
 # also takes the screenshots made for a person to look at (tests/browser/conftest.py); no test

@@ -146,6 +146,12 @@ SCRIPT_ROUTE = "/api/script/"  # where the app serves script() (bpeviz.app.frame
 
 
 @cache
+def script_bytes() -> bytes:
+    """:func:`script` as the app serves it (UTF-8), encoded once."""
+    return script().encode("utf-8")
+
+
+@cache
 def script_address() -> str:
     """The app's address of :func:`script`: named by its content, so a browser keeps it for
     good and a changed script has a new name.
@@ -153,8 +159,7 @@ def script_address() -> str:
     >>> script_address().startswith("/api/script/view.") and script_address().endswith(".js")
     True
     """
-    digest = hashlib.sha256(script().encode("utf-8")).hexdigest()[:16]
-    return f"{SCRIPT_ROUTE}view.{digest}.js"
+    return f"{SCRIPT_ROUTE}view.{hashlib.sha256(script_bytes()).hexdigest()[:16]}.js"
 
 
 @cache
@@ -165,8 +170,8 @@ def script_loader() -> str:
 
     Why not the script itself: Streamlit sends a component's inline script with each of its
     elements, again on every run that changes one, and the step view and the class bar are
-    one component of 178 KB. A student's page heard over 200 KB a slide so (120 students:
-    some 40 MB a slide over a campus's Wi-Fi); with this, a few KB."""
+    one component of 178 KB. A student's rerun for a slide heard 460 KB so (the median of
+    ``benchmarks/lesson_slides.py``; 55 MB a slide for 120 students), 28 KB with this."""
     return (
         # from the page's origin: Streamlit runs this as a module of a blob: address
         f"const loaded = import(new URL({json.dumps(script_address())}, location.origin).href);\n"

@@ -232,7 +232,7 @@ def test_the_csv_downloads_are_made_when_clicked(app: AppPage) -> None:
     app.open("step", src="paste", paste="aaabdaaabac", pretok="bytes", vocab="259",
              tie="lexmin", step="3")  # fmt: skip
     page = app.page
-    sent, heard = app.sent(), app.messages()
+    sent, heard = app.traffic()
     with page.expect_download() as download:
         page.get_by_role("button", name="Download all 5 pairs before merge 3 (CSV)").click()
     pairs = list(csv.DictReader(download.value.path().read_text(encoding="utf-8").splitlines()))
@@ -242,5 +242,6 @@ def test_the_csv_downloads_are_made_when_clicked(app: AppPage) -> None:
     merges = list(csv.DictReader(download.value.path().read_text(encoding="utf-8").splitlines()))
     assert [row["token"] for row in merges] == ["aa", "ab", "aaab"]
     # each click: one message each way (the file's address asked for, and given), no run
-    assert (app.sent() - sent, app.messages() - heard) == (2, 2)
+    now_sent, now_heard = app.traffic()
+    assert (now_sent - sent, now_heard - heard) == (2, 2)
     app.assert_clean()

@@ -14,14 +14,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bpeviz.web import script, script_address
+from bpeviz.web import script_address, script_bytes
 
 KEPT_FOR_GOOD = "public, max-age=31536000, immutable"
 
 
 async def _view_script(_request: Request) -> Response:
     return Response(
-        script().encode("utf-8"),
+        script_bytes(),
         media_type="text/javascript",
         headers={"Cache-Control": KEPT_FOR_GOOD},
     )
